@@ -1,0 +1,63 @@
+package io.doubleface.api;
+
+/**
+ * A store-neutral shard command: every driver (KV, Redis, MongoDB, gRPC) implements these
+ * operations over the same deterministic YCSB dataset, so a service's replies are byte-identical
+ * whatever the store. Immutable; safe to share between threads and reuse across requests.
+ *
+ * @param op the operation
+ * @param key the record key (READ) or the first key (SCAN); {@code 0 <= key}
+ * @param field the field to read (READ), or {@link #ALL_FIELDS}; ignored by SCAN
+ * @param count the number of records to return (SCAN); 1 for READ
+ */
+public record ShardRequest(Op op, long key, int field, int count) {
+
+    /** {@link #field} value meaning "every field of the record". */
+    public static final int ALL_FIELDS = -1;
+
+    /** Largest SCAN {@link #count} a driver must serve: {@value}. */
+    public static final int MAX_SCAN = 1000;
+
+    /** Shard operations. */
+    public enum Op {
+        /** One record (one field or all of them). */
+        READ,
+        /** {@code count} consecutive records starting at {@code key}, wrapping at the end of the key space. */
+        SCAN
+    }
+
+    public ShardRequest {
+        if (op == null) {
+            throw new IllegalArgumentException("op: null");
+        }
+        if (key < 0) {
+            throw new IllegalArgumentException("key: " + key + " (expected: >= 0)");
+        }
+        if (op == Op.READ) {
+            if (field < ALL_FIELDS || field >= io.doubleface.data.Records.FIELD_COUNT) {
+                throw new IllegalArgumentException("field: " + field + " (expected: -1 or 0.."
+                        + (io.doubleface.data.Records.FIELD_COUNT - 1) + ")");
+            }
+            if (count != 1) {
+                throw new IllegalArgumentException("count: " + count + " (expected: 1 for READ)");
+            }
+        } else if (count < 1 || count > MAX_SCAN) {
+            throw new IllegalArgumentException("count: " + count + " (expected: 1.." + MAX_SCAN + ")");
+        }
+    }
+
+    /** A point read of one field. */
+    public static ShardRequest readField(long key, int field) {
+        return new ShardRequest(Op.READ, key, field, 1);
+    }
+
+    /** A read of a whole record. */
+    public static ShardRequest readRecord(long key) {
+        return new ShardRequest(Op.READ, key, ALL_FIELDS, 1);
+    }
+
+    /** A range scan of {@code count} whole records from {@code key}. */
+    public static ShardRequest scan(long key, int count) {
+        return new ShardRequest(Op.SCAN, key, ALL_FIELDS, count);
+    }
+}

@@ -1,0 +1,32 @@
+package io.doubleface.driver;
+
+import io.doubleface.api.ShardRequest;
+import io.netty.channel.EventLoop;
+
+/**
+ * The asynchronous face of a driver, confined to one event loop.
+ *
+ * <p>Threading: every method must be called on {@link #loop()}, and every listener callback is
+ * invoked on {@link #loop()}. No synchronisation inside.
+ *
+ * <p>Every {@link #send} ends in exactly one callback: {@link ReplyListener#onReply} or
+ * {@link ReplyListener#onFailure} — including when the connection is lost, when the command
+ * times out, and when the client is closed with calls outstanding.
+ */
+public interface LoopClient extends AutoCloseable {
+
+    /** The loop this client's connections are registered on. */
+    EventLoop loop();
+
+    /**
+     * Sends {@code request} to {@code shard}. Writes may be buffered until the end of the current
+     * loop iteration (one flush per connection per iteration).
+     *
+     * @param tag passed back to the listener unchanged, so one listener object can serve many calls
+     */
+    void send(int shard, ShardRequest request, ReplyListener listener, int tag);
+
+    /** Fails outstanding calls with {@link ShardException.Kind#CLOSED} and closes the connections. */
+    @Override
+    void close();
+}

@@ -1,0 +1,41 @@
+package io.doubleface.driver;
+
+import io.netty.channel.EventLoop;
+
+/**
+ * A datastore driver: the shard list of a server and two ways to talk to it.
+ *
+ * <ul>
+ *   <li>the <b>asynchronous face</b>, {@link #openOn(EventLoop)}: a client whose connections are
+ *       registered on the given event loop, which sends from that loop and delivers every
+ *       completion on that loop. The DoubleFace model opens one per shared loop (per-loop
+ *       affinity), Type-2a/2b one per backend loop;
+ *   <li>the <b>blocking face</b>, {@link #openBlocking()}: a client whose calls block the calling
+ *       thread, for the thread-per-request and Type-1 models.
+ * </ul>
+ *
+ * <p>Thread-safety: the factory methods are thread-safe; what they return documents its own rules.
+ * The driver owns every client it opened and closes them in {@link #close()}; it never shuts down
+ * an event loop it was given (those belong to the server).
+ */
+public interface ShardDriver extends AutoCloseable {
+
+    /** Number of shards; shard ids are {@code 0 .. shardCount()-1}. */
+    int shardCount();
+
+    /** A short description for logs and {@code /admin/stats}, e.g. {@code kv://127.0.0.1:7101-7120}. */
+    String describe();
+
+    /**
+     * Opens an asynchronous client bound to {@code loop}. Connections are made lazily on first use
+     * of a shard (or eagerly, at the driver's choice) and reconnected after a failure.
+     */
+    LoopClient openOn(EventLoop loop);
+
+    /** Opens a blocking client, safe for concurrent use by many threads. */
+    BlockingClient openBlocking();
+
+    /** Closes every client this driver opened. Idempotent. */
+    @Override
+    void close();
+}

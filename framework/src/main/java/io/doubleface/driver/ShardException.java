@@ -1,0 +1,52 @@
+package io.doubleface.driver;
+
+/**
+ * A shard call failed. The {@link Kind} decides the upstream status: {@code TIMEOUT} gives
+ * {@code 504}, every other kind {@code 503}. Cheap to create (no stack trace) because failures
+ * come in storms when a shard dies.
+ */
+public final class ShardException extends Exception {
+
+    /** What went wrong. */
+    public enum Kind {
+        /** Could not connect, or the connection was lost with the call outstanding. */
+        UNAVAILABLE,
+        /** No reply within the call's time limit. */
+        TIMEOUT,
+        /** The shard answered with an error (unknown key, bad command, …). */
+        SHARD_ERROR,
+        /** Too many calls outstanding on the connection; the call was not sent. */
+        OVERLOADED,
+        /** The client was closed. */
+        CLOSED
+    }
+
+    private final Kind kind;
+    private final int shard;
+
+    public ShardException(Kind kind, int shard, String message) {
+        super(message, null, false, false);
+        this.kind = kind;
+        this.shard = shard;
+    }
+
+    public ShardException(Kind kind, int shard, String message, Throwable cause) {
+        super(message, cause, false, false);
+        this.kind = kind;
+        this.shard = shard;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The shard id, or -1 if not known. */
+    public int shard() {
+        return shard;
+    }
+
+    @Override
+    public String getMessage() {
+        return "shard " + shard + " " + kind.name().toLowerCase(java.util.Locale.ROOT) + ": " + super.getMessage();
+    }
+}

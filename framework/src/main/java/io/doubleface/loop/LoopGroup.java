@@ -1,0 +1,171 @@
+package io.doubleface.loop;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategy;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A named group of Netty event loops ({@link MultiThreadIoEventLoopGroup}) with epoll where
+ * available and NIO otherwise, per-loop counters ({@link LoopStats}), and a run-time switch
+ * between blocking in {@code epoll_wait} and busy-polling ({@link SelectStrategy#BUSY_WAIT}).
+ *
+ * <p>Threading: {@link #setBusyPoll} may be called from any thread; everything else is immutable
+ * after construction. The group owns its loops and shuts them down in {@link #close()}.
+ */
+public final class LoopGroup implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(LoopGroup.class);
+
+    /** Transports a loop group can use. */
+    public enum Transport {
+        /** epoll if the native library loads, else NIO. */
+        AUTO,
+        EPOLL,
+        NIO
+    }
+
+    private final String name;
+    private final MultiThreadIoEventLoopGroup group;
+    private final List<EventLoop> loops;
+    private final Map<EventExecutor, Integer> index = new IdentityHashMap<>();
+    private final List<LoopStats> stats;
+    private final boolean epoll;
+    private volatile boolean busyPoll;
+
+    /**
+     * Creates and starts {@code size} loops whose threads are named {@code name-0 … name-(size-1)}.
+     *
+     * @param name thread-name prefix and group name in stats, at most 12 characters
+     */
+    public LoopGroup(String name, int size, Transport transport) {
+        if (size < 1) {
+            throw new IllegalArgumentException("size: " + size + " (expected: > 0)");
+        }
+        this.name = name;
+        boolean useEpoll = switch (transport) {
+            case AUTO -> Epoll.isAvailable();
+            case EPOLL -> {
+                Epoll.ensureAvailability();
+                yield true;
+            }
+            case NIO -> false;
+        };
+        this.epoll = useEpoll;
+        IoHandlerFactory base = useEpoll
+                ? EpollIoHandler.newFactory(0, () -> this::calculateStrategy)
+                : NioIoHandler.newFactory();
+        CountingIoHandlerFactory counting = new CountingIoHandlerFactory(base, name);
+        this.group = new MultiThreadIoEventLoopGroup(size, Threads.platform(name), counting);
+        List<EventLoop> l = new ArrayList<>(size);
+        for (EventExecutor e : group) {
+            index.put(e, l.size());
+            l.add((EventLoop) e);
+        }
+        this.loops = Collections.unmodifiableList(l);
+        this.stats = counting.stats();
+        // Loops start lazily; start them now so their threads (and counters) exist from the start.
+        for (EventLoop loop : loops) {
+            loop.submit(() -> { }).syncUninterruptibly();
+        }
+    }
+
+    private int calculateStrategy(io.netty.util.IntSupplier selectNow, boolean hasTasks) throws Exception {
+        if (hasTasks) {
+            return selectNow.get();
+        }
+        return busyPoll ? SelectStrategy.BUSY_WAIT : SelectStrategy.SELECT;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public MultiThreadIoEventLoopGroup group() {
+        return group;
+    }
+
+    /** The loops, in a fixed order. */
+    public List<EventLoop> loops() {
+        return loops;
+    }
+
+    public int size() {
+        return loops.size();
+    }
+
+    /** The index of {@code loop} in {@link #loops()}, or -1 if it is not one of this group's loops. */
+    public int indexOf(EventExecutor loop) {
+        Integer i = index.get(loop);
+        return i == null ? -1 : i;
+    }
+
+    /** The counters of each loop (in creation order, which matches {@link #loops()}). */
+    public List<LoopStats> stats() {
+        return stats;
+    }
+
+    public boolean isEpoll() {
+        return epoll;
+    }
+
+    public Class<? extends ServerChannel> serverChannelClass() {
+        return epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    public Class<? extends SocketChannel> socketChannelClass() {
+        return epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    /**
+     * Switches the loops between blocking waits and busy-polling. Busy-polling needs epoll; on NIO
+     * the request is ignored with a warning.
+     */
+    public void setBusyPoll(boolean on) {
+        if (on && !epoll) {
+            log.warn("loop group {}: busy-poll needs epoll; NIO loops keep blocking", name);
+            return;
+        }
+        if (busyPoll == on) {
+            return;
+        }
+        busyPoll = on;
+        // Kick blocked or spinning loops so they pick up the new strategy now.
+        for (EventLoop loop : loops) {
+            loop.execute(() -> { });
+        }
+    }
+
+    public boolean isBusyPoll() {
+        return busyPoll;
+    }
+
+    @Override
+    public void close() {
+        busyPoll = false;
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    @Override
+    public String toString() {
+        return name + "[" + size() + (epoll ? " epoll" : " nio") + (busyPoll ? " busy-poll" : "") + "]";
+    }
+}
