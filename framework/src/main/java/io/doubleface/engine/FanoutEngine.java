@@ -1,0 +1,175 @@
+package io.doubleface.engine;
+
+import io.doubleface.api.FanoutService;
+import io.doubleface.model.Configuration;
+import io.doubleface.model.ModelContext;
+import io.doubleface.model.ThreadingModel;
+import io.doubleface.model.ThreadingModels;
+import io.netty.channel.EventLoop;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Admits upstream requests and runs them under the active threading configuration; switches the
+ * active configuration at run time.
+ *
+ * <p>Switching: the active model is one atomic reference, read once when a request is admitted;
+ * the request keeps that model to the end. A switch builds the new model on first use (its
+ * threads start then, and are never created on the request path), parks the old one (threads
+ * and connections stay, so its in-flight requests finish normally) and publishes the new one.
+ * Switches are serialized by a lock; admission takes no lock.
+ *
+ * <pre>
+ *   submit ─▶ model = active.get() ─▶ exchange(model) ─▶ model.execute ─▶ … ─▶ sink (once)
+ *   switchTo(b):  create b if new ─▶ a.park() ─▶ b.activate() ─▶ active.set(b)
+ * </pre>
+ *
+ * <p>Threading: {@link #submit} from any upstream loop; {@link #switchTo} from any thread.
+ *
+ * @param <Q> request
+ * @param <P> processed reply
+ * @param <R> response
+ */
+public final class FanoutEngine<Q, P, R> implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(FanoutEngine.class);
+
+    private final FanoutService<Q, P, R> service;
+    private final ModelContext ctx;
+    private final long deadlineNanos;
+    private final RequestStats stats = new RequestStats();
+    private final Map<String, ThreadingModel> models = new LinkedHashMap<>();
+    private final AtomicReference<ThreadingModel> active = new AtomicReference<>();
+    private final AtomicInteger nextFrontend = new AtomicInteger();
+    private final AtomicLong switches = new AtomicLong();
+    private final List<SwitchRecord> switchLog = Collections.synchronizedList(new ArrayList<>());
+
+    /** One switch, for {@code /admin/stats}. */
+    public record SwitchRecord(Instant at, String from, String to) {}
+
+    /**
+     * @param deadlineNanos per-request deadline; a request not answered by then gets 504
+     */
+    public FanoutEngine(FanoutService<Q, P, R> service, ModelContext ctx, String initial, long deadlineNanos) {
+        if (deadlineNanos <= 0) {
+            throw new IllegalArgumentException("deadline: " + deadlineNanos + " ns (expected: > 0)");
+        }
+        this.service = service;
+        this.ctx = ctx;
+        this.deadlineNanos = deadlineNanos;
+        switchTo(initial);
+    }
+
+    /**
+     * Admits one request on {@code loop} (the loop of its upstream connection) under the active
+     * configuration. The outcome goes to {@code sink} exactly once.
+     */
+    public void submit(EventLoop loop, Q request, ResponseSink<R> sink) {
+        ThreadingModel model = active.get();
+        stats.admitted();
+        FanoutExchange<Q, P, R> ex = new FanoutExchange<>(service, request, loop, sink,
+                ctx.driver().shardCount(), deadlineNanos, null);
+        ex.armDeadline();
+        try {
+            model.execute(ex);
+        } catch (RuntimeException e) {
+            log.error("model {} failed to run a request", model, e);
+            ex.finish(Outcome.INTERNAL_ERROR, "internal error: " + e);
+        }
+    }
+
+    /**
+     * Makes {@code name} the active configuration. Requests admitted from now on use it; requests
+     * in flight finish under theirs.
+     *
+     * @return the canonical name of the now active configuration
+     * @throws IllegalArgumentException if the name is invalid or does not fit this server
+     */
+    public synchronized String switchTo(String name) {
+        Configuration config = Configuration.parse(name);
+        String canonical = config.name();
+        ThreadingModel next = models.get(canonical);
+        if (next == null) {
+            next = ThreadingModels.create(config, ctx);
+            models.put(canonical, next);
+        }
+        ThreadingModel prev = active.get();
+        if (prev == next) {
+            return canonical;
+        }
+        if (prev != null) {
+            prev.park();
+        }
+        next.activate();
+        active.set(next);
+        if (prev != null) {
+            switches.incrementAndGet();
+            switchLog.add(new SwitchRecord(Instant.now(), prev.configuration().name(), canonical));
+            log.info("configuration switched: {} -> {}", prev.configuration().name(), canonical);
+        } else {
+            log.info("configuration: {}", canonical);
+        }
+        return canonical;
+    }
+
+    /** The active configuration. */
+    public Configuration active() {
+        return active.get().configuration();
+    }
+
+    /** The loop to register a newly accepted upstream connection on: round-robin over the active frontends. */
+    public EventLoop nextFrontendLoop() {
+        List<EventLoop> f = active.get().frontendLoops();
+        return f.get(Math.floorMod(nextFrontend.getAndIncrement(), f.size()));
+    }
+
+    /** Configurations built so far (active or parked), in creation order. */
+    public synchronized List<ThreadingModel> models() {
+        return List.copyOf(models.values());
+    }
+
+    public RequestStats stats() {
+        return stats;
+    }
+
+    public long switches() {
+        return switches.get();
+    }
+
+    public List<SwitchRecord> switchLog() {
+        synchronized (switchLog) {
+            return List.copyOf(switchLog);
+        }
+    }
+
+    public long deadlineMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(deadlineNanos);
+    }
+
+    public ModelContext context() {
+        return ctx;
+    }
+
+    /** Closes every model (threads, connections) and the shared clients. */
+    @Override
+    public synchronized void close() {
+        for (ThreadingModel m : models.values()) {
+            try {
+                m.close();
+            } catch (RuntimeException e) {
+                log.warn("closing {} failed", m, e);
+            }
+        }
+        ctx.close();
+    }
+}

@@ -1,0 +1,33 @@
+package io.doubleface.engine;
+
+/** How an upstream request ended; each maps to one HTTP status and one counter in {@code /admin/stats}. */
+public enum Outcome {
+    OK(200),
+    BAD_REQUEST(400),
+    NOT_FOUND(404),
+    METHOD_NOT_ALLOWED(405),
+    URI_TOO_LONG(414),
+    BODY_TOO_LARGE(413),
+    HEADERS_TOO_LARGE(431),
+    INTERNAL_ERROR(500),
+    /** A shard failed (connection lost, shard error) or the server is overloaded. */
+    UNAVAILABLE(503),
+    /** The per-request deadline passed, or a shard call timed out. */
+    TIMEOUT(504);
+
+    private final int status;
+
+    Outcome(int status) {
+        this.status = status;
+    }
+
+    /** The HTTP status code. */
+    public int status() {
+        return status;
+    }
+
+    /** The name used in stats and metrics, e.g. {@code unavailable}. */
+    public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

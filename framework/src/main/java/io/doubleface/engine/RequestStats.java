@@ -1,0 +1,49 @@
+package io.doubleface.engine;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Upstream requests by {@link Outcome}, plus the number in flight. Thread-safe; recording is a
+ * {@link LongAdder} increment (no contention between loops).
+ */
+public final class RequestStats {
+
+    private final LongAdder[] byOutcome = new LongAdder[Outcome.values().length];
+    private final LongAdder started = new LongAdder();
+
+    public RequestStats() {
+        for (int i = 0; i < byOutcome.length; i++) {
+            byOutcome[i] = new LongAdder();
+        }
+    }
+
+    /** A request was admitted to the engine. */
+    public void admitted() {
+        started.increment();
+    }
+
+    /** A request (admitted or refused by the upstream) was answered with {@code outcome}. */
+    public void answered(Outcome outcome) {
+        byOutcome[outcome.ordinal()].increment();
+    }
+
+    public long count(Outcome outcome) {
+        return byOutcome[outcome.ordinal()].sum();
+    }
+
+    /** Requests admitted to the engine so far. */
+    public long admittedCount() {
+        return started.sum();
+    }
+
+    /** All outcomes, including zeros. */
+    public Map<Outcome, Long> snapshot() {
+        Map<Outcome, Long> m = new EnumMap<>(Outcome.class);
+        for (Outcome o : Outcome.values()) {
+            m.put(o, byOutcome[o.ordinal()].sum());
+        }
+        return m;
+    }
+}

@@ -1,0 +1,104 @@
+package io.doubleface.model;
+
+import io.doubleface.engine.FanoutExchange;
+import io.doubleface.engine.Outcome;
+import io.doubleface.loop.Threads;
+import io.netty.channel.EventLoop;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/** What the models have in common: frontend loops, busy-poll of the I/O loops, pools, hops. */
+abstract class AbstractModel implements ThreadingModel {
+
+    final Configuration config;
+    final ModelContext ctx;
+    private final List<EventLoop> frontends;
+
+    AbstractModel(Configuration config, ModelContext ctx) {
+        this.config = config;
+        this.ctx = ctx;
+        int io = ctx.io().size();
+        int f = config.frontends() == 0 ? io : config.frontends();
+        if (f > io) {
+            throw new IllegalArgumentException("configuration '" + config.name() + "': " + f
+                    + " frontend loops but the server has " + io + " I/O loops (raise --io-threads)");
+        }
+        this.frontends = ctx.io().loops().subList(0, f);
+    }
+
+    @Override
+    public final Configuration configuration() {
+        return config;
+    }
+
+    @Override
+    public final List<EventLoop> frontendLoops() {
+        return frontends;
+    }
+
+    @Override
+    public void activate() {
+        ctx.io().setBusyPoll(config.busyPoll());
+    }
+
+    @Override
+    public void park() {
+        // the I/O loops' poll mode is set by whichever model is activated next
+    }
+
+    @Override
+    public void close() {
+    }
+
+    /** Runs the exchange's merge on its upstream loop (a hop unless we are already there). */
+    static void mergeOnUpstream(FanoutExchange<?, ?, ?> ex) {
+        EventLoop loop = ex.upstreamLoop();
+        if (loop.inEventLoop()) {
+            ex.mergeAndComplete();
+        } else {
+            loop.execute(ex::mergeAndComplete);
+        }
+    }
+
+    /** Runs {@code task} on {@code pool}, answering 503 if the pool refuses it. */
+    static boolean submit(ExecutorService pool, Runnable task, FanoutExchange<?, ?, ?> ex, String what) {
+        try {
+            pool.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            ex.finish(Outcome.UNAVAILABLE, "overloaded: " + what + " queue full");
+            return false;
+        }
+    }
+
+    /**
+     * A fixed pool of {@code n} named platform threads, all started now (no thread is created on
+     * the request path), with a queue of at most {@code queueLimit} tasks.
+     */
+    static ThreadPoolExecutor fixedPool(String name, int n, int queueLimit) {
+        ThreadPoolExecutor p = new ThreadPoolExecutor(n, n, 0, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(queueLimit), Threads.platform(name), new ThreadPoolExecutor.AbortPolicy());
+        p.prestartAllCoreThreads();
+        return p;
+    }
+
+    /** An on-demand pool like the JDK's default AIO group: a thread per task when none is idle, idle threads live 60 s. */
+    static ThreadPoolExecutor cachedPool(String name) {
+        return new ThreadPoolExecutor(0, Configuration.MAX_THREADS, 60, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), Threads.platform(name), new ThreadPoolExecutor.AbortPolicy());
+    }
+
+    static void shutdown(ExecutorService pool) {
+        pool.shutdownNow();
+    }
+
+    @Override
+    public String toString() {
+        return config.name();
+    }
+}

@@ -1,0 +1,113 @@
+package io.doubleface.model;
+
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.ShardException;
+import io.doubleface.engine.FanoutExchange;
+import io.doubleface.loop.LoopGroup;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoop;
+
+/**
+ * Type-2a: separate frontend and backend loop groups, as when a mid-tier on Netty uses a driver
+ * with its own event loops (Lettuce, grpc-java with its own group). Plan and merge run on the
+ * frontend loop F; each shard's connection lives on one backend loop ({@code shard % B}, as a
+ * driver assigns connections round-robin); a request hops F→B once per backend loop it uses,
+ * its replies are processed (onReply) on B, and the last one hops B→F for the merge.
+ *
+ * <p>Threading: {@link #execute} on a frontend loop; listeners on backend loops.
+ */
+final class Type2aModel extends AbstractModel {
+
+    private final LoopGroup backend;
+    private final LoopClient[] clients;
+
+    Type2aModel(Configuration config, ModelContext ctx) {
+        super(config, ctx);
+        int b = config.backends() == 0 ? ctx.io().size() : config.backends();
+        this.backend = new LoopGroup("t2a-be", b, ctx.io().isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO);
+        this.clients = new LoopClient[b];
+        for (int i = 0; i < b; i++) {
+            clients[i] = ctx.driver().openOn(backend.loops().get(i));
+        }
+    }
+
+    @Override
+    public java.util.List<LoopGroup> ownLoopGroups() {
+        return java.util.List.of(backend);
+    }
+
+    @Override
+    public void execute(FanoutExchange<?, ?, ?> ex) {
+        if (!ex.plan()) {
+            return;
+        }
+        Listener listener = new Listener(ex);
+        int b = clients.length;
+        if (b == 1) {
+            clients[0].loop().execute(() -> sendAll(ex, clients[0], listener, 0, 1));
+            return;
+        }
+        // one hop per backend loop the request uses
+        long used = 0;
+        for (int c = 0, n = ex.calls(); c < n; c++) {
+            used |= 1L << (ex.shard(c) % b % 64);
+        }
+        for (int i = 0; i < b; i++) {
+            if (b > 64 || (used & (1L << i)) != 0) {
+                final int backendIndex = i;
+                LoopClient client = clients[i];
+                client.loop().execute(() -> sendAll(ex, client, listener, backendIndex, b));
+            }
+        }
+    }
+
+    private static void sendAll(FanoutExchange<?, ?, ?> ex, LoopClient client, Listener l, int backendIndex, int b) {
+        for (int c = 0, n = ex.calls(); c < n; c++) {
+            if (ex.shard(c) % b == backendIndex) {
+                client.send(ex.shard(c), ex.request(c), l, c);
+            }
+        }
+    }
+
+    @Override
+    public void activate() {
+        super.activate();
+        backend.setBusyPoll(config.busyPoll());
+    }
+
+    @Override
+    public void park() {
+        backend.setBusyPoll(false);
+    }
+
+    @Override
+    public void close() {
+        for (LoopClient c : clients) {
+            EventLoop loop = c.loop();
+            loop.execute(c::close);
+        }
+        backend.close();
+    }
+
+    /** onReply on the backend loop; the last reply hops to the frontend loop for merge. */
+    private static final class Listener implements ReplyListener {
+        private final FanoutExchange<?, ?, ?> ex;
+
+        Listener(FanoutExchange<?, ?, ?> ex) {
+            this.ex = ex;
+        }
+
+        @Override
+        public void onReply(int tag, ByteBuf reply) {
+            if (ex.processReply(tag, reply)) {
+                mergeOnUpstream(ex);
+            }
+        }
+
+        @Override
+        public void onFailure(int tag, ShardException cause) {
+            ex.fail(tag, cause);
+        }
+    }
+}

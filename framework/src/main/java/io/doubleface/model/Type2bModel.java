@@ -1,0 +1,124 @@
+package io.doubleface.model;
+
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.ShardException;
+import io.doubleface.engine.FanoutExchange;
+import io.doubleface.engine.Outcome;
+import io.doubleface.loop.LoopGroup;
+import io.netty.buffer.ByteBuf;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+
+/**
+ * Type-2b: a backend reactor does the shard I/O and hands every completion to a worker pool that
+ * runs onReply — the shape of a driver on the JDK's asynchronous channels (an AIO group with a
+ * cached thread pool), e.g. the MongoDB driver's default transport. Plan and merge run on the
+ * frontend loop; the last reply hops worker→frontend for the merge.
+ *
+ * <p>Pool: on-demand cached by default (a thread per completion when none is idle, like the JDK
+ * AIO default group); {@code type2b-fixed-N} uses N threads and a bounded queue.
+ *
+ * <p>Threading: {@link #execute} on a frontend loop; listeners on reactor loops; onReply on workers.
+ */
+final class Type2bModel extends AbstractModel {
+
+    private final LoopGroup reactors;
+    private final LoopClient[] clients;
+    private final ThreadPoolExecutor workers;
+
+    Type2bModel(Configuration config, ModelContext ctx) {
+        super(config, ctx);
+        int r = config.backends() == 0 ? 1 : config.backends();
+        this.reactors = new LoopGroup("t2b-rx", r, ctx.io().isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO);
+        this.clients = new LoopClient[r];
+        for (int i = 0; i < r; i++) {
+            clients[i] = ctx.driver().openOn(reactors.loops().get(i));
+        }
+        this.workers = config.fixedPool()
+                ? fixedPool("t2b-wk", config.workers(), ctx.queueLimit())
+                : cachedPool("t2b-wk");
+    }
+
+    @Override
+    public List<LoopGroup> ownLoopGroups() {
+        return List.of(reactors);
+    }
+
+    @Override
+    public void execute(FanoutExchange<?, ?, ?> ex) {
+        if (!ex.plan()) {
+            return;
+        }
+        Listener listener = new Listener(ex, workers);
+        int r = clients.length;
+        for (int i = 0; i < r; i++) {
+            final int reactor = i;
+            LoopClient client = clients[i];
+            boolean used = false;
+            for (int c = 0, n = ex.calls(); c < n && !used; c++) {
+                used = ex.shard(c) % r == reactor;
+            }
+            if (used) {
+                client.loop().execute(() -> {
+                    for (int c = 0, n = ex.calls(); c < n; c++) {
+                        if (ex.shard(c) % r == reactor) {
+                            client.send(ex.shard(c), ex.request(c), listener, c);
+                        }
+                    }
+                });
+            }
+        }
+    }
+
+    @Override
+    public void activate() {
+        super.activate();
+        reactors.setBusyPoll(config.busyPoll());
+    }
+
+    @Override
+    public void park() {
+        reactors.setBusyPoll(false);
+    }
+
+    @Override
+    public void close() {
+        for (LoopClient c : clients) {
+            c.loop().execute(c::close);
+        }
+        reactors.close();
+        shutdown(workers);
+    }
+
+    /** Completion on the reactor → onReply on a worker → merge on the frontend loop. */
+    private static final class Listener implements ReplyListener {
+        private final FanoutExchange<?, ?, ?> ex;
+        private final ThreadPoolExecutor workers;
+
+        Listener(FanoutExchange<?, ?, ?> ex, ThreadPoolExecutor workers) {
+            this.ex = ex;
+            this.workers = workers;
+        }
+
+        @Override
+        public void onReply(int tag, ByteBuf reply) {
+            try {
+                workers.execute(() -> {
+                    if (ex.processReply(tag, reply)) {
+                        mergeOnUpstream(ex);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                reply.release();
+                ex.finish(Outcome.UNAVAILABLE, "overloaded: type2b worker queue full");
+            }
+        }
+
+        @Override
+        public void onFailure(int tag, ShardException cause) {
+            ex.fail(tag, cause);
+        }
+    }
+}

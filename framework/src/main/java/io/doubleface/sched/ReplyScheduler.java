@@ -1,0 +1,123 @@
+package io.doubleface.sched;
+
+import io.doubleface.loop.LoopStats;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.SingleThreadEventLoop;
+
+/**
+ * The DoubleFace reply scheduler of one event loop.
+ *
+ * <p>Scheduling: during a loop iteration, shard replies are decoded as their sockets become
+ * readable, but not processed: {@link #enqueue} parks them in this loop's batch. The first
+ * enqueue of an iteration registers {@link #run()} as a tail task
+ * ({@link SingleThreadEventLoop#executeAfterEventLoopIteration}), which Netty runs after the
+ * iteration's I/O and tasks. The tail task asks the {@link SchedulingPolicy} for an order and
+ * runs {@code onReply} (and merge, for a request's last reply) in that order.
+ *
+ * <pre>
+ *   epoll_wait ─▶ read upstream (plan, send)  read shard replies ─▶ enqueue
+ *              ─▶ run tasks ─▶ tail task: policy.order(batch) ─▶ onReply… merge… respond
+ * </pre>
+ *
+ * <p>This gives the order the paper obtains by reordering selected keys inside a patched Netty,
+ * without patching Netty: reading stays in epoll order, processing follows the policy.
+ *
+ * <p>Threading: loop-confined. Every method must be called on {@link #loop}.
+ */
+public final class ReplyScheduler implements Runnable {
+
+    private final SingleThreadEventLoop loop;
+    private final SchedulingPolicy policy;
+    private final LoopStats stats;
+    private PendingReply[] batch = new PendingReply[64];
+    private PendingReply[] spare = new PendingReply[64];
+    private PendingReply[] ordered = new PendingReply[64];
+    private PendingReply[] free = new PendingReply[64];
+    private int size;
+    private int freeCount;
+    private boolean scheduled;
+
+    /**
+     * @param stats counters to record batch sizes in, or {@code null}
+     */
+    public ReplyScheduler(SingleThreadEventLoop loop, SchedulingPolicy policy, LoopStats stats) {
+        this.loop = loop;
+        this.policy = policy;
+        this.stats = stats;
+    }
+
+    public SchedulingPolicy policy() {
+        return policy;
+    }
+
+    /** Parks a reply until the end of this iteration; takes ownership of {@code payload}. */
+    public void enqueue(ReplyOwner owner, int call, ByteBuf payload) {
+        assert loop.inEventLoop();
+        if (size == batch.length) {
+            batch = java.util.Arrays.copyOf(batch, size * 2);
+        }
+        PendingReply r;
+        if (freeCount > 0) {
+            r = free[--freeCount];
+            free[freeCount] = null;
+            r.owner = owner;
+            r.call = call;
+            r.payload = payload;
+        } else {
+            r = new PendingReply(owner, call, payload);
+        }
+        batch[size++] = r;
+        if (!scheduled) {
+            scheduled = true;
+            loop.executeAfterEventLoopIteration(this);
+        }
+    }
+
+    /** The tail task: processes the batch in policy order. */
+    @Override
+    public void run() {
+        scheduled = false;
+        int n = size;
+        if (n == 0) {
+            return;
+        }
+        // Swap batches: replies that arrive while this batch is processed (a synchronous failure,
+        // say) go to a fresh batch and a fresh tail task.
+        PendingReply[] work = batch;
+        batch = spare.length >= work.length ? spare : new PendingReply[work.length];
+        spare = work;
+        size = 0;
+        if (ordered.length < n) {
+            ordered = new PendingReply[work.length];
+        }
+        PendingReply[] out = ordered;
+        policy.order(work, n, out);
+        if (stats != null) {
+            stats.recordBatch(n);
+        }
+        for (int i = 0; i < n; i++) {
+            PendingReply r = out[i];
+            out[i] = null;
+            work[i] = null;
+            ReplyOwner owner = r.owner;
+            int call = r.call;
+            ByteBuf payload = r.payload;
+            r.owner = null;
+            r.payload = null;
+            r.nextInGroup = null;
+            recycle(r);
+            owner.processScheduled(call, payload);
+        }
+    }
+
+    private void recycle(PendingReply r) {
+        if (freeCount < free.length) {
+            free[freeCount++] = r;
+        }
+    }
+
+    /** Replies waiting for the tail task (for tests and stats). */
+    public int pending() {
+        return size;
+    }
+}

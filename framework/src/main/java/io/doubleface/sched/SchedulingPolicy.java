@@ -1,0 +1,32 @@
+package io.doubleface.sched;
+
+import java.util.Locale;
+
+/**
+ * The order in which the DoubleFace scheduler processes the replies of one loop iteration.
+ * One interface, several policies; chosen per server (and per configuration name).
+ *
+ * <p>Threading: an instance is created per loop and used only by that loop's thread, so
+ * implementations may keep scratch state without synchronisation.
+ */
+public interface SchedulingPolicy {
+
+    /** The policy's name, as given on the command line. */
+    String name();
+
+    /**
+     * Writes the processing order of {@code batch[0..size)} into {@code out[0..size)}, a
+     * permutation of the batch. Must not allocate per call on the steady path.
+     */
+    void order(PendingReply[] batch, int size, PendingReply[] out);
+
+    /** Creates a fresh instance of the named policy: {@code fifo} or {@code completion-first} (alias {@code cf}). */
+    static SchedulingPolicy create(String name) {
+        return switch (name.toLowerCase(Locale.ROOT)) {
+            case "fifo" -> new FifoPolicy();
+            case "completion-first", "cf" -> new CompletionFirstPolicy();
+            default -> throw new IllegalArgumentException(
+                    "scheduling policy: '" + name + "' (expected: fifo or completion-first)");
+        };
+    }
+}
