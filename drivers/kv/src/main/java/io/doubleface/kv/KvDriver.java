@@ -1,0 +1,346 @@
+package io.doubleface.kv;
+
+import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ShardDriver;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandle;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver of the built-in KV shards ({@link KvLeafServer}, wire format {@link KvProtocol}).
+ *
+ * <ul>
+ *   <li>{@link #openOn(EventLoop)} gives a {@link LoopClient} whose connections (one per shard,
+ *       made lazily) are registered on that loop and pipeline many calls each;
+ *   <li>{@link #openBlocking()} gives a {@link BlockingClient} over plain blocking
+ *       {@link java.net.Socket}s with a per-shard pool of idle connections.
+ * </ul>
+ *
+ * <p>Shard lists: {@link #parse} reads {@code kv://host:port-port} and
+ * {@code kv://host:port,host:port,...}.
+ *
+ * <p>Threading: the constructor, {@link #openOn}, {@link #openBlocking} and {@link #close} are
+ * thread-safe. The driver closes every client it opened in {@link #close()}; it never shuts down
+ * an event loop it was given.
+ */
+public final class KvDriver implements ShardDriver {
+
+    private static final Logger log = LoggerFactory.getLogger(KvDriver.class);
+
+    /** URI scheme of shard lists: {@value}. */
+    public static final String SCHEME = "kv://";
+
+    /** Longest {@link #close()} waits for each loop client to close on its loop: {@value} ms. */
+    static final long CLOSE_WAIT_MILLIS = 5_000;
+
+    /**
+     * Client options.
+     *
+     * @param connectTimeout longest a connection attempt may take
+     * @param callTimeout longest a {@link LoopClient} call may wait for its reply (a
+     *     {@link BlockingClient} call takes its limit as an argument)
+     * @param maxOutstanding most calls a {@link LoopClient} connection holds at once, sent or
+     *     queued while connecting; beyond it, sends fail with {@code OVERLOADED}
+     * @param reconnectBackoff after a failed connection attempt, sends to that shard fail at once
+     *     with {@code UNAVAILABLE} for this long, instead of each trying to connect again (zero:
+     *     every send after a failure tries again)
+     */
+    public record Options(Duration connectTimeout, Duration callTimeout, int maxOutstanding, Duration reconnectBackoff) {
+
+        /** Default connect timeout: {@value} ms. */
+        public static final long DEFAULT_CONNECT_TIMEOUT_MILLIS = 1_000;
+        /** Default call timeout: {@value} ms. */
+        public static final long DEFAULT_CALL_TIMEOUT_MILLIS = 1_000;
+        /** Default most outstanding calls per connection: {@value}. */
+        public static final int DEFAULT_MAX_OUTSTANDING = 4096;
+        /** Default reconnect backoff: {@value} ms. */
+        public static final long DEFAULT_RECONNECT_BACKOFF_MILLIS = 50;
+
+        /** The defaults. */
+        public static final Options DEFAULT = new Options(Duration.ofMillis(DEFAULT_CONNECT_TIMEOUT_MILLIS),
+                Duration.ofMillis(DEFAULT_CALL_TIMEOUT_MILLIS), DEFAULT_MAX_OUTSTANDING,
+                Duration.ofMillis(DEFAULT_RECONNECT_BACKOFF_MILLIS));
+
+        public Options {
+            requirePositive("connectTimeout", connectTimeout);
+            requirePositive("callTimeout", callTimeout);
+            if (connectTimeout.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("connectTimeout: " + connectTimeout + " (expected: < 24 days)");
+            }
+            if (maxOutstanding < 1) {
+                throw new IllegalArgumentException("maxOutstanding: " + maxOutstanding + " (expected: > 0)");
+            }
+            Objects.requireNonNull(reconnectBackoff, "reconnectBackoff");
+            if (reconnectBackoff.isNegative()) {
+                throw new IllegalArgumentException("reconnectBackoff: " + reconnectBackoff + " (expected: >= 0)");
+            }
+        }
+
+        private static void requirePositive(String name, Duration d) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+            }
+        }
+
+        public Options withConnectTimeout(Duration d) {
+            return new Options(d, callTimeout, maxOutstanding, reconnectBackoff);
+        }
+
+        public Options withCallTimeout(Duration d) {
+            return new Options(connectTimeout, d, maxOutstanding, reconnectBackoff);
+        }
+
+        public Options withMaxOutstanding(int n) {
+            return new Options(connectTimeout, callTimeout, n, reconnectBackoff);
+        }
+
+        public Options withReconnectBackoff(Duration d) {
+            return new Options(connectTimeout, callTimeout, maxOutstanding, d);
+        }
+    }
+
+    private final List<InetSocketAddress> shards;
+    private final Options options;
+    private final String description;
+    private final Set<KvLoopClient> loopClients = ConcurrentHashMap.newKeySet();
+    private final Set<KvBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /** A driver of {@code shards} (shard i at index i) with the default options. */
+    public KvDriver(List<InetSocketAddress> shards) {
+        this(shards, Options.DEFAULT);
+    }
+
+    /** A driver of {@code shards} (shard i at index i). */
+    public KvDriver(List<InetSocketAddress> shards, Options options) {
+        if (shards == null || shards.isEmpty()) {
+            throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
+        }
+        for (InetSocketAddress a : shards) {
+            Objects.requireNonNull(a, "shard address");
+        }
+        this.shards = List.copyOf(shards);
+        this.options = Objects.requireNonNull(options, "options");
+        this.description = describe(this.shards);
+    }
+
+    /** A driver of the shards in {@code uri} ({@link #parse}) with the default options. */
+    public static KvDriver of(String uri) {
+        return new KvDriver(parse(uri));
+    }
+
+    /**
+     * Reads a shard list: {@code kv://host:first-last} (a port range) or
+     * {@code kv://host:port,host:port,...}; a comma list may also hold ranges. Hosts may be names,
+     * IPv4 addresses or bracketed IPv6 addresses ({@code [::1]:7101}).
+     *
+     * @throws IllegalArgumentException if {@code uri} is not such a list
+     */
+    public static List<InetSocketAddress> parse(String uri) {
+        if (uri == null || !uri.startsWith(SCHEME) || uri.length() == SCHEME.length()) {
+            throw badList(uri, null);
+        }
+        List<InetSocketAddress> out = new ArrayList<>();
+        for (String part : uri.substring(SCHEME.length()).split(",", -1)) {
+            int colon = part.lastIndexOf(':');
+            if (colon <= 0 || part.endsWith("]")) {
+                throw badList(uri, "'" + part + "' has no port");
+            }
+            String host = part.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            if (host.isEmpty() || host.indexOf('[') >= 0 || host.indexOf(']') >= 0 || host.indexOf('/') >= 0) {
+                throw badList(uri, "bad host '" + host + "'");
+            }
+            String ports = part.substring(colon + 1);
+            int dash = ports.indexOf('-');
+            int first = port(uri, dash < 0 ? ports : ports.substring(0, dash));
+            int last = dash < 0 ? first : port(uri, ports.substring(dash + 1));
+            if (last < first) {
+                throw badList(uri, "port range " + ports + " is empty");
+            }
+            for (int p = first; p <= last; p++) {
+                out.add(new InetSocketAddress(host, p));
+            }
+        }
+        return out;
+    }
+
+    private static int port(String uri, String s) {
+        if (s.isEmpty() || s.length() > 5) {
+            throw badList(uri, "bad port '" + s + "'");
+        }
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+                throw badList(uri, "bad port '" + s + "'");
+            }
+        }
+        int p = Integer.parseInt(s);
+        if (p < 1 || p > 65535) {
+            throw badList(uri, "port " + p + " out of range 1..65535");
+        }
+        return p;
+    }
+
+    private static IllegalArgumentException badList(String uri, String detail) {
+        return new IllegalArgumentException("kv shard list: '" + uri
+                + "' (expected: kv://host:port-port or kv://host:port,host:port,...)"
+                + (detail == null ? "" : ": " + detail));
+    }
+
+    /** The compact shard list of {@code shards}: a port range when it is one, else a comma list. */
+    static String describe(List<InetSocketAddress> shards) {
+        StringBuilder sb = new StringBuilder(SCHEME);
+        int i = 0;
+        while (i < shards.size()) {
+            InetSocketAddress a = shards.get(i);
+            int j = i;
+            while (j + 1 < shards.size() && shards.get(j + 1).getHostString().equals(a.getHostString())
+                    && shards.get(j + 1).getPort() == shards.get(j).getPort() + 1) {
+                j++;
+            }
+            if (i > 0) {
+                sb.append(',');
+            }
+            String host = a.getHostString();
+            sb.append(host.indexOf(':') >= 0 ? "[" + host + "]" : host).append(':').append(a.getPort());
+            if (j > i) {
+                sb.append('-').append(shards.get(j).getPort());
+            }
+            i = j + 1;
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public int shardCount() {
+        return shards.size();
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    /** The shard addresses, indexed by shard. */
+    public List<InetSocketAddress> shards() {
+        return shards;
+    }
+
+    public Options options() {
+        return options;
+    }
+
+    /**
+     * Opens a client on {@code loop}, which must be an epoll or NIO {@link IoEventLoop}
+     * (e.g. a loop of a {@link io.doubleface.loop.LoopGroup}).
+     */
+    @Override
+    public LoopClient openOn(EventLoop loop) {
+        Objects.requireNonNull(loop, "loop");
+        requireOpen();
+        KvLoopClient c = new KvLoopClient(this, loop, socketChannelClass(loop));
+        loopClients.add(c);
+        if (closed) { // lost a race with close()
+            loopClients.remove(c);
+            throw new IllegalStateException("kv driver " + description + " is closed");
+        }
+        return c;
+    }
+
+    @Override
+    public BlockingClient openBlocking() {
+        requireOpen();
+        KvBlockingClient c = new KvBlockingClient(this);
+        blockingClients.add(c);
+        if (closed) {
+            blockingClients.remove(c);
+            c.close();
+            throw new IllegalStateException("kv driver " + description + " is closed");
+        }
+        return c;
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("kv driver " + description + " is closed");
+        }
+    }
+
+    /** The socket channel class that registers on {@code loop}'s I/O handler. */
+    static Class<? extends SocketChannel> socketChannelClass(EventLoop loop) {
+        if (loop instanceof IoEventLoop io) {
+            if (io.isCompatible(EpollIoHandle.class)) {
+                return EpollSocketChannel.class;
+            }
+            if (io.isCompatible(NioIoHandle.class)) {
+                return NioSocketChannel.class;
+            }
+        }
+        throw new IllegalArgumentException("loop: " + loop + " (expected: an epoll or NIO IoEventLoop)");
+    }
+
+    void closed(KvLoopClient c) {
+        loopClients.remove(c);
+    }
+
+    void closed(KvBlockingClient c) {
+        blockingClients.remove(c);
+    }
+
+    /**
+     * Closes every client this driver opened: blocking clients at once, loop clients on their loops
+     * (waiting up to {@value #CLOSE_WAIT_MILLIS} ms for each). Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (KvBlockingClient c : List.copyOf(blockingClients)) {
+            c.close();
+        }
+        for (KvLoopClient c : List.copyOf(loopClients)) {
+            EventLoop loop = c.loop();
+            if (loop.inEventLoop()) {
+                c.close();
+            } else if (!loop.isShuttingDown()) {
+                try {
+                    if (!loop.submit(c::close).await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                        log.warn("kv driver {}: client on {} did not close within {} ms", description, loop,
+                                CLOSE_WAIT_MILLIS);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // the loop shut down meanwhile; its channels went with it
+                }
+            }
+        }
+        loopClients.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "KvDriver[" + description + "]";
+    }
+}
