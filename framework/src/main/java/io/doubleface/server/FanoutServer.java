@@ -1,0 +1,393 @@
+package io.doubleface.server;
+
+import io.doubleface.api.FanoutService;
+import io.doubleface.api.HttpBinding;
+import io.doubleface.driver.ShardDriver;
+import io.doubleface.engine.FanoutEngine;
+import io.doubleface.loop.LoopGroup;
+import io.doubleface.model.Configuration;
+import io.doubleface.model.ModelContext;
+import io.doubleface.model.ThreadingModel;
+import io.doubleface.sched.SchedulingPolicy;
+import io.doubleface.server.internal.AdminHandler;
+import io.doubleface.server.internal.HttpFanoutHandler;
+import io.doubleface.server.internal.ServerMetrics;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.ServerChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running mid-tier: an HTTP/1.1 upstream and an admin listener around a {@link FanoutEngine}.
+ *
+ * <pre>{@code
+ * FanoutServer<Query, Part, Result> server = FanoutServer.builder(service, binding)
+ *         .driver(KvDriver.parse("kv://127.0.0.1:7101-7120"))
+ *         .port(8080).adminPort(9090)
+ *         .configuration("doubleface")
+ *         .start();
+ * ...
+ * server.switchTo("type2a-1f2b");   // or PUT /admin/config?name=type2a-1f2b
+ * server.close();
+ * }</pre>
+ *
+ * <p>Loops: the I/O loops ({@code io-0 … io-(n-1)}) carry the upstream connections and, under
+ * DoubleFace, the downstream ones. Each accepted connection is registered on a frontend loop of
+ * the configuration active at accept time and stays there; requests on it use the configuration
+ * active when they arrive. The admin listener has its own loop ({@code admin-0}), so scraping
+ * stats never shows up in the measured loops' counters.
+ *
+ * <p>Ownership: the server owns its loops; it closes the driver on {@link #close()} only if the
+ * builder was told so ({@link Builder#driver(ShardDriver, boolean)}).
+ *
+ * <p>Threading: thread-safe.
+ */
+public final class FanoutServer<Q, P, R> implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(FanoutServer.class);
+
+    /** Default per-request deadline: {@value} ms. */
+    public static final long DEFAULT_DEADLINE_MS = 1000;
+
+    private final LoopGroup io;
+    private final LoopGroup admin;
+    private final FanoutEngine<Q, P, R> engine;
+    private final ShardDriver driver;
+    private final boolean closeDriver;
+    private final Channel listener;
+    private final Channel adminListener;
+    private final ServerMetrics metrics;
+
+    private FanoutServer(Builder<Q, P, R> b) throws InterruptedException {
+        this.driver = Objects.requireNonNull(b.driver, "driver (call Builder.driver)");
+        this.closeDriver = b.closeDriver;
+        this.io = new LoopGroup("io", b.ioThreads, b.transport);
+        LoopGroup adminGroup = null;
+        FanoutEngine<Q, P, R> eng = null;
+        Channel l = null;
+        try {
+            ModelContext ctx = new ModelContext(io, driver, b.policy, b.queueLimit);
+            eng = new FanoutEngine<>(b.service, ctx, b.configuration, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()));
+            this.engine = eng;
+            l = bindUpstream(b);
+            this.metrics = new ServerMetrics(eng, this::loopGroups);
+            if (b.adminPort >= 0) {
+                adminGroup = new LoopGroup("admin", 1, b.transport);
+                this.adminListener = bindAdmin(adminGroup, b.host, b.adminPort);
+            } else {
+                this.adminListener = null;
+            }
+            this.admin = adminGroup;
+            this.listener = l;
+        } catch (RuntimeException | InterruptedException e) {
+            if (l != null) {
+                l.close();
+            }
+            if (eng != null) {
+                eng.close();
+            }
+            if (adminGroup != null) {
+                adminGroup.close();
+            }
+            io.close();
+            throw e;
+        }
+        log.info("listening on http://{}:{} (admin {}), {} I/O loops ({}), configuration {}, shards {}",
+                b.host, port(), adminListener == null ? "off" : "http://" + b.host + ":" + adminPort(),
+                io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(), driver.describe());
+    }
+
+    private Channel bindUpstream(Builder<Q, P, R> b) throws InterruptedException {
+        ServerChannel server;
+        try {
+            server = io.serverChannelClass().getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot create server channel", e);
+        }
+        server.config().setOption(ChannelOption.SO_BACKLOG, 1024);
+        server.config().setOption(ChannelOption.SO_REUSEADDR, true);
+        server.pipeline().addLast(new Acceptor(b));
+        io.loops().get(0).register(server).sync();
+        try {
+            server.bind(new InetSocketAddress(b.host, b.port)).sync();
+        } catch (Exception e) {
+            server.close();
+            throw new IllegalStateException("cannot listen on " + b.host + ":" + b.port + ": " + e.getMessage(), e);
+        }
+        return server;
+    }
+
+    /**
+     * Registers each accepted connection on a frontend loop of the active configuration (the
+     * reason we do not use {@link ServerBootstrap}'s fixed child group).
+     */
+    private final class Acceptor extends ChannelInboundHandlerAdapter {
+        private final HttpLimits limits;
+        private final HttpBinding<Q, R> binding;
+
+        Acceptor(Builder<Q, P, R> b) {
+            this.limits = b.limits;
+            this.binding = b.binding;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Channel child = (Channel) msg;
+            child.config().setOption(ChannelOption.TCP_NODELAY, true);
+            child.pipeline().addLast(new ChannelInitializer<>() {
+                @Override
+                protected void initChannel(Channel ch) {
+                    ch.pipeline().addLast(
+                            new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS),
+                            new HttpServerCodec(new HttpDecoderConfig()
+                                    .setMaxInitialLineLength(limits.maxInitialLineLength())
+                                    .setMaxHeaderSize(limits.maxHeaderSize())
+                                    .setMaxChunkSize(8192)),
+                            new HttpFanoutHandler<>(engine, binding, limits, engine.stats()));
+                }
+            });
+            EventLoop loop = engine.nextFrontendLoop();
+            loop.register(child).addListener(f -> {
+                if (!f.isSuccess()) {
+                    log.warn("could not register an accepted connection: {}", f.cause().toString());
+                    child.unsafe().closeForcibly();
+                }
+            });
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.warn("accept failed: {}", cause.toString()); // e.g. EMFILE: keep accepting
+        }
+    }
+
+    private Channel bindAdmin(LoopGroup group, String host, int port) throws InterruptedException {
+        AdminHandler handler = new AdminHandler(engine, metrics);
+        ServerBootstrap sb = new ServerBootstrap()
+                .group(group.group())
+                .channel(group.serverChannelClass())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childHandler(new ChannelInitializer<>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(
+                                new IdleStateHandler(0, 0, 60, TimeUnit.SECONDS),
+                                new HttpServerCodec(),
+                                new HttpObjectAggregator(8192),
+                                handler);
+                    }
+                });
+        try {
+            return sb.bind(host, port).sync().channel();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot listen (admin) on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    private List<LoopGroup> loopGroups() {
+        List<LoopGroup> all = new ArrayList<>();
+        all.add(io);
+        for (ThreadingModel m : engine.models()) {
+            for (LoopGroup g : m.ownLoopGroups()) {
+                if (!all.contains(g)) {
+                    all.add(g);
+                }
+            }
+        }
+        return all;
+    }
+
+    /** Starts building a server for {@code service}, served over HTTP by {@code binding}. */
+    public static <Q, P, R> Builder<Q, P, R> builder(FanoutService<Q, P, R> service, HttpBinding<Q, R> binding) {
+        return new Builder<>(service, binding);
+    }
+
+    /** The bound upstream port. */
+    public int port() {
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /** The bound admin port, or -1 if the admin listener is off. */
+    public int adminPort() {
+        return adminListener == null ? -1 : ((InetSocketAddress) adminListener.localAddress()).getPort();
+    }
+
+    /** Switches the active configuration (see {@link FanoutEngine#switchTo}). */
+    public String switchTo(String configuration) {
+        return engine.switchTo(configuration);
+    }
+
+    public FanoutEngine<Q, P, R> engine() {
+        return engine;
+    }
+
+    /** The I/O loops. */
+    public LoopGroup ioLoops() {
+        return io;
+    }
+
+    /** The {@code /admin/stats} document. */
+    public String statsJson() {
+        return metrics.statsJson();
+    }
+
+    /** Stops listening, closes models, connections and loops; closes the driver if it owns it. */
+    @Override
+    public void close() {
+        listener.close().syncUninterruptibly();
+        if (adminListener != null) {
+            adminListener.close().syncUninterruptibly();
+        }
+        engine.close();
+        if (closeDriver) {
+            driver.close();
+        }
+        if (admin != null) {
+            admin.close();
+        }
+        io.close();
+    }
+
+    /** Server options; every one has a documented default. Not thread-safe. */
+    public static final class Builder<Q, P, R> {
+        private final FanoutService<Q, P, R> service;
+        private final HttpBinding<Q, R> binding;
+        private ShardDriver driver;
+        private boolean closeDriver;
+        private String host = "127.0.0.1";
+        private int port = 8080;
+        private int adminPort = -1;
+        private int ioThreads = Runtime.getRuntime().availableProcessors();
+        private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
+        private String configuration = "doubleface";
+        private String policy = "completion-first";
+        private Duration deadline = Duration.ofMillis(DEFAULT_DEADLINE_MS);
+        private HttpLimits limits = HttpLimits.DEFAULTS;
+        private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
+
+        private Builder(FanoutService<Q, P, R> service, HttpBinding<Q, R> binding) {
+            this.service = Objects.requireNonNull(service, "service");
+            this.binding = Objects.requireNonNull(binding, "binding");
+        }
+
+        /** The shards; the server does not close it. */
+        public Builder<Q, P, R> driver(ShardDriver driver) {
+            return driver(driver, false);
+        }
+
+        /** The shards; {@code closeOnStop}: the server closes the driver when it stops. */
+        public Builder<Q, P, R> driver(ShardDriver driver, boolean closeOnStop) {
+            this.driver = Objects.requireNonNull(driver, "driver");
+            this.closeDriver = closeOnStop;
+            return this;
+        }
+
+        /** Address to listen on (default {@code 127.0.0.1}). */
+        public Builder<Q, P, R> host(String host) {
+            this.host = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /** Upstream port (default 8080; 0 = any free port). */
+        public Builder<Q, P, R> port(int port) {
+            this.port = checkPort("port", port);
+            return this;
+        }
+
+        /** Admin port (default: no admin listener; 0 = any free port). */
+        public Builder<Q, P, R> adminPort(int port) {
+            this.adminPort = port < 0 ? -1 : checkPort("adminPort", port);
+            return this;
+        }
+
+        /** I/O loops (default: the number of CPUs). */
+        public Builder<Q, P, R> ioThreads(int n) {
+            if (n < 1 || n > 1024) {
+                throw new IllegalArgumentException("ioThreads: " + n + " (expected: 1..1024)");
+            }
+            this.ioThreads = n;
+            return this;
+        }
+
+        /** Transport of all loops (default {@link LoopGroup.Transport#AUTO}: epoll if available). */
+        public Builder<Q, P, R> transport(LoopGroup.Transport transport) {
+            this.transport = Objects.requireNonNull(transport, "transport");
+            return this;
+        }
+
+        /** Initial configuration (default {@code doubleface}); see {@link io.doubleface.model.Configuration}. */
+        public Builder<Q, P, R> configuration(String name) {
+            Configuration.parse(name); // fail fast
+            this.configuration = name;
+            return this;
+        }
+
+        /** DoubleFace scheduling policy of configurations that name none (default {@code completion-first}). */
+        public Builder<Q, P, R> policy(String policy) {
+            this.policy = SchedulingPolicy.create(policy).name();
+            return this;
+        }
+
+        /** Per-request deadline (default {@value #DEFAULT_DEADLINE_MS} ms): later → 504. */
+        public Builder<Q, P, R> deadline(Duration deadline) {
+            if (deadline == null || deadline.toMillis() < 1) {
+                throw new IllegalArgumentException("deadline: " + deadline + " (expected: >= 1 ms)");
+            }
+            this.deadline = deadline;
+            return this;
+        }
+
+        /** HTTP limits (default {@link HttpLimits#DEFAULTS}). */
+        public Builder<Q, P, R> limits(HttpLimits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /** Bound of each worker pool's queue (default {@value ModelContext#DEFAULT_QUEUE_LIMIT}); beyond → 503. */
+        public Builder<Q, P, R> queueLimit(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("queueLimit: " + n + " (expected: > 0)");
+            }
+            this.queueLimit = n;
+            return this;
+        }
+
+        private static int checkPort(String what, int p) {
+            if (p < 0 || p > 65535) {
+                throw new IllegalArgumentException(what + ": " + p + " (expected: 0..65535)");
+            }
+            return p;
+        }
+
+        /**
+         * Starts loops, models and listeners.
+         *
+         * @throws IllegalStateException if a port cannot be bound
+         * @throws IllegalArgumentException if the configuration does not fit (e.g. too many frontends)
+         */
+        public FanoutServer<Q, P, R> start() {
+            try {
+                return new FanoutServer<>(this);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while starting", e);
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package io.doubleface.server.internal;
+
+import io.doubleface.engine.FanoutEngine;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.util.List;
+
+/**
+ * The admin listener: {@code GET /admin/config}, {@code PUT /admin/config?name=<configuration>},
+ * {@code GET /admin/stats} (JSON counters) and {@code GET /metrics} (Prometheus text). Runs on the
+ * admin loop, apart from the measured I/O loops, so scraping does not disturb their counters.
+ * Sharable: stateless apart from the thread-safe engine and metrics.
+ */
+@ChannelHandler.Sharable
+public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    private final FanoutEngine<?, ?, ?> engine;
+    private final ServerMetrics metrics;
+
+    public AdminHandler(FanoutEngine<?, ?, ?> engine, ServerMetrics metrics) {
+        this.engine = engine;
+        this.metrics = metrics;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+        if (req.decoderResult().isFailure()) {
+            send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", "malformed request\n", true);
+            return;
+        }
+        QueryStringDecoder q = new QueryStringDecoder(req.uri());
+        String path = q.path();
+        HttpMethod m = req.method();
+        switch (path) {
+            case "/admin/config" -> {
+                if (HttpMethod.GET.equals(m)) {
+                    send(ctx, req, HttpResponseStatus.OK, "application/json", configJson(null), false);
+                } else if (HttpMethod.PUT.equals(m) || HttpMethod.POST.equals(m)) {
+                    List<String> names = q.parameters().get("name");
+                    if (names == null || names.size() != 1 || names.get(0).isBlank()) {
+                        send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8",
+                                "missing query parameter: name=<configuration>, e.g. PUT /admin/config?name=type2a-1f2b\n", false);
+                        return;
+                    }
+                    String previous = engine.active().name();
+                    try {
+                        engine.switchTo(names.get(0));
+                    } catch (IllegalArgumentException e) {
+                        send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", e.getMessage() + "\n", false);
+                        return;
+                    } catch (RuntimeException e) {
+                        send(ctx, req, HttpResponseStatus.INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8",
+                                "switch failed: " + e + "\n", false);
+                        return;
+                    }
+                    send(ctx, req, HttpResponseStatus.OK, "application/json", configJson(previous), false);
+                } else {
+                    notAllowed(ctx, req, "GET, PUT");
+                }
+            }
+            case "/admin/stats" -> {
+                if (HttpMethod.GET.equals(m)) {
+                    send(ctx, req, HttpResponseStatus.OK, "application/json", metrics.statsJson(), false);
+                } else {
+                    notAllowed(ctx, req, "GET");
+                }
+            }
+            case "/metrics" -> {
+                if (HttpMethod.GET.equals(m)) {
+                    send(ctx, req, HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8", metrics.prometheus(), false);
+                } else {
+                    notAllowed(ctx, req, "GET");
+                }
+            }
+            default -> send(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8",
+                    "no such path: " + path + " (try /admin/config, /admin/stats, /metrics)\n", false);
+        }
+    }
+
+    private String configJson(String previous) {
+        Json j = new Json().begin();
+        j.field("active", engine.active().name());
+        if (previous != null) {
+            j.field("previous", previous);
+        }
+        j.key("loaded").beginArray();
+        engine.models().forEach(mo -> j.value(mo.configuration().name()));
+        j.endArray();
+        j.end();
+        return j + "\n";
+    }
+
+    private static void notAllowed(ChannelHandlerContext ctx, FullHttpRequest req, String allow) {
+        FullHttpResponse r = response(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
+                "method " + req.method() + " not allowed (allowed: " + allow + ")\n");
+        r.headers().set(HttpHeaderNames.ALLOW, allow);
+        write(ctx, req, r, false);
+    }
+
+    private static void send(ChannelHandlerContext ctx, FullHttpRequest req, HttpResponseStatus status, String type,
+            String body, boolean close) {
+        write(ctx, req, response(ctx, status, type, body), close);
+    }
+
+    private static FullHttpResponse response(ChannelHandlerContext ctx, HttpResponseStatus status, String type, String body) {
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, ByteBufUtil.writeUtf8(ctx.alloc(), body));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, type);
+        HttpUtil.setContentLength(r, r.content().readableBytes());
+        return r;
+    }
+
+    private static void write(ChannelHandlerContext ctx, FullHttpRequest req, FullHttpResponse r, boolean close) {
+        boolean keepAlive = !close && HttpUtil.isKeepAlive(req);
+        HttpUtil.setKeepAlive(r, keepAlive);
+        if (keepAlive) {
+            ctx.writeAndFlush(r);
+        } else {
+            ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        ctx.close();
+    }
+}

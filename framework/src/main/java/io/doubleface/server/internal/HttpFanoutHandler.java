@@ -1,0 +1,361 @@
+package io.doubleface.server.internal;
+
+import io.doubleface.api.BadRequestException;
+import io.doubleface.api.HttpBinding;
+import io.doubleface.engine.FanoutEngine;
+import io.doubleface.engine.Outcome;
+import io.doubleface.engine.RequestStats;
+import io.doubleface.engine.ResponseSink;
+import io.doubleface.server.HttpLimits;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP/1.1 upstream of one connection: validates and routes requests, submits them to the
+ * {@link FanoutEngine}, and writes the responses back <em>in request order</em> (pipelining), with
+ * keep-alive.
+ *
+ * <p>State machine per request: {@code IDLE} → (request head) {@code BODY} → (last content)
+ * dispatch → {@code IDLE}; a broken request moves to {@code CLOSING}: its error response is
+ * queued in order, later input is discarded, and the connection closes once that response is
+ * written.
+ *
+ * <p>Ordering: each request gets a sequence number; responses complete in any order (on any
+ * thread — they hop to this channel's loop) and are parked in a ring until all earlier ones are
+ * written. Reading stops while {@link HttpLimits#maxPipelined()} requests are unanswered.
+ *
+ * <p>Threading: all state is confined to the channel's event loop.
+ */
+public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter {
+
+    private static final Logger log = LoggerFactory.getLogger(HttpFanoutHandler.class);
+
+    private enum State { IDLE, BODY, DISCARD_BODY, CLOSING }
+
+    private final FanoutEngine<Q, ?, R> engine;
+    private final HttpBinding<Q, R> binding;
+    private final HttpLimits limits;
+    private final RequestStats stats;
+
+    private ChannelHandlerContext ctx;
+    private State state = State.IDLE;
+    private HttpRequest head;
+    private long bodyBytes;
+    private boolean bodyBad;
+
+    // pipelining: ring of finished responses waiting for their turn
+    private Object[] ring;
+    private boolean[] ringClose;
+    private final int maxPipelined;
+    private long nextSeq;
+    private long nextToWrite;
+    private boolean closed;
+
+    public HttpFanoutHandler(FanoutEngine<Q, ?, R> engine, HttpBinding<Q, R> binding, HttpLimits limits,
+            RequestStats stats) {
+        this.engine = engine;
+        this.binding = binding;
+        this.limits = limits;
+        this.stats = stats;
+        this.maxPipelined = limits.maxPipelined();
+        this.ring = new Object[16];
+        this.ringClose = new boolean[16];
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            if (state == State.CLOSING) {
+                return; // discard everything after a broken request
+            }
+            if (msg instanceof HttpRequest req) {
+                onHead(req);
+            }
+            if (msg instanceof HttpContent content && state != State.IDLE) {
+                onContent(content);
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void onHead(HttpRequest req) {
+        DecoderResult result = req.decoderResult();
+        if (result.isFailure()) {
+            Throwable cause = result.cause();
+            if (cause instanceof TooLongHttpLineException) {
+                reject(Outcome.URI_TOO_LONG, "request line longer than " + limits.maxInitialLineLength() + " bytes");
+            } else if (cause instanceof TooLongHttpHeaderException) {
+                reject(Outcome.HEADERS_TOO_LARGE, "request headers larger than " + limits.maxHeaderSize() + " bytes");
+            } else if (cause instanceof TooLongFrameException) {
+                reject(Outcome.HEADERS_TOO_LARGE, "request head too large");
+            } else {
+                reject(Outcome.BAD_REQUEST, "malformed request: " + shortReason(cause));
+            }
+            return;
+        }
+        head = req;
+        bodyBytes = 0;
+        bodyBad = false;
+        long declared;
+        try {
+            declared = HttpUtil.getContentLength(req, -1L);
+        } catch (NumberFormatException e) {
+            reject(Outcome.BAD_REQUEST, "malformed request: invalid Content-Length");
+            return;
+        }
+        if (declared > limits.maxBodySize()) {
+            reject(Outcome.BODY_TOO_LARGE, "request body of " + declared + " bytes exceeds " + limits.maxBodySize());
+            return;
+        }
+        state = State.BODY;
+    }
+
+    private void onContent(HttpContent content) {
+        if (content.decoderResult().isFailure()) {
+            reject(Outcome.BAD_REQUEST, "malformed request body: " + shortReason(content.decoderResult().cause()));
+            return;
+        }
+        bodyBytes += content.content().readableBytes();
+        if (bodyBytes > limits.maxBodySize()) {
+            reject(Outcome.BODY_TOO_LARGE, "request body exceeds " + limits.maxBodySize() + " bytes");
+            return;
+        }
+        if (content instanceof LastHttpContent) {
+            HttpRequest req = head;
+            head = null;
+            state = State.IDLE;
+            dispatch(req);
+        }
+    }
+
+    private void dispatch(HttpRequest req) {
+        long seq = nextSeq++;
+        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        QueryStringDecoder query = new QueryStringDecoder(req.uri());
+        if (!binding.path().equals(query.path())) {
+            stats.answered(Outcome.NOT_FOUND);
+            park(seq, text(HttpResponseStatus.NOT_FOUND, "no such path: " + truncate(query.path())), !keepAlive);
+            return;
+        }
+        if (!HttpMethod.GET.equals(req.method())) {
+            stats.answered(Outcome.METHOD_NOT_ALLOWED);
+            FullHttpResponse r = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method " + req.method() + " not allowed on "
+                    + binding.path() + " (use GET)");
+            r.headers().set(HttpHeaderNames.ALLOW, "GET");
+            park(seq, r, !keepAlive);
+            return;
+        }
+        Q request;
+        try {
+            request = binding.decode(query);
+        } catch (BadRequestException e) {
+            stats.answered(Outcome.BAD_REQUEST);
+            park(seq, text(HttpResponseStatus.BAD_REQUEST, e.getMessage()), !keepAlive);
+            return;
+        }
+        if (nextSeq - nextToWrite >= maxPipelined) {
+            ctx.channel().config().setAutoRead(false); // back-pressure: too many unanswered
+        }
+        engine.submit(ctx.channel().eventLoop(), request, new Sink(seq, !keepAlive));
+    }
+
+    /** A broken request: answer in order, then close; discard the rest of the stream. */
+    private void reject(Outcome outcome, String reason) {
+        stats.answered(outcome);
+        state = State.CLOSING;
+        head = null;
+        long seq = nextSeq++;
+        park(seq, text(HttpResponseStatus.valueOf(outcome.status()), reason), true);
+    }
+
+    /** Completion of one admitted request; may be called on any thread. */
+    private final class Sink implements ResponseSink<R> {
+        private final long seq;
+        private final boolean close;
+
+        Sink(long seq, boolean close) {
+            this.seq = seq;
+            this.close = close;
+        }
+
+        @Override
+        public void complete(R response) {
+            if (ctx.executor().inEventLoop()) {
+                completeOnLoop(response);
+            } else {
+                ctx.executor().execute(() -> completeOnLoop(response));
+            }
+        }
+
+        private void completeOnLoop(R response) {
+            stats.answered(Outcome.OK);
+            if (closed) {
+                ReferenceCountUtil.release(response);
+                return;
+            }
+            ByteBuf body;
+            try {
+                body = binding.encode(response, ctx.alloc());
+            } catch (RuntimeException e) {
+                log.error("encoding a response failed", e);
+                ReferenceCountUtil.release(response);
+                park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding failed: " + e), close);
+                return;
+            }
+            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body);
+            r.headers().set(HttpHeaderNames.CONTENT_TYPE, binding.contentType());
+            park(seq, r, close);
+        }
+
+        @Override
+        public void fail(Outcome outcome, String reason) {
+            if (ctx.executor().inEventLoop()) {
+                failOnLoop(outcome, reason);
+            } else {
+                ctx.executor().execute(() -> failOnLoop(outcome, reason));
+            }
+        }
+
+        private void failOnLoop(Outcome outcome, String reason) {
+            stats.answered(outcome);
+            park(seq, text(HttpResponseStatus.valueOf(outcome.status()), reason), close);
+        }
+    }
+
+    /** Parks response {@code seq} and writes every response that is now in order. Loop only. */
+    private void park(long seq, FullHttpResponse response, boolean closeAfter) {
+        if (closed) {
+            response.release();
+            return;
+        }
+        while (nextSeq - nextToWrite > ring.length) {
+            grow();
+        }
+        int slot = (int) (seq % ring.length);
+        ring[slot] = response;
+        ringClose[slot] = closeAfter;
+        boolean wrote = false;
+        while (nextToWrite < nextSeq) {
+            int s = (int) (nextToWrite % ring.length);
+            Object r = ring[s];
+            if (r == null) {
+                break;
+            }
+            ring[s] = null;
+            nextToWrite++;
+            FullHttpResponse resp = (FullHttpResponse) r;
+            boolean closing = ringClose[s];
+            HttpUtil.setContentLength(resp, resp.content().readableBytes());
+            if (closing) {
+                resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+                ctx.writeAndFlush(resp).addListener(ChannelFutureListener.CLOSE);
+                closed = true;
+                releaseParked();
+                return;
+            }
+            ctx.write(resp);
+            wrote = true;
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+        if (!ctx.channel().config().isAutoRead() && nextSeq - nextToWrite < maxPipelined) {
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    /**
+     * Doubles the ring. Needed when one read delivers more pipelined requests than the ring holds
+     * (reading stops at {@code maxPipelined}, but bytes already read are still decoded).
+     */
+    private void grow() {
+        Object[] r = new Object[ring.length * 2];
+        boolean[] c = new boolean[r.length];
+        for (long s = nextToWrite; s < nextToWrite + ring.length; s++) {
+            r[(int) (s % r.length)] = ring[(int) (s % ring.length)];
+            c[(int) (s % r.length)] = ringClose[(int) (s % ring.length)];
+        }
+        ring = r;
+        ringClose = c;
+    }
+
+    private void releaseParked() {
+        for (int i = 0; i < ring.length; i++) {
+            if (ring[i] != null) {
+                ReferenceCountUtil.release(ring[i]);
+                ring[i] = null;
+            }
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closed = true;
+        releaseParked();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            if (nextToWrite == nextSeq) { // nothing in flight: an idle keep-alive connection
+                ctx.close();
+            }
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("upstream connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+
+    static FullHttpResponse text(HttpResponseStatus status, String reason) {
+        ByteBuf body = ByteBufUtil.writeUtf8(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, reason + "\n");
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+        return r;
+    }
+
+    private static String shortReason(Throwable t) {
+        String m = t.getMessage();
+        return truncate(m == null ? t.getClass().getSimpleName() : m);
+    }
+
+    private static String truncate(String s) {
+        byte[] b = s.getBytes(StandardCharsets.UTF_8);
+        return b.length <= 200 ? s : new String(b, 0, 200, StandardCharsets.UTF_8) + "…";
+    }
+}

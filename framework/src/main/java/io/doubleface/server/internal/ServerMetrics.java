@@ -1,0 +1,182 @@
+package io.doubleface.server.internal;
+
+import io.doubleface.engine.FanoutEngine;
+import io.doubleface.engine.Outcome;
+import io.doubleface.loop.LoopGroup;
+import io.doubleface.loop.LoopStats;
+import io.doubleface.loop.ThreadStats;
+import io.doubleface.model.ThreadingModel;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The server's counters, as JSON for {@code /admin/stats} and as Prometheus text (via Micrometer)
+ * for {@code /metrics}. Reads are racy snapshots of single-writer counters: good for monitoring,
+ * and exact once the load has stopped.
+ *
+ * <p>Threading: called from the admin loop only (meters are registered lazily under a lock).
+ */
+public final class ServerMetrics {
+
+    private final FanoutEngine<?, ?, ?> engine;
+    private final Supplier<List<LoopGroup>> loopGroups;
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final Set<String> registeredLoops = new HashSet<>();
+    private final long startMillis = System.currentTimeMillis();
+
+    public ServerMetrics(FanoutEngine<?, ?, ?> engine, Supplier<List<LoopGroup>> loopGroups) {
+        this.engine = engine;
+        this.loopGroups = loopGroups;
+        for (Outcome o : Outcome.values()) {
+            FunctionCounter.builder("doubleface.requests", engine.stats(), s -> s.count(o))
+                    .tag("outcome", o.label()).tag("status", Integer.toString(o.status()))
+                    .description("upstream requests answered, by outcome").register(registry);
+        }
+        FunctionCounter.builder("doubleface.config.switches", engine, FanoutEngine::switches)
+                .description("run-time configuration switches").register(registry);
+        Gauge.builder("doubleface.requests.inflight", engine, e -> {
+            long answered = 0;
+            for (Outcome o : Outcome.values()) {
+                answered += e.stats().count(o);
+            }
+            return Math.max(0, e.stats().admittedCount() - (answered - unadmitted(e)));
+        }).description("requests admitted and not yet answered (approximate)").register(registry);
+    }
+
+    private static long unadmitted(FanoutEngine<?, ?, ?> e) {
+        // answered without reaching the engine: refused by the HTTP layer
+        return e.stats().count(Outcome.NOT_FOUND) + e.stats().count(Outcome.METHOD_NOT_ALLOWED)
+                + e.stats().count(Outcome.URI_TOO_LONG) + e.stats().count(Outcome.HEADERS_TOO_LARGE)
+                + e.stats().count(Outcome.BODY_TOO_LARGE) + e.stats().count(Outcome.BAD_REQUEST);
+    }
+
+    private synchronized void registerLoops() {
+        for (LoopGroup g : loopGroups.get()) {
+            for (LoopStats s : g.stats()) {
+                if (registeredLoops.add(s.name())) {
+                    FunctionCounter.builder("doubleface.loop.iterations", s, LoopStats::iterations)
+                            .tag("loop", s.name()).tag("group", s.group())
+                            .description("I/O handler iterations (epoll_wait calls)").register(registry);
+                    FunctionCounter.builder("doubleface.loop.wakeups", s, LoopStats::wakeups)
+                            .tag("loop", s.name()).tag("group", s.group())
+                            .description("iterations allowed to block").register(registry);
+                    FunctionCounter.builder("doubleface.loop.events", s, LoopStats::events)
+                            .tag("loop", s.name()).tag("group", s.group())
+                            .description("I/O events handled").register(registry);
+                    FunctionCounter.builder("doubleface.loop.tail.batches", s, LoopStats::batches)
+                            .tag("loop", s.name()).tag("group", s.group())
+                            .description("DoubleFace tail batches").register(registry);
+                    FunctionCounter.builder("doubleface.loop.tail.replies", s, LoopStats::batchedReplies)
+                            .tag("loop", s.name()).tag("group", s.group())
+                            .description("replies processed by DoubleFace tail batches").register(registry);
+                }
+            }
+        }
+    }
+
+    /** Prometheus text exposition. */
+    public String prometheus() {
+        registerLoops();
+        StringBuilder b = new StringBuilder(registry.scrape());
+        b.append("# HELP doubleface_config_active the active threading configuration\n");
+        b.append("# TYPE doubleface_config_active gauge\n");
+        b.append("doubleface_config_active{config=\"").append(engine.active().name()).append("\"} 1\n");
+        Map<String, ThreadStats.Group> threads = ThreadStats.snapshot();
+        b.append("# HELP doubleface_thread_context_switches_total context switches per thread group\n");
+        b.append("# TYPE doubleface_thread_context_switches_total counter\n");
+        threads.forEach((name, g) -> {
+            b.append("doubleface_thread_context_switches_total{group=\"").append(name)
+                    .append("\",kind=\"voluntary\"} ").append(g.voluntarySwitches()).append('\n');
+            b.append("doubleface_thread_context_switches_total{group=\"").append(name)
+                    .append("\",kind=\"involuntary\"} ").append(g.involuntarySwitches()).append('\n');
+        });
+        b.append("# HELP doubleface_thread_cpu_seconds_total CPU time per thread group\n");
+        b.append("# TYPE doubleface_thread_cpu_seconds_total counter\n");
+        threads.forEach((name, g) -> b.append("doubleface_thread_cpu_seconds_total{group=\"").append(name)
+                .append("\"} ").append(g.cpuMillis() / 1000.0).append('\n'));
+        return b.toString();
+    }
+
+    /** The {@code /admin/stats} document. */
+    public String statsJson() {
+        Json j = new Json().begin();
+        j.field("config", engine.active().name());
+        j.field("uptime_ms", System.currentTimeMillis() - startMillis);
+        j.field("deadline_ms", engine.deadlineMillis());
+        j.field("driver", engine.context().driver().describe());
+        j.field("shards", engine.context().driver().shardCount());
+        j.key("requests").begin();
+        j.field("admitted", engine.stats().admittedCount());
+        long total = 0;
+        for (Outcome o : Outcome.values()) {
+            long n = engine.stats().count(o);
+            total += n;
+            j.field(o.label(), n);
+        }
+        j.field("answered", total);
+        j.end();
+        j.key("loops").beginArray();
+        for (LoopGroup g : loopGroups.get()) {
+            for (LoopStats s : g.stats()) {
+                j.begin();
+                j.field("name", s.name());
+                j.field("group", s.group());
+                j.field("iterations", s.iterations());
+                j.field("wakeups", s.wakeups());
+                j.field("events", s.events());
+                j.field("events_per_iteration", s.iterations() == 0 ? 0.0 : (double) s.events() / s.iterations());
+                j.field("events_per_wakeup", s.wakeups() == 0 ? 0.0 : (double) s.events() / s.wakeups());
+                j.field("tail_batches", s.batches());
+                j.field("tail_replies", s.batchedReplies());
+                j.field("tail_batch_mean", s.batches() == 0 ? 0.0 : (double) s.batchedReplies() / s.batches());
+                j.field("tail_batch_max", s.maxBatch());
+                j.key("tail_batch_histogram_log2").beginArray();
+                long[] h = s.batchHistogram();
+                int last = h.length - 1;
+                while (last > 0 && h[last] == 0) {
+                    last--;
+                }
+                for (int i = 0; i <= last; i++) {
+                    j.value(h[i]);
+                }
+                j.endArray();
+                j.end();
+            }
+        }
+        j.endArray();
+        j.key("threads").beginArray();
+        for (ThreadStats.Group g : ThreadStats.snapshot().values()) {
+            j.begin();
+            j.field("group", g.name());
+            j.field("threads", g.threads());
+            j.field("voluntary_switches", g.voluntarySwitches());
+            j.field("involuntary_switches", g.involuntarySwitches());
+            j.field("cpu_ms", g.cpuMillis());
+            j.end();
+        }
+        j.endArray();
+        j.key("configurations").beginArray();
+        List<String> names = new ArrayList<>();
+        for (ThreadingModel m : engine.models()) {
+            names.add(m.configuration().name());
+        }
+        names.forEach(j::value);
+        j.endArray();
+        j.field("switches", engine.switches());
+        j.key("switch_log").beginArray();
+        for (FanoutEngine.SwitchRecord r : engine.switchLog()) {
+            j.begin().field("at", r.at().toString()).field("from", r.from()).field("to", r.to()).end();
+        }
+        j.endArray();
+        j.end();
+        return j.toString();
+    }
+}
