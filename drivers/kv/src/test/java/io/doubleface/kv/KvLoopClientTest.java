@@ -1,0 +1,355 @@
+package io.doubleface.kv;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.api.ShardRequest;
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ShardException.Kind;
+import io.doubleface.kv.TestShards.FakeShard;
+import io.doubleface.loop.LoopGroup;
+import io.netty.channel.EventLoop;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The loop client against real leaf servers and fake shards, on real sockets. */
+@ExtendWith(LeakCheck.class)
+class KvLoopClientTest {
+
+    private static final int RECORDS = 100;
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closeables.size() - 1; i >= 0; i--) {
+            closeables.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T closeLater(T c) {
+        closeables.add(c);
+        return c;
+    }
+
+    private KvLeafServer leaf(int shards, LoopGroup.Transport transport) {
+        return closeLater(KvLeafServer.builder().shards(shards).records(RECORDS).transport(transport).start());
+    }
+
+    private EventLoop clientLoop(LoopGroup.Transport transport) {
+        return closeLater(new LoopGroup("kv-test", 1, transport)).loops().get(0);
+    }
+
+    private LoopClient open(KvDriver driver, EventLoop loop) {
+        closeLater(driver);
+        return driver.openOn(loop);
+    }
+
+    /** Runs {@code sends} as one task on the client's loop. */
+    private static void onLoop(LoopClient client, Consumer<LoopClient> sends) {
+        client.loop().submit(() -> sends.accept(client)).syncUninterruptibly();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = LoopGroup.Transport.class, names = {"AUTO", "NIO"})
+    void repliesAreByteIdenticalToRecordsWriteReply(LoopGroup.Transport transport) throws Exception {
+        KvLeafServer leaf = leaf(3, transport);
+        EventLoop loop = clientLoop(transport);
+        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        List<ShardRequest> requests = List.of(
+                ShardRequest.readField(0, 0),
+                ShardRequest.readField(42, 9),
+                ShardRequest.readRecord(RECORDS - 1),
+                ShardRequest.readRecord(7),
+                ShardRequest.scan(95, 10),                       // wraps at RECORDS
+                ShardRequest.scan(3, ShardRequest.MAX_SCAN),     // wraps ten times, ~1 MB
+                new ShardRequest(ShardRequest.Op.SCAN, 98, 4, 5)); // one field of each record, wrapping
+        Outcomes out = new Outcomes(loop, requests.size());
+        onLoop(client, c -> {
+            for (int i = 0; i < requests.size(); i++) {
+                c.send(i % 3, requests.get(i), out, i);
+            }
+        });
+        out.await();
+        for (int i = 0; i < requests.size(); i++) {
+            assertArrayEquals(TestShards.expected(requests.get(i), RECORDS), out.reply(i), requests.get(i).toString());
+        }
+    }
+
+    @Test
+    void thousandPipelinedCallsOnOneConnectionAllCompleteWithTheirOwnReply() throws Exception {
+        KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        int n = 1000;
+        Outcomes out = new Outcomes(loop, n);
+        onLoop(client, c -> {
+            for (int i = 0; i < n; i++) {
+                c.send(0, ShardRequest.readField(i % RECORDS, i % 10), out, i);
+            }
+        });
+        out.await();
+        for (int i = 0; i < n; i++) {
+            assertArrayEquals(TestShards.expected(ShardRequest.readField(i % RECORDS, i % 10), RECORDS), out.reply(i));
+        }
+    }
+
+    @Test
+    void twentySendsInOneLoopTaskAreFlushedAtTheEndOfTheIterationAndAllAnswered() throws Exception {
+        KvLeafServer leaf = leaf(20, LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        // warm up: connections exist, so the next sends go through the end-of-iteration flush
+        Outcomes warm = new Outcomes(loop, 20);
+        onLoop(client, c -> {
+            for (int s = 0; s < 20; s++) {
+                c.send(s, ShardRequest.readRecord(s), warm, s);
+            }
+        });
+        warm.await();
+        Outcomes fanout = new Outcomes(loop, 20);
+        Outcomes oneShard = new Outcomes(loop, 20);
+        onLoop(client, c -> {
+            for (int s = 0; s < 20; s++) {
+                c.send(s, ShardRequest.readField(s, 3), fanout, s);
+                c.send(0, ShardRequest.readField(s, 4), oneShard, s);
+            }
+        });
+        fanout.await();
+        oneShard.await();
+        for (int s = 0; s < 20; s++) {
+            assertArrayEquals(TestShards.expected(ShardRequest.readField(s, 3), RECORDS), fanout.reply(s));
+            assertArrayEquals(TestShards.expected(ShardRequest.readField(s, 4), RECORDS), oneShard.reply(s));
+        }
+    }
+
+    @Test
+    void keyBeyondTheRecordsFailsWithShardError() throws Exception {
+        KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        Outcomes out = new Outcomes(loop, 3);
+        onLoop(client, c -> {
+            c.send(0, ShardRequest.readRecord(RECORDS), out, 0);
+            c.send(0, ShardRequest.scan(RECORDS + 5, 2), out, 1);
+            c.send(0, ShardRequest.readRecord(1), out, 2); // the connection stays usable
+        });
+        out.await();
+        out.assertFailed(0, Kind.SHARD_ERROR);
+        assertTrue(out.failure(0).getMessage().contains("NOT_FOUND"), out.failure(0).getMessage());
+        out.assertFailed(1, Kind.SHARD_ERROR);
+        assertArrayEquals(TestShards.expected(ShardRequest.readRecord(1), RECORDS), out.reply(2));
+    }
+
+    @Test
+    void callsOutstandingWhenTheShardDropsTheConnectionFailUnavailableAndTheNextSendReconnects() throws Exception {
+        FakeShard shard = closeLater(FakeShard.silent());
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        KvDriver driver = new KvDriver(List.of(shard.address()), KvDriver.Options.DEFAULT
+                .withCallTimeout(Duration.ofMinutes(5)).withReconnectBackoff(Duration.ZERO));
+        LoopClient client = open(driver, loop);
+        Outcomes outstanding = new Outcomes(loop, 10);
+        onLoop(client, c -> {
+            for (int i = 0; i < 10; i++) {
+                c.send(0, ShardRequest.readRecord(i), outstanding, i);
+            }
+        });
+        awaitAccepted(shard, 1);
+        shard.dropConnections();
+        outstanding.await();
+        for (int i = 0; i < 10; i++) {
+            outstanding.assertFailed(i, Kind.UNAVAILABLE);
+        }
+        // the shard stops listening: sends fail fast, not after a timeout
+        int port = shard.port();
+        shard.close();
+        Outcomes down = new Outcomes(loop, 1);
+        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), down, 0));
+        down.await().assertFailed(0, Kind.UNAVAILABLE);
+        // the shard comes back on the same port: the client reconnects
+        closeLater(KvLeafServer.builder().shards(1).basePort(port).records(RECORDS).start());
+        Outcomes back = new Outcomes(loop, 1);
+        onLoop(client, c -> c.send(0, ShardRequest.readRecord(5), back, 0));
+        assertArrayEquals(TestShards.expected(ShardRequest.readRecord(5), RECORDS), back.await().reply(0));
+    }
+
+    @Test
+    void leafStoppedMidRunEndsEveryCallOnceAndTheClientRecoversWhenItRestarts() throws Exception {
+        KvLeafServer leaf = KvLeafServer.builder().shards(1).records(RECORDS).start();
+        int port = leaf.port(0);
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        KvDriver driver = new KvDriver(leaf.addresses(), KvDriver.Options.DEFAULT
+                .withCallTimeout(Duration.ofMinutes(5)).withReconnectBackoff(Duration.ZERO));
+        LoopClient client = open(driver, loop);
+        int n = 2000;
+        Outcomes out = new Outcomes(loop, n);
+        onLoop(client, c -> {
+            for (int i = 0; i < n; i++) {
+                c.send(0, ShardRequest.scan(i % RECORDS, 50), out, i);
+            }
+        });
+        leaf.close(); // while (some of) the calls are outstanding
+        out.await();
+        for (int i = 0; i < n; i++) {
+            if (out.replied(i)) {
+                assertArrayEquals(TestShards.expected(ShardRequest.scan(i % RECORDS, 50), RECORDS), out.reply(i));
+            } else {
+                out.assertFailed(i, Kind.UNAVAILABLE);
+            }
+        }
+        closeLater(KvLeafServer.builder().shards(1).basePort(port).records(RECORDS).start());
+        Outcomes back = new Outcomes(loop, 1);
+        onLoop(client, c -> c.send(0, ShardRequest.readField(9, 9), back, 0));
+        assertArrayEquals(TestShards.expected(ShardRequest.readField(9, 9), RECORDS), back.await().reply(0));
+    }
+
+    @Test
+    void afterAFailedConnectSendsFailAtOnceDuringTheBackoff() throws Exception {
+        FakeShard shard = FakeShard.silent();
+        InetSocketAddress address = shard.address();
+        shard.close(); // nothing listens there now
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        KvDriver driver = new KvDriver(List.of(address), KvDriver.Options.DEFAULT.withReconnectBackoff(Duration.ofHours(1)));
+        LoopClient client = open(driver, loop);
+        Outcomes first = new Outcomes(loop, 1);
+        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), first, 0));
+        first.await().assertFailed(0, Kind.UNAVAILABLE);
+        Outcomes second = new Outcomes(loop, 1);
+        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), second, 0));
+        second.await().assertFailed(0, Kind.UNAVAILABLE);
+        assertTrue(second.failure(0).getMessage().contains("backoff"), second.failure(0).getMessage());
+    }
+
+    @Test
+    void shardThatNeverAnswersFailsTheCallWithTimeoutAfterTheCallTimeout() throws Exception {
+        FakeShard shard = closeLater(FakeShard.silent());
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        Duration timeout = Duration.ofMillis(200);
+        LoopClient client = open(new KvDriver(List.of(shard.address()), KvDriver.Options.DEFAULT.withCallTimeout(timeout)), loop);
+        Outcomes out = new Outcomes(loop, 3);
+        long start = System.nanoTime();
+        onLoop(client, c -> {
+            for (int i = 0; i < 3; i++) {
+                c.send(0, ShardRequest.readRecord(i), out, i);
+            }
+        });
+        out.await();
+        long waited = System.nanoTime() - start;
+        for (int i = 0; i < 3; i++) {
+            out.assertFailed(i, Kind.TIMEOUT);
+        }
+        assertTrue(waited >= timeout.toNanos(), "timed out after " + TimeUnit.NANOSECONDS.toMillis(waited) + " ms");
+    }
+
+    @Test
+    void replyWithAnUnknownIdIsDroppedAndTheCallStillTimesOut() throws Exception {
+        // answers every request with a well-formed OK frame for another id
+        FakeShard shard = closeLater(new FakeShard(0, (s, in) -> {
+            try {
+                byte[] req = in.readNBytes(KvProtocol.REQUEST_FRAME_LENGTH);
+                OutputStream o = s.getOutputStream();
+                byte[] resp = new byte[4 + 5 + 2];
+                KvProtocol.putInt(resp, 0, 5 + 2);
+                KvProtocol.putInt(resp, 4, KvProtocol.getInt(req, 4) + 12345);
+                o.write(resp);
+                o.flush();
+                TestShards.FakeShard.drain(in);
+            } catch (IOException e) {
+                // closed
+            }
+        }));
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient client = open(new KvDriver(List.of(shard.address()),
+                KvDriver.Options.DEFAULT.withCallTimeout(Duration.ofMillis(300))), loop);
+        Outcomes out = new Outcomes(loop, 1);
+        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), out, 0));
+        out.await().assertFailed(0, Kind.TIMEOUT);
+    }
+
+    @Test
+    void sendsBeyondMaxOutstandingFailOverloadedAndCloseFailsTheRestClosed() throws Exception {
+        FakeShard shard = closeLater(FakeShard.silent());
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        KvDriver driver = closeLater(new KvDriver(List.of(shard.address()),
+                KvDriver.Options.DEFAULT.withMaxOutstanding(4).withCallTimeout(Duration.ofMinutes(5))));
+        LoopClient client = driver.openOn(loop);
+        Outcomes out = new Outcomes(loop, 6);
+        onLoop(client, c -> {
+            for (int i = 0; i < 6; i++) {
+                c.send(0, ShardRequest.readRecord(i), out, i);
+            }
+        });
+        onLoop(client, LoopClient::close);
+        out.await();
+        for (int i = 0; i < 4; i++) {
+            out.assertFailed(i, Kind.CLOSED);
+        }
+        out.assertFailed(4, Kind.OVERLOADED);
+        out.assertFailed(5, Kind.OVERLOADED);
+        Outcomes after = new Outcomes(loop, 1);
+        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), after, 0));
+        after.await().assertFailed(0, Kind.CLOSED);
+    }
+
+    @Test
+    void driverCloseFailsOutstandingCallsOfItsLoopClientsWithClosed() throws Exception {
+        FakeShard shard = closeLater(FakeShard.silent());
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        KvDriver driver = new KvDriver(List.of(shard.address()), KvDriver.Options.DEFAULT.withCallTimeout(Duration.ofMinutes(5)));
+        LoopClient client = driver.openOn(loop);
+        Outcomes out = new Outcomes(loop, 2);
+        onLoop(client, c -> {
+            c.send(0, ShardRequest.readRecord(1), out, 0);
+            c.send(0, ShardRequest.readRecord(2), out, 1);
+        });
+        driver.close();
+        out.await();
+        out.assertFailed(0, Kind.CLOSED);
+        out.assertFailed(1, Kind.CLOSED);
+        assertThrows(IllegalStateException.class, () -> driver.openOn(loop));
+    }
+
+    @Test
+    void sendFromAnotherThreadIsRejected() {
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient client = open(new KvDriver(List.of(new InetSocketAddress("127.0.0.1", 1))), loop);
+        Outcomes out = new Outcomes(loop, 1);
+        assertThrows(IllegalStateException.class, () -> client.send(0, ShardRequest.readRecord(1), out, 0));
+    }
+
+    @Test
+    void scanWithAFieldOutsideTheProtocolRangeFailsWithoutTouchingTheConnection() throws Exception {
+        KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        Outcomes out = new Outcomes(loop, 2);
+        onLoop(client, c -> {
+            c.send(0, new ShardRequest(ShardRequest.Op.SCAN, 1, 77, 2), out, 0);
+            c.send(0, ShardRequest.scan(1, 2), out, 1);
+        });
+        out.await().assertFailed(0, Kind.SHARD_ERROR);
+        assertArrayEquals(TestShards.expected(ShardRequest.scan(1, 2), RECORDS), out.reply(1));
+    }
+
+    private static void awaitAccepted(FakeShard shard, int n) throws InterruptedException {
+        long give = System.nanoTime() + TimeUnit.SECONDS.toNanos(Outcomes.HANG_SECONDS);
+        while (shard.accepted().size() < n) {
+            assertTrue(System.nanoTime() - give < 0, "fake shard accepted nothing: hang");
+            Thread.sleep(5);
+        }
+        assertEquals(n, shard.accepted().size());
+    }
+}

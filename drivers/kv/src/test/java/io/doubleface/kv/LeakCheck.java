@@ -1,0 +1,97 @@
+package io.doubleface.kv;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.netty.buffer.AbstractByteBuf;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.ResourceLeakDetector;
+import io.netty.util.ResourceLeakDetectorFactory;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Fails a test when Netty's leak detector reports a {@link ByteBuf} that was garbage-collected
+ * without being released.
+ *
+ * <p>How: before any buffer class is loaded, installs a {@link ResourceLeakDetectorFactory} whose
+ * detectors record every report (and still log it). After each test it forces a few GC rounds and
+ * allocates buffers — the detector checks for collected, unreleased buffers on allocation — then
+ * fails if anything was recorded. Leak detection runs at {@code PARANOID} (every buffer tracked).
+ * A leak caused by one test can surface in the next; the report's access records tell where.
+ *
+ * <p>Use: {@code @ExtendWith(LeakCheck.class)} on every test class of this module, so the factory
+ * is installed before the first buffer class is initialised.
+ */
+public final class LeakCheck implements BeforeAllCallback, AfterEachCallback {
+
+    private static final List<String> LEAKS = new CopyOnWriteArrayList<>();
+
+    /** GC-and-allocate rounds after each test: {@value}. */
+    private static final int ROUNDS = 4;
+
+    static {
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.PARANOID);
+        ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new ResourceLeakDetectorFactory() {
+            @Override
+            @SuppressWarnings("deprecation")
+            public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
+                    long maxActive) {
+                return new Recording<>(resource, samplingInterval);
+            }
+        });
+    }
+
+    private static final class Recording<T> extends ResourceLeakDetector<T> {
+        Recording(Class<T> resource, int samplingInterval) {
+            super(resource, samplingInterval);
+        }
+
+        @Override
+        protected void reportTracedLeak(String resourceType, String records) {
+            LEAKS.add(resourceType + " leaked:" + records);
+            super.reportTracedLeak(resourceType, records);
+        }
+
+        @Override
+        protected void reportUntracedLeak(String resourceType) {
+            LEAKS.add(resourceType + " leaked (untraced)");
+            super.reportUntracedLeak(resourceType);
+        }
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
+        Field f = AbstractByteBuf.class.getDeclaredField("leakDetector");
+        f.setAccessible(true);
+        if (!(f.get(null) instanceof Recording)) {
+            fail("LeakCheck installed after ByteBuf classes were initialised; leaks would go unnoticed");
+        }
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+        ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+        for (int i = 0; i < ROUNDS; i++) {
+            System.gc();
+            Thread.sleep(10);
+            List<ByteBuf> bufs = new ArrayList<>();
+            for (int j = 0; j < 8; j++) {
+                bufs.add(alloc.directBuffer(8));
+                bufs.add(alloc.heapBuffer(8));
+            }
+            bufs.forEach(ByteBuf::release);
+        }
+        if (!LEAKS.isEmpty()) {
+            List<String> found = List.copyOf(LEAKS);
+            LEAKS.clear();
+            fail(found.size() + " ByteBuf leak(s) reported:\n" + String.join("\n", found));
+        }
+    }
+}

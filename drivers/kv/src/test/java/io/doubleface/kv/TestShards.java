@@ -1,0 +1,107 @@
+package io.doubleface.kv;
+
+import io.doubleface.api.ShardRequest;
+import io.doubleface.data.Records;
+import io.doubleface.loop.Threads;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
+
+/** Test helpers: expected replies and fake shards. */
+final class TestShards {
+
+    private TestShards() {}
+
+    /** What {@link Records#writeReply} produces for {@code request}. */
+    static byte[] expected(ShardRequest request, long records) {
+        ByteBuf b = Unpooled.buffer(Records.replySize(request));
+        try {
+            Records.writeReply(request, records, b);
+            return ByteBufUtil.getBytes(b);
+        } finally {
+            b.release();
+        }
+    }
+
+    /**
+     * A fake shard on a blocking {@link ServerSocket}: accepts connections and hands each to
+     * {@code behaviour} on its own thread. The default behaviour reads and never answers.
+     */
+    static final class FakeShard implements AutoCloseable {
+        private final ServerSocket server;
+        private final List<Socket> accepted = new CopyOnWriteArrayList<>();
+        private final BiConsumer<Socket, InputStream> behaviour;
+
+        FakeShard(int port, BiConsumer<Socket, InputStream> behaviour) throws IOException {
+            this.server = new ServerSocket();
+            server.setReuseAddress(true);
+            server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            this.behaviour = behaviour;
+            Threads.platform("fake-acc").newThread(this::acceptLoop).start();
+        }
+
+        /** A shard that accepts and reads, but never answers. */
+        static FakeShard silent() throws IOException {
+            return new FakeShard(0, (s, in) -> drain(in));
+        }
+
+        private void acceptLoop() {
+            while (!server.isClosed()) {
+                try {
+                    Socket s = server.accept();
+                    accepted.add(s);
+                    InputStream in = s.getInputStream();
+                    Threads.platform("fake-con").newThread(() -> behaviour.accept(s, in)).start();
+                } catch (IOException e) {
+                    return; // closed
+                }
+            }
+        }
+
+        static void drain(InputStream in) {
+            byte[] b = new byte[4096];
+            try {
+                while (in.read(b) >= 0) {
+                    // discard
+                }
+            } catch (IOException e) {
+                // closed
+            }
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        InetSocketAddress address() {
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), port());
+        }
+
+        /** Connections accepted so far. */
+        List<Socket> accepted() {
+            return accepted;
+        }
+
+        /** Closes the accepted connections, keeps listening. */
+        void dropConnections() throws IOException {
+            for (Socket s : accepted) {
+                s.close();
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+            dropConnections();
+        }
+    }
+}
