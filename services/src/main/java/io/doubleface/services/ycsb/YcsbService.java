@@ -1,0 +1,153 @@
+package io.doubleface.services.ycsb;
+
+import io.doubleface.api.FanoutPlan;
+import io.doubleface.api.FanoutService;
+import io.doubleface.data.Records;
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The YCSB fanout service (the DoubleFaceAD benchmark's mid-tier): a query for key N with fanout K
+ * reads K shards — call i reads record {@code (N+i) % records} from shard {@code (N+i) % shards} —
+ * turns each binary reply into a JSON fragment ({@code onReply}) and concatenates them in call
+ * order ({@code merge}). Since record contents are a function of (key, field), the response to a
+ * query is byte-identical whatever store and threading model served it.
+ *
+ * <p>Optional synthetic CPU work per reply ({@code replyWorkNanos}), like the paper's handlers.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbService.Result> {
+
+    /** Records per {@code large} scan: {@value} (× ~1 kB = 20 kB per shard). */
+    public static final int DEFAULT_SCAN_RECORDS = 20;
+
+    private final long records;
+    private final int scanRecords;
+    private final long replyWorkNanos;
+
+    /**
+     * @param records the key space of the shards ({@code --records})
+     * @param scanRecords records per {@code large} scan
+     * @param replyWorkNanos CPU time to burn per reply in {@code onReply} (0 = none)
+     */
+    public YcsbService(long records, int scanRecords, long replyWorkNanos) {
+        if (records < 1) {
+            throw new IllegalArgumentException("records: " + records + " (expected: > 0)");
+        }
+        if (scanRecords < 1 || scanRecords > io.doubleface.api.ShardRequest.MAX_SCAN) {
+            throw new IllegalArgumentException("scanRecords: " + scanRecords + " (expected: 1.."
+                    + io.doubleface.api.ShardRequest.MAX_SCAN + ")");
+        }
+        if (replyWorkNanos < 0) {
+            throw new IllegalArgumentException("replyWorkNanos: " + replyWorkNanos + " (expected: >= 0)");
+        }
+        this.records = records;
+        this.scanRecords = scanRecords;
+        this.replyWorkNanos = replyWorkNanos;
+    }
+
+    public long records() {
+        return records;
+    }
+
+    /** The merged response: the query and one JSON fragment per call, in call order. */
+    public record Result(YcsbQuery query, List<byte[]> parts) {}
+
+    @Override
+    public void plan(YcsbQuery q, FanoutPlan plan) {
+        int shards = plan.shardCount();
+        for (int i = 0; i < q.fanout(); i++) {
+            long k = (q.key() + i) % records;
+            plan.call((int) ((q.key() + i) % shards), q.size().request(k, scanRecords));
+        }
+    }
+
+    @Override
+    public byte[] onReply(YcsbQuery q, int call, ByteBuf reply) {
+        if (replyWorkNanos > 0) {
+            burn(replyWorkNanos);
+        }
+        return toJson(reply);
+    }
+
+    @Override
+    public Result merge(YcsbQuery q, List<byte[]> processed) {
+        return new Result(q, processed);
+    }
+
+    /**
+     * Canonical reply → {@code [{"key":k,"f0":"…",…},…]}. Field values are alphanumeric, so no
+     * escaping is needed.
+     */
+    static byte[] toJson(ByteBuf reply) {
+        int idx = reply.readerIndex();
+        int count = reply.getUnsignedShort(idx);
+        idx += 2;
+        StringBuilder head = new StringBuilder(24);
+        // exact size first, then one copy
+        int size = 2; // [ ]
+        int scan = idx;
+        for (int r = 0; r < count; r++) {
+            long key = reply.getLong(scan);
+            int nf = reply.getUnsignedByte(scan + 8);
+            size += (r > 0 ? 1 : 0) + 8 + Long.toString(key).length(); // {"key":k}
+            size += nf * (7 + Records.FIELD_SIZE + 1); // ,"fN":"…"
+            scan += 9 + nf * (1 + Records.FIELD_SIZE);
+        }
+        byte[] out = new byte[size];
+        int o = 0;
+        out[o++] = '[';
+        for (int r = 0; r < count; r++) {
+            if (r > 0) {
+                out[o++] = ',';
+            }
+            long key = reply.getLong(idx);
+            int nf = reply.getUnsignedByte(idx + 8);
+            idx += 9;
+            head.setLength(0);
+            head.append("{\"key\":").append(key);
+            o = ascii(head, out, o);
+            for (int f = 0; f < nf; f++) {
+                int field = reply.getUnsignedByte(idx);
+                out[o++] = ',';
+                out[o++] = '"';
+                out[o++] = 'f';
+                out[o++] = (byte) ('0' + field);
+                out[o++] = '"';
+                out[o++] = ':';
+                out[o++] = '"';
+                reply.getBytes(idx + 1, out, o, Records.FIELD_SIZE);
+                o += Records.FIELD_SIZE;
+                out[o++] = '"';
+                idx += 1 + Records.FIELD_SIZE;
+            }
+            out[o++] = '}';
+        }
+        out[o++] = ']';
+        if (o != out.length) {
+            throw new IllegalStateException("malformed shard reply: " + o + " != " + out.length);
+        }
+        return out;
+    }
+
+    private static int ascii(CharSequence s, byte[] out, int o) {
+        for (int i = 0; i < s.length(); i++) {
+            out[o++] = (byte) s.charAt(i);
+        }
+        return o;
+    }
+
+    /** Spins for {@code nanos} of wall time on the calling thread (synthetic per-reply work). */
+    static void burn(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+    }
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
