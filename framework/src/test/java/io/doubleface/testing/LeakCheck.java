@@ -1,4 +1,4 @@
-package io.doubleface.kv;
+package io.doubleface.testing;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -26,8 +26,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * fails if anything was recorded. Leak detection runs at {@code PARANOID} (every buffer tracked).
  * A leak caused by one test can surface in the next; the report's access records tell where.
  *
- * <p>Use: {@code @ExtendWith(LeakCheck.class)} on every test class of this module, so the factory
- * is installed before the first buffer class is initialised.
+ * <p>Use: nothing to do. This class is registered for JUnit's extension auto-detection
+ * ({@code META-INF/services} in the framework's test-jar; the parent POM turns auto-detection on
+ * for surefire), so it runs for every test of every module that has the test-jar on its test
+ * classpath, and its factory is installed before the first buffer class is initialised.
  */
 public final class LeakCheck implements BeforeAllCallback, AfterEachCallback {
 

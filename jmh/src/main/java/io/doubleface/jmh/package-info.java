@@ -1,0 +1,2 @@
+/** JMH microbenchmarks of doubleface; the packages mirror the production ones. */
+package io.doubleface.jmh;
