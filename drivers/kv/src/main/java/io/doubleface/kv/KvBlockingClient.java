@@ -59,6 +59,9 @@ final class KvBlockingClient implements BlockingClient {
         }
     }
 
+    /** Read timeout once the deadline has passed (see {@link #setTimeout}): {@value} ms. */
+    static final int LATE_READ_MILLIS = 1;
+
     private final KvDriver driver;
     private final InetSocketAddress[] addresses;
     private final ConcurrentLinkedDeque<Conn>[] idle;
@@ -241,7 +244,7 @@ final class KvBlockingClient implements BlockingClient {
         int header = KvProtocol.LENGTH_FIELD_LENGTH + KvProtocol.RESPONSE_HEADER_LENGTH;
         ByteBuf payload = null;
         try {
-            readFully(shard, c, h, header, deadline);
+            readFully(c, h, header, deadline);
             long length = KvProtocol.getInt(h, 0) & 0xFFFF_FFFFL;
             int id = KvProtocol.getInt(h, 4);
             int status = h[8] & 0xFF;
@@ -254,7 +257,7 @@ final class KvBlockingClient implements BlockingClient {
             int n = (int) length - KvProtocol.RESPONSE_HEADER_LENGTH;
             payload = alloc.heapBuffer(n, n);
             while (payload.writableBytes() > 0) {
-                setTimeout(shard, c, deadline);
+                setTimeout(c, deadline);
                 if (payload.writeBytes(c.in, payload.writableBytes()) < 0) {
                     throw new EOFException("connection closed by " + c.socket.getRemoteSocketAddress());
                 }
@@ -275,10 +278,10 @@ final class KvBlockingClient implements BlockingClient {
         }
     }
 
-    private void readFully(int shard, Conn c, byte[] dst, int len, long deadline) throws IOException, ShardException {
+    private static void readFully(Conn c, byte[] dst, int len, long deadline) throws IOException {
         int off = 0;
         while (off < len) {
-            setTimeout(shard, c, deadline);
+            setTimeout(c, deadline);
             int r = c.in.read(dst, off, len - off);
             if (r < 0) {
                 throw new EOFException("connection closed by " + c.socket.getRemoteSocketAddress());
@@ -288,13 +291,14 @@ final class KvBlockingClient implements BlockingClient {
         }
     }
 
-    private static void setTimeout(int shard, Conn c, long deadline) throws IOException, ShardException {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-            throw new ShardException(ShardException.Kind.TIMEOUT, shard, "no reply from "
-                    + c.socket.getRemoteSocketAddress() + " in time");
-        }
-        c.socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left))));
+    /**
+     * Sets the read timeout to the time left. Past the deadline it is {@value #LATE_READ_MILLIS} ms
+     * rather than a failure, so a reply already received (while {@link #callAll} waited on a slower
+     * shard) is still delivered, while one not yet there fails at once.
+     */
+    private static void setTimeout(Conn c, long deadline) throws IOException {
+        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        c.socket.setSoTimeout((int) Math.max(LATE_READ_MILLIS, Math.min(Integer.MAX_VALUE, left)));
     }
 
     private ShardException failure(int shard, Conn c, IOException e) {

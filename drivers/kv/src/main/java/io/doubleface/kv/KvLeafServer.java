@@ -6,12 +6,15 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +60,8 @@ public final class KvLeafServer implements AutoCloseable {
     private final LoopGroup loops;
     private final List<Channel> listeners;
     private final int[] ports;
+    /** Accepted connections, so {@link #close} can close them before the loops stop. */
+    private final Set<Channel> children = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     private KvLeafServer(Builder b) {
@@ -89,6 +94,8 @@ public final class KvLeafServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        children.add(ch);
+                        ch.closeFuture().addListener(f -> children.remove(ch));
                         ch.pipeline().addLast(new KvServerHandler(store, shard));
                     }
                 });
@@ -175,7 +182,16 @@ public final class KvLeafServer implements AutoCloseable {
         for (Channel ch : listeners) {
             ch.close().awaitUninterruptibly();
         }
-        loops.close(); // closes the accepted connections too
+        // Let registrations of connections accepted just before run, then close every connection
+        // ourselves: a loop shutting down does not close channels registered while it shuts down,
+        // and their clients would wait for replies forever.
+        for (EventLoop loop : loops.loops()) {
+            loop.submit(() -> { }).awaitUninterruptibly();
+        }
+        for (Channel ch : List.copyOf(children)) {
+            ch.close().awaitUninterruptibly();
+        }
+        loops.close();
         log.debug("kv leaf on {} stopped", host);
     }
 

@@ -31,6 +31,7 @@ final class KvServerHandler extends ByteToMessageDecoder {
     private final KvStore store;
     private final int shard;
     private boolean malformed;
+    private boolean failed;
 
     KvServerHandler(KvStore store, int shard) {
         this.store = store;
@@ -146,6 +147,10 @@ final class KvServerHandler extends ByteToMessageDecoder {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (failed) {
+            return; // each write queued before the close reports the same failure
+        }
+        failed = true;
         log.debug("kv shard {}: connection from {} failed; closing it", shard, ctx.channel().remoteAddress(), cause);
         ctx.close();
     }

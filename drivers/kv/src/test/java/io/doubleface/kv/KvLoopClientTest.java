@@ -21,12 +21,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** The loop client against real leaf servers and fake shards, on real sockets. */
-@ExtendWith(LeakCheck.class)
 class KvLoopClientTest {
 
     private static final int RECORDS = 100;
