@@ -10,6 +10,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandle;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.NetUtil;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -220,6 +221,9 @@ public final class KvDriver implements ShardDriver {
                 sb.append(',');
             }
             String host = a.getHostString();
+            if (host.indexOf(':') >= 0 && a.getAddress() != null) {
+                host = NetUtil.toAddressString(a.getAddress()); // ::1, not 0:0:0:0:0:0:0:1
+            }
             sb.append(host.indexOf(':') >= 0 ? "[" + host + "]" : host).append(':').append(a.getPort());
             if (j > i) {
                 sb.append('-').append(shards.get(j).getPort());
