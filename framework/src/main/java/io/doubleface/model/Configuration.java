@@ -106,6 +106,7 @@ public record Configuration(
         int workers = 0;
         boolean virtual = false;
         boolean fixed = false;
+        boolean cached = false;
         boolean poll = false;
         String policy = null;
         for (int i = 1; i < parts.length; i++) {
@@ -149,6 +150,7 @@ public record Configuration(
                         throw bad(name, p, "fixed/cached apply to type2b");
                     }
                     fixed = p.equals("fixed");
+                    cached = !fixed;
                 } else if (p.equals("poll") || p.equals("block")) {
                     poll = p.equals("poll");
                 } else if (p.equals("fifo") || p.equals("cf")) {
@@ -165,6 +167,11 @@ public record Configuration(
         }
         if (virtual && workers != 0) {
             throw new IllegalArgumentException("configuration '" + name + "': thread-virtual takes no pool size");
+        }
+        if (cached && (fixed || workers != 0)) {
+            // a size sets fixed too, so without this check type2b-cached-8 would silently be fixed
+            throw new IllegalArgumentException("configuration '" + name
+                    + "': a cached pool takes no size and cannot be fixed (use type2b-fixed-N or type2b-cached)");
         }
         if (kind == Kind.TYPE2B && fixed && workers == 0) {
             workers = DEFAULT_TYPE2B_WORKERS;

@@ -1,0 +1,249 @@
+package io.doubleface.loop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ImmediateEventExecutor;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(60)
+class LoopGroupTest {
+
+    @Test
+    void loopsRunOnThreadsNamedAfterTheGroup() throws Exception {
+        try (LoopGroup g = new LoopGroup("lgname", 3, LoopGroup.Transport.AUTO)) {
+            assertEquals("lgname", g.name());
+            assertEquals(3, g.size());
+            assertEquals(3, g.loops().size());
+            for (int i = 0; i < 3; i++) {
+                String thread = g.loops().get(i).submit(() -> Thread.currentThread().getName()).get(10, TimeUnit.SECONDS);
+                assertEquals("lgname-" + i, thread);
+            }
+            assertTrue(g.toString().startsWith("lgname[3"), g.toString());
+        }
+    }
+
+    @Test
+    void indexOfFindsOwnLoopsAndRejectsForeignExecutors() {
+        try (LoopGroup g = new LoopGroup("lgidx", 2, LoopGroup.Transport.AUTO);
+                LoopGroup other = new LoopGroup("lgother", 1, LoopGroup.Transport.AUTO)) {
+            for (int i = 0; i < g.size(); i++) {
+                assertEquals(i, g.indexOf(g.loops().get(i)));
+            }
+            assertEquals(-1, g.indexOf(other.loops().get(0)));
+            assertEquals(-1, g.indexOf(ImmediateEventExecutor.INSTANCE));
+            assertEquals(-1, g.indexOf(GlobalEventExecutor.INSTANCE));
+            assertEquals(-1, g.indexOf(null));
+        }
+    }
+
+    @Test
+    void statsHaveOneEntryPerLoopNamedLikeItsThread() {
+        try (LoopGroup g = new LoopGroup("lgstat", 2, LoopGroup.Transport.AUTO)) {
+            assertEquals(2, g.stats().size());
+            for (int i = 0; i < 2; i++) {
+                LoopStats s = g.stats().get(i);
+                assertEquals("lgstat", s.group());
+                assertEquals("lgstat-" + i, s.name());
+            }
+        }
+    }
+
+    @Test
+    void invalidSizeOrNameIsRejected() {
+        IllegalArgumentException size = assertThrows(IllegalArgumentException.class,
+                () -> new LoopGroup("lgbad", 0, LoopGroup.Transport.AUTO));
+        assertTrue(size.getMessage().contains("size"), size.getMessage());
+        IllegalArgumentException name = assertThrows(IllegalArgumentException.class,
+                () -> new LoopGroup("a-name-far-too-long", 1, LoopGroup.Transport.AUTO));
+        assertTrue(name.getMessage().contains("prefix"), name.getMessage());
+    }
+
+    @Test
+    void countersGrowWhenASocketPairExchangesDataOnTheLoop() throws Exception {
+        for (LoopGroup.Transport t : transports()) {
+            try (LoopGroup g = new LoopGroup("lgecho", 1, t)) {
+                LoopStats s = g.stats().get(0);
+                long iterations = s.iterations();
+                long wakeups = s.wakeups();
+                long events = s.events();
+                try (Echo echo = new Echo(g)) {
+                    for (int i = 0; i < 5; i++) {
+                        assertEquals("ping" + i, echo.roundTrip("ping" + i));
+                    }
+                }
+                assertTrue(s.iterations() > iterations, t + ": iterations " + iterations + " -> " + s.iterations());
+                assertTrue(s.wakeups() > wakeups, t + ": wakeups " + wakeups + " -> " + s.wakeups());
+                assertTrue(s.events() > events, t + ": events " + events + " -> " + s.events());
+                assertTrue(s.iterations() >= s.wakeups(), "a wake-up is an iteration that could block");
+            }
+        }
+    }
+
+    private static List<LoopGroup.Transport> transports() {
+        return io.netty.channel.epoll.Epoll.isAvailable()
+                ? List.of(LoopGroup.Transport.EPOLL, LoopGroup.Transport.NIO)
+                : List.of(LoopGroup.Transport.NIO);
+    }
+
+    @Test
+    void nioGroupIgnoresBusyPoll() throws Exception {
+        try (LoopGroup g = new LoopGroup("lgnio", 1, LoopGroup.Transport.NIO)) {
+            assertFalse(g.isEpoll());
+            g.setBusyPoll(true);
+            assertFalse(g.isBusyPoll());
+            assertEquals(42, g.loops().get(0).submit(() -> 42).get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void busyPollOnAndOffKeepsTheLoopWorking() throws Exception {
+        assumeTrue(io.netty.channel.epoll.Epoll.isAvailable(), "busy-poll needs epoll");
+        try (LoopGroup g = new LoopGroup("lgpoll", 1, LoopGroup.Transport.EPOLL); Echo echo = new Echo(g)) {
+            assertTrue(g.isEpoll());
+            EventLoop loop = g.loops().get(0);
+            LoopStats s = g.stats().get(0);
+
+            g.setBusyPoll(true);
+            assertTrue(g.isBusyPoll());
+            assertTrue(g.toString().contains("busy-poll"));
+            assertEquals(1, loop.submit(() -> 1).get(10, TimeUnit.SECONDS));
+            assertEquals("spin", echo.roundTrip("spin"));
+            // a spinning loop keeps iterating without tasks or I/O
+            long before = s.iterations();
+            while (s.iterations() <= before + 10) {
+                Thread.onSpinWait();
+            }
+
+            g.setBusyPoll(false);
+            assertFalse(g.isBusyPoll());
+            assertEquals(2, loop.submit(() -> 2).get(10, TimeUnit.SECONDS));
+            assertEquals("block", echo.roundTrip("block"));
+            // scheduled tasks still fire once the loop blocks in epoll_wait again
+            assertEquals(3, loop.schedule(() -> 3, 5, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void threadStatsSnapshotCountsTheGroupsThreads() {
+        assumeTrue(java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc/self/task")), "needs /proc");
+        try (LoopGroup g = new LoopGroup("lgproc", 2, LoopGroup.Transport.AUTO)) {
+            Map<String, ThreadStats.Group> snap = ThreadStats.snapshot();
+            ThreadStats.Group group = snap.get("lgproc");
+            assertNotNull(group, "snapshot has the group: " + snap.keySet());
+            assertEquals("lgproc", group.name());
+            assertEquals(2, group.threads());
+            for (ThreadStats.Group each : snap.values()) {
+                assertTrue(each.threads() >= 1, each.toString());
+                assertTrue(each.voluntarySwitches() >= 0 && each.involuntarySwitches() >= 0, each.toString());
+                assertTrue(each.cpuMillis() >= 0, each.toString());
+                assertEquals(each.voluntarySwitches() + each.involuntarySwitches(), each.switches());
+            }
+            assertTrue(snap.keySet().stream().sorted().toList().equals(List.copyOf(snap.keySet())), "sorted by name");
+        }
+    }
+
+    @Test
+    void groupOfDropsANumericSuffixOnly() {
+        assertEquals("io", ThreadStats.groupOf("io-12"));
+        assertEquals("io", ThreadStats.groupOf("io-0"));
+        assertEquals("main", ThreadStats.groupOf("main"));
+        assertEquals("a-b", ThreadStats.groupOf("a-b"));
+        assertEquals("t2a-be", ThreadStats.groupOf("t2a-be-3"));
+        assertEquals("x-", ThreadStats.groupOf("x-"));
+        assertEquals("-1", ThreadStats.groupOf("-1"));
+        assertEquals("a-1b", ThreadStats.groupOf("a-1b"));
+    }
+
+    @Test
+    void threadFactoryNamesThreadsAndRejectsLongPrefixes() throws Exception {
+        java.util.concurrent.ThreadFactory f = Threads.platform("tf");
+        Thread t = f.newThread(() -> { });
+        assertEquals("tf-0", t.getName());
+        assertTrue(t.isDaemon());
+        assertEquals("tf-1", f.newThread(() -> { }).getName());
+        assertThrows(IllegalArgumentException.class, () -> Threads.platform(""));
+        assertThrows(IllegalArgumentException.class, () -> Threads.platform("x".repeat(Threads.MAX_NAME - 2)));
+        Thread v = Threads.virtual("vt").newThread(() -> { });
+        assertTrue(v.isVirtual());
+        assertEquals("vt-0", v.getName());
+    }
+
+    /** An echo server and one client connection, both on the group's loops. */
+    private static final class Echo implements AutoCloseable {
+        private final Channel server;
+        private final Channel client;
+        private final LinkedBlockingQueue<String> received = new LinkedBlockingQueue<>();
+
+        Echo(LoopGroup g) throws InterruptedException {
+            server = new ServerBootstrap()
+                    .group(g.group())
+                    .channel(g.serverChannelClass())
+                    .childHandler(new ChannelInitializer<>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+                                @Override
+                                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                    ctx.writeAndFlush(msg);
+                                }
+                            });
+                        }
+                    })
+                    .bind("127.0.0.1", 0).sync().channel();
+            client = new Bootstrap()
+                    .group(g.group())
+                    .channel(g.socketChannelClass())
+                    .handler(new SimpleChannelInboundHandler<ByteBuf>() {
+                        private final StringBuilder buf = new StringBuilder();
+
+                        @Override
+                        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf msg) {
+                            buf.append(msg.toString(StandardCharsets.US_ASCII));
+                            int nl;
+                            while ((nl = buf.indexOf("\n")) >= 0) {
+                                received.add(buf.substring(0, nl));
+                                buf.delete(0, nl + 1);
+                            }
+                        }
+                    })
+                    .connect(server.localAddress()).sync().channel();
+            assertTrue(client.localAddress() instanceof InetSocketAddress);
+        }
+
+        String roundTrip(String line) throws InterruptedException {
+            client.writeAndFlush(Unpooled.copiedBuffer(line + "\n", StandardCharsets.US_ASCII));
+            String r = received.poll(10, TimeUnit.SECONDS);
+            assertNotNull(r, "echo of " + line);
+            return r;
+        }
+
+        @Override
+        public void close() {
+            client.close().syncUninterruptibly();
+            server.close().syncUninterruptibly();
+        }
+    }
+}
