@@ -75,7 +75,7 @@ final class KvBlockingClient implements BlockingClient {
         this.driver = driver;
         int n = driver.shardCount();
         this.addresses = driver.shards().toArray(new InetSocketAddress[0]);
-        this.idle = new ConcurrentLinkedDeque[n];
+        this.idle = (ConcurrentLinkedDeque<Conn>[]) new ConcurrentLinkedDeque<?>[n];
         for (int i = 0; i < n; i++) {
             idle[i] = new ConcurrentLinkedDeque<>();
         }

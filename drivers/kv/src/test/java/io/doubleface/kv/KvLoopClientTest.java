@@ -321,6 +321,34 @@ class KvLoopClientTest {
     }
 
     @Test
+    void failuresFoundInsideSendAreDeliveredOnTheLoopAfterSendReturns() throws Exception {
+        FakeShard shard = closeLater(FakeShard.silent());
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient client = open(new KvDriver(List.of(shard.address()),
+                KvDriver.Options.DEFAULT.withMaxOutstanding(1).withCallTimeout(Duration.ofMinutes(5))), loop);
+        boolean[] insideSend = new boolean[1];
+        boolean[] calledInsideSend = new boolean[1];
+        Outcomes out = new Outcomes(loop, 2) {
+            @Override
+            public void onFailure(int tag, io.doubleface.driver.ShardException cause) {
+                calledInsideSend[0] |= insideSend[0];
+                super.onFailure(tag, cause);
+            }
+        };
+        onLoop(client, c -> {
+            c.send(0, ShardRequest.readRecord(1), out, 0);
+            insideSend[0] = true;
+            c.send(0, ShardRequest.readRecord(2), out, 1); // over the limit of 1
+            insideSend[0] = false;
+        });
+        onLoop(client, LoopClient::close);
+        out.await();
+        out.assertFailed(1, Kind.OVERLOADED);
+        out.assertFailed(0, Kind.CLOSED);
+        assertTrue(!calledInsideSend[0], "a failure callback ran inside send");
+    }
+
+    @Test
     void sendFromAnotherThreadIsRejected() {
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient client = open(new KvDriver(List.of(new InetSocketAddress("127.0.0.1", 1))), loop);

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * or failure), releases every reply, and notes any callback off the loop or any second callback
  * for a tag. Callbacks arrive on the loop; the test thread reads after {@link #await()}.
  */
-final class Outcomes implements ReplyListener {
+class Outcomes implements ReplyListener {
 
     /** Longest a test waits for outcomes before calling it a hang: {@value} s. */
     static final long HANG_SECONDS = 30;
