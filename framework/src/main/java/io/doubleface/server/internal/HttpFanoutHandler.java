@@ -100,7 +100,10 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
             if (msg instanceof HttpRequest req) {
                 onHead(req);
             }
-            if (msg instanceof HttpContent content && state != State.IDLE) {
+            // Only while a body is expected: a head the decoder failed on arrives as a
+            // FullHttpRequest (head and content in one message) whose failure onHead has already
+            // answered; seeing it again as content would answer and count it twice.
+            if (msg instanceof HttpContent content && state == State.BODY) {
                 onContent(content);
             }
         } finally {

@@ -1,0 +1,180 @@
+package io.doubleface.services.ycsb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.kv.KvLeafServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.FieldSource;
+
+/**
+ * Shard failures under every model: a shard killed mid-run gives 503 naming the shard to the
+ * requests that need it (and 200 to the others), and recovers when the shard comes back; a shard
+ * that accepts connections but never answers gives 504 within the deadline, never a hang.
+ *
+ * <p>The faulty shard is the last one ({@link #FAULTY}); the cluster's leaf serves the others.
+ */
+class ShardFailureTest {
+
+    static final int SHARDS = 20;
+    static final int FAULTY = SHARDS - 1;
+
+    static final List<String> MODELS = Models.ALL;
+
+    /** Queries that call the faulty shard: fanout 1 on it, fanout 5 ending on it, fanout 20. */
+    static final List<YcsbQuery> TOUCHING = List.of(
+            new YcsbQuery(1, Size.SMALL, FAULTY),
+            new YcsbQuery(5, Size.MEDIUM, FAULTY - 4),
+            new YcsbQuery(20, Size.SMALL, 3),
+            new YcsbQuery(2, Size.LARGE, FAULTY + SHARDS)); // key 39: shards 19 and 0
+
+    /** Queries that avoid it. */
+    static final List<YcsbQuery> AVOIDING = List.of(
+            new YcsbQuery(1, Size.SMALL, 0),
+            new YcsbQuery(5, Size.MEDIUM, 10),
+            new YcsbQuery(19, Size.SMALL, 0),
+            new YcsbQuery(3, Size.LARGE, 20 + 16)); // key 36: shards 16, 17, 18
+
+    static {
+        for (YcsbQuery q : TOUCHING) {
+            assertTrue(TestCluster.touches(q, FAULTY, SHARDS), q.toString());
+        }
+        for (YcsbQuery q : AVOIDING) {
+            assertTrue(!TestCluster.touches(q, FAULTY, SHARDS), q.toString());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @FieldSource("MODELS")
+    void killedShardGives503NamingItAndRecoversWhenItReturns(String model) throws Exception {
+        KvLeafServer b = KvLeafServer.builder().shards(1).basePort(0).records(TestCluster.RECORDS).start();
+        int port = b.port(0);
+        try (TestCluster cluster = TestCluster.builder(SHARDS).configuration(model)
+                .shardAt(FAULTY, new InetSocketAddress("127.0.0.1", port)).start()) {
+            assertAllGood(cluster, TOUCHING);
+            assertAllGood(cluster, AVOIDING);
+
+            b.close(); // kill the shard mid-run: its connections drop, its port refuses
+
+            for (int round = 0; round < 2; round++) {
+                for (YcsbQuery q : TOUCHING) {
+                    HttpResponse<String> r = cluster.get(q);
+                    assertEquals(503, r.statusCode(), model + " " + q + ": " + r.body());
+                    assertTrue(r.body().contains("shard " + FAULTY), "reason should name shard " + FAULTY + ": " + r.body());
+                    assertTrue(r.headers().firstValue("content-type").orElse("").startsWith("text/plain"), r.headers().toString());
+                }
+                assertAllGood(cluster, AVOIDING);
+            }
+
+            b = KvLeafServer.builder().shards(1).basePort(port).records(TestCluster.RECORDS).start();
+            for (YcsbQuery q : TOUCHING) {
+                HttpResponse<String> r = eventually200(cluster, q);
+                assertEquals(cluster.expected(q), r.body(), model + " " + q + " after the shard came back");
+            }
+            assertAllGood(cluster, AVOIDING);
+            assertEquals(0, cluster.requests("internal_error"));
+            assertEquals(0, cluster.requests("timeout"), "a dead shard is unavailable, not slow");
+        } finally {
+            b.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @FieldSource("MODELS")
+    void shardThatStopsAnsweringGives504AndOthersKeepWorking(String model) throws Exception {
+        try (BlackHole hole = new BlackHole();
+                TestCluster cluster = TestCluster.builder(SHARDS).configuration(model)
+                        .deadline(Duration.ofMillis(300))
+                        .shardAt(FAULTY, hole.address()).start()) {
+            assertAllGood(cluster, AVOIDING);
+            // All touching requests at once, then the avoiding ones while those wait on the hole.
+            List<YcsbQuery> mixed = new ArrayList<>(TOUCHING);
+            mixed.addAll(AVOIDING);
+            mixed.addAll(TOUCHING);
+            List<HttpResponse<String>> rs = cluster.getAll(mixed, mixed.size(), Duration.ofSeconds(10));
+            for (int i = 0; i < mixed.size(); i++) {
+                YcsbQuery q = mixed.get(i);
+                HttpResponse<String> r = rs.get(i);
+                if (TestCluster.touches(q, FAULTY, SHARDS)) {
+                    assertEquals(504, r.statusCode(), model + " " + q + ": " + r.body());
+                    assertTrue(!r.body().isBlank(), "504 with a reason");
+                } else {
+                    assertEquals(200, r.statusCode(), model + " " + q + ": " + r.body());
+                    assertEquals(cluster.expected(q), r.body());
+                }
+            }
+            assertAllGood(cluster, AVOIDING);
+            assertTrue(hole.accepted() > 0, "the black hole was called");
+            assertEquals(0, cluster.requests("internal_error"));
+        }
+    }
+
+    static void assertAllGood(TestCluster cluster, List<YcsbQuery> qs) throws Exception {
+        for (YcsbQuery q : qs) {
+            HttpResponse<String> r = cluster.get(q);
+            assertEquals(200, r.statusCode(), q + ": " + r.body());
+            assertEquals(cluster.expected(q), r.body(), q.toString());
+        }
+    }
+
+    /** Retries {@code q} until it succeeds (the driver may be in its reconnect backoff); bounded. */
+    static HttpResponse<String> eventually200(TestCluster cluster, YcsbQuery q) throws Exception {
+        HttpResponse<String> r = null;
+        for (int attempt = 0; attempt < 100; attempt++) {
+            r = cluster.get(q);
+            if (r.statusCode() == 200) {
+                return r;
+            }
+            assertEquals(503, r.statusCode(), "while the shard reconnects: " + r.body());
+            Thread.sleep(50);
+        }
+        throw new AssertionError(q + " still fails after the shard came back: " + r.statusCode() + " " + r.body());
+    }
+
+    /** A shard that accepts connections, reads nothing and never answers. */
+    static final class BlackHole implements AutoCloseable {
+        private final ServerSocket server;
+        private final List<Socket> accepted = new CopyOnWriteArrayList<>();
+        private final Thread acceptor;
+
+        BlackHole() throws IOException {
+            server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
+            acceptor = Thread.ofPlatform().daemon().name("black-hole").start(() -> {
+                try {
+                    while (true) {
+                        accepted.add(server.accept());
+                    }
+                } catch (IOException closed) {
+                    // closed: stop accepting
+                }
+            });
+        }
+
+        InetSocketAddress address() {
+            return new InetSocketAddress("127.0.0.1", server.getLocalPort());
+        }
+
+        int accepted() {
+            return accepted.size();
+        }
+
+        @Override
+        public void close() throws Exception {
+            server.close();
+            for (Socket s : accepted) {
+                s.close();
+            }
+            acceptor.join(10_000);
+        }
+    }
+}
