@@ -1,0 +1,215 @@
+package io.doubleface.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.api.ShardRequest;
+import io.doubleface.data.Records;
+import io.doubleface.engine.EchoService;
+import io.doubleface.engine.GeneratedShards;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The HTTP upstream over real sockets, for every threading model: requests admitted to the engine
+ * are answered with the merged reply, in request order when pipelined even if they complete out
+ * of order, and shard failures map to their status. One server; each test switches through the
+ * configurations (which also exercises run-time switching).
+ */
+@Timeout(120)
+class FanoutServerTest {
+
+    /** One configuration of each model and variant whose code path differs. */
+    private static final List<String> CONFIGURATIONS = List.of(
+            "doubleface", "doubleface-fifo", "thread-2", "thread-virtual", "type1-2", "type2a-1f1b", "type2b",
+            "type2b-fixed-2");
+
+    private static final int FIELD_REPLY = Records.replySize(ShardRequest.readField(0, 0));
+
+    private static GeneratedShards driver;
+    private static FanoutServer<EchoService.Query, Integer, String> server;
+
+    @BeforeAll
+    static void start() {
+        driver = new GeneratedShards(4);
+        server = FanoutServer.builder(new EchoService(), new EchoService.Binding())
+                .driver(driver)
+                .port(0)
+                .ioThreads(2)
+                .configuration("doubleface")
+                .deadline(Duration.ofSeconds(10))
+                .limits(new HttpLimits(256, 1024, 64, 4, Duration.ofSeconds(60)))
+                .start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @AfterEach
+    void reset() {
+        driver.failShard(-1);
+        driver.reverseNext(0);
+    }
+
+    @Test
+    void getIsAnsweredWithTheMergedReplyUnderEveryModel() throws IOException {
+        for (String config : CONFIGURATIONS) {
+            server.switchTo(config);
+            try (Client c = new Client()) {
+                c.send(get("/echo?key=5&fan=3"));
+                Response r = c.read();
+                assertEquals(200, r.status(), config);
+                assertEquals("5:" + 3 * FIELD_REPLY, r.body(), config);
+                assertEquals("text/plain; charset=utf-8", r.headers().get("content-type"), config);
+            }
+        }
+    }
+
+    @Test
+    void pipelinedRequestsCompletingOutOfOrderAreAnsweredInOrderUnderEveryModel() throws IOException {
+        for (String config : CONFIGURATIONS) {
+            server.switchTo(config);
+            try (Client c = new Client()) {
+                driver.reverseNext(2); // the second request's reply comes first
+                c.send(get("/echo?key=1") + get("/echo?key=2"));
+                assertEquals("1:" + FIELD_REPLY, c.read().body(), config);
+                assertEquals("2:" + FIELD_REPLY, c.read().body(), config);
+
+                // more than maxPipelined (4) at once: reading pauses and resumes, order holds
+                StringBuilder many = new StringBuilder();
+                for (int k = 0; k < 20; k++) {
+                    many.append(get("/echo?key=" + k + "&fan=" + (1 + k % 4)));
+                }
+                c.send(many.toString());
+                for (int k = 0; k < 20; k++) {
+                    Response r = c.read();
+                    assertEquals(200, r.status(), config);
+                    assertEquals(k + ":" + (1 + k % 4) * FIELD_REPLY, r.body(), config);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shardFailureAnswers503AndKeepsTheConnection() throws IOException {
+        for (String config : CONFIGURATIONS) {
+            server.switchTo(config);
+            try (Client c = new Client()) {
+                driver.failShard(1);
+                c.send(get("/echo?key=3&fan=2"));
+                Response failed = c.read();
+                assertEquals(503, failed.status(), config);
+                assertEquals("shard 1 unavailable: down", failed.body(), config);
+                driver.failShard(-1);
+                c.send(get("/echo?key=3&fan=2"));
+                assertEquals(200, c.read().status(), config);
+            }
+        }
+    }
+
+    @Test
+    void errorsAndAnswersInterleaveInRequestOrder() throws IOException {
+        for (String config : List.of("doubleface", "type1-2")) {
+            server.switchTo(config);
+            try (Client c = new Client()) {
+                c.send(get("/echo?key=7") + get("/missing") + get("/echo?key=8&fan=9") + get("/echo?key=9"));
+                Response ok = c.read();
+                assertEquals(200, ok.status(), config);
+                assertEquals(404, c.read().status(), config);
+                Response planFailed = c.read();
+                assertEquals(500, planFailed.status(), config);
+                assertTrue(planFailed.body().contains("shard: 4"), planFailed.body());
+                assertEquals("9:" + FIELD_REPLY, c.read().body(), config);
+            }
+        }
+    }
+
+    @Test
+    void brokenRequestAfterAnAdmittedOneIsAnsweredAfterItThenTheConnectionCloses() throws IOException {
+        server.switchTo("doubleface");
+        try (Client c = new Client()) {
+            driver.reverseNext(0);
+            c.send(get("/echo?key=4") + "GET /" + "x".repeat(300) + " HTTP/1.1\r\n\r\n");
+            assertEquals("4:" + FIELD_REPLY, c.read().body());
+            Response tooLong = c.read();
+            assertEquals(414, tooLong.status());
+            assertEquals("close", tooLong.headers().get("connection"));
+            assertEquals(-1, c.in.read(), "the server closed the connection");
+        }
+    }
+
+    private static String get(String uri) {
+        return "GET " + uri + " HTTP/1.1\r\nHost: t\r\n\r\n";
+    }
+
+    private record Response(int status, Map<String, String> headers, String body) {}
+
+    /** A raw HTTP/1.1 client: writes bytes as given, parses Content-Length framed responses. */
+    private static final class Client implements AutoCloseable {
+        private final Socket socket;
+        private final InputStream in;
+        private final OutputStream out;
+
+        Client() throws IOException {
+            socket = new Socket("127.0.0.1", server.port());
+            socket.setSoTimeout(20_000);
+            in = socket.getInputStream();
+            out = socket.getOutputStream();
+        }
+
+        void send(String raw) throws IOException {
+            out.write(raw.getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+        }
+
+        Response read() throws IOException {
+            String status = line();
+            assertTrue(status.startsWith("HTTP/1.1 "), status);
+            Map<String, String> headers = new LinkedHashMap<>();
+            for (String h; !(h = line()).isEmpty(); ) {
+                int colon = h.indexOf(':');
+                headers.put(h.substring(0, colon).strip().toLowerCase(Locale.ROOT), h.substring(colon + 1).strip());
+            }
+            int length = Integer.parseInt(headers.get("content-length"));
+            byte[] body = in.readNBytes(length);
+            assertEquals(length, body.length, "whole body");
+            return new Response(Integer.parseInt(status.substring(9, 12)), headers,
+                    new String(body, StandardCharsets.UTF_8).strip());
+        }
+
+        private String line() throws IOException {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            for (int ch; (ch = in.read()) != '\n'; ) {
+                if (ch < 0) {
+                    throw new IOException("connection closed mid-response: " + b);
+                }
+                if (ch != '\r') {
+                    b.write(ch);
+                }
+            }
+            return b.toString(StandardCharsets.ISO_8859_1);
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+}
