@@ -1,0 +1,136 @@
+package io.doubleface.cli;
+
+import io.doubleface.loop.LoopGroup;
+import io.doubleface.model.Configuration;
+import io.doubleface.sched.SchedulingPolicy;
+import io.doubleface.services.ycsb.Size;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The command line's value types. Each converter turns a bad value into a
+ * {@link TypeConversionException}, which picocli reports as a usage error naming the option.
+ */
+final class Converters {
+
+    private Converters() {}
+
+    private static TypeConversionException bad(IllegalArgumentException e) {
+        return new TypeConversionException(e.getMessage());
+    }
+
+    /** {@code 250ms}, {@code 1s}, {@code 2m} ({@link Durations}). */
+    static final class DurationConverter implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            try {
+                return Durations.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw bad(e);
+            }
+        }
+    }
+
+    /** {@code 8192}, {@code 8k}, {@code 1m} ({@link ByteSizes}). */
+    static final class ByteSizeConverter implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            try {
+                return ByteSizes.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw bad(e);
+            }
+        }
+    }
+
+    /** {@code auto}, {@code epoll}, {@code nio}. */
+    static final class TransportConverter implements ITypeConverter<LoopGroup.Transport> {
+        @Override
+        public LoopGroup.Transport convert(String value) {
+            for (LoopGroup.Transport t : LoopGroup.Transport.values()) {
+                if (t.name().equalsIgnoreCase(value)) {
+                    return t;
+                }
+            }
+            throw new TypeConversionException("'" + value + "' (expected: auto, epoll or nio)");
+        }
+    }
+
+    /** A configuration name ({@link Configuration}), returned in canonical form. */
+    static final class ConfigurationConverter implements ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            try {
+                return Configuration.parse(value).name();
+            } catch (IllegalArgumentException e) {
+                throw bad(e);
+            }
+        }
+    }
+
+    /** A comma-separated list of configuration names, canonical, at least one. */
+    static final class ConfigurationListConverter implements ITypeConverter<ConfigurationList> {
+        @Override
+        public ConfigurationList convert(String value) {
+            List<String> names = new ArrayList<>();
+            for (String part : value.split(",")) {
+                if (part.isBlank()) {
+                    continue;
+                }
+                try {
+                    names.add(Configuration.parse(part.strip()).name());
+                } catch (IllegalArgumentException e) {
+                    throw bad(e);
+                }
+            }
+            if (names.isEmpty()) {
+                throw new TypeConversionException("'" + value + "' (expected: configuration names separated by commas, "
+                        + "e.g. thread-64,doubleface)");
+            }
+            return new ConfigurationList(List.copyOf(names));
+        }
+    }
+
+    /** Canonical configuration names, in order. */
+    record ConfigurationList(List<String> names) implements Iterable<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return names.iterator();
+        }
+
+        @Override
+        public String toString() {
+            return String.join(",", names);
+        }
+    }
+
+    /** {@code completion-first} (alias {@code cf}) or {@code fifo}, returned canonical. */
+    static final class PolicyConverter implements ITypeConverter<String> {
+        @Override
+        public String convert(String value) {
+            try {
+                return SchedulingPolicy.create(value).name();
+            } catch (IllegalArgumentException e) {
+                throw bad(e);
+            }
+        }
+    }
+
+    /** {@code small}, {@code medium}, {@code large}. */
+    static final class SizeConverter implements ITypeConverter<Size> {
+        @Override
+        public Size convert(String value) {
+            for (Size s : Size.values()) {
+                if (s.label().equals(value.toLowerCase(Locale.ROOT))) {
+                    return s;
+                }
+            }
+            throw new TypeConversionException("'" + value + "' (expected: small, medium or large)");
+        }
+    }
+}
