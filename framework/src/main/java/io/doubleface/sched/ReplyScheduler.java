@@ -3,6 +3,8 @@ package io.doubleface.sched;
 import io.doubleface.loop.LoopStats;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.SingleThreadEventLoop;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The DoubleFace reply scheduler of one event loop.
@@ -25,6 +27,8 @@ import io.netty.channel.SingleThreadEventLoop;
  * <p>Threading: loop-confined. Every method must be called on {@link #loop}.
  */
 public final class ReplyScheduler implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(ReplyScheduler.class);
 
     private final SingleThreadEventLoop loop;
     private final SchedulingPolicy policy;
@@ -106,7 +110,12 @@ public final class ReplyScheduler implements Runnable {
             r.payload = null;
             r.nextInGroup = null;
             recycle(r);
-            owner.processScheduled(call, payload);
+            try {
+                owner.processScheduled(call, payload);
+            } catch (Throwable t) {
+                // One request's failure must not strand the rest of the batch (and their buffers).
+                log.error("processing a scheduled reply failed", t);
+            }
         }
     }
 
