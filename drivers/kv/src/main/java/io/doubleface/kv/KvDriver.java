@@ -50,7 +50,8 @@ public final class KvDriver implements ShardDriver {
     static final long CLOSE_WAIT_MILLIS = 5_000;
 
     /**
-     * Client options.
+     * Client options. Immutable; start from {@link #DEFAULT} and change with the {@code with*}
+     * methods.
      *
      * @param connectTimeout longest a connection attempt may take
      * @param callTimeout longest a {@link LoopClient} call may wait for its reply (a
