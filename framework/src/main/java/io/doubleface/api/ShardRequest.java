@@ -7,7 +7,8 @@ package io.doubleface.api;
  *
  * @param op the operation
  * @param key the record key (READ) or the first key (SCAN); {@code 0 <= key}
- * @param field the field to read (READ), or {@link #ALL_FIELDS}; ignored by SCAN
+ * @param field the field to return of each record (a projection, for READ and SCAN alike), or
+ *     {@link #ALL_FIELDS}
  * @param count the number of records to return (SCAN); 1 for READ
  */
 public record ShardRequest(Op op, long key, int field, int count) {
@@ -33,11 +34,11 @@ public record ShardRequest(Op op, long key, int field, int count) {
         if (key < 0) {
             throw new IllegalArgumentException("key: " + key + " (expected: >= 0)");
         }
+        if (field < ALL_FIELDS || field >= io.doubleface.data.Records.FIELD_COUNT) {
+            throw new IllegalArgumentException("field: " + field + " (expected: -1 or 0.."
+                    + (io.doubleface.data.Records.FIELD_COUNT - 1) + ")");
+        }
         if (op == Op.READ) {
-            if (field < ALL_FIELDS || field >= io.doubleface.data.Records.FIELD_COUNT) {
-                throw new IllegalArgumentException("field: " + field + " (expected: -1 or 0.."
-                        + (io.doubleface.data.Records.FIELD_COUNT - 1) + ")");
-            }
             if (count != 1) {
                 throw new IllegalArgumentException("count: " + count + " (expected: 1 for READ)");
             }
