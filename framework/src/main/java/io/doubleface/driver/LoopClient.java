@@ -11,7 +11,9 @@ import io.netty.channel.EventLoop;
  *
  * <p>Every {@link #send} ends in exactly one callback: {@link ReplyListener#onReply} or
  * {@link ReplyListener#onFailure} — including when the connection is lost, when the command
- * times out, and when the client is closed with calls outstanding.
+ * times out, and when the client is closed with calls outstanding. Callbacks never run inside
+ * {@code send} itself (a failure detected while sending is delivered by a later loop task), so a
+ * caller may send several calls in a row without re-entrancy.
  */
 public interface LoopClient extends AutoCloseable {
 
