@@ -12,6 +12,12 @@ Counters (from the mid-tier's /admin/stats, after minus before the measured run)
   cs_per_req       (voluntary + involuntary) context switches of all thread groups / requests
   cpu_ms_per_req   CPU ms of all thread groups / requests
   tail_batch_mean  DoubleFace replies per end-of-iteration tail batch (io loops)
+From /proc (before/after snapshots of the mid-tier process and its core, `procsnap`):
+  mid_cpu_util     CPU time of all mid-tier threads / wall time (1.0 = one core)
+  mid_rq_wait_util time mid-tier threads were runnable but waiting for a CPU / wall time (schedstat)
+  io0_*            the same for the upstream I/O loop thread io-0 alone
+  core_busy        busy fraction of the mid-tier's core (all processes, /proc/stat)
+  core_busy_other  core_busy minus the mid-tier's own CPU: other processes on that core
 Thread groups whose counters went down (threads exited, e.g. an idle cached pool) count as 0.
 """
 import csv
@@ -25,7 +31,8 @@ FIELDS = ["config", "repeat", "fanout", "size", "conns", "duration_s", "rps", "r
           "p50_ms", "p90_ms", "p99_ms", "errors_socket", "non2xx", "server_ok", "server_other",
           "io_ev_per_iter", "io_ev_per_wakeup", "be_ev_per_iter", "be_ev_per_wakeup",
           "cs_per_req", "vol_cs_per_req", "invol_cs_per_req", "cpu_ms_per_req", "tail_batch_mean",
-          "io_iter_per_req"]
+          "io_iter_per_req", "mid_cpu_util", "mid_rq_wait_util", "io0_cpu_util", "io0_rq_wait_util",
+          "core_busy", "core_busy_other"]
 
 UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0, "m": 60000.0}
 BACKEND_GROUPS = ("t2a-be", "t2b-rx")
@@ -95,20 +102,55 @@ def delta(before, after):
     return d, vol, invol, cpu, ok, answered - ok
 
 
+def procsnap(pid, cpu):
+    import time
+    tot = [0, 0]
+    io0 = [0, 0]
+    base = "/proc/%s/task" % pid
+    for tid in os.listdir(base):
+        try:
+            run, wait, _ = open("%s/%s/schedstat" % (base, tid)).read().split()
+            comm = open("%s/%s/comm" % (base, tid)).read().strip()
+        except OSError:
+            continue
+        tot[0] += int(run)
+        tot[1] += int(wait)
+        if comm == "io-0":
+            io0 = [int(run), int(wait)]
+    core = [0, 0]
+    for line in open("/proc/stat"):
+        if line.startswith("cpu%s " % cpu):
+            v = [int(x) for x in line.split()[1:]]
+            idle = v[3] + v[4]
+            core = [sum(v) - idle, sum(v)]  # jiffies
+    print(json.dumps({"t": time.time(), "mid": tot, "io0": io0, "core": core}))
+
+
 def ratio(a, b):
     return a / b if b else float("nan")
 
 
 def row(args):
-    config, repeat, fanout, size, conns, duration, wrk_out, sb, sa = args
+    config, repeat, fanout, size, conns, duration, wrk_out, sb, sa = args[:9]
+    proc = {}
+    if len(args) >= 11:
+        pb, pa = json.load(open(args[9])), json.load(open(args[10]))
+        wall = (pa["t"] - pb["t"]) * 1e9
+        mid_cpu = (pa["mid"][0] - pb["mid"][0]) / wall
+        core = pa["core"][1] - pb["core"][1]
+        busy = (pa["core"][0] - pb["core"][0]) / core if core else float("nan")
+        proc = dict(mid_cpu_util=mid_cpu, mid_rq_wait_util=(pa["mid"][1] - pb["mid"][1]) / wall,
+                    io0_cpu_util=(pa["io0"][0] - pb["io0"][0]) / wall,
+                    io0_rq_wait_util=(pa["io0"][1] - pb["io0"][1]) / wall,
+                    core_busy=busy, core_busy_other=busy - mid_cpu)
     w = parse_wrk(open(wrk_out).read())
     before, after = json.load(open(sb)), json.load(open(sa))
     d, vol, invol, cpu, ok, other = delta(before, after)
     io = d.get("io", [0] * 5)
-    be = [0] * 5
-    for g in BACKEND_GROUPS:
-        if g in d:
-            be = [x + y for x, y in zip(be, d[g])]
+    be = [0] * 5  # only the active configuration's backend loops (parked ones still tick)
+    own = {"type2a": "t2a-be", "type2b": "t2b-rx"}.get(config.split("-")[0])
+    if own in d:
+        be = d[own]
     reqs = ok + other
     out = dict(config=config, repeat=repeat, fanout=fanout, size=size, conns=conns, duration_s=duration,
                server_ok=ok, server_other=other,
@@ -118,7 +160,7 @@ def row(args):
                cs_per_req=ratio(vol + invol, reqs), vol_cs_per_req=ratio(vol, reqs),
                invol_cs_per_req=ratio(invol, reqs), cpu_ms_per_req=ratio(cpu, reqs),
                tail_batch_mean=ratio(io[4], io[3]) if io[3] else "",
-               io_iter_per_req=ratio(io[0], reqs), **w)
+               io_iter_per_req=ratio(io[0], reqs), **proc, **w)
     wr = csv.DictWriter(sys.stdout, FIELDS, lineterminator="\n")
     for k, v in out.items():
         if isinstance(v, float):
@@ -176,35 +218,61 @@ def report(d):
              "`ev/it io` I/O events per loop iteration on the upstream I/O loop; `ev/it be` the same on type2a/type2b "
              "backend loops; `cs/req` context switches per request (all threads of the mid-tier, voluntary+involuntary); "
              "`cpu/req` mid-tier CPU µs per request; `it/req` I/O-loop iterations per request; `batch` DoubleFace tail "
-             "batch mean.\n")
+             "batch mean; `core` busy fraction of the mid-tier's CPU (all processes) and, after the slash, the part "
+             "used by *other* processes; `io-0 run/wait` fraction of wall time the upstream loop thread ran / sat "
+             "runnable waiting for the CPU (schedstat).\n")
     by = {}
     for r in rows:
         by.setdefault((int(r["fanout"]), r["size"], int(r["conns"]), r["config"]), []).append(r)
     ratio_rows = []
+    eff_rows = []
     for c in cells:
         L.append("## fanout %d, %s replies, %d connections\n" % c)
-        L.append("| config | req/s [min–max] | p50 ms | p99 ms | err | ev/it io | ev/it be | cs/req | cpu/req µs | it/req | batch |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        L.append("| config | req/s [min–max] | p50 ms | p99 ms | err | ev/it io | ev/it be | cs/req | cpu/req µs | it/req | batch | core / other | io-0 run/wait |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for cfg in configs:
             rs = by.get(c + (cfg,), [])
             if not rs:
                 continue
             rps = [num(r["rps"]) for r in rs]
             err = sum(int(num(r["errors_socket"]) or 0) + int(num(r["non2xx"]) or 0) for r in rs)
-            L.append("| %s | %s [%s–%s] | %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
+            L.append("| %s | %s [%s–%s] | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |" % (
                 cfg, fmt(med(rps)), fmt(min(rps)), fmt(max(rps)),
                 fmt(med([num(r["p50_ms"]) for r in rs])), fmt(med([num(r["p99_ms"]) for r in rs])), err,
                 fmt(med([num(r["io_ev_per_iter"]) for r in rs])), fmt(med([num(r["be_ev_per_iter"]) for r in rs])),
                 fmt(med([num(r["cs_per_req"]) for r in rs])),
                 fmt(1000 * med([num(r["cpu_ms_per_req"]) for r in rs])),
                 fmt(med([num(r["io_iter_per_req"]) for r in rs])),
-                fmt(med([num(r["tail_batch_mean"]) for r in rs]))))
+                fmt(med([num(r["tail_batch_mean"]) for r in rs])),
+                fmt(med([num(r.get("core_busy")) for r in rs]), 2), fmt(med([num(r.get("core_busy_other")) for r in rs]), 2),
+                fmt(med([num(r.get("io0_cpu_util")) for r in rs]), 2), fmt(med([num(r.get("io0_rq_wait_util")) for r in rs]), 2)))
         L.append("")
         # ratio of doubleface to the best other configuration, per repeat (same period)
-        per = []
-        bests = []
+        for key, store in (("rps", ratio_rows), ("eff", eff_rows)):
+            per, bests = per_repeat(by, c, configs, df, rows, key)
+            if per:
+                store.append((c, per, bests))
+        continue
+    emit_ratio(L, df, ratio_rows, "throughput", "Target (issue 2): ≥ 1.3 at fanout 5 and 20 with small replies, and ≥ 1.0 everywhere.")
+    emit_ratio(L, df, eff_rows, "requests per mid-tier CPU-second (1 / CPU per request)",
+               "CPU efficiency: the capacity each model would have with its core to itself; not affected by how "
+               "much of the core neighbouring processes took.")
+    open(os.path.join(d, "report.md"), "w").write("\n".join(L) + "\n")
+
+
+def value(r, key):
+    if key == "rps":
+        return num(r["rps"])
+    c = num(r["cpu_ms_per_req"])
+    return 1000.0 / c if c and c == c else float("nan")
+
+
+def per_repeat(by, c, configs, df, rows, key):
+    per = []
+    bests = []
+    if True:
         for rep in sorted({r["repeat"] for r in rows}):
-            get = {cfg: num(r["rps"]) for cfg in configs for r in by.get(c + (cfg,), []) if r["repeat"] == rep}
+            get = {cfg: value(r, key) for cfg in configs for r in by.get(c + (cfg,), []) if r["repeat"] == rep}
             if df not in get:
                 continue
             others = {k: v for k, v in get.items() if k != df and v == v}
@@ -213,10 +281,12 @@ def report(d):
             best = max(others, key=others.get)
             per.append(get[df] / others[best])
             bests.append(best)
-        if per:
-            ratio_rows.append((c, per, bests))
-    L.append("## Ratio: %s throughput / best other configuration (same repeat)\n" % df)
-    L.append("Target (issue 2): ≥ 1.3 at fanout 5 and 20 with small replies, and ≥ 1.0 everywhere.\n")
+    return per, bests
+
+
+def emit_ratio(L, df, ratio_rows, what, note):
+    L.append("## Ratio: %s %s / best other configuration (same repeat)\n" % (df, what))
+    L.append(note + "\n")
     L.append("| fanout | size | conns | median | min | max | best other (per repeat) | target met |")
     L.append("|---|---|---|---|---|---|---|---|")
     for c, per, bests in ratio_rows:
@@ -225,7 +295,6 @@ def report(d):
         L.append("| %d | %s | %d | %.2f | %.2f | %.2f | %s | %s (≥%.1f) |" % (
             c[0], c[1], c[2], med(per), min(per), max(per), ", ".join(bests), met, target))
     L.append("")
-    open(os.path.join(d, "report.md"), "w").write("\n".join(L) + "\n")
 
 
 def main():
@@ -234,6 +303,8 @@ def main():
         print(",".join(FIELDS))
     elif cmd == "row":
         row(sys.argv[2:])
+    elif cmd == "procsnap":
+        procsnap(sys.argv[2], sys.argv[3])
     elif cmd == "report":
         report(sys.argv[2])
     elif cmd == "wrk":
