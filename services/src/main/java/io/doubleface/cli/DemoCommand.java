@@ -200,9 +200,12 @@ final class DemoCommand implements Callable<Integer> {
             MidTierCounters before = MidTierCounters.of(server);
             DemoLoad.Result r = DemoLoad.run(base, paths, expected, concurrency);
             MidTierCounters delta = MidTierCounters.of(server).minus(before);
-            out.printf(Locale.ROOT, "%-16s %9d %7d %6d %7.2f s %11.0f %12.2f %14.1f%n", config, r.requests(),
+            // /proc unreadable (no Linux, or out of file descriptors): say so rather than print a wrong number
+            String switches = delta.contextSwitches() < 0 || !MidTierCounters.threadsVisible() ? "-"
+                    : String.format(Locale.ROOT, "%.1f", (double) delta.contextSwitches() / r.requests());
+            out.printf(Locale.ROOT, "%-16s %9d %7d %6d %7.2f s %11.0f %12.2f %14s%n", config, r.requests(),
                     r.errors(), r.wrong(), r.elapsedNanos() / 1e9, r.requestsPerSecond(), delta.eventsPerIteration(),
-                    (double) delta.contextSwitches() / r.requests());
+                    switches);
             out.flush();
             if (r.firstProblem() != null) {
                 problems.add(config + ": " + r.firstProblem());

@@ -65,6 +65,11 @@ record MidTierCounters(long iterations, long events, long contextSwitches) {
         return new MidTierCounters(iterations, events, switches);
     }
 
+    /** Whether per-thread counters can be read here ({@code /proc}, i.e. Linux). */
+    static boolean threadsVisible() {
+        return java.nio.file.Files.isDirectory(java.nio.file.Path.of("/proc/self/task"));
+    }
+
     /** The counts since {@code before}. */
     MidTierCounters minus(MidTierCounters before) {
         return new MidTierCounters(iterations - before.iterations, events - before.events,
