@@ -205,6 +205,31 @@ class HttpBadInputTest {
         assertEquals(0, MiniJson.path(stats, "requests", "internal_error").asLong(), "no 500 for bad input");
     }
 
+    @Test
+    void idleConnectionIsClosedAfterTheIdleTimeout() throws Exception {
+        HttpLimits shortIdle = new HttpLimits(1024, 2048, 4096, 128, Duration.ofMillis(200));
+        try (TestCluster c = TestCluster.builder(SHARDS).limits(shortIdle).start();
+                RawHttp conn = new RawHttp(c.server.port())) {
+            RawHttp.Response r = conn.exchange(RawHttp.get(TestCluster.path(GOOD)));
+            assertEquals(200, r.status(), r.toString());
+            assertTrue(conn.closedByServer(), "an idle keep-alive connection must be closed after the idle timeout");
+        }
+    }
+
+    @Test
+    void connectionWaitingForAnAnswerIsNotClosedForIdleness() throws Exception {
+        HttpLimits shortIdle = new HttpLimits(1024, 2048, 4096, 128, Duration.ofMillis(100));
+        try (BlackHole hole = new BlackHole();
+                TestCluster c = TestCluster.builder(SHARDS).limits(shortIdle).deadline(Duration.ofMillis(1500))
+                        .shardAt(SHARDS - 1, hole.address()).start();
+                RawHttp conn = new RawHttp(c.server.port())) {
+            // calls the silent shard: no traffic on the connection until the deadline answers it
+            RawHttp.Response r = conn.exchange(RawHttp.get(TestCluster.path(new YcsbQuery(1, Size.SMALL, SHARDS - 1))));
+            assertEquals(504, r.status(), r.toString());
+            assertTrue(conn.closedByServer(), "idle again after the answer: closed");
+        }
+    }
+
     // ---- helpers ---------------------------------------------------------------------------------
 
     static void assertGood(RawHttp.Response r) {

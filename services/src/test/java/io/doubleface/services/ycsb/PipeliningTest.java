@@ -120,4 +120,78 @@ class PipeliningTest {
             assertTrue(c.closedByServer(), "server kept the connection open after Connection: close");
         }
     }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"doubleface", "type2a-1f2b", "thread-8"})
+    void pipelineDeeperThanTheServerReadsAheadIsAnsweredInOrder(String model) throws Exception {
+        cluster.server.switchTo(model);
+        int n = 3 * io.doubleface.server.HttpLimits.DEFAULT_MAX_PIPELINED; // reading pauses and resumes
+        List<YcsbQuery> qs = new ArrayList<>();
+        StringBuilder all = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            YcsbQuery q = new YcsbQuery(1 + i % 7, Size.SMALL, i % TestCluster.RECORDS);
+            qs.add(q);
+            all.append(RawHttp.get(TestCluster.path(q)));
+        }
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            c.write(all.toString());
+            for (int i = 0; i < n; i++) {
+                RawHttp.Response r = c.read();
+                assertNotNull(r, "connection closed after " + i + " of " + n + " responses");
+                assertEquals(200, r.status(), "response " + i + ": " + r);
+                assertEquals(cluster.expected(qs.get(i)), r.text(), "response " + i);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"doubleface", "type2b", "type1-8", "thread-8"})
+    void clientLeavingWithRequestsInFlightLeaksNothingAndTheServerGoesOn(String model) throws Exception {
+        cluster.server.switchTo(model);
+        long okBefore = cluster.requests("ok");
+        long admittedBefore = cluster.requests("admitted");
+        List<YcsbQuery> qs = mixed(30);
+        StringBuilder all = new StringBuilder();
+        for (YcsbQuery q : qs) {
+            all.append(RawHttp.get(TestCluster.path(q)));
+        }
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            c.write(all.toString());
+            assertNotNull(c.read()); // one answered; the rest in flight or parked in order
+        } // and gone
+        // every admitted request still completes exactly once, and the server keeps serving
+        long guard = System.nanoTime() + TestCluster.GENEROUS.toNanos();
+        while (inFlight(cluster) > 0) {
+            assertTrue(System.nanoTime() - guard < 0, "requests of the departed client never completed");
+            Thread.sleep(10);
+        }
+        long admitted = cluster.requests("admitted") - admittedBefore;
+        assertTrue(admitted >= 1 && admitted <= qs.size(), "admitted " + admitted);
+        assertEquals(admitted, cluster.requests("ok") - okBefore, "admitted requests of the departed client end ok");
+        YcsbQuery q = new YcsbQuery(20, Size.MEDIUM, 5);
+        assertEquals(cluster.expected(q), cluster.get(q).body());
+    }
+
+    /** Requests admitted and not yet answered, from {@code /admin/stats}. */
+    static long inFlight(TestCluster cluster) throws Exception {
+        java.util.Map<String, Object> s = cluster.stats();
+        long done = 0;
+        for (String o : List.of("ok", "unavailable", "timeout", "internal_error")) {
+            done += MiniJson.path(s, "requests", o).asLong();
+        }
+        return MiniJson.path(s, "requests", "admitted").asLong() - done;
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"doubleface", "thread-8"})
+    void http10WithoutKeepAliveIsClosedAfterTheResponse(String model) throws Exception {
+        cluster.server.switchTo(model);
+        YcsbQuery q = new YcsbQuery(5, Size.SMALL, 77);
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            RawHttp.Response r = c.exchange("GET " + TestCluster.path(q) + " HTTP/1.0\r\n\r\n");
+            assertEquals(200, r.status(), r.toString());
+            assertEquals(cluster.expected(q), r.text());
+            assertTrue(c.closedByServer(), "an HTTP/1.0 connection without keep-alive must be closed");
+        }
+    }
 }

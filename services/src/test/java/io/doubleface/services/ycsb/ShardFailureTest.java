@@ -5,10 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.kv.KvLeafServer;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -141,40 +138,45 @@ class ShardFailureTest {
         throw new AssertionError(q + " still fails after the shard came back: " + r.statusCode() + " " + r.body());
     }
 
-    /** A shard that accepts connections, reads nothing and never answers. */
-    static final class BlackHole implements AutoCloseable {
-        private final ServerSocket server;
-        private final List<Socket> accepted = new CopyOnWriteArrayList<>();
-        private final Thread acceptor;
-
-        BlackHole() throws IOException {
-            server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
-            acceptor = Thread.ofPlatform().daemon().name("black-hole").start(() -> {
-                try {
-                    while (true) {
-                        accepted.add(server.accept());
-                    }
-                } catch (IOException closed) {
-                    // closed: stop accepting
+    @ParameterizedTest(name = "{0}")
+    @FieldSource("MODELS")
+    void closingTheServerWithRequestsStuckOnASilentShardDoesNotHang(String model) throws Exception {
+        try (BlackHole hole = new BlackHole()) {
+            TestCluster cluster = TestCluster.builder(SHARDS).configuration(model)
+                    .shardAt(FAULTY, hole.address()).start(); // generous deadline: the requests stay stuck
+            List<Thread> clients = new ArrayList<>();
+            List<String> outcomes = new CopyOnWriteArrayList<>();
+            try {
+                for (YcsbQuery q : TOUCHING) {
+                    RawHttp c = new RawHttp(cluster.server.port());
+                    c.write(RawHttp.get(TestCluster.path(q)));
+                    clients.add(Thread.ofPlatform().name("stuck-" + q.key()).start(() -> {
+                        try (c) {
+                            RawHttp.Response r = c.read();
+                            outcomes.add(r == null ? "closed" : Integer.toString(r.status()));
+                        } catch (IOException | AssertionError e) {
+                            outcomes.add("closed: " + e.getMessage());
+                        }
+                    }));
                 }
-            });
-        }
-
-        InetSocketAddress address() {
-            return new InetSocketAddress("127.0.0.1", server.getLocalPort());
-        }
-
-        int accepted() {
-            return accepted.size();
-        }
-
-        @Override
-        public void close() throws Exception {
-            server.close();
-            for (Socket s : accepted) {
-                s.close();
+                long guard = System.nanoTime() + TestCluster.GENEROUS.toNanos();
+                while (hole.accepted() == 0) {
+                    assertTrue(System.nanoTime() - guard < 0, "no call reached the silent shard");
+                    Thread.sleep(5);
+                }
+            } finally {
+                Thread closer = Thread.ofPlatform().name("closer").start(cluster::close);
+                closer.join(TestCluster.GENEROUS.toMillis());
+                assertTrue(!closer.isAlive(), model + ": server close hangs with requests in flight");
             }
-            acceptor.join(10_000);
+            for (Thread c : clients) {
+                c.join(TestCluster.GENEROUS.toMillis());
+                assertTrue(!c.isAlive(), model + ": a client was left waiting after the server closed");
+            }
+            assertEquals(TOUCHING.size(), outcomes.size(), outcomes.toString());
+            for (String o : outcomes) {
+                assertTrue(!o.equals("200"), model + ": a request on the silent shard succeeded: " + outcomes);
+            }
         }
     }
 }
