@@ -221,8 +221,8 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
         }
 
         private void completeOnLoop(R response) {
-            stats.answered(Outcome.OK);
             if (closed) {
+                stats.answered(Outcome.OK); // the request succeeded; only its client is gone
                 ReferenceCountUtil.release(response);
                 return;
             }
@@ -232,9 +232,11 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
             } catch (RuntimeException e) {
                 log.error("encoding a response failed", e);
                 ReferenceCountUtil.release(response);
+                stats.answered(Outcome.INTERNAL_ERROR); // answered 500, so counted as such, not as ok
                 park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding failed: " + e), close);
                 return;
             }
+            stats.answered(Outcome.OK);
             FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body);
             r.headers().set(HttpHeaderNames.CONTENT_TYPE, binding.contentType());
             park(seq, r, close);

@@ -2,6 +2,7 @@ package io.doubleface.services.ycsb;
 
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
+import io.doubleface.api.HttpBinding;
 import io.doubleface.api.ShardRequest;
 import io.doubleface.data.Records;
 import io.doubleface.kv.KvDriver;
@@ -66,7 +67,7 @@ final class TestCluster implements AutoCloseable {
             driver = new KvDriver(addresses, b.driverOptions);
             service = new YcsbService(RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, b.replyWorkNanos);
             FanoutServer.Builder<YcsbQuery, byte[], YcsbService.Result> sb = FanoutServer
-                    .builder(b.wrap.apply(service), new YcsbBinding(b.shards, RECORDS))
+                    .builder(b.wrap.apply(service), b.binding.apply(new YcsbBinding(b.shards, RECORDS)))
                     .driver(driver, true).port(0).adminPort(0).ioThreads(b.ioThreads)
                     .configuration(b.configuration).deadline(b.deadline).limits(b.limits);
             server = b.tweak.apply(sb).start();
@@ -103,6 +104,7 @@ final class TestCluster implements AutoCloseable {
         private final Map<Integer, InetSocketAddress> replaced = new HashMap<>();
         private Function<YcsbService, FanoutService<YcsbQuery, byte[], YcsbService.Result>> wrap = s -> s;
         private UnaryOperator<FanoutServer.Builder<YcsbQuery, byte[], YcsbService.Result>> tweak = b -> b;
+        private UnaryOperator<HttpBinding<YcsbQuery, YcsbService.Result>> binding = b -> b;
 
         private Builder(int shards) {
             this.shards = shards;
@@ -147,6 +149,12 @@ final class TestCluster implements AutoCloseable {
         /** The server runs {@code wrap(ycsbService)} instead of the YCSB service itself. */
         Builder wrap(Function<YcsbService, FanoutService<YcsbQuery, byte[], YcsbService.Result>> wrap) {
             this.wrap = wrap;
+            return this;
+        }
+
+        /** The server uses {@code binding(ycsbBinding)} as its HTTP binding. */
+        Builder binding(UnaryOperator<HttpBinding<YcsbQuery, YcsbService.Result>> binding) {
+            this.binding = binding;
             return this;
         }
 
