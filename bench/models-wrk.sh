@@ -108,6 +108,10 @@ for p in $PORT $ADMIN_PORT $BASE_PORT $((BASE_PORT + SHARDS - 1)); do
   if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then die "port $p is already in use"; fi
 done
 
+# Sockets: blocking models keep a connection per thread and shard; allow as many as the hard limit.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+LOG_CAP=${LOG_CAP:-20000000}  # bytes kept of each process's log (a failing server can log GBs)
+
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-$ROOT/docs/results/models-wrk-$STAMP}
 mkdir -p "$OUT/runs"
@@ -144,7 +148,7 @@ JVM_OPTS=${JVM_OPTS:-"-Xms1g -Xmx1g -XX:+AlwaysPreTouch"}
 log "starting KV leaf: $SHARDS shards on $BASE_PORT.., CPU $AUX_CPU"
 # shellcheck disable=SC2086
 taskset -c "$AUX_CPU" nice -n "$NICE" "$JAVA" $JVM_OPTS -jar "$RUN_JAR" leaf kv --shards "$SHARDS" --base-port "$BASE_PORT" \
-  --records "$RECORDS" > "$OUT/leaf.log" 2>&1 &
+  --records "$RECORDS" > >(head -c "$LOG_CAP" > "$OUT/leaf.log") 2>&1 &
 LEAF_PID=$!
 wait_port "$BASE_PORT" 60 "$LEAF_PID"
 wait_port $((BASE_PORT + SHARDS - 1)) 30 "$LEAF_PID"
@@ -154,12 +158,12 @@ log "starting mid-tier: serve ycsb --io-threads $IO_THREADS, CPU $MID_CPU"
 SHARD_URI="kv://127.0.0.1:$BASE_PORT-$((BASE_PORT + SHARDS - 1))"
 # shellcheck disable=SC2086
 taskset -c "$MID_CPU" nice -n "$NICE" "$JAVA" $JVM_OPTS -jar "$RUN_JAR" serve ycsb --port "$PORT" --admin-port "$ADMIN_PORT" \
-  --shards "$SHARD_URI" --records "$RECORDS" --config "$FIRST" --io-threads "$IO_THREADS" > "$OUT/server.log" 2>&1 &
+  --shards "$SHARD_URI" --records "$RECORDS" --config "$FIRST" --io-threads "$IO_THREADS" > >(head -c "$LOG_CAP" > "$OUT/server.log") 2>&1 &
 MID_PID=$!
 wait_port "$ADMIN_PORT" 60 "$MID_PID"
 wait_port "$PORT" 30 "$MID_PID"
 
-admin() { curl -sS -m 10 -f "$@"; }
+admin() { curl -sS -m 30 -f "$@"; }
 switch() {
   admin -X PUT "http://127.0.0.1:$ADMIN_PORT/admin/config?name=$1" > /dev/null || die "switch to $1 failed"
   local active
@@ -241,12 +245,19 @@ for rep in $(seq 1 "$REPEATS"); do
           run=$((run + 1))
           log "$(tail -1 "$RAW" | awk -F, -v n="$run" -v t="$TOTAL" '{printf "[%d/%d] %-13s rep %s fanout %-2s %-5s c%-3s  %8s req/s  p50 %s ms  p99 %s ms  err %s/%s  ev/it %s  cs/req %s  cpu %s ms/req  core %s other %s io0 run %s wait %s", n, t, $1, $2, $3, $4, $5, $7, $9, $11, $12, $13, $16, $20, $23, $30, $31, $28, $29}')"
           kill -0 "$MID_PID" 2>/dev/null || die "mid-tier exited (see $OUT/server.log)"
+          fds=$(ls /proc/"$MID_PID"/fd 2>/dev/null | wc -l)
+          [ "$fds" -lt $(( $(ulimit -n) * 3 / 4 )) ] || die "mid-tier holds $fds file descriptors (limit $(ulimit -n)): a socket leak? stopping before it fails every configuration"
         done
       done
     done
   done
 done
 rm -f "$OUT"/runs/*.warm.txt
+for f in "$OUT/server.log" "$OUT/leaf.log"; do  # keep results directories small
+  if [ "$(stat -c %s "$f")" -gt 1000000 ]; then
+    { head -n 300 "$f"; echo "... [$(wc -l < "$f") lines, trimmed by models-wrk.sh] ..."; tail -n 300 "$f"; } > "$f.trim" && mv "$f.trim" "$f"
+  fi
+done
 
 python3 "$HELPER" report "$OUT"
 log "report: $OUT/report.md"

@@ -32,7 +32,7 @@ FIELDS = ["config", "repeat", "fanout", "size", "conns", "duration_s", "rps", "r
           "io_ev_per_iter", "io_ev_per_wakeup", "be_ev_per_iter", "be_ev_per_wakeup",
           "cs_per_req", "vol_cs_per_req", "invol_cs_per_req", "cpu_ms_per_req", "tail_batch_mean",
           "io_iter_per_req", "mid_cpu_util", "mid_rq_wait_util", "io0_cpu_util", "io0_rq_wait_util",
-          "core_busy", "core_busy_other"]
+          "core_busy", "core_busy_other", "mid_fds"]
 
 UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0, "m": 60000.0}
 BACKEND_GROUPS = ("t2a-be", "t2b-rx")
@@ -123,7 +123,11 @@ def procsnap(pid, cpu):
             v = [int(x) for x in line.split()[1:]]
             idle = v[3] + v[4]
             core = [sum(v) - idle, sum(v)]  # jiffies
-    print(json.dumps({"t": time.time(), "mid": tot, "io0": io0, "core": core}))
+    try:
+        fds = len(os.listdir("/proc/%s/fd" % pid))
+    except OSError:
+        fds = -1
+    print(json.dumps({"t": time.time(), "mid": tot, "io0": io0, "core": core, "fds": fds}))
 
 
 def ratio(a, b):
@@ -142,7 +146,7 @@ def row(args):
         proc = dict(mid_cpu_util=mid_cpu, mid_rq_wait_util=(pa["mid"][1] - pb["mid"][1]) / wall,
                     io0_cpu_util=(pa["io0"][0] - pb["io0"][0]) / wall,
                     io0_rq_wait_util=(pa["io0"][1] - pb["io0"][1]) / wall,
-                    core_busy=busy, core_busy_other=busy - mid_cpu)
+                    core_busy=busy, core_busy_other=busy - mid_cpu, mid_fds=pa.get("fds", ""))
     w = parse_wrk(open(wrk_out).read())
     before, after = json.load(open(sb)), json.load(open(sa))
     d, vol, invol, cpu, ok, other = delta(before, after)
@@ -226,6 +230,7 @@ def report(d):
         by.setdefault((int(r["fanout"]), r["size"], int(r["conns"]), r["config"]), []).append(r)
     ratio_rows = []
     eff_rows = []
+    bad_cells = []
     for c in cells:
         L.append("## fanout %d, %s replies, %d connections\n" % c)
         L.append("| config | req/s [min–max] | p50 ms | p99 ms | err | ev/it io | ev/it be | cs/req | cpu/req µs | it/req | batch | core / other | io-0 run/wait |")
@@ -236,6 +241,8 @@ def report(d):
                 continue
             rps = [num(r["rps"]) for r in rs]
             err = sum(int(num(r["errors_socket"]) or 0) + int(num(r["non2xx"]) or 0) for r in rs)
+            if err:
+                bad_cells.append((c, cfg, err, sum(int(num(r["requests"])) for r in rs)))
             L.append("| %s | %s [%s–%s] | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |" % (
                 cfg, fmt(med(rps)), fmt(min(rps)), fmt(max(rps)),
                 fmt(med([num(r["p50_ms"]) for r in rs])), fmt(med([num(r["p99_ms"]) for r in rs])), err,
@@ -253,6 +260,12 @@ def report(d):
             if per:
                 store.append((c, per, bests))
         continue
+    if bad_cells:
+        L.append("## Runs with errors\n")
+        L.append("Throughput of these cells counts failed requests too; do not compare them.\n")
+        for c, cfg, err, n in bad_cells:
+            L.append("- fanout %d %s c%d `%s`: %d of %d responses were socket errors or non-2xx" % (c + (cfg, err, n)))
+        L.append("")
     emit_ratio(L, df, ratio_rows, "throughput", "Target (issue 2): ≥ 1.3 at fanout 5 and 20 with small replies, and ≥ 1.0 everywhere.")
     emit_ratio(L, df, eff_rows, "requests per mid-tier CPU-second (1 / CPU per request)",
                "CPU efficiency: the capacity each model would have with its core to itself; not affected by how "
