@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
@@ -177,6 +178,69 @@ class ShardFailureTest {
             for (String o : outcomes) {
                 assertTrue(!o.equals("200"), model + ": a request on the silent shard succeeded: " + outcomes);
             }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @FieldSource("MODELS")
+    void shardKilledUnderConcurrentLoadFailsOnlyTheRequestsThatNeedIt(String model) throws Exception {
+        KvLeafServer b = KvLeafServer.builder().shards(1).basePort(0).records(TestCluster.RECORDS).start();
+        int clients = 8;
+        int afterKill = 15; // requests each client sends once the shard is dead
+        List<YcsbQuery> mix = new ArrayList<>(TOUCHING);
+        mix.addAll(AVOIDING);
+        try (TestCluster cluster = TestCluster.builder(SHARDS).configuration(model)
+                .shardAt(FAULTY, new InetSocketAddress("127.0.0.1", b.port(0))).start()) {
+            java.util.concurrent.atomic.AtomicLong answered = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.atomic.AtomicBoolean killed = new java.util.concurrent.atomic.AtomicBoolean();
+            List<String> errors = new CopyOnWriteArrayList<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < clients; t++) {
+                final int client = t;
+                threads.add(Thread.ofPlatform().name("load-" + t).start(() -> {
+                    try (RawHttp c = new RawHttp(cluster.server.port())) {
+                        int sinceKill = 0;
+                        for (int i = client; sinceKill < afterKill && errors.isEmpty(); i++) {
+                            boolean deadBefore = killed.get();
+                            YcsbQuery q = mix.get(i % mix.size());
+                            RawHttp.Response r = c.exchange(RawHttp.get(TestCluster.path(q)));
+                            answered.incrementAndGet();
+                            boolean touches = TestCluster.touches(q, FAULTY, SHARDS);
+                            if (r.status() == 200) {
+                                if (touches && deadBefore) {
+                                    errors.add(q + " succeeded although shard " + FAULTY + " was dead");
+                                } else if (!cluster.expected(q).equals(r.text())) {
+                                    errors.add(q + ": wrong body");
+                                }
+                            } else if (!(touches && r.status() == 503 && r.text().contains("shard " + FAULTY))) {
+                                errors.add(q + " -> " + r);
+                            }
+                            if (deadBefore) {
+                                sinceKill++;
+                            }
+                        }
+                    } catch (Throwable e) {
+                        errors.add("client " + client + ": " + e);
+                    }
+                }));
+            }
+            long guard = System.nanoTime() + TestCluster.GENEROUS.toNanos();
+            while (answered.get() < 10L * clients && errors.isEmpty()) {
+                assertTrue(System.nanoTime() - guard < 0, "no progress before the kill");
+                Thread.sleep(2);
+            }
+            b.close(); // mid-run, with requests in flight
+            killed.set(true);
+            for (Thread t : threads) {
+                t.join(TestCluster.GENEROUS.toMillis());
+                assertTrue(!t.isAlive(), model + ": " + t.getName() + " hangs");
+            }
+            assertTrue(errors.isEmpty(), model + ": " + errors);
+            Map<String, Object> stats = cluster.stats();
+            assertEquals(answered.get(), MiniJson.path(stats, "requests", "ok").asLong()
+                    + MiniJson.path(stats, "requests", "unavailable").asLong(), "every request answered once, ok or 503");
+        } finally {
+            b.close();
         }
     }
 }
