@@ -164,6 +164,11 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
     private void dispatch(HttpRequest req) {
         long seq = nextSeq++;
         boolean keepAlive = HttpUtil.isKeepAlive(req);
+        if (!keepAlive) {
+            // The connection ends with this request's response (RFC 9112 §9.6: no further request
+            // on it may be processed), so requests pipelined after it are discarded.
+            state = State.CLOSING;
+        }
         QueryStringDecoder query = new QueryStringDecoder(req.uri());
         if (!binding.path().equals(query.path())) {
             stats.answered(Outcome.NOT_FOUND);

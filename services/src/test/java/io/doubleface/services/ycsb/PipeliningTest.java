@@ -172,6 +172,28 @@ class PipeliningTest {
         assertEquals(cluster.expected(q), cluster.get(q).body());
     }
 
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"doubleface", "thread-8"})
+    void requestsPipelinedAfterConnectionCloseAreNotProcessed(String model) throws Exception {
+        cluster.server.switchTo(model);
+        long admittedBefore = cluster.requests("admitted");
+        long okBefore = cluster.requests("ok");
+        long notFoundBefore = cluster.requests("not_found");
+        YcsbQuery first = new YcsbQuery(5, Size.SMALL, 21);
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            // RFC 9112 §9.6: after a request with "close", the server MUST NOT process further requests
+            c.write(RawHttp.getAndClose(TestCluster.path(first)) + RawHttp.get(TestCluster.path(new YcsbQuery(20, Size.LARGE, 22)))
+                    + RawHttp.get("/nope"));
+            RawHttp.Response r = c.read();
+            assertEquals(200, r.status(), r.toString());
+            assertEquals(cluster.expected(first), r.text());
+            assertTrue(c.closedByServer(), "closed after the response to the close request");
+        }
+        assertEquals(admittedBefore + 1, cluster.requests("admitted"), "requests after the close request were admitted");
+        assertEquals(okBefore + 1, cluster.requests("ok"));
+        assertEquals(notFoundBefore, cluster.requests("not_found"), "a request after the close request was answered 404");
+    }
+
     /** Requests admitted and not yet answered, from {@code /admin/stats}. */
     static long inFlight(TestCluster cluster) throws Exception {
         java.util.Map<String, Object> s = cluster.stats();
