@@ -62,6 +62,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(FanoutServer.class);
 
+    /** After a failed accept (e.g. out of file descriptors), accepting pauses for {@value} ms. */
+    static final long ACCEPT_BACKOFF_MILLIS = 1000;
+
     /** Default per-request deadline: {@value} ms. */
     public static final long DEFAULT_DEADLINE_MS = 1000;
 
@@ -173,7 +176,13 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            log.warn("accept failed: {}", cause.toString()); // e.g. EMFILE: keep accepting
+            // e.g. EMFILE: stop accepting for a moment instead of failing in a tight loop (as
+            // Netty's own ServerBootstrap acceptor does), then resume.
+            log.warn("accept failed, pausing accepts for {} ms: {}", ACCEPT_BACKOFF_MILLIS, cause.toString());
+            ctx.channel().config().setAutoRead(false);
+            ctx.channel().eventLoop().schedule(() -> {
+                ctx.channel().config().setAutoRead(true);
+            }, ACCEPT_BACKOFF_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 

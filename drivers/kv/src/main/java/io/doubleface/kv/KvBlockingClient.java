@@ -90,7 +90,9 @@ final class KvBlockingClient implements BlockingClient {
             Conn c = borrow(shard, deadline);
             try {
                 write(shard, c, request);
-                return read(shard, c, deadline);
+                ByteBuf reply = read(shard, c, deadline);
+                giveBack(shard, c);
+                return reply;
             } catch (ShardException e) {
                 if (e.kind() == ShardException.Kind.SHARD_ERROR) {
                     giveBack(shard, c);
@@ -311,6 +313,11 @@ final class KvBlockingClient implements BlockingClient {
         }
         return new ShardException(ShardException.Kind.UNAVAILABLE, shard, "connection to "
                 + c.socket.getRemoteSocketAddress() + " failed: " + e, e);
+    }
+
+    /** Idle pooled connections to {@code shard} (for tests). */
+    int idleConnections(int shard) {
+        return idle[shard].size();
     }
 
     private void giveBack(int shard, Conn c) {

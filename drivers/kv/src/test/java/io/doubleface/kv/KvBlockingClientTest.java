@@ -117,6 +117,18 @@ class KvBlockingClientTest {
     }
 
     @Test
+    void sequentialCallsReuseOnePooledConnectionPerShard() throws Exception {
+        KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(2).records(RECORDS).start());
+        KvBlockingClient client = (KvBlockingClient) open(new KvDriver(leaf.addresses()));
+        for (int i = 0; i < 50; i++) {
+            assertArrayEquals(TestShards.expected(ShardRequest.readField(i, i % 10), RECORDS),
+                    bytes(client.call(i % 2, ShardRequest.readField(i, i % 10), GENEROUS)));
+        }
+        assertEquals(1, client.idleConnections(0));
+        assertEquals(1, client.idleConnections(1));
+    }
+
+    @Test
     void keyBeyondTheRecordsFailsWithShardErrorAndTheConnectionIsReused() throws Exception {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(1).records(RECORDS).start());
         BlockingClient client = open(new KvDriver(leaf.addresses()));
