@@ -79,6 +79,22 @@ class AdminEndpointsTest {
     }
 
     @Test
+    void namesAreCanonicalAndSwitchingToTheActiveConfigurationIsNoSwitch() throws Exception {
+        assertEquals(200, cluster.adminPut("/admin/config?name=doubleface").statusCode());
+        assertEquals(0, MiniJson.path(cluster.stats(), "switches").asLong(), "doubleface -> doubleface is no switch");
+        HttpResponse<String> r = cluster.adminPut("/admin/config?name=THREAD");
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals("thread-64", active(), "thread means thread-64");
+        assertEquals(200, cluster.adminPut("/admin/config?name=thread-64").statusCode());
+        Map<String, Object> stats = cluster.stats();
+        assertEquals(1, MiniJson.path(stats, "switches").asLong());
+        assertEquals(List.of("doubleface", "thread-64"), MiniJson.path(stats, "configurations").asList(),
+                "one model per canonical configuration");
+        HttpResponse<String> q = cluster.get(new YcsbQuery(20, Size.SMALL, 150));
+        assertEquals(cluster.expected(20, Size.SMALL, 150), q.body());
+    }
+
+    @Test
     void putWithoutNameIsRefused() throws Exception {
         HttpResponse<String> r = cluster.adminPut("/admin/config");
         assertEquals(400, r.statusCode(), r.body());

@@ -3,11 +3,14 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.FieldSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -49,6 +52,23 @@ class ModelConformanceTest {
             HttpResponse<String> r = cluster.get("/query?fanout=" + fanout + "&size=" + size.label() + "&key=" + key);
             assertEquals(200, r.statusCode(), r.body());
             assertEquals(cluster.expected(fanout, size, key), r.body(), model + " key=" + key);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @FieldSource("io.doubleface.services.ycsb.Models#ALL")
+    void everyModelGivesTheSameBytesUnderConcurrentLoad(String model) throws Exception {
+        cluster.server.switchTo(model);
+        List<YcsbQuery> qs = new ArrayList<>();
+        for (int i = 0; i < 120; i++) {
+            Size size = Size.values()[i % 3];
+            int fanout = size == Size.LARGE ? 1 + i % 5 : new int[] {1, 5, 20}[i % 3 == 0 ? 2 : i % 2];
+            qs.add(new YcsbQuery(fanout, size, (i * 31L) % TestCluster.RECORDS));
+        }
+        List<HttpResponse<String>> rs = cluster.getAll(qs, 16);
+        for (int i = 0; i < qs.size(); i++) {
+            assertEquals(200, rs.get(i).statusCode(), rs.get(i).body());
+            assertEquals(cluster.expected(qs.get(i)), rs.get(i).body(), model + " " + qs.get(i));
         }
     }
 }

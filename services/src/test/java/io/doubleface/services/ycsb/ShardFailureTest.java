@@ -186,7 +186,7 @@ class ShardFailureTest {
     void shardKilledUnderConcurrentLoadFailsOnlyTheRequestsThatNeedIt(String model) throws Exception {
         KvLeafServer b = KvLeafServer.builder().shards(1).basePort(0).records(TestCluster.RECORDS).start();
         int clients = 8;
-        int afterKill = 15; // requests each client sends once the shard is dead
+        int afterKill = 10; // requests each client sends once the shard is dead
         List<YcsbQuery> mix = new ArrayList<>(TOUCHING);
         mix.addAll(AVOIDING);
         try (TestCluster cluster = TestCluster.builder(SHARDS).configuration(model)
