@@ -170,9 +170,17 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
             state = State.CLOSING;
         }
         QueryStringDecoder query = new QueryStringDecoder(req.uri());
-        if (!binding.path().equals(query.path())) {
+        String path;
+        try {
+            path = query.path(); // decodes lazily: a bad %-escape throws here
+        } catch (IllegalArgumentException e) {
+            stats.answered(Outcome.BAD_REQUEST);
+            park(seq, text(HttpResponseStatus.BAD_REQUEST, "malformed request target: " + shortReason(e)), !keepAlive);
+            return;
+        }
+        if (!binding.path().equals(path)) {
             stats.answered(Outcome.NOT_FOUND);
-            park(seq, text(HttpResponseStatus.NOT_FOUND, "no such path: " + truncate(query.path())), !keepAlive);
+            park(seq, text(HttpResponseStatus.NOT_FOUND, "no such path: " + truncate(path)), !keepAlive);
             return;
         }
         if (!HttpMethod.GET.equals(req.method())) {
@@ -189,6 +197,16 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
         } catch (BadRequestException e) {
             stats.answered(Outcome.BAD_REQUEST);
             park(seq, text(HttpResponseStatus.BAD_REQUEST, e.getMessage()), !keepAlive);
+            return;
+        } catch (IllegalArgumentException e) {
+            // QueryStringDecoder.parameters() throws this for a bad %-escape in the query string
+            stats.answered(Outcome.BAD_REQUEST);
+            park(seq, text(HttpResponseStatus.BAD_REQUEST, "malformed query string: " + shortReason(e)), !keepAlive);
+            return;
+        } catch (RuntimeException e) {
+            log.error("decoding a request failed", e);
+            stats.answered(Outcome.INTERNAL_ERROR);
+            park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "decoding the request failed: " + e), !keepAlive);
             return;
         }
         if (nextSeq - nextToWrite >= maxPipelined) {

@@ -161,6 +161,19 @@ class HttpBadInputTest {
         assertCounted(before, Outcome.BAD_REQUEST, Outcome.OK);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"/query?key=%zz", "/query?key=%4", "/que%zzry?key=1", "/query?%=1"})
+    void malformedPercentEncodingGets400AndTheConnectionStaysUsable(String target) throws Exception {
+        Map<Outcome, Long> before = outcomes();
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            RawHttp.Response r = c.exchange(RawHttp.get(target));
+            assertEquals(400, r.status(), r.toString());
+            assertTextReason(r, "malformed");
+            assertGood(c.exchange(RawHttp.get(TestCluster.path(GOOD))));
+        }
+        assertCounted(before, Outcome.BAD_REQUEST, Outcome.OK);
+    }
+
     @Test
     void brokenRequestPipelinedAfterAGoodOneIsAnsweredInOrderThenClosed() throws Exception {
         Map<Outcome, Long> before = outcomes();
