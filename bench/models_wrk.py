@@ -17,7 +17,8 @@ From /proc (before/after snapshots of the mid-tier process and its core, `procsn
   mid_rq_wait_util time mid-tier threads were runnable but waiting for a CPU / wall time (schedstat)
   io0_*            the same for the upstream I/O loop thread io-0 alone
   core_busy        busy fraction of the mid-tier's core (all processes, /proc/stat)
-  core_busy_other  core_busy minus the mid-tier's own CPU: other processes on that core
+  core_busy_other  core_busy minus the mid-tier threads' CPU: other processes on that core plus softirq
+                   time (loopback TCP receive processing, much of it for the mid-tier's own sockets)
 Thread groups whose counters went down (threads exited, e.g. an idle cached pool) count as 0.
 """
 import csv
@@ -32,7 +33,7 @@ FIELDS = ["config", "repeat", "fanout", "size", "conns", "duration_s", "rps", "r
           "io_ev_per_iter", "io_ev_per_wakeup", "be_ev_per_iter", "be_ev_per_wakeup",
           "cs_per_req", "vol_cs_per_req", "invol_cs_per_req", "cpu_ms_per_req", "tail_batch_mean",
           "io_iter_per_req", "mid_cpu_util", "mid_rq_wait_util", "io0_cpu_util", "io0_rq_wait_util",
-          "core_busy", "core_busy_other", "mid_fds"]
+          "core_busy", "core_busy_other", "mid_fds", "syscr_per_req", "syscw_per_req"]
 
 UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0, "m": 60000.0}
 BACKEND_GROUPS = ("t2a-be", "t2b-rx")
@@ -106,6 +107,7 @@ def procsnap(pid, cpu):
     import time
     tot = [0, 0]
     io0 = [0, 0]
+    tids = {}
     base = "/proc/%s/task" % pid
     for tid in os.listdir(base):
         try:
@@ -113,10 +115,18 @@ def procsnap(pid, cpu):
             comm = open("%s/%s/comm" % (base, tid)).read().strip()
         except OSError:
             continue
+        tids[tid] = [int(run), int(wait)]
         tot[0] += int(run)
         tot[1] += int(wait)
         if comm == "io-0":
             io0 = [int(run), int(wait)]
+    io = {}
+    try:
+        for line in open("/proc/%s/io" % pid):
+            k, v = line.split(":")
+            io[k.strip()] = int(v)
+    except OSError:
+        pass
     core = [0, 0]
     for line in open("/proc/stat"):
         if line.startswith("cpu%s " % cpu):
@@ -127,7 +137,8 @@ def procsnap(pid, cpu):
         fds = len(os.listdir("/proc/%s/fd" % pid))
     except OSError:
         fds = -1
-    print(json.dumps({"t": time.time(), "mid": tot, "io0": io0, "core": core, "fds": fds}))
+    print(json.dumps({"t": time.time(), "mid": tot, "io0": io0, "core": core, "fds": fds, "tids": tids,
+                      "syscr": io.get("syscr", 0), "syscw": io.get("syscw", 0)}))
 
 
 def ratio(a, b):
@@ -141,12 +152,19 @@ def row(args):
         pb, pa = json.load(open(args[9])), json.load(open(args[10]))
         wall = (pa["t"] - pb["t"]) * 1e9
         mid_cpu = (pa["mid"][0] - pb["mid"][0]) / wall
+        mid_wait = (pa["mid"][1] - pb["mid"][1]) / wall
+        if "tids" in pa and "tids" in pb:  # only threads alive at both ends (idle cached-pool threads exit)
+            tb = pb["tids"]
+            common = [t for t in pa["tids"] if t in tb]
+            mid_cpu = sum(pa["tids"][t][0] - tb[t][0] for t in common) / wall
+            mid_wait = sum(pa["tids"][t][1] - tb[t][1] for t in common) / wall
         core = pa["core"][1] - pb["core"][1]
         busy = (pa["core"][0] - pb["core"][0]) / core if core else float("nan")
-        proc = dict(mid_cpu_util=mid_cpu, mid_rq_wait_util=(pa["mid"][1] - pb["mid"][1]) / wall,
+        proc = dict(mid_cpu_util=mid_cpu, mid_rq_wait_util=mid_wait,
                     io0_cpu_util=(pa["io0"][0] - pb["io0"][0]) / wall,
                     io0_rq_wait_util=(pa["io0"][1] - pb["io0"][1]) / wall,
-                    core_busy=busy, core_busy_other=busy - mid_cpu, mid_fds=pa.get("fds", ""))
+                    core_busy=busy, core_busy_other=busy - mid_cpu, mid_fds=pa.get("fds", ""),
+                    syscr_per_req=pa.get("syscr", 0) - pb.get("syscr", 0), syscw_per_req=pa.get("syscw", 0) - pb.get("syscw", 0))
     w = parse_wrk(open(wrk_out).read())
     before, after = json.load(open(sb)), json.load(open(sa))
     d, vol, invol, cpu, ok, other = delta(before, after)
@@ -156,6 +174,9 @@ def row(args):
     if own in d:
         be = d[own]
     reqs = ok + other
+    for k in ("syscr_per_req", "syscw_per_req"):
+        if k in proc:
+            proc[k] = ratio(proc[k], reqs)
     out = dict(config=config, repeat=repeat, fanout=fanout, size=size, conns=conns, duration_s=duration,
                server_ok=ok, server_other=other,
                io_ev_per_iter=ratio(io[2], io[0]), io_ev_per_wakeup=ratio(io[2], io[1]),
@@ -194,7 +215,13 @@ def med(xs):
 
 def report(d):
     env = json.load(open(os.path.join(d, "environment.json")))
-    rows = list(csv.DictReader(open(os.path.join(d, "raw.csv"))))
+    lines = list(csv.reader(open(os.path.join(d, "raw.csv"))))
+    rows = [dict(zip(FIELDS, l)) for l in lines[1:]]
+    for r in rows:
+        # a thread that exits between the snapshots made the process sum drop (older rows): not valid
+        if num(r.get("mid_cpu_util")) < num(r.get("io0_cpu_util")):
+            r["core_busy_other"] = ""
+            r["mid_cpu_util"] = ""
     configs = env["configurations"]
     df = env.get("doubleface_config", "doubleface")
     cells = []
@@ -223,8 +250,10 @@ def report(d):
              "backend loops; `cs/req` context switches per request (all threads of the mid-tier, voluntary+involuntary); "
              "`cpu/req` mid-tier CPU µs per request; `it/req` I/O-loop iterations per request; `batch` DoubleFace tail "
              "batch mean; `core` busy fraction of the mid-tier's CPU (all processes) and, after the slash, the part "
-             "used by *other* processes; `io-0 run/wait` fraction of wall time the upstream loop thread ran / sat "
-             "runnable waiting for the CPU (schedstat).\n")
+             "not charged to mid-tier threads: other processes *and* softirq time (loopback TCP processing, largely the "
+             "mid-tier's own traffic; ~0.18 of the core was softirq in a spot check); `io-0 run/wait` fraction of wall time the upstream loop thread ran / sat "
+             "runnable waiting for the CPU (schedstat); `rd+wr syscalls/req` read- and write-type system calls of the mid-tier "
+             "process per request (/proc/PID/io syscr+syscw; epoll_wait not included; recorded from part-way through the run).\n")
     by = {}
     for r in rows:
         by.setdefault((int(r["fanout"]), r["size"], int(r["conns"]), r["config"]), []).append(r)
@@ -233,8 +262,8 @@ def report(d):
     bad_cells = []
     for c in cells:
         L.append("## fanout %d, %s replies, %d connections\n" % c)
-        L.append("| config | req/s [min–max] | p50 ms | p99 ms | err | ev/it io | ev/it be | cs/req | cpu/req µs | it/req | batch | core / other | io-0 run/wait |")
-        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        L.append("| config | req/s [min–max] | p50 ms | p99 ms | err | ev/it io | ev/it be | cs/req | cpu/req µs | it/req | batch | core / other | io-0 run/wait | rd+wr syscalls/req |")
+        L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for cfg in configs:
             rs = by.get(c + (cfg,), [])
             if not rs:
@@ -243,7 +272,7 @@ def report(d):
             err = sum(int(num(r["errors_socket"]) or 0) + int(num(r["non2xx"]) or 0) for r in rs)
             if err:
                 bad_cells.append((c, cfg, err, sum(int(num(r["requests"])) for r in rs)))
-            L.append("| %s | %s [%s–%s] | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |" % (
+            L.append("| %s | %s [%s–%s] | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s |" % (
                 cfg, fmt(med(rps)), fmt(min(rps)), fmt(max(rps)),
                 fmt(med([num(r["p50_ms"]) for r in rs])), fmt(med([num(r["p99_ms"]) for r in rs])), err,
                 fmt(med([num(r["io_ev_per_iter"]) for r in rs])), fmt(med([num(r["be_ev_per_iter"]) for r in rs])),
@@ -252,7 +281,8 @@ def report(d):
                 fmt(med([num(r["io_iter_per_req"]) for r in rs])),
                 fmt(med([num(r["tail_batch_mean"]) for r in rs])),
                 fmt(med([num(r.get("core_busy")) for r in rs]), 2), fmt(med([num(r.get("core_busy_other")) for r in rs]), 2),
-                fmt(med([num(r.get("io0_cpu_util")) for r in rs]), 2), fmt(med([num(r.get("io0_rq_wait_util")) for r in rs]), 2)))
+                fmt(med([num(r.get("io0_cpu_util")) for r in rs]), 2), fmt(med([num(r.get("io0_rq_wait_util")) for r in rs]), 2),
+                fmt(med([num(r.get("syscr_per_req")) + num(r.get("syscw_per_req")) for r in rs]))))
         L.append("")
         # ratio of doubleface to the best other configuration, per repeat (same period)
         for key, store in (("rps", ratio_rows), ("eff", eff_rows)):
