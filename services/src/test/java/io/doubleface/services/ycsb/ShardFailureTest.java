@@ -243,4 +243,34 @@ class ShardFailureTest {
             b.close();
         }
     }
+
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"thread-1", "type1-1"})
+    void fullWorkerQueueGives503OverloadedAtOnce(String model) throws Exception {
+        try (BlackHole hole = new BlackHole();
+                TestCluster cluster = TestCluster.builder(SHARDS).configuration(model)
+                        .shardAt(FAULTY, hole.address()).tweak(b -> b.queueLimit(1)).start()) {
+            YcsbQuery stuck = new YcsbQuery(1, Size.SMALL, FAULTY);
+            RawHttp first = new RawHttp(cluster.server.port());
+            RawHttp second = new RawHttp(cluster.server.port());
+            try (first; second) {
+                first.write(RawHttp.get(TestCluster.path(stuck))); // occupies the only thread
+                long guard = System.nanoTime() + TestCluster.GENEROUS.toNanos();
+                while (hole.accepted() == 0) {
+                    assertTrue(System.nanoTime() - guard < 0, "the first request never reached the shard");
+                    Thread.sleep(5);
+                }
+                second.write(RawHttp.get(TestCluster.path(stuck))); // fills the queue
+                guard = System.nanoTime() + TestCluster.GENEROUS.toNanos();
+                while (MiniJson.path(cluster.stats(), "requests", "admitted").asLong() < 2) {
+                    assertTrue(System.nanoTime() - guard < 0, "the second request was never admitted");
+                    Thread.sleep(5);
+                }
+                HttpResponse<String> r = cluster.get(new YcsbQuery(1, Size.SMALL, 0));
+                assertEquals(503, r.statusCode(), model + ": " + r.body());
+                assertTrue(r.body().contains("overloaded"), r.body());
+                assertEquals(1, cluster.requests("unavailable"));
+            }
+        }
+    }
 }
