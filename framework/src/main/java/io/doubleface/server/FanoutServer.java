@@ -65,6 +65,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     /** After a failed accept (e.g. out of file descriptors), accepting pauses for {@value} ms. */
     static final long ACCEPT_BACKOFF_MILLIS = 1000;
 
+    /** Requests the HTTP codec may decode ahead of their answers: {@value}. */
+    static final int CODEC_PIPELINE_DEPTH = 65536;
+
     /** Default per-request deadline: {@value} ms. */
     public static final long DEFAULT_DEADLINE_MS = 1000;
 
@@ -158,10 +161,14 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
                 protected void initChannel(Channel ch) {
                     ch.pipeline().addLast(
                             new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS),
+                            // The codec's pipeline-depth limit must sit far above maxPipelined:
+                            // bytes already read are still decoded after HttpFanoutHandler stops
+                            // reading, and exceeding the codec's limit drops the connection
+                            // without answers. What one read can hold bounds the depth anyway.
                             new HttpServerCodec(new HttpDecoderConfig()
                                     .setMaxInitialLineLength(limits.maxInitialLineLength())
                                     .setMaxHeaderSize(limits.maxHeaderSize())
-                                    .setMaxChunkSize(8192)),
+                                    .setMaxChunkSize(8192), CODEC_PIPELINE_DEPTH),
                             new HttpFanoutHandler<>(engine, binding, limits, engine.stats()));
                 }
             });
