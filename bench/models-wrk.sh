@@ -260,5 +260,7 @@ for f in "$OUT/server.log" "$OUT/leaf.log"; do  # keep results directories small
 done
 
 python3 "$HELPER" report "$OUT"
+# per-run wrk outputs and snapshots: one archive instead of hundreds of files
+tar -czf "$OUT/runs.tar.gz" -C "$OUT" runs && rm -rf "$OUT/runs"
 log "report: $OUT/report.md"
 sed -n '/^## Ratio/,$p' "$OUT/report.md" >&2
