@@ -1,8 +1,5 @@
 package io.doubleface.cli;
 
-import io.doubleface.api.FanoutPlan;
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
 import io.doubleface.kv.KvDriver;
 import io.doubleface.kv.KvLeafServer;
 import io.doubleface.loop.LoopGroup;
@@ -10,10 +7,8 @@ import io.doubleface.server.FanoutServer;
 import io.doubleface.services.ycsb.Size;
 import io.doubleface.services.ycsb.YcsbBinding;
 import io.doubleface.services.ycsb.YcsbQuery;
+import io.doubleface.services.ycsb.YcsbReference;
 import io.doubleface.services.ycsb.YcsbService;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.security.MessageDigest;
@@ -245,41 +240,9 @@ final class DemoCommand implements Callable<Integer> {
         return DoubleFaceCli.EXIT_OK;
     }
 
-    /**
-     * SHA-256 of the body the service must answer {@code q} with, computed without network,
-     * threads or models: plan → the records' canonical replies → onReply → merge → encode.
-     */
+    /** SHA-256 of the body the service must answer {@code q} with ({@link YcsbReference}). */
     private byte[] expectedDigest(YcsbService service, YcsbQuery q) {
-        List<ShardRequest> calls = new ArrayList<>();
-        service.plan(q, new FanoutPlan() {
-            @Override
-            public int call(int shard, ShardRequest request) {
-                calls.add(request);
-                return calls.size() - 1;
-            }
-
-            @Override
-            public int shardCount() {
-                return shards;
-            }
-        });
-        List<byte[]> parts = new ArrayList<>(calls.size());
-        for (int i = 0; i < calls.size(); i++) {
-            ByteBuf reply = Unpooled.buffer(Records.replySize(calls.get(i)));
-            try {
-                Records.writeReply(calls.get(i), records, reply);
-                parts.add(service.onReply(q, i, reply));
-            } finally {
-                reply.release();
-            }
-        }
-        ByteBuf body = new YcsbBinding(shards, records).encode(service.merge(q, parts), ByteBufAllocator.DEFAULT);
-        try {
-            MessageDigest sha = DemoLoad.sha256();
-            sha.update(body.nioBuffer());
-            return sha.digest();
-        } finally {
-            body.release();
-        }
+        MessageDigest sha = DemoLoad.sha256();
+        return sha.digest(YcsbReference.body(service, shards, q));
     }
 }

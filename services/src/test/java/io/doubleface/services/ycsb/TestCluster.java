@@ -1,17 +1,11 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.HttpBinding;
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
 import io.doubleface.kv.KvDriver;
 import io.doubleface.kv.KvLeafServer;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.server.HttpLimits;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -258,35 +252,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     private static String compute(int shards, YcsbQuery q) {
-        List<ShardRequest> calls = new ArrayList<>();
-        REFERENCE.plan(q, new FanoutPlan() {
-            @Override
-            public int call(int shard, ShardRequest request) {
-                calls.add(request);
-                return calls.size() - 1;
-            }
-
-            @Override
-            public int shardCount() {
-                return shards;
-            }
-        });
-        List<byte[]> parts = new ArrayList<>();
-        for (int i = 0; i < calls.size(); i++) {
-            ByteBuf reply = Unpooled.buffer();
-            try {
-                Records.writeReply(calls.get(i), RECORDS, reply);
-                parts.add(REFERENCE.onReply(q, i, reply));
-            } finally {
-                reply.release();
-            }
-        }
-        ByteBuf body = new YcsbBinding(shards, RECORDS).encode(REFERENCE.merge(q, parts), ByteBufAllocator.DEFAULT);
-        try {
-            return body.toString(StandardCharsets.UTF_8);
-        } finally {
-            body.release();
-        }
+        return new String(YcsbReference.body(REFERENCE, shards, q), StandardCharsets.UTF_8);
     }
 
     /** Whether {@code q} calls shard {@code shard} (call i goes to shard {@code (key + i) % shards}). */
