@@ -151,6 +151,20 @@ final class KvConnection {
         if (f.channel() != channel) {
             return; // closed or replaced meanwhile
         }
+        if (f.isSuccess() && f.channel().localAddress() != null
+                && f.channel().localAddress().equals(f.channel().remoteAddress())) {
+            // TCP self-connect: a connect to a closed loopback port in the ephemeral range can be
+            // given that very port as its source and "succeed" with itself. Treat it as refused.
+            f.channel().close();
+            channel = null;
+            lastConnectFailure = "cannot connect: " + address + " refused (self-connect)";
+            if (client.reconnectBackoffNanos > 0) {
+                backoff = true;
+                retryAt = System.nanoTime() + client.reconnectBackoffNanos;
+            }
+            failAll(new ShardException(ShardException.Kind.UNAVAILABLE, shard, lastConnectFailure));
+            return;
+        }
         if (f.isSuccess()) {
             connected = true;
             if (out != null && !dirty) {

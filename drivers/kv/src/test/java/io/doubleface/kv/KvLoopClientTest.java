@@ -154,7 +154,7 @@ class KvLoopClientTest {
 
     @Test
     void callsOutstandingWhenTheShardDropsTheConnectionFailUnavailableAndTheNextSendReconnects() throws Exception {
-        FakeShard shard = closeLater(FakeShard.silent());
+        FakeShard shard = closeLater(FakeShard.silentOnLowPort());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         KvDriver driver = new KvDriver(List.of(shard.address()), KvDriver.Options.DEFAULT
                 .withCallTimeout(Duration.ofMinutes(5)).withReconnectBackoff(Duration.ZERO));
@@ -216,7 +216,7 @@ class KvLoopClientTest {
 
     @Test
     void afterAFailedConnectSendsFailAtOnceDuringTheBackoff() throws Exception {
-        FakeShard shard = FakeShard.silent();
+        FakeShard shard = FakeShard.silentOnLowPort();
         InetSocketAddress address = shard.address();
         shard.close(); // nothing listens there now
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);

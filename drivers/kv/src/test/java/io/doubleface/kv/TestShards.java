@@ -49,6 +49,25 @@ final class TestShards {
             Threads.platform("fake-acc").newThread(this::acceptLoop).start();
         }
 
+        /**
+         * A silent shard on a free port below the kernel's ephemeral range (32768+), for tests that
+         * close the shard and expect its port to stay closed: an ephemeral port could meanwhile be
+         * taken by another process's server or by a client's own source port.
+         */
+        static FakeShard silentOnLowPort() throws IOException {
+            java.util.Random random = new java.util.Random();
+            for (int attempt = 0; ; attempt++) {
+                int port = 20000 + random.nextInt(12000);
+                try {
+                    return new FakeShard(port, (s, in) -> drain(in));
+                } catch (java.net.BindException e) {
+                    if (attempt == 100) {
+                        throw e;
+                    }
+                }
+            }
+        }
+
         /** A shard that accepts and reads, but never answers. */
         static FakeShard silent() throws IOException {
             return new FakeShard(0, (s, in) -> drain(in));
