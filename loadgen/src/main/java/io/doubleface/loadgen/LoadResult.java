@@ -1,0 +1,301 @@
+package io.doubleface.loadgen;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The result of one {@link LoadGenerator} run: counts, errors by kind, and the latency and send-lag
+ * histograms (µs) of the measured part. Latency is from the intended send time to the end of the
+ * response, for every response (4xx/5xx included; timeouts and connection failures are errors
+ * only). A percentile is reported only when there are at least {@code 100/(1-p)} samples
+ * (MEASURE.md rule 4): {@link #percentileMillis} returns {@code null} otherwise.
+ *
+ * <p>Immutable after construction (the histograms are copies; do not modify them); thread-safe.
+ */
+public final class LoadResult {
+
+    private final String mode;
+    private final String target;
+    private final String mix;
+    private final String schedule;
+    private final int users;
+    private final Double offeredRate;
+    private final Boolean rateKept;
+    private final long requests;
+    private final long scheduled;
+    private final long sent;
+    private final long unfinished;
+    private final Map<ErrorKind, Long> errorsByKind;
+    private final double durationSeconds;
+    private final double warmupSeconds;
+    private final Histogram latency;
+    private final Histogram sendLag;
+    private final long connectionWaits;
+    private final int maxConnections;
+    private final boolean stopped;
+    private final boolean maxRequestsReached;
+
+    LoadResult(String mode, String target, String mix, String schedule, int users, Double offeredRate,
+            Boolean rateKept, long requests, long scheduled, long sent, long unfinished,
+            Map<ErrorKind, Long> errorsByKind, double durationSeconds, double warmupSeconds, Histogram latency,
+            Histogram sendLag, long connectionWaits, int maxConnections, boolean stopped, boolean maxRequestsReached) {
+        this.mode = mode;
+        this.target = target;
+        this.mix = mix;
+        this.schedule = schedule;
+        this.users = users;
+        this.offeredRate = offeredRate;
+        this.rateKept = rateKept;
+        this.requests = requests;
+        this.scheduled = scheduled;
+        this.sent = sent;
+        this.unfinished = unfinished;
+        this.errorsByKind = Collections.unmodifiableMap(new EnumMap<>(errorsByKind));
+        this.durationSeconds = durationSeconds;
+        this.warmupSeconds = warmupSeconds;
+        this.latency = latency.copy();
+        this.sendLag = sendLag.copy();
+        this.connectionWaits = connectionWaits;
+        this.maxConnections = maxConnections;
+        this.stopped = stopped;
+        this.maxRequestsReached = maxRequestsReached;
+    }
+
+    /** Fewest samples for percentile {@code p} (0..100) to be reported: {@code 100/(1-p)}. */
+    public static long minSamples(double p) {
+        return (long) Math.ceil(100.0 / (1.0 - p / 100.0) - 1e-6);
+    }
+
+    /** Percentile {@code p} (0..100) of {@code h} in ms, or {@code null} with too few samples. */
+    public static Double percentileMillis(Histogram h, double p) {
+        return h.getTotalCount() < minSamples(p) ? null : h.getValueAtPercentile(p) / 1000.0;
+    }
+
+    /** Latency percentile {@code p} (0..100) in ms, or {@code null} with fewer than {@code 100/(1-p)} samples. */
+    public Double percentileMillis(double p) {
+        return percentileMillis(latency, p);
+    }
+
+    /** The largest latency, ms, or {@code null} without responses. */
+    public Double maxMillis() {
+        return latency.getTotalCount() == 0 ? null : latency.getMaxValue() / 1000.0;
+    }
+
+    /** {@code open} or {@code closed}. */
+    public String mode() {
+        return mode;
+    }
+
+    /** Measured responses (the latency histogram's count). */
+    public long requests() {
+        return requests;
+    }
+
+    /** Measured requests due (open loop: intended times in the measured window; closed: sent). */
+    public long scheduled() {
+        return scheduled;
+    }
+
+    /** Measured requests written to a connection before the end of the measured window. */
+    public long sent() {
+        return sent;
+    }
+
+    /** Requests neither answered nor failed when the run ended (after {@code stop()}, or past the drain). */
+    public long unfinished() {
+        return unfinished;
+    }
+
+    public long errors() {
+        return errorsByKind.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    public Map<ErrorKind, Long> errorsByKind() {
+        return errorsByKind;
+    }
+
+    /** Measured responses per second of measured time. */
+    public double throughput() {
+        return durationSeconds <= 0 ? 0 : requests / durationSeconds;
+    }
+
+    /** Open loop: the schedule's mean rate over the measured time; closed loop: {@code null}. */
+    public Double offeredRate() {
+        return offeredRate;
+    }
+
+    /** Measured requests sent per second of measured time. */
+    public double achievedRate() {
+        return durationSeconds <= 0 ? 0 : sent / durationSeconds;
+    }
+
+    /**
+     * Open loop: whether the generator kept its schedule (at least
+     * {@value LoadGenerator#RATE_KEPT_MIN_SENT} of the due requests sent, p99 send lag at most
+     * {@value LoadGenerator#RATE_KEPT_MAX_LAG_MILLIS} ms); closed loop: {@code null}.
+     */
+    public Boolean rateKept() {
+        return rateKept;
+    }
+
+    public double durationSeconds() {
+        return durationSeconds;
+    }
+
+    public double warmupSeconds() {
+        return warmupSeconds;
+    }
+
+    /** Latency histogram, µs. A copy: do not modify. */
+    public Histogram latency() {
+        return latency;
+    }
+
+    /** Send lag histogram (dispatch − intended), µs. A copy: do not modify. */
+    public Histogram sendLag() {
+        return sendLag;
+    }
+
+    /** Measured requests that waited for a free connection. */
+    public long connectionWaits() {
+        return connectionWaits;
+    }
+
+    /** Most connections open at once. */
+    public int maxConnections() {
+        return maxConnections;
+    }
+
+    /** Whether the run ended early by {@code stop()} (e.g. Ctrl-C). */
+    public boolean stopped() {
+        return stopped;
+    }
+
+    public boolean maxRequestsReached() {
+        return maxRequestsReached;
+    }
+
+    /** The summary as one JSON object on one line. */
+    public String toJson() {
+        StringBuilder b = new StringBuilder(512).append('{');
+        field(b, "mode", quote(mode));
+        field(b, "target", quote(target));
+        field(b, "mix", quote(mix));
+        field(b, "schedule", schedule == null ? "null" : quote(schedule));
+        field(b, "users", users > 0 ? Integer.toString(users) : "null");
+        field(b, "requests", Long.toString(requests));
+        field(b, "scheduled", Long.toString(scheduled));
+        field(b, "sent", Long.toString(sent));
+        field(b, "unfinished", Long.toString(unfinished));
+        field(b, "errors", Long.toString(errors()));
+        StringBuilder kinds = new StringBuilder("{");
+        for (Map.Entry<ErrorKind, Long> e : errorsByKind.entrySet()) {
+            kinds.append(kinds.length() > 1 ? "," : "").append(quote(e.getKey().label())).append(':').append(e.getValue());
+        }
+        field(b, "errors_by_kind", kinds.append('}').toString());
+        field(b, "throughput_rps", num(throughput()));
+        field(b, "offered_rate", offeredRate == null ? "null" : num(offeredRate));
+        field(b, "achieved_rate", num(achievedRate()));
+        field(b, "rate_kept", rateKept == null ? "null" : rateKept.toString());
+        field(b, "p50_ms", num(percentileMillis(50)));
+        field(b, "p90_ms", num(percentileMillis(90)));
+        field(b, "p99_ms", num(percentileMillis(99)));
+        field(b, "p999_ms", num(percentileMillis(99.9)));
+        field(b, "max_ms", num(maxMillis()));
+        field(b, "send_lag_p99_ms", "closed".equals(mode) ? "null" : num(percentileMillis(sendLag, 99)));
+        field(b, "send_lag_max_ms", sendLag.getTotalCount() == 0 ? "null" : num(sendLag.getMaxValue() / 1000.0));
+        field(b, "connection_waits", Long.toString(connectionWaits));
+        field(b, "max_connections", Integer.toString(maxConnections));
+        field(b, "duration_s", num(durationSeconds));
+        field(b, "warmup_s", num(warmupSeconds));
+        field(b, "stopped", Boolean.toString(stopped));
+        b.setLength(b.length() - 1);
+        return b.append('}').toString();
+    }
+
+    /** The human summary, several lines. */
+    public String toText() {
+        StringBuilder b = new StringBuilder();
+        if ("open".equals(mode)) {
+            b.append(String.format(Locale.ROOT, "open loop (Poisson arrivals), schedule %s, offered %.1f req/s -> %s%n",
+                    schedule, offeredRate, target));
+        } else {
+            b.append(String.format(Locale.ROOT, "closed loop, %d users -> %s%n", users, target));
+        }
+        b.append(String.format(Locale.ROOT, "requests   %s%n", mix));
+        b.append(String.format(Locale.ROOT, "measured   %.1f s after a %.1f s warm-up (not recorded)%s%n",
+                durationSeconds, warmupSeconds, stopped ? "; stopped early" : maxRequestsReached
+                        ? "; max requests reached" : ""));
+        b.append(String.format(Locale.ROOT, "requests   %d answered, %.1f req/s", requests, throughput()));
+        if ("open".equals(mode)) {
+            b.append(String.format(Locale.ROOT, "; sent %.1f/s of %.1f offered: %s", achievedRate(), offeredRate,
+                    Boolean.TRUE.equals(rateKept) ? "rate kept" : "RATE NOT KEPT"));
+        }
+        b.append(String.format(Locale.ROOT, "%n"));
+        b.append(String.format(Locale.ROOT, "errors     %d", errors()));
+        if (errors() > 0) {
+            errorsByKind.forEach((k, v) -> {
+                if (v > 0) {
+                    b.append(' ').append(k.label()).append('=').append(v);
+                }
+            });
+        }
+        if (unfinished > 0) {
+            b.append(String.format(Locale.ROOT, " (%d unfinished)", unfinished));
+        }
+        b.append(String.format(Locale.ROOT, "%n"));
+        b.append(String.format(Locale.ROOT, "latency ms p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%s)%n",
+                text(percentileMillis(50)), text(percentileMillis(90)), text(percentileMillis(99)),
+                text(percentileMillis(99.9)), text(maxMillis()),
+                "open".equals(mode) ? "from the intended send time" : "closed loop: not a latency figure"));
+        if ("open".equals(mode)) {
+            b.append(String.format(Locale.ROOT, "send lag   p99 %s ms  max %s ms; %d waited for a connection; "
+                    + "%d connections%n", text(percentileMillis(sendLag, 99)),
+                    text(sendLag.getTotalCount() == 0 ? null : sendLag.getMaxValue() / 1000.0), connectionWaits,
+                    maxConnections));
+        }
+        b.append(String.format(Locale.ROOT, "n/a: fewer than 100/(1-p) samples for percentile p%n"));
+        return b.toString();
+    }
+
+    private static String text(Double v) {
+        return v == null ? "n/a" : String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static void field(StringBuilder b, String name, String value) {
+        b.append('"').append(name).append("\":").append(value).append(',');
+    }
+
+    private static String num(Double v) {
+        if (v == null || v.isNaN() || v.isInfinite()) {
+            return "null";
+        }
+        return String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String quote(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+
+    @Override
+    public String toString() {
+        return toJson();
+    }
+}

@@ -1,0 +1,64 @@
+package io.doubleface.loadgen;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Recorder;
+
+/**
+ * What the event loops record during one run, read by the run's coordinating thread.
+ *
+ * <p>Threading: every method may be called from any thread. The recorders are HdrHistogram
+ * {@link Recorder}s (wait-free concurrent recording, one interval reader: the coordinator);
+ * counters are {@link LongAdder}s, so loops do not contend on a shared cache line.
+ */
+final class RunStats {
+
+    /** HdrHistogram precision: {@value} significant digits. */
+    static final int DIGITS = 3;
+
+    /** Latency from the intended send time to the end of the response, µs; measured requests only. */
+    final Recorder latency = new Recorder(DIGITS);
+    /** Actual dispatch time minus intended send time, µs; measured requests only. */
+    final Recorder sendLag = new Recorder(DIGITS);
+
+    /** Measured requests whose intended time came (open loop) or that were sent (closed loop). */
+    final LongAdder scheduled = new LongAdder();
+    /** Measured requests written to a connection before the end of the measured window. */
+    final LongAdder sent = new LongAdder();
+    /** Every request written, warm-up included (progress line). */
+    final LongAdder allSent = new LongAdder();
+    /** Measured requests that waited for a free connection (the connection limit was reached). */
+    final LongAdder connectionWaits = new LongAdder();
+    final LongAdder[] errors = new LongAdder[ErrorKind.values().length];
+    /** Requests dispatched but not yet answered or failed (queued, in flight). */
+    final AtomicInteger outstanding = new AtomicInteger();
+    final AtomicInteger connections = new AtomicInteger();
+    final AtomicInteger maxConnections = new AtomicInteger();
+    /** Set by the first successful connect; a connect failure before it ends the run. */
+    final AtomicBoolean everConnected = new AtomicBoolean();
+    /** Measured requests left under {@code --max-requests}. */
+    final AtomicLong budget;
+
+    RunStats(long maxRequests) {
+        for (int i = 0; i < errors.length; i++) {
+            errors[i] = new LongAdder();
+        }
+        budget = new AtomicLong(maxRequests);
+    }
+
+    void error(ErrorKind kind) {
+        errors[kind.ordinal()].increment();
+    }
+
+    /** Takes one measured request from the budget; false when it is used up. */
+    boolean take() {
+        return budget.getAndDecrement() > 0;
+    }
+
+    void connectionOpened() {
+        int n = connections.incrementAndGet();
+        maxConnections.accumulateAndGet(n, Math::max);
+    }
+}

@@ -1,0 +1,202 @@
+package io.doubleface.loadgen;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.HistogramLogReader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The generator against {@link TestServer} over loopback sockets. No assertion depends on the machine's speed. */
+class LoadGeneratorTest {
+
+    private TestServer server;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = new TestServer();
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    private LoadGenerator.Builder open(double rate) {
+        return LoadGenerator.builder(server.uri()).mix(RequestMix.single("/ok")).rate(rate)
+                .warmup(Duration.ZERO).seed(1);
+    }
+
+    @Test
+    void openLoopLatencyIncludesAServerPauseForRequestsNeverSentOnTime() throws Exception {
+        server.delayMillis = 1;
+        LoadGenerator g = open(200).duration(Duration.ofSeconds(3)).build();
+        CompletableFuture<LoadResult> run = CompletableFuture.supplyAsync(() -> {
+            try {
+                return g.run();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        Thread.sleep(1000);
+        server.pause(300);
+        LoadResult r = run.get(30, TimeUnit.SECONDS);
+        assertTrue(r.requests() > 100, r.toText());
+        assertTrue(r.latency().getMaxValue() >= 250_000, "max includes the pause:\n" + r.toText());
+        assertTrue(r.latency().getValueAtPercentile(99.9) >= 250_000, "p99.9 includes the pause:\n" + r.toText());
+        // every request whose intended time fell in the first 100 ms of the pause waited >= 200 ms; at 200/s
+        // that is about 20 requests (a closed loop would have sent, and timed, only the few in flight)
+        long slow = r.latency().getCountBetweenValues(200_000, Long.MAX_VALUE);
+        assertTrue(slow >= 5, slow + " requests >= 200 ms\n" + r.toText());
+        assertTrue(r.maxConnections() > 1, "connections are opened on demand while the server stalls");
+        assertEquals(0, r.errors(), r.toText());
+    }
+
+    @Test
+    void closedLoopSendsOneRequestAtATimePerUser() throws Exception {
+        server.delayMillis = 2;
+        LoadResult r = LoadGenerator.builder(server.uri()).mix(RequestMix.single("/ok")).users(4)
+                .warmup(Duration.ofMillis(200)).duration(Duration.ofSeconds(1)).seed(1).build().run();
+        assertTrue(r.requests() > 20, r.toText());
+        assertTrue(server.maxInFlight.get() <= 4, "server saw " + server.maxInFlight.get() + " at once");
+        assertEquals("closed", r.mode());
+        assertNull(r.rateKept());
+        assertEquals(0, r.errors(), r.toText());
+    }
+
+    @Test
+    void mixTemplatesAreSentByWeightWithKeysInRange() throws Exception {
+        LoadResult r = LoadGenerator.builder(server.uri()).mix(RequestMix.parse("3:/a?key={key},1:/b?key={key}"))
+                .keys(10).users(2).warmup(Duration.ZERO).duration(Duration.ofSeconds(10)).maxRequests(2000)
+                .seed(5).build().run();
+        assertTrue(r.maxRequestsReached(), r.toText());
+        long a = server.byPath.get("/a").get();
+        long b = server.byPath.get("/b").get();
+        assertEquals(0.75, a / (double) (a + b), 0.05, a + " /a, " + b + " /b");
+        assertEquals(2000, r.requests(), r.toText());
+    }
+
+    @Test
+    void jsonSummaryHasTheFieldsAndNullForPercentilesWithTooFewSamples() throws Exception {
+        LoadResult r = open(2000).duration(Duration.ofSeconds(5)).maxRequests(300).build().run();
+        Map<String, Object> j = MiniJson.parseObject(r.toJson());
+        for (String f : new String[] {"requests", "errors", "errors_by_kind", "throughput_rps", "offered_rate",
+            "rate_kept", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "send_lag_p99_ms", "duration_s",
+            "warmup_s", "mode", "achieved_rate"}) {
+            assertTrue(j.containsKey(f), f + " missing: " + r.toJson());
+        }
+        assertEquals(300.0, j.get("requests"));
+        assertNotNull(j.get("p50_ms"), "300 samples are enough for p50 (>= 200)");
+        assertNull(j.get("p90_ms"), "300 samples are not enough for p90 (< 1000)");
+        assertNull(j.get("p99_ms"));
+        assertNull(j.get("p999_ms"));
+        assertNull(j.get("send_lag_p99_ms"));
+        assertNotNull(j.get("max_ms"));
+        assertEquals("open", j.get("mode"));
+        assertEquals(0.0, j.get("errors"));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> kinds = (Map<String, Object>) j.get("errors_by_kind");
+        assertEquals(java.util.Set.of("connect", "timeout", "status_4xx", "status_5xx", "closed"), kinds.keySet());
+        assertTrue(r.toText().contains("p90 n/a"), r.toText());
+        assertEquals(10_000, LoadResult.minSamples(99));
+        assertEquals(100_000, LoadResult.minSamples(99.9));
+    }
+
+    @Test
+    void statusClassesAndTimeoutsAreCountedByKind() throws Exception {
+        LoadResult r = LoadGenerator.builder(server.uri()).mix(RequestMix.parse("1:/status/503,1:/status/404"))
+                .users(2).warmup(Duration.ZERO).duration(Duration.ofSeconds(5)).maxRequests(200).seed(2).build().run();
+        assertEquals(200, r.errorsByKind().get(ErrorKind.STATUS_5XX) + r.errorsByKind().get(ErrorKind.STATUS_4XX));
+        assertTrue(r.errorsByKind().get(ErrorKind.STATUS_5XX) > 0 && r.errorsByKind().get(ErrorKind.STATUS_4XX) > 0);
+
+        server.delayMillis = 1000;
+        LoadResult slow = open(50).duration(Duration.ofMillis(500)).timeout(Duration.ofMillis(100)).build().run();
+        assertTrue(slow.errorsByKind().get(ErrorKind.TIMEOUT) > 0, slow.toText());
+        assertEquals(slow.sent(), slow.errorsByKind().get(ErrorKind.TIMEOUT), slow.toText());
+    }
+
+    @Test
+    void unreachableTargetFailsWithinSecondsWithAClearMessage() {
+        long t0 = System.nanoTime();
+        LoadException e = assertThrows(LoadException.class, () -> LoadGenerator.builder(URI.create("http://127.0.0.1:1"))
+                .mix(RequestMix.single("/")).rate(100).warmup(Duration.ZERO).duration(Duration.ofSeconds(30)).build().run());
+        assertEquals("cannot connect to 127.0.0.1:1: connection refused", e.getMessage());
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(20), "bounded, far below the 30 s duration");
+    }
+
+    @Test
+    void stopKeepsThePartialResults() throws Exception {
+        LoadGenerator g = open(500).duration(Duration.ofSeconds(60)).build();
+        CompletableFuture<LoadResult> run = CompletableFuture.supplyAsync(() -> {
+            try {
+                return g.run();
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        Thread.sleep(1000);
+        g.stop();
+        LoadResult r = run.get(20, TimeUnit.SECONDS);
+        assertTrue(r.stopped());
+        assertTrue(r.requests() > 0, r.toText());
+        assertTrue(r.durationSeconds() < 30, r.toText());
+        assertTrue(r.toText().contains("stopped early"), r.toText());
+    }
+
+    @Test
+    void intervalLogHasOneLatencyAndOneSendLagHistogramPerSecond(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("run.hlog");
+        LoadResult r = open(300).duration(Duration.ofSeconds(2)).hlog(log).build().run();
+        HistogramLogReader reader = new HistogramLogReader(log.toFile());
+        long latencyCount = 0;
+        int lag = 0;
+        int latency = 0;
+        EncodableHistogram h;
+        while ((h = reader.nextIntervalHistogram()) != null) {
+            if ("send_lag".equals(h.getTag())) {
+                lag++;
+            } else {
+                latency++;
+                latencyCount += ((org.HdrHistogram.Histogram) h).getTotalCount();
+            }
+        }
+        assertTrue(latency >= 2 && latency == lag, latency + " latency, " + lag + " send-lag intervals");
+        assertEquals(r.requests(), latencyCount);
+    }
+
+    @Test
+    void aRateTheConnectionLimitCannotCarryIsReportedNotReduced() throws Exception {
+        server.delayMillis = 50;
+        // 1 connection at 50 ms per answer carries 20/s; 200/s are offered
+        LoadResult r = open(200).maxConnections(1).duration(Duration.ofSeconds(1)).timeout(Duration.ofSeconds(1))
+                .build().run();
+        assertFalse(r.rateKept(), r.toText());
+        assertTrue(r.connectionWaits() > 0, r.toText());
+        assertEquals(200, r.offeredRate(), 1e-9);
+        assertTrue(r.toText().contains("RATE NOT KEPT"), r.toText());
+    }
+
+    @Test
+    void badOptionsFailFast() {
+        assertThrows(IllegalArgumentException.class, () -> LoadGenerator.builder(URI.create("https://x:1")));
+        assertThrows(IllegalArgumentException.class, () -> LoadGenerator.builder(server.uri()).users(0));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LoadGenerator.builder(server.uri()).mix(RequestMix.single("/")).build());
+        assertTrue(e.getMessage().contains("no load"), e.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> LoadGenerator.builder(server.uri()).mix(RequestMix.single("/")).rate(1).users(1).build());
+    }
+}
