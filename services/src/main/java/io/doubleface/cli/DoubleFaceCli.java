@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
  *   doubleface demo                      every model on an in-process KV cluster, checked and compared
  *   doubleface serve ycsb [--shards …]   the YCSB mid-tier (embedded KV shards unless --shards)
  *   doubleface leaf kv                   a KV leaf: many shards, one port each
+ *   doubleface load --rate R --url PATH  drive an HTTP target: open loop (Poisson) or closed loop
  * </pre>
  *
  * <p>Exit codes: {@value #EXIT_OK} success; {@value #EXIT_FAILURE} failure at run time (a port in
@@ -31,7 +32,7 @@ import picocli.CommandLine.Command;
             "Start with:  doubleface demo",
             "Options of a command:  doubleface COMMAND [SUBCOMMAND] --help",
             "Exit codes: 0 success, 1 failure at run time, 2 usage error."},
-        subcommands = {DemoCommand.class, ServeCommand.class, LeafCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, ServeCommand.class, LeafCommand.class, LoadCommand.class, CommandLine.HelpCommand.class})
 public final class DoubleFaceCli {
 
     /** Exit code of a successful run: {@value}. */

@@ -12,7 +12,7 @@ class DoubleFaceCliTest {
     void helpListsEveryCommand() {
         CliRun r = new CliRun();
         assertEquals(0, r.run("--help"));
-        for (String command : new String[] {"demo", "serve", "leaf", "help"}) {
+        for (String command : new String[] {"demo", "serve", "leaf", "load", "help"}) {
             assertTrue(r.out().contains("\n  " + command + " "), () -> command + " missing from:\n" + r.out());
         }
         assertEquals("", r.err());
@@ -20,7 +20,7 @@ class DoubleFaceCliTest {
 
     @Test
     void everyCommandHasHelpAndEveryOptionADescription() {
-        for (String[] command : new String[][] {{"demo"}, {"serve"}, {"serve", "ycsb"}, {"leaf"}, {"leaf", "kv"}}) {
+        for (String[] command : new String[][] {{"demo"}, {"serve"}, {"serve", "ycsb"}, {"leaf"}, {"leaf", "kv"}, {"load"}}) {
             CliRun r = new CliRun();
             String[] args = java.util.Arrays.copyOf(command, command.length + 1);
             args[command.length] = "--help";
