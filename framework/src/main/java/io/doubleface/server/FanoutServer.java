@@ -20,6 +20,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
@@ -79,6 +82,8 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     private final Channel listener;
     private final Channel adminListener;
     private final ServerMetrics metrics;
+    private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
+    private volatile boolean closing;
 
     private FanoutServer(Builder<Q, P, R> b) throws InterruptedException {
         this.driver = Objects.requireNonNull(b.driver, "driver (call Builder.driver)");
@@ -155,6 +160,13 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             Channel child = (Channel) msg;
+            if (closing) {
+                child.unsafe().closeForcibly();
+                return;
+            }
+            // Tracked so close() can close it even if it registers while the loops shut down
+            // (Netty closes only the channels registered when a loop starts shutting down).
+            connections.add(child);
             child.config().setOption(ChannelOption.TCP_NODELAY, true);
             child.pipeline().addLast(new ChannelInitializer<>() {
                 @Override
@@ -266,7 +278,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     /** Stops listening, closes models, connections and loops; closes the driver if it owns it. */
     @Override
     public void close() {
+        closing = true;
         listener.close().syncUninterruptibly();
+        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         if (adminListener != null) {
             adminListener.close().syncUninterruptibly();
         }
