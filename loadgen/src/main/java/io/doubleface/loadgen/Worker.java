@@ -50,6 +50,8 @@ final class Worker {
     /** Intended times of requests waiting for a connection, oldest first. */
     private final ArrayDeque<Long> waiting = new ArrayDeque<>();
     private int connections;
+    /** Connections being opened (counted in {@link #connections} too). */
+    private int connecting;
     /** Next arrival, ns from the schedule's start (open loop). */
     private long next;
     private boolean done;
@@ -136,9 +138,10 @@ final class Worker {
             return;
         }
         waiting.addLast(intended);
-        if (connections < maxConnections) {
+        if (connecting < waiting.size() && connections < maxConnections) {
+            // one new connection per waiting request at most: a slow connect must not start a connect storm
             connect();
-        } else if (measured) {
+        } else if (measured && connections >= maxConnections) {
             stats.connectionWaits.increment();
         }
     }
@@ -188,6 +191,7 @@ final class Worker {
 
     private void connect() {
         connections++;
+        connecting++;
         Connection c = new Connection(this);
         ChannelFuture f = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override
@@ -203,6 +207,7 @@ final class Worker {
     }
 
     void connected(Connection c) {
+        connecting--;
         stats.everConnected.set(true);
         stats.connectionOpened();
         all.add(c);
@@ -215,6 +220,7 @@ final class Worker {
 
     private void connectFailed(Throwable cause) {
         connections--;
+        connecting--;
         if (!stats.everConnected.get()) {
             run.abort(cause);
             return;
@@ -288,7 +294,7 @@ final class Worker {
             if (System.nanoTime() < run.measureEnd) {
                 connect();
             }
-        } else if (!waiting.isEmpty() && connections < maxConnections) {
+        } else if (connecting < waiting.size() && connections < maxConnections) {
             connect();
         }
     }

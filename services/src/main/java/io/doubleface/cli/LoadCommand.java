@@ -212,6 +212,7 @@ final class LoadCommand implements Callable<Integer> {
         } finally {
             printed.countDown();
             watcher.interrupt(); // ends the watcher without a stop request: no "stopping" log line
+            watcher.join(TimeUnit.SECONDS.toMillis(StopSignal.CLOSE_WAIT_SECONDS)); // before the JVM's exit
         }
     }
 }
