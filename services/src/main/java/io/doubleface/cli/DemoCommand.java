@@ -26,6 +26,7 @@ import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -219,7 +220,7 @@ final class DemoCommand implements Callable<Integer> {
         require(openDuration == null || openDuration.toMillis() > 0, "--open-duration: 0 (expected: > 0)");
         require(!warmup.isNegative(), "--warmup: " + warmup + " (expected: >= 0)");
         require(duration.toMillis() > 0, "--duration: 0 (expected: > 0)");
-        ZonedDateTime started = ZonedDateTime.now(ZoneOffset.UTC);
+        ZonedDateTime started = ZonedDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
         if (out == null) {
             out = Path.of("results", "demo-" + started.format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")));
         }

@@ -94,7 +94,7 @@ public final class DemoReport {
                 String.format(Locale.ROOT, "closed req/s: closed loop, %d users, zero think time (capacity).", env.users()),
                 String.format(Locale.ROOT, "open req/s, p50/p99/p99.9: open loop at %.0f req/s (%s), Poisson arrivals,",
                         env.openRate(), env.rateSource()),
-                "  latency from the intended send time; n/a: fewer than 100/(1-p) samples.",
+                "  latency from the intended send time; n/a: fewer than 100/(1-p) samples (p99: 10,000; p99.9: 100,000).",
                 "events/wake: I/O events per event-loop wake-up (iteration) of the mid-tier's loops; ctx-sw/request:",
                 "  context switches (from /proc) of the mid-tier's threads per request; both over the open-loop run.",
                 "Measured in the " + SAME_PROCESS + ".");
