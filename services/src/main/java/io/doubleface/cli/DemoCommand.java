@@ -132,7 +132,7 @@ final class DemoCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--quick", description = "Short runs for tests and CI: 1s warm-up and 2s measured per run "
-            + "(unless --warmup/--duration say otherwise).")
+            + "(unless --warmup/--duration/--open-duration say otherwise).")
     boolean quick;
 
     @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
