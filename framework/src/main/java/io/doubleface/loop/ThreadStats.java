@@ -30,11 +30,29 @@ public final class ThreadStats {
         }
     }
 
-    /** Counters per thread group, sorted by group name. */
-    public static Map<String, Group> snapshot() {
-        Map<String, long[]> acc = new TreeMap<>();
+    /**
+     * Counters of one live thread.
+     *
+     * @param tid the kernel thread id
+     * @param name the thread's name as the kernel keeps it ({@code comm}, at most 15 characters)
+     * @param group {@link #groupOf(String) groupOf(name)}
+     */
+    public record Sample(String tid, String name, String group, long voluntarySwitches, long involuntarySwitches,
+            long cpuMillis) {
+        /** Both kinds of context switches. */
+        public long switches() {
+            return voluntarySwitches + involuntarySwitches;
+        }
+    }
+
+    /**
+     * Counters of every live thread, by kernel thread id. For deltas over a run, compare per thread
+     * (threads come and go; a per-group sum can shrink when a pool thread exits).
+     */
+    public static Map<String, Sample> threads() {
+        Map<String, Sample> out = new TreeMap<>();
         if (!Files.isDirectory(TASKS)) {
-            return Map.of();
+            return out;
         }
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
             for (Path task : tasks) {
@@ -53,11 +71,9 @@ public final class ThreadStats {
                     // fields after the ")" of comm: state is field 3; utime 14, stime 15
                     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                     long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                    long[] a = acc.computeIfAbsent(groupOf(comm), k -> new long[4]);
-                    a[0]++;
-                    a[1] += vol;
-                    a[2] += invol;
-                    a[3] += ticks * 1000 / CLOCK_TICKS_PER_SECOND;
+                    String tid = task.getFileName().toString();
+                    out.put(tid, new Sample(tid, comm, groupOf(comm), vol, invol,
+                            ticks * 1000 / CLOCK_TICKS_PER_SECOND));
                 } catch (IOException | RuntimeException e) {
                     // the thread exited while we read it: skip
                 }
@@ -65,13 +81,26 @@ public final class ThreadStats {
         } catch (IOException e) {
             return Map.of();
         }
+        return out;
+    }
+
+    /** Counters per thread group (live threads only), sorted by group name. */
+    public static Map<String, Group> snapshot() {
+        Map<String, long[]> acc = new TreeMap<>();
+        for (Sample t : threads().values()) {
+            long[] a = acc.computeIfAbsent(t.group(), k -> new long[4]);
+            a[0]++;
+            a[1] += t.voluntarySwitches();
+            a[2] += t.involuntarySwitches();
+            a[3] += t.cpuMillis();
+        }
         Map<String, Group> out = new TreeMap<>();
         acc.forEach((k, a) -> out.put(k, new Group(k, (int) a[0], a[1], a[2], a[3])));
         return out;
     }
 
     /** {@code shared-12} → {@code shared}; names without a numeric suffix stay as they are. */
-    static String groupOf(String comm) {
+    public static String groupOf(String comm) {
         int dash = comm.lastIndexOf('-');
         if (dash > 0 && dash < comm.length() - 1) {
             for (int i = dash + 1; i < comm.length(); i++) {

@@ -1,7 +1,6 @@
 package io.doubleface.cli.demo;
 
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
+import io.doubleface.loop.ThreadStats;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -37,27 +36,7 @@ public final class ThreadSwitches {
     /** The switches of every thread now (empty without {@code /proc}). */
     public static ThreadSwitches snapshot() {
         Map<String, Sample> m = new HashMap<>();
-        if (!available()) {
-            return new ThreadSwitches(m);
-        }
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
-            for (Path task : tasks) {
-                try {
-                    String comm = Files.readString(task.resolve("comm")).strip();
-                    long n = 0;
-                    for (String line : Files.readAllLines(task.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                            n += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-                        }
-                    }
-                    m.put(task.getFileName().toString(), new Sample(groupOf(comm), n));
-                } catch (IOException | RuntimeException e) {
-                    // the thread exited while we read it: skip
-                }
-            }
-        } catch (IOException e) {
-            return new ThreadSwitches(Map.of());
-        }
+        ThreadStats.threads().forEach((tid, t) -> m.put(tid, new Sample(t.group(), t.switches())));
         return new ThreadSwitches(m);
     }
 
@@ -76,17 +55,4 @@ public final class ThreadSwitches {
         return sum;
     }
 
-    /** {@code shared-12} → {@code shared} (as {@code io.doubleface.loop.ThreadStats} groups threads). */
-    static String groupOf(String comm) {
-        int dash = comm.lastIndexOf('-');
-        if (dash > 0 && dash < comm.length() - 1) {
-            for (int i = dash + 1; i < comm.length(); i++) {
-                if (!Character.isDigit(comm.charAt(i))) {
-                    return comm;
-                }
-            }
-            return comm.substring(0, dash);
-        }
-        return comm;
-    }
 }
