@@ -1,5 +1,6 @@
 package io.doubleface.loadgen;
 
+import io.doubleface.server.internal.Json;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Locale;
@@ -277,21 +278,7 @@ public final class LoadResult {
     }
 
     private static String quote(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (char c : s.toCharArray()) {
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
+        return Json.quote(s);
     }
 
     @Override
