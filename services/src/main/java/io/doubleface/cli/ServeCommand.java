@@ -1,5 +1,8 @@
 package io.doubleface.cli;
 
+import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.ShardDrivers;
 import io.doubleface.kv.KvDriver;
 import io.doubleface.kv.KvLeafServer;
 import io.doubleface.loop.LoopGroup;
@@ -75,7 +78,9 @@ final class ServeCommand {
         String host = "127.0.0.1";
 
         @Option(names = "--shards", paramLabel = "URI",
-                description = {"KV shards to fan out to: kv://HOST:FIRST-LAST or kv://HOST:PORT,HOST:PORT,...",
+                description = {"Shards to fan out to, one URI naming the store and the shard list: kv://HOST:FIRST-LAST, "
+                    + "kv://HOST:PORT,HOST:PORT,... (and redis://, mongodb://, grpc:// likewise when those drivers "
+                    + "are on the class path; docs/cli.md lists every form).",
                     "Default: an embedded KV leaf in this process."})
         String shards;
 
@@ -151,14 +156,14 @@ final class ServeCommand {
             FanoutServer<YcsbQuery, byte[], YcsbService.Result> server = null;
             try {
                 YcsbService service = new YcsbService(records, scanRecords, replyWorkMicros * 1000);
-                KvDriver driver;
+                ShardDriver driver;
                 if (shards == null) {
                     // the embedded default: loopback only, whatever --host says; nobody else needs the shards
                     leaf = KvLeafServer.builder().shards(embeddedShards).basePort(0).records(records)
                             .transport(transport).start();
                     driver = new KvDriver(leaf.addresses());
                 } else {
-                    driver = KvDriver.of(shards);
+                    driver = ShardDrivers.open(shards, DriverSettings.DEFAULT.withRecords(records));
                 }
                 FanoutServer.Builder<YcsbQuery, byte[], YcsbService.Result> b = FanoutServer
                         .builder(service, new YcsbBinding(driver.shardCount(), records))

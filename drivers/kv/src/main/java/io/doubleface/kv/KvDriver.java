@@ -2,6 +2,7 @@ package io.doubleface.kv;
 
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ShardAddresses;
 import io.doubleface.driver.ShardDriver;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
@@ -10,10 +11,8 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandle;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.util.NetUtil;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -149,89 +148,17 @@ public final class KvDriver implements ShardDriver {
 
     /**
      * Reads a shard list: {@code kv://host:first-last} (a port range) or
-     * {@code kv://host:port,host:port,...}; a comma list may also hold ranges. Hosts may be names,
-     * IPv4 addresses or bracketed IPv6 addresses ({@code [::1]:7101}).
+     * {@code kv://host:port,host:port,...} ({@link ShardAddresses#parse}).
      *
      * @throws IllegalArgumentException if {@code uri} is not such a list
      */
     public static List<InetSocketAddress> parse(String uri) {
-        if (uri == null || !uri.startsWith(SCHEME) || uri.length() == SCHEME.length()) {
-            throw badList(uri, null);
-        }
-        List<InetSocketAddress> out = new ArrayList<>();
-        for (String part : uri.substring(SCHEME.length()).split(",", -1)) {
-            int colon = part.lastIndexOf(':');
-            if (colon <= 0 || part.endsWith("]")) {
-                throw badList(uri, "'" + part + "' has no port");
-            }
-            String host = part.substring(0, colon);
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1);
-            }
-            if (host.isEmpty() || host.indexOf('[') >= 0 || host.indexOf(']') >= 0 || host.indexOf('/') >= 0) {
-                throw badList(uri, "bad host '" + host + "'");
-            }
-            String ports = part.substring(colon + 1);
-            int dash = ports.indexOf('-');
-            int first = port(uri, dash < 0 ? ports : ports.substring(0, dash));
-            int last = dash < 0 ? first : port(uri, ports.substring(dash + 1));
-            if (last < first) {
-                throw badList(uri, "port range " + ports + " is empty");
-            }
-            for (int p = first; p <= last; p++) {
-                out.add(new InetSocketAddress(host, p));
-            }
-        }
-        return out;
-    }
-
-    private static int port(String uri, String s) {
-        if (s.isEmpty() || s.length() > 5) {
-            throw badList(uri, "bad port '" + s + "'");
-        }
-        for (int i = 0; i < s.length(); i++) {
-            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
-                throw badList(uri, "bad port '" + s + "'");
-            }
-        }
-        int p = Integer.parseInt(s);
-        if (p < 1 || p > 65535) {
-            throw badList(uri, "port " + p + " out of range 1..65535");
-        }
-        return p;
-    }
-
-    private static IllegalArgumentException badList(String uri, String detail) {
-        return new IllegalArgumentException("kv shard list: '" + uri
-                + "' (expected: kv://host:port-port or kv://host:port,host:port,...)"
-                + (detail == null ? "" : ": " + detail));
+        return ShardAddresses.parse("kv", uri);
     }
 
     /** The compact shard list of {@code shards}: a port range when it is one, else a comma list. */
     static String describe(List<InetSocketAddress> shards) {
-        StringBuilder sb = new StringBuilder(SCHEME);
-        int i = 0;
-        while (i < shards.size()) {
-            InetSocketAddress a = shards.get(i);
-            int j = i;
-            while (j + 1 < shards.size() && shards.get(j + 1).getHostString().equals(a.getHostString())
-                    && shards.get(j + 1).getPort() == shards.get(j).getPort() + 1) {
-                j++;
-            }
-            if (i > 0) {
-                sb.append(',');
-            }
-            String host = a.getHostString();
-            if (host.indexOf(':') >= 0 && a.getAddress() != null) {
-                host = NetUtil.toAddressString(a.getAddress()); // ::1, not 0:0:0:0:0:0:0:1
-            }
-            sb.append(host.indexOf(':') >= 0 ? "[" + host + "]" : host).append(':').append(a.getPort());
-            if (j > i) {
-                sb.append('-').append(shards.get(j).getPort());
-            }
-            i = j + 1;
-        }
-        return sb.toString();
+        return ShardAddresses.describe("kv", shards);
     }
 
     @Override

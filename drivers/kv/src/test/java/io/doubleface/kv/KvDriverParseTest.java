@@ -67,4 +67,23 @@ class KvDriverParseTest {
     void nullIsRejectedToo() {
         assertThrows(IllegalArgumentException.class, () -> KvDriver.parse(null));
     }
+
+    @Test
+    void theKvSchemeIsFoundThroughTheServiceLoader() {
+        assertTrue(io.doubleface.driver.ShardDrivers.schemes().contains("kv"));
+        try (io.doubleface.driver.ShardDriver d = io.doubleface.driver.ShardDrivers.open("kv://127.0.0.1:7101-7103",
+                io.doubleface.driver.DriverSettings.DEFAULT)) {
+            assertEquals(3, d.shardCount());
+            assertEquals("kv://127.0.0.1:7101-7103", d.describe());
+        }
+    }
+
+    @Test
+    void anUnknownSchemeNamesTheKnownOnes() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> io.doubleface.driver.ShardDrivers.open("memcache://h:1", io.doubleface.driver.DriverSettings.DEFAULT));
+        assertTrue(e.getMessage().contains("unknown scheme memcache://") && e.getMessage().contains("kv"), e.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> io.doubleface.driver.ShardDrivers.open("127.0.0.1:7101", io.doubleface.driver.DriverSettings.DEFAULT));
+    }
 }

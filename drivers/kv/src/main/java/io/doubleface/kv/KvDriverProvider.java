@@ -1,0 +1,34 @@
+package io.doubleface.kv;
+
+import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.ShardDriverProvider;
+import java.util.List;
+import java.util.function.LongConsumer;
+
+/** The {@code kv://} scheme: {@link KvDriver} over {@link KvLeafServer} shards. */
+public final class KvDriverProvider implements ShardDriverProvider {
+
+    @Override
+    public List<String> schemes() {
+        return List.of("kv");
+    }
+
+    @Override
+    public String usage() {
+        return "kv://HOST:FIRST-LAST or kv://HOST:PORT,HOST:PORT,...   (doubleface leaf kv)";
+    }
+
+    @Override
+    public ShardDriver open(String uri, DriverSettings s) {
+        return new KvDriver(KvDriver.parse(uri), KvDriver.Options.DEFAULT.withConnectTimeout(s.connectTimeout())
+                .withCallTimeout(s.callTimeout()).withMaxOutstanding(s.maxOutstanding()));
+    }
+
+    /** KV leaves compute their records at start-up ({@code doubleface leaf kv --records N}); nothing to load. */
+    @Override
+    public void loadData(String uri, long records, LongConsumer progress) {
+        throw new UnsupportedOperationException("kv leaves generate their records themselves: start them with "
+                + "'doubleface leaf kv --records " + records + "'");
+    }
+}

@@ -1,0 +1,66 @@
+package io.doubleface.driver;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Store-neutral settings every driver honours, given by the server or CLI when it opens a driver
+ * through {@link ShardDrivers}.
+ *
+ * @param connectTimeout longest a connection attempt may take
+ * @param callTimeout longest one shard call may take before it fails with
+ *     {@link ShardException.Kind#TIMEOUT}
+ * @param maxOutstanding most calls queued or in flight per connection; beyond it calls fail at
+ *     once with {@link ShardException.Kind#OVERLOADED} (no unbounded queues)
+ * @param records records per shard of the deterministic dataset (keys {@code 0..records-1}); a
+ *     SCAN wraps at the end of the key space
+ */
+public record DriverSettings(Duration connectTimeout, Duration callTimeout, int maxOutstanding, long records) {
+
+    /** Default connect timeout: {@value} ms. */
+    public static final long DEFAULT_CONNECT_TIMEOUT_MILLIS = 1_000;
+    /** Default call timeout: {@value} ms. */
+    public static final long DEFAULT_CALL_TIMEOUT_MILLIS = 1_000;
+    /** Default most outstanding calls per connection: {@value}. */
+    public static final int DEFAULT_MAX_OUTSTANDING = 4096;
+    /** Default records per shard: {@value}. */
+    public static final long DEFAULT_RECORDS = 1000;
+
+    /** The defaults. */
+    public static final DriverSettings DEFAULT = new DriverSettings(Duration.ofMillis(DEFAULT_CONNECT_TIMEOUT_MILLIS),
+            Duration.ofMillis(DEFAULT_CALL_TIMEOUT_MILLIS), DEFAULT_MAX_OUTSTANDING, DEFAULT_RECORDS);
+
+    public DriverSettings {
+        positive("connectTimeout", connectTimeout);
+        positive("callTimeout", callTimeout);
+        if (maxOutstanding < 1) {
+            throw new IllegalArgumentException("maxOutstanding: " + maxOutstanding + " (expected: > 0)");
+        }
+        if (records < 1) {
+            throw new IllegalArgumentException("records: " + records + " (expected: > 0)");
+        }
+    }
+
+    private static void positive(String name, Duration d) {
+        Objects.requireNonNull(d, name);
+        if (d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + ": " + d + " (expected: > 0)");
+        }
+    }
+
+    public DriverSettings withConnectTimeout(Duration d) {
+        return new DriverSettings(d, callTimeout, maxOutstanding, records);
+    }
+
+    public DriverSettings withCallTimeout(Duration d) {
+        return new DriverSettings(connectTimeout, d, maxOutstanding, records);
+    }
+
+    public DriverSettings withMaxOutstanding(int n) {
+        return new DriverSettings(connectTimeout, callTimeout, n, records);
+    }
+
+    public DriverSettings withRecords(long n) {
+        return new DriverSettings(connectTimeout, callTimeout, maxOutstanding, n);
+    }
+}

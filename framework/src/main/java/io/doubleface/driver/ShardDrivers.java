@@ -1,0 +1,70 @@
+package io.doubleface.driver;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+
+/**
+ * Finds the {@link ShardDriverProvider} of a shard URI by its scheme. The providers on the class
+ * path are loaded once, with {@link ServiceLoader}.
+ */
+public final class ShardDrivers {
+
+    private static final Map<String, ShardDriverProvider> BY_SCHEME = load();
+
+    private ShardDrivers() {}
+
+    private static Map<String, ShardDriverProvider> load() {
+        Map<String, ShardDriverProvider> m = new TreeMap<>();
+        for (ShardDriverProvider p : ServiceLoader.load(ShardDriverProvider.class, ShardDrivers.class.getClassLoader())) {
+            for (String s : p.schemes()) {
+                ShardDriverProvider old = m.putIfAbsent(s, p);
+                if (old != null && old.getClass() != p.getClass()) {
+                    throw new IllegalStateException("scheme " + s + "://" + " claimed by both "
+                            + old.getClass().getName() + " and " + p.getClass().getName());
+                }
+            }
+        }
+        return m;
+    }
+
+    /** The schemes known, sorted. */
+    public static List<String> schemes() {
+        return new ArrayList<>(BY_SCHEME.keySet());
+    }
+
+    /** The URI forms of every known provider, one per line, for help texts. */
+    public static List<String> usages() {
+        List<String> out = new ArrayList<>();
+        for (ShardDriverProvider p : new java.util.LinkedHashSet<>(BY_SCHEME.values())) {
+            out.add(p.usage());
+        }
+        return out;
+    }
+
+    /**
+     * The provider of {@code uri}'s scheme.
+     *
+     * @throws IllegalArgumentException naming the known schemes if there is none
+     */
+    public static ShardDriverProvider provider(String uri) {
+        int i = uri == null ? -1 : uri.indexOf("://");
+        if (i <= 0) {
+            throw new IllegalArgumentException("shard URI: '" + uri + "' (expected: SCHEME://..., SCHEME one of "
+                    + schemes() + ")");
+        }
+        ShardDriverProvider p = BY_SCHEME.get(uri.substring(0, i));
+        if (p == null) {
+            throw new IllegalArgumentException("shard URI: '" + uri + "': unknown scheme " + uri.substring(0, i)
+                    + "://" + " (known: " + schemes() + ")");
+        }
+        return p;
+    }
+
+    /** Opens a driver of {@code uri} with its scheme's provider. */
+    public static ShardDriver open(String uri, DriverSettings settings) {
+        return provider(uri).open(uri, settings);
+    }
+}
