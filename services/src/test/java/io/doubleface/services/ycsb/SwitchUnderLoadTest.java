@@ -1,5 +1,7 @@
 package io.doubleface.services.ycsb;
 
+import io.doubleface.cli.demo.MiniJson;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,5 +1,7 @@
 package io.doubleface.services.ycsb;
 
+import io.doubleface.cli.demo.MiniJson;
+
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.kv.KvDriver;

@@ -1,4 +1,4 @@
-package io.doubleface.services.ycsb;
+package io.doubleface.cli.demo;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,7 +10,7 @@ import java.util.Map;
  * {@link ArrayList}s, numbers {@link Long} or {@link Double}, plus strings, booleans and null.
  * Strict enough to fail on a malformed document (which is itself a finding).
  */
-final class MiniJson {
+public final class MiniJson {
 
     private final String s;
     private int i;
@@ -21,7 +21,7 @@ final class MiniJson {
 
     /** Parses a JSON object document. */
     @SuppressWarnings("unchecked")
-    static Map<String, Object> object(String json) {
+    public static Map<String, Object> object(String json) {
         MiniJson p = new MiniJson(json);
         Object v = p.value();
         p.ws();
@@ -35,22 +35,22 @@ final class MiniJson {
     }
 
     /** A typed view of one value. */
-    record Value(Object v) {
-        long asLong() {
+    public record Value(Object v) {
+        public long asLong() {
             if (v instanceof Number n) {
                 return n.longValue();
             }
             throw new AssertionError("not a number: " + v);
         }
 
-        double asDouble() {
+        public double asDouble() {
             if (v instanceof Number n) {
                 return n.doubleValue();
             }
             throw new AssertionError("not a number: " + v);
         }
 
-        String asString() {
+        public String asString() {
             if (v instanceof String str) {
                 return str;
             }
@@ -58,7 +58,7 @@ final class MiniJson {
         }
 
         @SuppressWarnings("unchecked")
-        List<Object> asList() {
+        public List<Object> asList() {
             if (v instanceof List<?> l) {
                 return (List<Object>) l;
             }
@@ -66,7 +66,7 @@ final class MiniJson {
         }
 
         @SuppressWarnings("unchecked")
-        Map<String, Object> asMap() {
+        public Map<String, Object> asMap() {
             if (v instanceof Map<?, ?> m) {
                 return (Map<String, Object>) m;
             }
@@ -76,7 +76,7 @@ final class MiniJson {
 
     /** The member at {@code keys} (nested objects), failing with the path if absent. */
     @SuppressWarnings("unchecked")
-    static Value path(Map<String, Object> root, String... keys) {
+    public static Value path(Map<String, Object> root, String... keys) {
         Object cur = root;
         StringBuilder where = new StringBuilder();
         for (String k : keys) {
@@ -91,7 +91,7 @@ final class MiniJson {
 
     /** The objects of the array at {@code keys}. */
     @SuppressWarnings("unchecked")
-    static List<Map<String, Object>> objects(Map<String, Object> root, String... keys) {
+    public static List<Map<String, Object>> objects(Map<String, Object> root, String... keys) {
         List<Map<String, Object>> out = new ArrayList<>();
         for (Object o : path(root, keys).asList()) {
             out.add((Map<String, Object>) o);
