@@ -50,11 +50,24 @@ public final class ThreadStats {
      * (threads come and go; a per-group sum can shrink when a pool thread exits).
      */
     public static Map<String, Sample> threads() {
+        return threads(TASKS);
+    }
+
+    /**
+     * Counters of every live thread of another process on this machine ({@code /proc/PID/task}),
+     * e.g. a mid-tier an experiment runner started; empty if the process is gone or there is no
+     * {@code /proc}.
+     */
+    public static Map<String, Sample> threadsOf(long pid) {
+        return threads(Path.of("/proc", Long.toString(pid), "task"));
+    }
+
+    private static Map<String, Sample> threads(Path taskDir) {
         Map<String, Sample> out = new TreeMap<>();
-        if (!Files.isDirectory(TASKS)) {
+        if (!Files.isDirectory(taskDir)) {
             return out;
         }
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(taskDir)) {
             for (Path task : tasks) {
                 try {
                     String comm = Files.readString(task.resolve("comm")).strip();

@@ -1,0 +1,226 @@
+package io.doubleface.cli;
+
+import io.doubleface.cli.experiment.ExperimentRunner;
+import io.doubleface.model.Configuration;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code doubleface experiment NAME}: one of the paper's experiments over separate, pinned
+ * processes (leaf, mid-tier, load generator), with a results directory.
+ */
+@Command(name = "experiment",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        sortOptions = false,
+        showDefaultValues = true,
+        header = "Runs one of the DoubleFaceAD experiments over separate pinned processes and writes a report.",
+        description = {
+            "NAME is one of:",
+            "  concurrency  throughput and closed-loop latency vs concurrency, five models, fanout 5 (Fig. 4/5)",
+            "  fanout       throughput vs fanout 1..20 at concurrency 20 and 100, normalized to doubleface (Fig. 7/13)",
+            "  imbalance    type2a 1 frontend + 1/2/4 backend loops vs doubleface: wake-ups, events per wake-up, "
+                + "context switches, threads, CPU (Tables 1-3)",
+            "  priority     open loop, Lfan/Sfan 5/3 and 7/1 mixes with per-reply work: completion-first vs fifo, "
+                + "type2a, type2b (Fig. 15)",
+            "  demo         a short tour: every model, one closed-loop and one open-loop run",
+            "",
+            "Starts a leaf process (--driver) and the mid-tier, each its own JVM; the mid-tier pinned to --mid-cpus, "
+                + "the leaf and every load-generator run to --aux-cpus (taskset). Warms every configuration up, then runs "
+                + "each point under each configuration, interleaved, --repeats times; around each run it samples the "
+                + "mid-tier's /admin/stats (loop wake-ups, events) and /proc (per-thread context switches, CPU). Writes "
+                + "OUT/NAME-<timestamp>/ with report.md, summary.json, environment.json, intervals/*.hlog, logs/ and "
+                + "PNG plots. Prints the estimated time first and one line per run.",
+            ""},
+        footer = {"", "Examples:",
+            "  doubleface experiment fanout --quick",
+            "  doubleface experiment concurrency --sizes small --concurrency 1,8,64,512",
+            "  doubleface experiment priority --reply-work-us 20 --load-fraction 0.8 --out docs/results",
+            "Exit codes: 0 done, 1 a process or run failed (the message says which), 2 usage error."})
+final class ExperimentCommand implements Callable<Integer> {
+
+    private final CliEnv env;
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "concurrency, fanout, imbalance, priority or demo.")
+    String name;
+
+    @Option(names = "--quick", description = "Fewer points, shorter runs, one repeat: a few minutes.")
+    boolean quick;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Where the results directory is created.")
+    Path out = Path.of("results");
+
+    @Option(names = "--driver", paramLabel = "kv|redis|mongo|grpc",
+            description = "Store of the leaf process (doubleface leaf DRIVER).")
+    String driver = "kv";
+
+    @Option(names = "--shards", paramLabel = "N", description = "Shards of the leaf.")
+    int shards = 20;
+
+    @Option(names = "--records", paramLabel = "N", description = "Records per shard.")
+    long records = 1000;
+
+    @Option(names = "--io-threads", paramLabel = "N", description = "I/O event loops of the mid-tier.")
+    int ioThreads = 1;
+
+    @Option(names = "--mid-cpus", paramLabel = "LIST",
+            description = "CPUs of the mid-tier (taskset -c list). Default: 0 on a machine with 2+ CPUs.")
+    String midCpus;
+
+    @Option(names = "--aux-cpus", paramLabel = "LIST",
+            description = "CPUs of the leaf and the load generator. Default: the other CPUs.")
+    String auxCpus;
+
+    @Option(names = "--no-pin", description = "Do not pin anything (taskset not used).")
+    boolean noPin;
+
+    @Option(names = "--configs", paramLabel = "NAME,…", split = ",",
+            description = "Configurations to compare instead of the experiment's own.")
+    List<String> configs;
+
+    @Option(names = "--concurrency", paramLabel = "N,…", split = ",",
+            description = "Closed-loop users instead of the experiment's own list.")
+    List<Integer> concurrency;
+
+    @Option(names = "--fanouts", paramLabel = "K,…", split = ",",
+            description = "Fanouts instead of the experiment's own list.")
+    List<Integer> fanouts;
+
+    @Option(names = "--sizes", paramLabel = "SIZE,…", split = ",",
+            description = "Reply sizes (small, medium, large) instead of the experiment's own.")
+    List<String> sizes;
+
+    @Option(names = "--repeats", paramLabel = "N", description = "Passes over all points (default: 2, --quick 1).")
+    Integer repeats;
+
+    @Option(names = "--warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "Unrecorded warm-up of each run (default: 1s, --quick 500ms).")
+    Duration warmup;
+
+    @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "Measured time of each run (default: the experiment's own).")
+    Duration duration;
+
+    @Option(names = "--global-warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "Warm-up of each configuration before the first run (default: 3s, --quick 1s; "
+                + "with five configurations that is 15 s of JIT warm-up).")
+    Duration globalWarmup;
+
+    @Option(names = "--reply-work-us", paramLabel = "MICROS",
+            description = "Synthetic CPU work per shard reply in the mid-tier (default: 20 for priority, else 0).")
+    Integer replyWorkMicros;
+
+    @Option(names = "--load-fraction", paramLabel = "F",
+            description = "priority: open-loop rate as a fraction of doubleface-fifo's closed-loop capacity.")
+    double loadFraction = 0.75;
+
+    ExperimentCommand(CliEnv env) {
+        this.env = env;
+    }
+
+    @Override
+    public Integer call() {
+        if (!ExperimentRunner.names().contains(name)) {
+            throw new ParameterException(spec.commandLine(), "NAME: " + name + " (expected one of "
+                    + ExperimentRunner.names() + ")");
+        }
+        if (!List.of("kv", "redis", "mongo", "grpc").contains(driver)) {
+            throw new ParameterException(spec.commandLine(), "--driver: " + driver + " (expected: kv, redis, mongo, grpc)");
+        }
+        positive("--shards", shards);
+        positive("--records", records);
+        positive("--io-threads", ioThreads);
+        if (repeats != null) {
+            positive("--repeats", repeats);
+        }
+        if (loadFraction <= 0 || loadFraction > 2) {
+            throw new ParameterException(spec.commandLine(), "--load-fraction: " + loadFraction + " (expected: 0 < F <= 2)");
+        }
+        if (configs != null) {
+            for (String c : configs) {
+                try {
+                    Configuration.parse(c);
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), "--configs: " + e.getMessage());
+                }
+            }
+        }
+        if (sizes != null) {
+            for (String s : sizes) {
+                if (!List.of("small", "medium", "large").contains(s)) {
+                    throw new ParameterException(spec.commandLine(), "--sizes: " + s + " (expected: small, medium, large)");
+                }
+            }
+        }
+        for (List<Integer> l : java.util.Arrays.asList(concurrency, fanouts)) {
+            if (l != null) {
+                for (int v : l) {
+                    positive(l == concurrency ? "--concurrency" : "--fanouts", v);
+                }
+            }
+        }
+        if (fanouts != null && fanouts.stream().anyMatch(f -> f > shards)) {
+            throw new ParameterException(spec.commandLine(), "--fanouts: " + fanouts + " (expected: each <= --shards "
+                    + shards + ")");
+        }
+        String mid = null;
+        String aux = null;
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (!noPin) {
+            if (!onPath("taskset")) {
+                env.err().println("experiment: warning: taskset not found; processes are not pinned "
+                        + "(install util-linux, or pass --no-pin to silence this)");
+            } else {
+                mid = midCpus != null ? midCpus : cpus >= 2 ? "0" : null;
+                aux = auxCpus != null ? auxCpus : cpus >= 2 ? (cpus == 2 ? "1" : "1-" + (cpus - 1)) : null;
+            }
+        }
+        List<String> cmdLine = new ArrayList<>(List.of("doubleface"));
+        cmdLine.addAll(spec.commandLine().getParseResult().originalArgs());
+        ExperimentRunner.Options o = new ExperimentRunner.Options(name, quick, out, driver, shards, records, ioThreads,
+                mid, aux, warmup != null ? warmup : Duration.ofMillis(quick ? 500 : 1000), duration,
+                globalWarmup != null ? globalWarmup : Duration.ofSeconds(quick ? 1 : 3),
+                repeats != null ? repeats : quick ? 1 : 2, configs, concurrency, fanouts, sizes, replyWorkMicros,
+                loadFraction, VersionProvider.version(), cmdLine);
+        try {
+            Files.createDirectories(out);
+            ExperimentRunner.run(o, env.out());
+        } catch (IOException e) {
+            throw new CliException(e.getMessage(), e);
+        }
+        return DoubleFaceCli.EXIT_OK;
+    }
+
+    private void positive(String opt, long v) {
+        if (v < 1) {
+            throw new ParameterException(spec.commandLine(), opt + ": " + v + " (expected: > 0)");
+        }
+    }
+
+    private static boolean onPath(String cmd) {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return false;
+        }
+        for (String d : path.split(java.io.File.pathSeparator)) {
+            if (Files.isExecutable(Path.of(d, cmd))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

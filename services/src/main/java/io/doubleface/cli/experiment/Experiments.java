@@ -1,0 +1,373 @@
+package io.doubleface.cli.experiment;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The experiments of the DoubleFaceAD paper, each a list of points (load settings) run under a
+ * list of configurations, plus its report. See {@code docs/experiments.md} for what each
+ * reproduces and what we measured.
+ */
+final class Experiments {
+
+    static final List<String> NAMES = List.of("concurrency", "fanout", "imbalance", "priority", "demo");
+
+    /** The five models, one configuration each, as the paper compares them. */
+    static final List<String> FIVE_MODELS = List.of("doubleface", "type2a-1f1b", "type2b", "type1-32", "thread-64");
+
+    private Experiments() {}
+
+    /** One load setting; its arguments may depend on what {@link Experiment#prepare} measured. */
+    record Point(String label, Map<String, Object> params, Function<Map<String, Object>, List<String>> args) {
+        List<String> loadArgs(Map<String, Object> prepared) {
+            return args.apply(prepared);
+        }
+    }
+
+    interface Experiment {
+        List<String> defaultConfigs(ExperimentRunner.Options o);
+
+        List<Point> points(ExperimentRunner.Options o);
+
+        /** Measured seconds of one run. */
+        double runSeconds(ExperimentRunner.Options o);
+
+        default int defaultReplyWorkMicros() {
+            return 0;
+        }
+
+        /** Runs before the points (e.g. finds capacity to set an open-loop rate); its result goes to every point. */
+        default Map<String, Object> prepare(Topology t, ExperimentRunner.Options o, PrintWriter out) throws IOException {
+            return Map.of();
+        }
+
+        /** What the experiment is, for the report's head. */
+        String title();
+
+        String description(ExperimentRunner.Options o);
+
+        void report(Report r) throws IOException;
+    }
+
+    static Experiment of(String name) {
+        return switch (name) {
+            case "concurrency" -> new Concurrency();
+            case "fanout" -> new Fanout();
+            case "imbalance" -> new Imbalance();
+            case "priority" -> new Priority();
+            case "demo" -> new Demo();
+            default -> throw new IllegalArgumentException("experiment: " + name + " (expected one of " + NAMES + ")");
+        };
+    }
+
+    static String query(int fanout, String size) {
+        return "/query?fanout=" + fanout + "&size=" + size + "&key={key}";
+    }
+
+    static Map<String, Object> params(Object... kv) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    static <T> List<T> or(List<T> given, List<T> dflt) {
+        return given != null ? given : dflt;
+    }
+
+    /** Paper Fig. 4/5: throughput and latency vs concurrency, closed loop, fanout 5. */
+    static final class Concurrency implements Experiment {
+        @Override
+        public List<String> defaultConfigs(ExperimentRunner.Options o) {
+            return FIVE_MODELS;
+        }
+
+        @Override
+        public List<Point> points(ExperimentRunner.Options o) {
+            List<Point> ps = new ArrayList<>();
+            int fanout = o.fanouts() != null ? o.fanouts().get(0) : 5;
+            for (String size : or(o.sizes(), List.of("small", "large"))) {
+                for (int c : or(o.concurrency(), o.quick() ? List.of(1, 16, 128) : List.of(1, 4, 16, 64, 256, 1024))) {
+                    ps.add(new Point(size + " c=" + c, params("size", size, "concurrency", c, "fanout", fanout),
+                            p -> List.of("--users", Integer.toString(c), "--url", query(fanout, size))));
+                }
+            }
+            return ps;
+        }
+
+        @Override
+        public double runSeconds(ExperimentRunner.Options o) {
+            return o.duration() != null ? o.duration().toMillis() / 1000.0 : o.quick() ? 1.5 : 4;
+        }
+
+        @Override
+        public String title() {
+            return "Throughput and latency vs concurrency (paper Fig. 4/5)";
+        }
+
+        @Override
+        public String description(ExperimentRunner.Options o) {
+            return "Closed loop (N users, zero think time), fanout 5, small (0.1 kB) and large (20 kB) shard replies. "
+                    + "Latency here is closed-loop latency (each user waits for its answer), not an open-loop p99.";
+        }
+
+        @Override
+        public void report(Report r) throws IOException {
+            for (String size : r.distinct("size")) {
+                List<Point> pts = r.points(p -> size.equals(p.params().get("size")));
+                r.heading("Size " + size + ": throughput (req/s, median of repeats; spread min–max)");
+                r.metricTable(pts, "concurrency", "throughput_rps", "%.0f");
+                r.heading("Size " + size + ": closed-loop p99 latency (ms)");
+                r.metricTable(pts, "concurrency", "p99_ms", "%.2f");
+                r.heading("Size " + size + ": mid-tier context switches per request");
+                r.midTable(pts, "concurrency", d -> d.switchesPerRequest(), "%.3f");
+                r.heading("Size " + size + ": mid-tier CPU µs per request");
+                r.midTable(pts, "concurrency", d -> d.cpuMicrosPerRequest(), "%.1f");
+                r.plot(pts, "concurrency", "throughput_rps", true, false, "concurrency-" + size + "-throughput.png",
+                        "Throughput vs concurrency, fanout 5, " + size, "concurrent users (closed loop)", "requests/s");
+                r.plot(pts, "concurrency", "p99_ms", true, true, "concurrency-" + size + "-p99.png",
+                        "Closed-loop p99 vs concurrency, fanout 5, " + size, "concurrent users (closed loop)", "p99 (ms)");
+            }
+        }
+    }
+
+    /** Paper Fig. 7/13: throughput vs fanout, normalized to doubleface. */
+    static final class Fanout implements Experiment {
+        @Override
+        public List<String> defaultConfigs(ExperimentRunner.Options o) {
+            return FIVE_MODELS;
+        }
+
+        @Override
+        public List<Point> points(ExperimentRunner.Options o) {
+            List<Point> ps = new ArrayList<>();
+            for (String size : or(o.sizes(), List.of("small", "large"))) {
+                for (int c : or(o.concurrency(), o.quick() ? List.of(20) : List.of(20, 100))) {
+                    for (int f : or(o.fanouts(), o.quick() ? List.of(1, 5, 20) : List.of(1, 2, 5, 10, 20))) {
+                        ps.add(new Point(size + " c=" + c + " k=" + f, params("size", size, "concurrency", c, "fanout", f),
+                                p -> List.of("--users", Integer.toString(c), "--url", query(f, size))));
+                    }
+                }
+            }
+            return ps;
+        }
+
+        @Override
+        public double runSeconds(ExperimentRunner.Options o) {
+            return o.duration() != null ? o.duration().toMillis() / 1000.0 : o.quick() ? 1.5 : 3;
+        }
+
+        @Override
+        public String title() {
+            return "Throughput vs fanout, normalized to doubleface (paper Fig. 7/13)";
+        }
+
+        @Override
+        public String description(ExperimentRunner.Options o) {
+            return "Closed loop at concurrency 20 and 100, fanout 1…20, small (0.1 kB) and large (20 kB) shard replies. "
+                    + "Ratios are per repeat (each configuration against doubleface in the same pass), then the median.";
+        }
+
+        @Override
+        public void report(Report r) throws IOException {
+            for (String size : r.distinct("size")) {
+                for (String c : r.distinct("concurrency")) {
+                    List<Point> pts = r.points(p -> size.equals(p.params().get("size"))
+                            && c.equals(String.valueOf(p.params().get("concurrency"))));
+                    if (pts.isEmpty()) {
+                        continue;
+                    }
+                    r.heading("Size " + size + ", concurrency " + c + ": throughput (req/s)");
+                    r.metricTable(pts, "fanout", "throughput_rps", "%.0f");
+                    r.heading("Size " + size + ", concurrency " + c + ": throughput relative to doubleface");
+                    r.ratioTable(pts, "fanout", "throughput_rps", "doubleface");
+                    r.ratioPlot(pts, "fanout", "throughput_rps", "doubleface", "fanout-" + size + "-c" + c + ".png",
+                            "Throughput / doubleface's, " + size + " replies, " + c + " users", "fanout");
+                }
+            }
+        }
+    }
+
+    /** Paper Tables 1–3: Type-2a with 1 frontend + 1/2/4 backend loops vs doubleface. */
+    static final class Imbalance implements Experiment {
+        @Override
+        public List<String> defaultConfigs(ExperimentRunner.Options o) {
+            return List.of("type2a-1f1b", "type2a-1f2b", "type2a-1f4b", "doubleface");
+        }
+
+        @Override
+        public List<Point> points(ExperimentRunner.Options o) {
+            int c = o.concurrency() != null ? o.concurrency().get(0) : 100;
+            int f = o.fanouts() != null ? o.fanouts().get(0) : 5;
+            String size = o.sizes() != null ? o.sizes().get(0) : "small";
+            return List.of(new Point(size + " c=" + c + " k=" + f, params("size", size, "concurrency", c, "fanout", f),
+                    p -> List.of("--users", Integer.toString(c), "--url", query(f, size))));
+        }
+
+        @Override
+        public double runSeconds(ExperimentRunner.Options o) {
+            return o.duration() != null ? o.duration().toMillis() / 1000.0 : o.quick() ? 2 : 8;
+        }
+
+        @Override
+        public String title() {
+            return "Load imbalance between frontend and backend loops (paper Tables 1–3)";
+        }
+
+        @Override
+        public String description(ExperimentRunner.Options o) {
+            return "Closed loop, fanout 5, small replies. Wake-ups are event-loop returns from epoll_wait with work "
+                    + "(LoopStats); events per wake-up = I/O events + tasks handled per wake-up. 'io' loops are the "
+                    + "frontends (and everything under doubleface), 't2a-be' the Type-2a backend loops.";
+        }
+
+        @Override
+        public void report(Report r) throws IOException {
+            r.imbalanceTable();
+        }
+    }
+
+    /** Paper Fig. 15: completion-first vs fifo reply scheduling, open loop, Lfan/Sfan mixes. */
+    static final class Priority implements Experiment {
+        static final List<int[]> MIXES = List.of(new int[] {5, 3}, new int[] {7, 1});
+
+        @Override
+        public List<String> defaultConfigs(ExperimentRunner.Options o) {
+            return List.of("doubleface-cf", "doubleface-fifo", "type2a-1f1b", "type2b");
+        }
+
+        @Override
+        public int defaultReplyWorkMicros() {
+            return 20;
+        }
+
+        static String mixLabel(int[] m) {
+            return m[0] + "/" + m[1];
+        }
+
+        static String mix(int[] m) {
+            return "50:" + query(m[0], "small") + ",50:" + query(m[1], "small");
+        }
+
+        @Override
+        public Map<String, Object> prepare(Topology t, ExperimentRunner.Options o, PrintWriter out) throws IOException {
+            Map<String, Object> rates = new LinkedHashMap<>();
+            Duration d = Duration.ofMillis(o.quick() ? 1500 : 5000);
+            t.switchTo("doubleface-fifo");
+            for (int[] m : MIXES) {
+                Topology.LoadRun lr = t.load("capacity " + mixLabel(m), List.of("--users", "64", "--mix", mix(m),
+                        "--keys", Long.toString(o.records()), "--warmup", "1s", "--duration", d.toMillis() + "ms"),
+                        d.plusSeconds(60));
+                double cap = lr.number("throughput_rps");
+                double rate = Math.max(10, Math.round(cap * o.loadFraction()));
+                out.printf(Locale.ROOT, "experiment: capacity of doubleface-fifo with Lfan/Sfan %s: %.0f req/s; "
+                        + "open loop at %.0f%% = %.0f req/s%n", mixLabel(m), cap, o.loadFraction() * 100, rate);
+                rates.put(mixLabel(m), Map.of("capacity_rps", Math.round(cap), "rate_rps", rate));
+            }
+            return rates;
+        }
+
+        @Override
+        public List<Point> points(ExperimentRunner.Options o) {
+            List<Point> ps = new ArrayList<>();
+            for (int[] m : MIXES) {
+                String label = mixLabel(m);
+                ps.add(new Point("Lfan/Sfan " + label, params("mix", label), prepared -> {
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> r = (Map<String, Object>) prepared.get(label);
+                    return List.of("--rate", String.valueOf(((Number) r.get("rate_rps")).longValue()), "--mix", mix(m),
+                            "--max-connections", "2048");
+                }));
+            }
+            return ps;
+        }
+
+        @Override
+        public double runSeconds(ExperimentRunner.Options o) {
+            return o.duration() != null ? o.duration().toMillis() / 1000.0 : o.quick() ? 4 : 20;
+        }
+
+        @Override
+        public String title() {
+            return "Completion-first reply scheduling vs FIFO (paper Fig. 15)";
+        }
+
+        @Override
+        public String description(ExperimentRunner.Options o) {
+            return "Open loop (Poisson arrivals, latency from the intended send time) with a 50/50 mix of a large-fanout "
+                    + "and a small-fanout query (Lfan/Sfan 5/3 and 7/1), small replies, per-reply CPU work in the "
+                    + "mid-tier (--reply-work-us), offered load a fixed fraction of doubleface-fifo's closed-loop "
+                    + "capacity with the same mix. doubleface-cf processes each loop iteration's replies in "
+                    + "completion-first order (requests closest to completion first), doubleface-fifo in arrival order.";
+        }
+
+        @Override
+        public void report(Report r) throws IOException {
+            r.priorityTables();
+        }
+    }
+
+    /** A short tour: every model, a closed-loop and an open-loop run, separate pinned processes. */
+    static final class Demo implements Experiment {
+        @Override
+        public List<String> defaultConfigs(ExperimentRunner.Options o) {
+            return FIVE_MODELS;
+        }
+
+        @Override
+        public Map<String, Object> prepare(Topology t, ExperimentRunner.Options o, PrintWriter out) throws IOException {
+            double min = Double.MAX_VALUE;
+            List<String> configs = o.configs() != null ? o.configs() : FIVE_MODELS;
+            for (String c : configs) {
+                t.switchTo(c);
+                Topology.LoadRun lr = t.load("capacity " + c, List.of("--users", "16", "--url", query(5, "small"),
+                        "--keys", Long.toString(o.records()), "--warmup", "500ms", "--duration",
+                        (o.quick() ? 1000 : 2000) + "ms"), Duration.ofSeconds(60));
+                min = Math.min(min, lr.number("throughput_rps"));
+            }
+            double rate = Math.max(10, Math.round(min * 0.5));
+            out.printf(Locale.ROOT, "experiment: lowest capacity %.0f req/s; open loop at 50%% = %.0f req/s%n", min, rate);
+            return Map.of("rate_rps", rate, "lowest_capacity_rps", Math.round(min));
+        }
+
+        @Override
+        public List<Point> points(ExperimentRunner.Options o) {
+            return List.of(
+                    new Point("closed c=16", params("mode", "closed", "concurrency", 16, "fanout", 5),
+                            p -> List.of("--users", "16", "--url", query(5, "small"))),
+                    new Point("open 50%", params("mode", "open", "fanout", 5),
+                            p -> List.of("--rate", String.valueOf(((Number) p.get("rate_rps")).longValue()), "--url",
+                                    query(5, "small"))));
+        }
+
+        @Override
+        public double runSeconds(ExperimentRunner.Options o) {
+            return o.duration() != null ? o.duration().toMillis() / 1000.0 : o.quick() ? 1.5 : 5;
+        }
+
+        @Override
+        public String title() {
+            return "A short tour of the five models";
+        }
+
+        @Override
+        public String description(ExperimentRunner.Options o) {
+            return "Fanout 5, small replies: a closed-loop run (16 users) for capacity and an open-loop run at half "
+                    + "the lowest capacity for latency.";
+        }
+
+        @Override
+        public void report(Report r) throws IOException {
+            r.heading("Closed loop (16 users) and open loop (50% of the lowest capacity)");
+            r.demoTable();
+        }
+    }
+}

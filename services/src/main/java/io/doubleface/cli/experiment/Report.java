@@ -1,0 +1,457 @@
+package io.doubleface.cli.experiment;
+
+import io.doubleface.cli.demo.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.function.ToDoubleFunction;
+import org.HdrHistogram.EncodableHistogram;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.HistogramLogReader;
+
+/**
+ * The results of one experiment as tables (markdown), plots (PNG) and {@code summary.json}.
+ * Aggregation over repeats: the median, with the min–max spread when there is more than one.
+ */
+final class Report {
+
+    private final Path dir;
+    private final ExperimentRunner.Options options;
+    private final List<String> configs;
+    private final List<ExperimentRunner.Row> rows;
+    private final Map<String, Object> prepared;
+    private final Duration took;
+    private final StringBuilder md = new StringBuilder();
+    private final Map<String, Object> derived = new LinkedHashMap<>();
+    private final List<String> plots = new ArrayList<>();
+
+    Report(Path dir, ExperimentRunner.Options options, List<String> configs, List<ExperimentRunner.Row> rows,
+            Map<String, Object> prepared, Duration took) {
+        this.dir = dir;
+        this.options = options;
+        this.configs = configs;
+        this.rows = rows;
+        this.prepared = prepared;
+        this.took = took;
+    }
+
+    // ---- selection -------------------------------------------------------------------------
+
+    /** The distinct values of a point parameter, in run order. */
+    List<String> distinct(String param) {
+        LinkedHashSet<String> s = new LinkedHashSet<>();
+        for (ExperimentRunner.Row r : rows) {
+            Object v = r.point().params().get(param);
+            if (v != null) {
+                s.add(String.valueOf(v));
+            }
+        }
+        return new ArrayList<>(s);
+    }
+
+    /** The distinct points matching {@code p}, in run order. */
+    List<Experiments.Point> points(Predicate<Experiments.Point> p) {
+        LinkedHashMap<String, Experiments.Point> m = new LinkedHashMap<>();
+        for (ExperimentRunner.Row r : rows) {
+            if (p.test(r.point())) {
+                m.putIfAbsent(r.point().label(), r.point());
+            }
+        }
+        return new ArrayList<>(m.values());
+    }
+
+    private List<ExperimentRunner.Row> rows(Experiments.Point p, String config) {
+        List<ExperimentRunner.Row> out = new ArrayList<>();
+        for (ExperimentRunner.Row r : rows) {
+            if (r.point().label().equals(p.label()) && r.config().equals(config)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** Values of one load metric per repeat (NaN where missing). */
+    private double[] values(Experiments.Point p, String config, String key) {
+        return rows(p, config).stream().mapToDouble(r -> r.get(key) == null ? Double.NaN : r.get(key)).toArray();
+    }
+
+    private double[] midValues(Experiments.Point p, String config, ToDoubleFunction<MidTierSample.Delta> f) {
+        return rows(p, config).stream().mapToDouble(r -> f.applyAsDouble(r.mid())).toArray();
+    }
+
+    static double median(double[] v) {
+        double[] s = Arrays.stream(v).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        if (s.length == 0) {
+            return Double.NaN;
+        }
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    }
+
+    private static String cell(double[] v, String fmt) {
+        double m = median(v);
+        if (Double.isNaN(m)) {
+            return "n/a";
+        }
+        String s = String.format(Locale.ROOT, fmt, m);
+        double[] ok = Arrays.stream(v).filter(d -> !Double.isNaN(d)).toArray();
+        if (ok.length > 1) {
+            double lo = Arrays.stream(ok).min().getAsDouble();
+            double hi = Arrays.stream(ok).max().getAsDouble();
+            s += " (" + String.format(Locale.ROOT, fmt, lo) + "–" + String.format(Locale.ROOT, fmt, hi) + ")";
+        }
+        return s;
+    }
+
+    // ---- markdown --------------------------------------------------------------------------
+
+    void heading(String h) {
+        md.append("\n### ").append(h).append("\n\n");
+    }
+
+    void text(String t) {
+        md.append(t).append("\n");
+    }
+
+    private void table(List<String> header, List<List<String>> body) {
+        md.append("| ").append(String.join(" | ", header)).append(" |\n|");
+        md.append("---|".repeat(header.size())).append('\n');
+        for (List<String> r : body) {
+            md.append("| ").append(String.join(" | ", r)).append(" |\n");
+        }
+    }
+
+    private String key(String prefix) {
+        return prefix.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_").replaceAll("^_|_$", "");
+    }
+
+    /** Rows = points (labelled by {@code xParam}), columns = configurations, cells = median (spread) of {@code key}. */
+    void metricTable(List<Experiments.Point> pts, String xParam, String key, String fmt) {
+        tableOf(pts, xParam, (p, c) -> values(p, c, key), fmt, key);
+    }
+
+    void midTable(List<Experiments.Point> pts, String xParam, ToDoubleFunction<MidTierSample.Delta> f, String fmt) {
+        tableOf(pts, xParam, (p, c) -> midValues(p, c, f), fmt, null);
+    }
+
+    private void tableOf(List<Experiments.Point> pts, String xParam,
+            java.util.function.BiFunction<Experiments.Point, String, double[]> values, String fmt, String key) {
+        List<String> header = new ArrayList<>(List.of(xParam));
+        header.addAll(configs);
+        List<List<String>> body = new ArrayList<>();
+        for (Experiments.Point p : pts) {
+            List<String> r = new ArrayList<>(List.of(String.valueOf(p.params().get(xParam))));
+            Map<String, Object> d = new LinkedHashMap<>();
+            for (String c : configs) {
+                double[] v = values.apply(p, c);
+                r.add(cell(v, fmt));
+                d.put(c, MidTierSample.round(median(v)));
+            }
+            body.add(r);
+            if (key != null) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> byPoint = (Map<String, Object>) derived.computeIfAbsent(key + "_median",
+                        k -> new LinkedHashMap<String, Object>());
+                byPoint.put(p.label(), d);
+            }
+        }
+        table(header, body);
+    }
+
+    /** Per repeat, each configuration's {@code key} divided by {@code ref}'s in the same pass; median (spread). */
+    void ratioTable(List<Experiments.Point> pts, String xParam, String key, String ref) {
+        List<String> header = new ArrayList<>(List.of(xParam));
+        for (String c : configs) {
+            header.add(c + " / " + ref);
+        }
+        header.add(ref + " / best other");
+        List<List<String>> body = new ArrayList<>();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> out = (Map<String, Object>) derived.computeIfAbsent(key + "_relative_to_" + ref,
+                k -> new LinkedHashMap<String, Object>());
+        for (Experiments.Point p : pts) {
+            List<String> r = new ArrayList<>(List.of(String.valueOf(p.params().get(xParam))));
+            double[] refV = values(p, ref, key);
+            Map<String, Object> d = new LinkedHashMap<>();
+            double[] bestOther = new double[refV.length];
+            Arrays.fill(bestOther, Double.NaN);
+            for (String c : configs) {
+                double[] v = values(p, c, key);
+                double[] ratio = new double[Math.min(v.length, refV.length)];
+                for (int i = 0; i < ratio.length; i++) {
+                    ratio[i] = v[i] / refV[i];
+                    if (!c.equals(ref) && (Double.isNaN(bestOther[i]) || v[i] > bestOther[i])) {
+                        bestOther[i] = v[i];
+                    }
+                }
+                r.add(cell(ratio, "%.2f"));
+                d.put(c, MidTierSample.round(median(ratio)));
+            }
+            double[] win = new double[bestOther.length];
+            for (int i = 0; i < win.length; i++) {
+                win[i] = refV[i] / bestOther[i];
+            }
+            r.add("**" + cell(win, "%.2f") + "**");
+            d.put(ref + "_over_best_other", MidTierSample.round(median(win)));
+            out.put(p.label(), d);
+            body.add(r);
+        }
+        table(header, body);
+    }
+
+    // ---- plots -----------------------------------------------------------------------------
+
+    void plot(List<Experiments.Point> pts, String xParam, String key, boolean logX, boolean logY, String file,
+            String title, String xLabel, String yLabel) throws IOException {
+        LineChart ch = new LineChart(title, xLabel, yLabel);
+        if (logX) {
+            ch.logX();
+        }
+        if (logY) {
+            ch.logY();
+        }
+        for (String c : configs) {
+            for (Experiments.Point p : pts) {
+                double m = median(values(p, c, key));
+                ch.point(c, ((Number) p.params().get(xParam)).doubleValue(), Double.isNaN(m) ? null : m);
+            }
+        }
+        write(ch, file);
+    }
+
+    void ratioPlot(List<Experiments.Point> pts, String xParam, String key, String ref, String file, String title,
+            String xLabel) throws IOException {
+        LineChart ch = new LineChart(title, xLabel, "throughput / " + ref + "'s").logX();
+        for (String c : configs) {
+            for (Experiments.Point p : pts) {
+                double[] v = values(p, c, key);
+                double[] refV = values(p, ref, key);
+                double[] ratio = new double[Math.min(v.length, refV.length)];
+                for (int i = 0; i < ratio.length; i++) {
+                    ratio[i] = v[i] / refV[i];
+                }
+                double m = median(ratio);
+                ch.point(c, ((Number) p.params().get(xParam)).doubleValue(), Double.isNaN(m) ? null : m);
+            }
+        }
+        write(ch, file);
+    }
+
+    private void write(LineChart ch, String file) throws IOException {
+        if (ch.isEmpty()) {
+            return;
+        }
+        ch.write(dir.resolve(file));
+        plots.add(file);
+        md.append("\n![").append(file).append("](").append(file).append(")\n");
+    }
+
+    // ---- experiment-specific tables --------------------------------------------------------
+
+    void imbalanceTable() throws IOException {
+        for (Experiments.Point p : points(x -> true)) {
+            heading(p.label() + ": loops, wake-ups and threads (median of repeats)");
+            List<List<String>> body = new ArrayList<>();
+            Map<String, Object> out = new LinkedHashMap<>();
+            LineChart ch = new LineChart("Events per wake-up, frontend (io) vs backend (t2a-be) loops", "configuration",
+                    "events per wake-up").categories(configs);
+            int i = 0;
+            for (String c : configs) {
+                double[] thr = values(p, c, "throughput_rps");
+                double[] feWake = midValues(p, c, d -> d.wakeupsPerSecond("io"));
+                double[] feEv = midValues(p, c, d -> d.eventsPerWakeup("io"));
+                double[] beWake = midValues(p, c, d -> d.wakeupsPerSecond("t2a-be"));
+                double[] beEv = midValues(p, c, d -> d.eventsPerWakeup("t2a-be"));
+                double[] csPerS = midValues(p, c, d -> d.contextSwitches() / d.seconds());
+                double[] csPerReq = midValues(p, c, MidTierSample.Delta::switchesPerRequest);
+                double[] active = midValues(p, c, d -> d.activeThreads());
+                double[] cpu = midValues(p, c, d -> d.cpuMillis() / 10.0 / d.seconds());
+                body.add(List.of(c, cell(thr, "%.0f"), cell(feWake, "%.0f"), cell(feEv, "%.2f"), cell(beWake, "%.0f"),
+                        cell(beEv, "%.2f"), cell(csPerS, "%.0f"), cell(csPerReq, "%.3f"), cell(active, "%.0f"),
+                        cell(cpu, "%.0f")));
+                Map<String, Object> d = new LinkedHashMap<>();
+                d.put("throughput_rps", MidTierSample.round(median(thr)));
+                d.put("frontend_wakeups_per_s", MidTierSample.round(median(feWake)));
+                d.put("frontend_events_per_wakeup", MidTierSample.round(median(feEv)));
+                d.put("backend_wakeups_per_s", MidTierSample.round(median(beWake)));
+                d.put("backend_events_per_wakeup", MidTierSample.round(median(beEv)));
+                d.put("context_switches_per_s", MidTierSample.round(median(csPerS)));
+                d.put("context_switches_per_request", MidTierSample.round(median(csPerReq)));
+                d.put("active_threads", MidTierSample.round(median(active)));
+                d.put("cpu_percent", MidTierSample.round(median(cpu)));
+                out.put(c, d);
+                double fe = median(feEv);
+                double be = median(beEv);
+                ch.point("frontend (io)", i, Double.isNaN(fe) ? null : fe);
+                ch.point("backend (t2a-be)", i, Double.isNaN(be) ? null : be);
+                i++;
+            }
+            table(List.of("configuration", "req/s", "frontend wake-ups/s", "frontend events/wake-up",
+                    "backend wake-ups/s", "backend events/wake-up", "context switches/s", "switches/request",
+                    "active threads", "mid-tier CPU %"), body);
+            derived.put(p.label(), out);
+            write(ch, "imbalance-events-per-wakeup.png");
+        }
+    }
+
+    static final double[] PERCENTILES = {50, 90, 99, 99.9};
+
+    void priorityTables() throws IOException {
+        for (Experiments.Point p : points(x -> true)) {
+            String mix = String.valueOf(p.params().get("mix"));
+            heading("Lfan/Sfan " + mix + ": open-loop latency (ms), all repeats' interval logs merged");
+            Object rate = prepared.get(mix);
+            if (rate != null) {
+                text("Offered load: " + rate + " (rate = " + options.loadFraction() + " × doubleface-fifo's closed-loop "
+                        + "capacity with this mix).\n");
+            }
+            List<List<String>> body = new ArrayList<>();
+            Map<String, Object> out = new LinkedHashMap<>();
+            List<String> cats = new ArrayList<>();
+            for (double q : PERCENTILES) {
+                cats.add("p" + fmtQ(q));
+            }
+            LineChart ch = new LineChart("Latency percentiles, Lfan/Sfan " + mix + " 50/50, open loop", "percentile",
+                    "latency (ms)").categories(cats).logY();
+            for (String c : configs) {
+                Histogram h = merged(rows(p, c));
+                List<String> r = new ArrayList<>(List.of(c, Long.toString(h.getTotalCount())));
+                Map<String, Object> d = new LinkedHashMap<>();
+                d.put("samples", h.getTotalCount());
+                int i = 0;
+                for (double q : PERCENTILES) {
+                    Double v = percentile(h, q);
+                    r.add(v == null ? "n/a" : String.format(Locale.ROOT, "%.2f", v));
+                    d.put("p" + fmtQ(q) + "_ms", v == null ? null : MidTierSample.round(v));
+                    ch.point(c, i++, v);
+                }
+                double max = h.getTotalCount() == 0 ? Double.NaN : h.getMaxValue() / 1000.0;
+                r.add(Double.isNaN(max) ? "n/a" : String.format(Locale.ROOT, "%.2f", max));
+                double[] errs = values(p, c, "errors");
+                r.add(cell(errs, "%.0f"));
+                r.add(cell(values(p, c, "achieved_rate"), "%.0f"));
+                d.put("max_ms", MidTierSample.round(max));
+                out.put(c, d);
+                body.add(r);
+            }
+            table(List.of("configuration", "samples", "p50", "p90", "p99", "p99.9", "max", "errors", "achieved req/s"),
+                    body);
+            if (configs.contains("doubleface-cf") && configs.contains("doubleface-fifo")) {
+                double[] cf = values(p, "doubleface-cf", "p99_ms");
+                double[] fifo = values(p, "doubleface-fifo", "p99_ms");
+                double[] ratio = new double[Math.min(cf.length, fifo.length)];
+                for (int i = 0; i < ratio.length; i++) {
+                    ratio[i] = fifo[i] / cf[i];
+                }
+                text("\np99 of doubleface-fifo / p99 of doubleface-cf, per repeat: **" + cell(ratio, "%.2f") + "** "
+                        + Arrays.toString(Arrays.stream(ratio).map(x -> Math.round(x * 100) / 100.0).toArray()) + "\n");
+                out.put("p99_fifo_over_cf", MidTierSample.round(median(ratio)));
+                double[] batch = midValues(p, "doubleface-cf", d -> d.eventsPerWakeup("io"));
+                text("Events per wake-up of the I/O loop under doubleface-cf: " + cell(batch, "%.2f") + "\n");
+            }
+            derived.put("Lfan/Sfan " + mix, out);
+            write(ch, "priority-" + mix.replace('/', '-') + ".png");
+        }
+    }
+
+    private static String fmtQ(double q) {
+        return q == Math.rint(q) ? Long.toString((long) q) : Double.toString(q);
+    }
+
+    private static Double percentile(Histogram h, double q) {
+        if (h.getTotalCount() < 100 / (1 - q / 100) - 1e-9) {
+            return null; // MEASURE.md rule 4
+        }
+        return h.getValueAtPercentile(q) / 1000.0;
+    }
+
+    /** Every latency interval (not the send-lag ones) of {@code runs}' interval logs, merged. */
+    static Histogram merged(List<ExperimentRunner.Row> runs) throws IOException {
+        Histogram total = new Histogram(3);
+        for (ExperimentRunner.Row r : runs) {
+            try (HistogramLogReader reader = new HistogramLogReader(r.load().hlog().toFile())) {
+                EncodableHistogram h;
+                while ((h = reader.nextIntervalHistogram()) != null) {
+                    if (h.getTag() == null && h instanceof Histogram hist) {
+                        total.add(hist);
+                    }
+                }
+            }
+        }
+        return total;
+    }
+
+    void demoTable() {
+        List<Experiments.Point> pts = points(x -> true);
+        Experiments.Point closed = pts.get(0);
+        Experiments.Point open = pts.get(1);
+        List<List<String>> body = new ArrayList<>();
+        for (String c : configs) {
+            body.add(List.of(c, cell(values(closed, c, "throughput_rps"), "%.0f"),
+                    cell(midValues(closed, c, MidTierSample.Delta::switchesPerRequest), "%.3f"),
+                    cell(midValues(closed, c, d -> d.eventsPerWakeup("io")), "%.2f"),
+                    cell(values(open, c, "p50_ms"), "%.2f"), cell(values(open, c, "p99_ms"), "%.2f"),
+                    cell(values(open, c, "p999_ms"), "%.2f")));
+        }
+        table(List.of("configuration", "closed-loop req/s", "switches/request", "events/wake-up (io)",
+                "open p50 ms", "open p99 ms", "open p99.9 ms"), body);
+        derived.put("rate_rps", prepared.get("rate_rps"));
+    }
+
+    // ---- output ----------------------------------------------------------------------------
+
+    void write(Experiments.Experiment ex) throws IOException {
+        StringBuilder head = new StringBuilder();
+        head.append("# ").append(ex.title()).append("\n\n");
+        head.append(ex.description(options)).append("\n\n");
+        head.append("- experiment `").append(options.experiment()).append(options.quick() ? " --quick" : "")
+                .append("`, ").append(rows.size()).append(" runs, ").append(options.repeats())
+                .append(" repeat(s) interleaved, took ").append(ExperimentRunner.fmt(took)).append('\n');
+        head.append("- command: `").append(String.join(" ", options.commandLine())).append("`\n");
+        head.append("- configurations: ").append(String.join(", ", configs)).append('\n');
+        head.append("- topology: ").append(options.driver()).append(" leaf (").append(options.shards())
+                .append(" shards, ").append(options.records()).append(" records) and the load generator on CPUs ")
+                .append(options.auxCpus() == null ? "(not pinned)" : options.auxCpus()).append("; mid-tier (")
+                .append(options.ioThreads()).append(" I/O loop) on CPUs ")
+                .append(options.midCpus() == null ? "(not pinned)" : options.midCpus())
+                .append("; separate JVMs, loopback\n");
+        head.append("- per run: ").append(options.warmup().toMillis()).append(" ms warm-up + measured time; ")
+                .append("each configuration warmed up ").append(options.globalWarmup().toSeconds())
+                .append(" s before the first run\n");
+        head.append("- cells: median over repeats, (min–max) when more than one; raw runs in summary.json, "
+                + "interval logs in intervals/, process logs in logs/; environment in environment.json\n");
+        Files.writeString(dir.resolve("report.md"), head.append(md).toString(), StandardCharsets.UTF_8);
+
+        Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("experiment", options.experiment());
+        summary.put("quick", options.quick());
+        summary.put("configurations", configs);
+        summary.put("repeats", options.repeats());
+        summary.put("prepared", prepared);
+        summary.put("results", derived);
+        summary.put("plots", plots);
+        List<Object> runs = new ArrayList<>();
+        for (ExperimentRunner.Row r : rows) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("point", r.point().label());
+            m.put("params", r.point().params());
+            m.put("config", r.config());
+            m.put("repeat", r.repeat());
+            m.put("interval_log", dir.relativize(r.load().hlog()).toString());
+            m.put("load", r.load().summary());
+            m.put("mid_tier", r.mid().toJson());
+            runs.add(m);
+        }
+        summary.put("runs", runs);
+        Files.writeString(dir.resolve("summary.json"), Json.write(summary), StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,275 @@
+package io.doubleface.cli.experiment;
+
+import io.doubleface.cli.demo.MiniJson;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The processes of one experiment, on loopback: a leaf process holding the shards, the YCSB
+ * mid-tier, and one load-generator process per run — each a separate JVM started from this one's
+ * class path, pinned with {@code taskset} as {@link Settings} says. Closing stops them all.
+ */
+final class Topology implements AutoCloseable {
+
+    /** Where each party runs and how the mid-tier is configured. */
+    record Settings(String driver, int shards, long records, int ioThreads, String midCpus, String auxCpus,
+            List<String> midJvm, List<String> auxJvm, Duration deadline, int replyWorkMicros, String policy,
+            String firstConfig) {}
+
+    private static final Pattern LISTENING = Pattern.compile("listening on http://([^ ]+):(\\d+)");
+    private static final Pattern ADMIN = Pattern.compile("admin +http://([^ ]+):(\\d+)/admin/config");
+
+    final Settings settings;
+    final Path dir;
+    private final PrintWriter progress;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final List<Proc> procs = new ArrayList<>();
+    private Proc leaf;
+    private Proc mid;
+    private String shardUri;
+    private int port;
+    private int adminPort;
+    private int loadRuns;
+
+    private Topology(Settings s, Path dir, PrintWriter progress) {
+        this.settings = s;
+        this.dir = dir;
+        this.progress = progress;
+    }
+
+    static Topology start(Settings s, Path dir, PrintWriter progress) throws IOException {
+        Topology t = new Topology(s, dir, progress);
+        try {
+            t.startLeaf();
+            t.startMidTier();
+            return t;
+        } catch (IOException | RuntimeException e) {
+            t.close();
+            throw e;
+        }
+    }
+
+    static String scheme(String driver) {
+        return switch (driver) {
+            case "kv" -> "kv";
+            case "redis" -> "redis";
+            case "mongo" -> "mongodb";
+            case "grpc" -> "grpc";
+            default -> throw new IllegalArgumentException("--driver: " + driver + " (expected: kv, redis, mongo, grpc)");
+        };
+    }
+
+    private List<String> java(List<String> jvm, List<String> args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvm);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("io.doubleface.cli.DoubleFaceCli");
+        cmd.addAll(args);
+        return cmd;
+    }
+
+    private void startLeaf() throws IOException {
+        int base = freePortRange(settings.shards());
+        List<String> args = new ArrayList<>(List.of("leaf", settings.driver(), "--shards",
+                Integer.toString(settings.shards()), "--base-port", Integer.toString(base), "--records",
+                Long.toString(settings.records())));
+        if (settings.driver().equals("kv")) {
+            args.add("--loops");
+            args.add("1");
+        }
+        progress.printf("experiment: starting %s leaf (%d shards on 127.0.0.1:%d-%d, cpus %s)%n", settings.driver(),
+                settings.shards(), base, base + settings.shards() - 1, cpus(settings.auxCpus()));
+        leaf = Proc.start("leaf", settings.auxCpus(), java(settings.auxJvm(), args), dir.resolve("leaf.log"));
+        procs.add(leaf);
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        for (int p = base; p < base + settings.shards(); p++) {
+            while (!connects(p)) {
+                if (!leaf.isAlive()) {
+                    throw new IOException("the leaf exited before it listened:\n" + leaf.tail());
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("the leaf does not listen on port " + p + " after 90 s:\n" + leaf.tail());
+                }
+                sleep(100);
+            }
+        }
+        shardUri = scheme(settings.driver()) + "://127.0.0.1:" + base + "-" + (base + settings.shards() - 1);
+    }
+
+    private void startMidTier() throws IOException {
+        List<String> args = new ArrayList<>(List.of("serve", "ycsb", "--shards", shardUri, "--port", "0",
+                "--admin-port", "0", "--io-threads", Integer.toString(settings.ioThreads()), "--records",
+                Long.toString(settings.records()), "--deadline", settings.deadline().toMillis() + "ms",
+                "--reply-work-us", Integer.toString(settings.replyWorkMicros()), "--policy", settings.policy(),
+                "--config", settings.firstConfig()));
+        progress.printf("experiment: starting the mid-tier (%d I/O loop%s, cpus %s) over %s%n", settings.ioThreads(),
+                settings.ioThreads() == 1 ? "" : "s", cpus(settings.midCpus()), shardUri);
+        mid = Proc.start("mid-tier", settings.midCpus(), java(settings.midJvm(), args), dir.resolve("mid-tier.log"));
+        procs.add(mid);
+        Matcher m = LISTENING.matcher(mid.awaitLine(l -> LISTENING.matcher(l).find(), 60_000));
+        m.find();
+        port = Integer.parseInt(m.group(2));
+        Matcher a = ADMIN.matcher(mid.awaitLine(l -> ADMIN.matcher(l).find(), 10_000));
+        a.find();
+        adminPort = Integer.parseInt(a.group(2));
+    }
+
+    private static String cpus(String c) {
+        return c == null ? "any (not pinned)" : c;
+    }
+
+    String target() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    String shardUri() {
+        return shardUri;
+    }
+
+    long midTierPid() {
+        return mid.pid();
+    }
+
+    /** Makes {@code config} the mid-tier's active configuration. */
+    void switchTo(String config) throws IOException {
+        HttpResponse<String> r = send(HttpRequest.newBuilder(admin("/admin/config?name="
+                + java.net.URLEncoder.encode(config, java.nio.charset.StandardCharsets.UTF_8)))
+                .PUT(HttpRequest.BodyPublishers.noBody()));
+        if (r.statusCode() != 200) {
+            throw new IOException("switch to " + config + ": HTTP " + r.statusCode() + ": " + r.body().strip());
+        }
+    }
+
+    Map<String, Object> adminStats() throws IOException {
+        HttpResponse<String> r = send(HttpRequest.newBuilder(admin("/admin/stats")).GET());
+        if (r.statusCode() != 200) {
+            throw new IOException("/admin/stats: HTTP " + r.statusCode());
+        }
+        return MiniJson.object(r.body());
+    }
+
+    MidTierSample sample() throws IOException {
+        return MidTierSample.of(adminStats(), mid.pid());
+    }
+
+    /**
+     * Runs {@code doubleface load ARGS --target T --json --quiet --hlog FILE} pinned to the
+     * auxiliary CPUs and returns its summary.
+     *
+     * @param timeout how long the run may take before it is killed
+     */
+    LoadRun load(String label, List<String> args, Duration timeout) throws IOException {
+        int n = ++loadRuns;
+        String file = String.format(java.util.Locale.ROOT, "run-%04d", n);
+        Path hlog = dir.resolve("intervals").resolve(file + ".hlog");
+        java.nio.file.Files.createDirectories(hlog.getParent());
+        List<String> a = new ArrayList<>(List.of("load", "--target", target(), "--json", "--quiet", "--hlog",
+                hlog.toString()));
+        a.addAll(args);
+        Proc p = Proc.start("load", settings.auxCpus(), java(settings.auxJvm(), a),
+                dir.resolve("logs").resolve(file + ".log"));
+        Proc.Exit exit;
+        try {
+            exit = p.await(timeout.toMillis());
+        } finally {
+            p.close();
+        }
+        if (!mid.isAlive()) {
+            throw new IOException("the mid-tier died during " + label + ":\n" + mid.tail());
+        }
+        String out = exit.stdout().strip();
+        int brace = out.lastIndexOf("\n{");
+        String json = brace >= 0 ? out.substring(brace + 1) : out;
+        if (exit.status() != 0 || !json.startsWith("{")) {
+            throw new IOException("load (" + label + ") exited with status " + exit.status() + ":\n" + p.tail());
+        }
+        return new LoadRun(file, hlog, MiniJson.object(json));
+    }
+
+    /** One load run's summary (the {@code --json} object) and interval log. */
+    record LoadRun(String id, Path hlog, Map<String, Object> summary) {
+        Double number(String key) {
+            Object v = summary.get(key);
+            return v instanceof Number x ? x.doubleValue() : null;
+        }
+    }
+
+    private URI admin(String path) {
+        return URI.create("http://127.0.0.1:" + adminPort + path);
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder b) throws IOException {
+        try {
+            return http.send(b.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    private static boolean connects(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** A run of {@code n} consecutive loopback ports that are free now. */
+    static int freePortRange(int n) throws IOException {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int base = ThreadLocalRandom.current().nextInt(20_000, 30_000 - n);
+            List<ServerSocket> held = new ArrayList<>();
+            try {
+                for (int p = base; p < base + n; p++) {
+                    ServerSocket s = new ServerSocket();
+                    held.add(s);
+                    s.bind(new InetSocketAddress("127.0.0.1", p));
+                }
+                return base;
+            } catch (IOException e) {
+                // taken: try elsewhere
+            } finally {
+                for (ServerSocket s : held) {
+                    s.close();
+                }
+            }
+        }
+        throw new IOException("no " + n + " consecutive free ports in 20000-30000");
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stops every process, the mid-tier first. */
+    @Override
+    public void close() {
+        for (int i = procs.size() - 1; i >= 0; i--) {
+            procs.get(i).close();
+        }
+        procs.clear();
+    }
+}

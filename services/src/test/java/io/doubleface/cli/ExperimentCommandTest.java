@@ -1,0 +1,77 @@
+package io.doubleface.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.cli.demo.MiniJson;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code doubleface experiment}: bad input, and a real (tiny) run over separate processes — a KV
+ * leaf JVM, a mid-tier JVM and load-generator JVMs — whose results directory is checked.
+ */
+class ExperimentCommandTest {
+
+    @Test
+    void badInputIsAUsageError() {
+        String[][] bad = {
+            {"experiment"},
+            {"experiment", "nonsense"},
+            {"experiment", "fanout", "--configs", "doubleface,type9"},
+            {"experiment", "fanout", "--fanouts", "30"},
+            {"experiment", "fanout", "--sizes", "huge"},
+            {"experiment", "fanout", "--driver", "cassandra"},
+            {"experiment", "fanout", "--repeats", "0"},
+            {"experiment", "priority", "--load-fraction", "0"},
+        };
+        for (String[] args : bad) {
+            CliRun r = new CliRun();
+            assertEquals(DoubleFaceCli.EXIT_USAGE, r.run(args), () -> String.join(" ", args) + "\n" + r.err());
+            assertTrue(r.err().contains("Usage: doubleface experiment"), r.err());
+        }
+    }
+
+    @Test
+    void aTinyFanoutRunWritesTheResultsDirectory(@TempDir Path out) throws Exception {
+        CliRun r = new CliRun();
+        int exit = r.run("experiment", "fanout", "--quick", "--no-pin", "--configs", "doubleface,type2a-1f1b",
+                "--fanouts", "1,5", "--sizes", "small", "--concurrency", "4", "--duration", "500ms", "--warmup",
+                "200ms", "--global-warmup", "300ms", "--shards", "5", "--out", out.toString());
+        assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
+        Path dir;
+        try (Stream<Path> s = Files.list(out)) {
+            dir = s.filter(p -> p.getFileName().toString().startsWith("fanout-quick-")).findFirst().orElseThrow();
+        }
+        for (String f : List.of("report.md", "summary.json", "environment.json", "mid-tier.log", "leaf.log",
+                "fanout-small-c4.png")) {
+            assertTrue(Files.size(dir.resolve(f)) > 0, f);
+        }
+        Map<String, Object> summary = MiniJson.object(Files.readString(dir.resolve("summary.json")));
+        List<Object> runs = MiniJson.path(summary, "runs").asList();
+        assertEquals(4, runs.size()); // 2 fanouts × 2 configurations × 1 repeat
+        for (Object o : runs) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> run = (Map<String, Object>) o;
+            long requests = MiniJson.path(run, "load", "requests").asLong();
+            assertTrue(requests > 0, run.toString());
+            assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
+            // the mid-tier answered at least what the generator counted (plus warm-up), and its counters moved
+            assertTrue(MiniJson.path(run, "mid_tier", "requests").asLong() >= requests, run.toString());
+            assertTrue(MiniJson.path(run, "mid_tier", "loops", "io", "wakeups").asLong() > 0, run.toString());
+            assertTrue(Files.size(out.resolve(dir.getFileName()).resolve(MiniJson.path(run, "interval_log").asString())) > 0);
+        }
+        Map<String, Object> ratios = MiniJson.path(summary, "results", "throughput_rps_relative_to_doubleface").asMap();
+        assertEquals(2, ratios.size(), ratios.toString());
+        String report = Files.readString(dir.resolve("report.md"));
+        assertTrue(report.contains("throughput relative to doubleface"), report);
+        Map<String, Object> env = MiniJson.object(Files.readString(dir.resolve("environment.json")));
+        assertEquals("kv", env.get("driver"));
+        assertTrue(r.out().contains("[  4/4]"), r.out());
+    }
+}
