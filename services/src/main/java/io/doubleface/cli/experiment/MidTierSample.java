@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * events from {@code /admin/stats}, and per-thread context switches and CPU time from
  * {@code /proc/PID/task}. {@link #delta} of two samples describes one run.
  *
- * @param loops loop name → {iterations, wakeups, events}
+ * @param loops loop name#position in /admin/stats → {iterations, wakeups, events}
  * @param loopGroups loop name → group ({@code io}, {@code t2a-be}, …)
  */
 record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<String, String> loopGroups,
@@ -22,8 +22,10 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
         long answered = ((Number) req.get("answered")).longValue();
         Map<String, long[]> loops = new TreeMap<>();
         Map<String, String> groups = new TreeMap<>();
+        int i = 0;
         for (Map<String, Object> l : MiniJson.objects(adminStats, "loops")) {
-            String name = (String) l.get("name");
+            // names repeat across configurations (type2a-1f1b and -1f2b both have a t2a-be-0): key by position too
+            String name = l.get("name") + "#" + i++;
             loops.put(name, new long[] {num(l, "iterations"), num(l, "wakeups"), num(l, "events")});
             groups.put(name, (String) l.get("group"));
         }
