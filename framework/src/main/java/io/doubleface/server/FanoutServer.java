@@ -1,6 +1,7 @@
 package io.doubleface.server;
 
 import io.doubleface.api.FanoutService;
+import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.engine.FanoutEngine;
@@ -10,8 +11,14 @@ import io.doubleface.model.ModelContext;
 import io.doubleface.model.ThreadingModel;
 import io.doubleface.sched.SchedulingPolicy;
 import io.doubleface.server.internal.AdminHandler;
+import io.doubleface.server.internal.FrontendLoopGroup;
+import io.doubleface.server.internal.GrpcFanoutHandler;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.ServerMetrics;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.NettyServerBuilder;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -27,6 +34,7 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +45,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running mid-tier: an HTTP/1.1 upstream and an admin listener around a {@link FanoutEngine}.
+ * A running mid-tier: an HTTP/1.1 upstream, optionally a gRPC upstream ({@link Builder#grpc}), and
+ * an admin listener around a {@link FanoutEngine}.
  *
  * <pre>{@code
  * FanoutServer<Query, Part, Result> server = FanoutServer.builder(service, binding)
@@ -53,7 +62,10 @@ import org.slf4j.LoggerFactory;
  * <p>Loops: the I/O loops ({@code io-0 … io-(n-1)}) carry the upstream connections and, under
  * DoubleFace, the downstream ones. Each accepted connection is registered on a frontend loop of
  * the configuration active at accept time and stays there; requests on it use the configuration
- * active when they arrive. The admin listener has its own loop ({@code admin-0}), so scraping
+ * active when they arrive. The gRPC upstream (grpc-java's {@link NettyServerBuilder}) runs on the
+ * same I/O loops: its accepted connections are placed on the active frontends the same way
+ * ({@link FrontendLoopGroup}), and its calls are admitted by the same engine on the connection's
+ * loop ({@code directExecutor}, see {@link GrpcFanoutHandler}). The admin listener has its own loop ({@code admin-0}), so scraping
  * stats never shows up in the measured loops' counters.
  *
  * <p>Ownership: the server owns its loops; it closes the driver on {@link #close()} only if the
@@ -71,6 +83,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     /** Requests the HTTP codec may decode ahead of their answers: {@value}. */
     static final int CODEC_PIPELINE_DEPTH = 65536;
 
+    /** Most concurrent calls on one gRPC upstream connection (HTTP/2 streams): {@value}. */
+    public static final int GRPC_MAX_CONCURRENT_CALLS = 1024;
+
     /** Default per-request deadline: {@value} ms. */
     public static final long DEFAULT_DEADLINE_MS = 1000;
 
@@ -80,6 +95,7 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     private final ShardDriver driver;
     private final boolean closeDriver;
     private final Channel listener;
+    private final Server grpcServer;
     private final Channel adminListener;
     private final ServerMetrics metrics;
     private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
@@ -92,11 +108,15 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         LoopGroup adminGroup = null;
         FanoutEngine<Q, P, R> eng = null;
         Channel l = null;
+        Server grpc = null;
         try {
             ModelContext ctx = new ModelContext(io, driver, b.policy, b.queueLimit);
             eng = new FanoutEngine<>(b.service, ctx, b.configuration, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()));
             this.engine = eng;
             l = bindUpstream(b);
+            if (b.grpcBinding != null) {
+                grpc = startGrpc(b, b.grpcBinding);
+            }
             this.metrics = new ServerMetrics(eng, this::loopGroups);
             if (b.adminPort >= 0) {
                 adminGroup = new LoopGroup("admin", 1, b.transport);
@@ -106,7 +126,11 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
             }
             this.admin = adminGroup;
             this.listener = l;
+            this.grpcServer = grpc;
         } catch (RuntimeException | InterruptedException e) {
+            if (grpc != null) {
+                grpc.shutdownNow();
+            }
             if (l != null) {
                 l.close();
             }
@@ -119,8 +143,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
             io.close();
             throw e;
         }
-        log.info("listening on http://{}:{} (admin {}), {} I/O loops ({}), configuration {}, shards {}",
-                b.host, port(), adminListener == null ? "off" : "http://" + b.host + ":" + adminPort(),
+        log.info("listening on http://{}:{}{} (admin {}), {} I/O loops ({}), configuration {}, shards {}",
+                b.host, port(), grpcServer == null ? "" : " and grpc://" + b.host + ":" + grpcPort(),
+                adminListener == null ? "off" : "http://" + b.host + ":" + adminPort(),
                 io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(), driver.describe());
     }
 
@@ -142,6 +167,41 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
             throw new IllegalStateException("cannot listen on " + b.host + ":" + b.port + ": " + e.getMessage(), e);
         }
         return server;
+    }
+
+    /**
+     * Starts the gRPC upstream on the I/O loops: accepts on them (boss), registers each connection
+     * on the next frontend loop of the active configuration (worker), runs calls on that loop.
+     */
+    private <I, O> Server startGrpc(Builder<Q, P, R> b, GrpcBinding<Q, R, I, O> binding) {
+        MethodDescriptor<I, O> method = binding.method();
+        if (method.getType() != MethodDescriptor.MethodType.UNARY) {
+            throw new IllegalArgumentException("grpc method " + method.getFullMethodName() + ": " + method.getType()
+                    + " (expected: UNARY)");
+        }
+        ServerServiceDefinition service = ServerServiceDefinition.builder(method.getServiceName())
+                .addMethod(method, new GrpcFanoutHandler<>(engine, binding, io))
+                .build();
+        Server s = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.grpcPort))
+                .bossEventLoopGroup(io.group())                                     // shut down by the server
+                .workerEventLoopGroup(new FrontendLoopGroup(io, engine::nextFrontendLoop))
+                .channelType(io.serverChannelClass())
+                .withOption(ChannelOption.SO_REUSEADDR, true)
+                .withChildOption(ChannelOption.TCP_NODELAY, true)
+                .directExecutor() // calls run on their connection's loop; the engine dispatches per model
+                .maxConcurrentCallsPerConnection(GRPC_MAX_CONCURRENT_CALLS)
+                .maxInboundMessageSize(b.limits.maxBodySize())
+                .maxInboundMetadataSize(b.limits.maxHeaderSize())
+                .maxConnectionIdle(b.limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .addService(service)
+                .build();
+        try {
+            return s.start();
+        } catch (IOException e) {
+            s.shutdownNow();
+            throw new IllegalStateException("cannot listen (grpc) on " + b.host + ":" + b.grpcPort + ": "
+                    + e.getMessage(), e);
+        }
     }
 
     /**
@@ -251,6 +311,11 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
+    /** The bound gRPC upstream port, or -1 without a gRPC upstream. */
+    public int grpcPort() {
+        return grpcServer == null ? -1 : grpcServer.getPort();
+    }
+
     /** The bound admin port, or -1 if the admin listener is off. */
     public int adminPort() {
         return adminListener == null ? -1 : ((InetSocketAddress) adminListener.localAddress()).getPort();
@@ -280,6 +345,14 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     public void close() {
         closing = true;
         listener.close().syncUninterruptibly();
+        if (grpcServer != null) {
+            grpcServer.shutdownNow(); // ends open calls with CANCELLED / UNAVAILABLE
+            try {
+                grpcServer.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         if (adminListener != null) {
             adminListener.close().syncUninterruptibly();
@@ -310,6 +383,8 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         private Duration deadline = Duration.ofMillis(DEFAULT_DEADLINE_MS);
         private HttpLimits limits = HttpLimits.DEFAULTS;
         private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
+        private int grpcPort = -1;
+        private GrpcBinding<Q, R, ?, ?> grpcBinding;
 
         private Builder(FanoutService<Q, P, R> service, HttpBinding<Q, R> binding) {
             this.service = Objects.requireNonNull(service, "service");
@@ -337,6 +412,18 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         /** Upstream port (default 8080; 0 = any free port). */
         public Builder<Q, P, R> port(int port) {
             this.port = checkPort("port", port);
+            return this;
+        }
+
+        /**
+         * Also serves the service over gRPC on {@code port} (0 = any free port), the unary method of
+         * {@code binding}, on the same I/O loops and through the same engine as HTTP (default: no
+         * gRPC upstream). Request messages are limited by {@link HttpLimits#maxBodySize()}, headers
+         * by {@link HttpLimits#maxHeaderSize()}, idle connections by {@link HttpLimits#idleTimeout()}.
+         */
+        public Builder<Q, P, R> grpc(int port, GrpcBinding<Q, R, ?, ?> binding) {
+            this.grpcPort = checkPort("grpcPort", port);
+            this.grpcBinding = Objects.requireNonNull(binding, "binding");
             return this;
         }
 

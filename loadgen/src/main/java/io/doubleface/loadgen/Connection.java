@@ -1,31 +1,23 @@
 package io.doubleface.loadgen;
 
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.ReferenceCountUtil;
-
 /**
- * One keep-alive HTTP/1.1 connection of a {@link Worker}, carrying one request at a time (no
- * pipelining: in open loop a queue of unsent requests must show as latency, not hide in a pipe).
- * Sits after an {@code HttpResponseDecoder}; requests are written as ready-encoded bytes.
+ * One connection of a {@link Worker}, carrying one request at a time (no pipelining, no
+ * multiplexing: in open loop a queue of unsent requests must show as latency, not hide in a pipe).
+ * {@link HttpConnection} speaks HTTP/1.1, {@link GrpcConnection} gRPC (one HTTP/2 connection per
+ * {@code Connection}).
  *
  * <p>Threading: confined to its worker's event loop.
  */
-final class Connection extends ChannelInboundHandlerAdapter {
+abstract class Connection {
 
     final Worker worker;
-    Channel channel;
     /** Intended send time of the request in flight (System.nanoTime()). */
     long intended;
     boolean measured;
     boolean inFlight;
     /** Counted as a timeout already; the close that follows is not another error. */
     boolean abandoned;
+    /** The response status (HTTP, or the HTTP equivalent of a gRPC status). */
     int status;
     boolean keepAlive;
 
@@ -33,48 +25,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
         this.worker = worker;
     }
 
-    void send(long intendedNanos, boolean measuredRequest) {
-        intended = intendedNanos;
-        measured = measuredRequest;
-        inFlight = true;
-        status = 0;
-        // a failed write fires exceptionCaught, which closes: the request then counts as "closed"
-        channel.writeAndFlush(worker.encodeRequest(channel.alloc()), channel.voidPromise());
-    }
+    /** Sends the next request of the mix; the response ends in {@link Worker#completed}, a loss in {@link Worker#closed}. */
+    abstract void send(long intendedNanos, boolean measuredRequest);
 
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
-        channel = ctx.channel();
-        worker.connected(this);
-        ctx.fireChannelActive();
-    }
+    /** Whether the connection is open and can carry a request. */
+    abstract boolean isActive();
 
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        try {
-            if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
-                ctx.close();
-                return;
-            }
-            if (msg instanceof HttpResponse r) {
-                status = r.status().code();
-                keepAlive = HttpUtil.isKeepAlive(r);
-            }
-            if (msg instanceof LastHttpContent && inFlight) {
-                worker.completed(this);
-            }
-        } finally {
-            ReferenceCountUtil.release(msg);
-        }
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        worker.closed(this);
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        ctx.close();
-    }
+    /** Closes the connection; {@link Worker#closed} follows in a later task. */
+    abstract void close();
 }

@@ -22,7 +22,7 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 
 /**
- * An HTTP/1.1 load generator: open loop (a Poisson process following a {@link Schedule}) for
+ * An HTTP/1.1 and gRPC load generator: open loop (a Poisson process following a {@link Schedule}) for
  * latency, closed loop ({@code users} connections, each sending when its previous request was
  * answered) for capacity. Build one with {@link #builder(URI)}, call {@link #run()}, read the
  * {@link LoadResult}.
@@ -44,7 +44,10 @@ import org.HdrHistogram.HistogramLogWriter;
  *   response end ─▶ latency = now − intended ─▶ connection takes the oldest waiting request, or idles
  * </pre>
  *
- * Each connection carries one request at a time (no pipelining). Requests whose intended time is
+ * Each connection carries one request at a time (no pipelining). A {@code grpc://} target gets
+ * the mix as {@code doubleface.ycsb.v1.FanoutService/Query} calls ({@link GrpcQueries}), one
+ * HTTP/2 connection per connection, one call at a time on each, recorded exactly like HTTP
+ * ({@link GrpcConnection}). Requests whose intended time is
  * in the warm-up run but are not recorded; a request counts for the interval in which its
  * response ended. Recording: HdrHistogram, µs, {@value RunStats#DIGITS} significant digits, one
  * interval per second (optionally written to an interval log).
@@ -96,6 +99,8 @@ public final class LoadGenerator {
     final Path hlog;
     final PrintWriter messages;
     final boolean progress;
+    /** The mix as gRPC calls for a {@code grpc://} target, else {@code null}. */
+    final GrpcQueries grpc;
 
     private final AtomicBoolean started = new AtomicBoolean();
     private volatile Run current;
@@ -121,9 +126,13 @@ public final class LoadGenerator {
         this.hlog = b.hlog;
         this.messages = b.messages;
         this.progress = b.progress;
+        this.grpc = "grpc".equals(b.target.getScheme()) ? GrpcQueries.of(b.mix) : null;
     }
 
-    /** A builder for a run against {@code target} ({@code http://host:port}; a path in it is ignored). */
+    /**
+     * A builder for a run against {@code target}: {@code http://host:port} (a path in it is
+     * ignored) or {@code grpc://host:port} (the YCSB service's gRPC upstream).
+     */
     public static Builder builder(URI target) {
         return new Builder(target);
     }
@@ -444,10 +453,13 @@ public final class LoadGenerator {
         private boolean progress = true;
 
         private Builder(URI target) {
-            if (target == null || !"http".equalsIgnoreCase(target.getScheme()) || target.getHost() == null) {
-                throw new IllegalArgumentException("target: '" + target + "' (expected: http://HOST:PORT)");
+            boolean grpc = target != null && "grpc".equalsIgnoreCase(target.getScheme());
+            if (target == null || !grpc && !"http".equalsIgnoreCase(target.getScheme()) || target.getHost() == null
+                    || grpc && target.getPort() < 1) {
+                throw new IllegalArgumentException("target: '" + target + "' (expected: http://HOST:PORT or grpc://HOST:PORT)");
             }
-            this.target = URI.create("http://" + target.getHost() + (target.getPort() > 0 ? ":" + target.getPort() : ""));
+            this.target = URI.create((grpc ? "grpc://" : "http://") + target.getHost()
+                    + (target.getPort() > 0 ? ":" + target.getPort() : ""));
         }
 
         /** The request paths (required). */
@@ -564,6 +576,10 @@ public final class LoadGenerator {
             return this;
         }
 
+        /**
+         * @throws IllegalArgumentException if options are missing or contradict each other, or a
+         *     {@code grpc://} target's mix is not {@code /query?fanout=&size=&key=} requests
+         */
         public LoadGenerator build() {
             require(mix != null, "no requests (expected: a URL or a mix)");
             require((schedule != null) != (users > 0), schedule == null

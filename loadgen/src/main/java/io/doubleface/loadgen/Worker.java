@@ -36,6 +36,10 @@ final class Worker {
     private final EventLoop loop;
     private final RunStats stats;
     private final Bootstrap bootstrap;
+    private final Class<? extends SocketChannel> channelClass;
+    private final int connectMillis;
+    /** The mix as gRPC calls, or {@code null} for an HTTP target. */
+    private final GrpcQueries grpc;
     private final SplittableRandom random;
     private final ExponentialGaps gaps;
     /** This worker's share of the schedule's rate (open loop). */
@@ -68,7 +72,9 @@ final class Worker {
         this.maxConnections = maxConnections;
         this.users = users;
         LoadGenerator g = run.generator;
-        int connectMillis = (int) Math.min(g.timeout.toMillis(), LoadGenerator.CONNECT_TIMEOUT_MILLIS);
+        this.connectMillis = (int) Math.min(g.timeout.toMillis(), LoadGenerator.CONNECT_TIMEOUT_MILLIS);
+        this.channelClass = channelClass;
+        this.grpc = g.grpc;
         this.bootstrap = new Bootstrap().group(loop).channel(channelClass)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
@@ -167,7 +173,7 @@ final class Worker {
     // ---- closed loop ----------------------------------------------------------------------------
 
     private void sendNext(Connection c) {
-        if (run.stopping || !c.channel.isActive() || c.inFlight) {
+        if (run.stopping || !c.isActive() || c.inFlight) {
             return;
         }
         long now = System.nanoTime();
@@ -192,11 +198,15 @@ final class Worker {
     private void connect() {
         connections++;
         connecting++;
-        Connection c = new Connection(this);
+        if (grpc != null) {
+            new GrpcConnection(this, loop, channelClass, run.address, connectMillis).connect();
+            return;
+        }
+        HttpConnection c = new HttpConnection(this);
         ChannelFuture f = bootstrap.clone().handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
-                ch.pipeline().addLast(new HttpResponseDecoder(), c);
+                ch.pipeline().addLast(new HttpResponseDecoder(), c.handler());
             }
         }).connect();
         f.addListener(done -> {
@@ -218,7 +228,7 @@ final class Worker {
         }
     }
 
-    private void connectFailed(Throwable cause) {
+    void connectFailed(Throwable cause) {
         connections--;
         connecting--;
         if (!stats.everConnected.get()) {
@@ -257,7 +267,7 @@ final class Worker {
             }
         }
         if (!c.keepAlive) {
-            c.channel.close(); // closed() replaces it when needed
+            c.close(); // closed() replaces it when needed
             return;
         }
         if (run.closedLoop()) {
@@ -313,7 +323,7 @@ final class Worker {
                 if (c.measured) {
                     stats.error(ErrorKind.TIMEOUT);
                 }
-                c.channel.close();
+                c.close();
             }
         }
         while (!waiting.isEmpty() && waiting.peekFirst() < limit) {
@@ -323,6 +333,11 @@ final class Worker {
                 stats.error(ErrorKind.TIMEOUT);
             }
         }
+    }
+
+    /** A request of the mix as a {@code doubleface.ycsb.v1.QueryRequest} message (gRPC targets). */
+    byte[] grpcRequest() {
+        return grpc.encode(run.generator.mix.pick(random), random, run.generator.keys);
     }
 
     /** A request of the mix, encoded: {@code GET PATH HTTP/1.1} and a Host header. */

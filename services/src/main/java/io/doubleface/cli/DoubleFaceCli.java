@@ -32,7 +32,8 @@ import picocli.CommandLine.Command;
             "Start with:  doubleface demo",
             "Options of a command:  doubleface COMMAND [SUBCOMMAND] --help",
             "Exit codes: 0 success, 1 failure at run time, 2 usage error."},
-        subcommands = {DemoCommand.class, ServeCommand.class, LeafCommand.class, LoadCommand.class, LoadDataCommand.class, ExperimentCommand.class,
+        subcommands = {DemoCommand.class, ServeCommand.class, LeafCommand.class, LoadCommand.class, LoadDataCommand.class,
+            ExperimentCommand.class, CallCommand.class,
             CommandLine.HelpCommand.class})
 public final class DoubleFaceCli {
 

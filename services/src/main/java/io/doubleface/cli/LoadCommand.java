@@ -20,7 +20,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code doubleface load}: drives an HTTP target with the load generator ({@link LoadGenerator}) and
+ * {@code doubleface load}: drives an HTTP or gRPC target with the load generator ({@link LoadGenerator}) and
  * prints the run's summary — human-readable, or one JSON object with {@code --json}. Ctrl-C
  * (SIGINT) stops the run and still prints what was measured.
  */
@@ -29,19 +29,22 @@ import picocli.CommandLine.Spec;
         versionProvider = VersionProvider.class,
         sortOptions = false,
         showDefaultValues = true,
-        header = "Drives an HTTP target: open loop (Poisson) for latency, closed loop for capacity.",
+        header = "Drives an HTTP or gRPC target: open loop (Poisson) for latency, closed loop for capacity.",
         description = {
             "Open loop (--rate or --schedule): requests arrive as a Poisson process; latency is measured from each "
                 + "request's intended send time, so a stalled server shows in the percentiles. Closed loop (--users): "
                 + "N connections, each sending its next request when the previous one is answered. Latency is "
                 + "recorded in HdrHistogram per 1 s interval; a percentile p needs at least 100/(1-p) samples, else "
-                + "it is n/a (null in --json). Exits 1 if the target cannot be reached.",
+                + "it is n/a (null in --json). Exits 1 if the target cannot be reached. A grpc:// target (serve ycsb "
+                + "--grpc-port) gets each /query?fanout=K&size=S&key=N path as a doubleface.ycsb.v1.FanoutService/Query "
+                + "call, one call at a time per connection, recorded the same way (docs/grpc.md).",
             "",
             "Examples:",
             "  doubleface load --target http://127.0.0.1:8080 --rate 2000 --url '/query?fanout=1&size=small&key={key}'",
             "  doubleface load --rate 1000 --mix '50:/query?fanout=5&size=small&key={key},50:/query?fanout=3&size=small&key={key}'",
             "  doubleface load --schedule flash:100@30s,8000@1s,100@30s --url /query?key={key} --json",
             "  doubleface load --users 32 --duration 20s --url /query?key={key}",
+            "  doubleface load --target grpc://127.0.0.1:8081 --rate 2000 --url '/query?fanout=5&size=small&key={key}'",
             ""})
 final class LoadCommand implements Callable<Integer> {
 
@@ -54,7 +57,7 @@ final class LoadCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--target", paramLabel = "URL", defaultValue = DEFAULT_TARGET,
-            description = "Where to send: http://HOST:PORT.")
+            description = "Where to send: http://HOST:PORT, or grpc://HOST:PORT (the gRPC upstream).")
     String target;
 
     @Option(names = "--url", paramLabel = "PATH",

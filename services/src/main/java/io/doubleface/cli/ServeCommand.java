@@ -9,6 +9,7 @@ import io.doubleface.loop.LoopGroup;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.server.HttpLimits;
 import io.doubleface.services.ycsb.YcsbBinding;
+import io.doubleface.services.ycsb.YcsbGrpcBinding;
 import io.doubleface.services.ycsb.YcsbQuery;
 import io.doubleface.services.ycsb.YcsbService;
 import java.io.PrintWriter;
@@ -69,6 +70,12 @@ final class ServeCommand {
         @Option(names = "--port", paramLabel = "PORT", description = "HTTP port of the service; 0 = any free port.")
         int port = DEFAULT_PORT;
 
+        @Option(names = "--grpc-port", paramLabel = "PORT",
+                description = {"Also serve doubleface.ycsb.v1.FanoutService/Query over gRPC on this port, on the same "
+                    + "I/O loops and threading configuration as HTTP (0 = any free port; docs/grpc.md).",
+                    "Default: no gRPC upstream."})
+        Integer grpcPort;
+
         @Option(names = "--admin-port", paramLabel = "PORT",
                 description = "Admin port (/admin/config, /admin/stats, /metrics); 0 = any free port, -1 = none.")
         int adminPort = DEFAULT_ADMIN_PORT;
@@ -79,8 +86,9 @@ final class ServeCommand {
 
         @Option(names = "--shards", paramLabel = "URI",
                 description = {"Shards to fan out to, one URI naming the store and the shard list: kv://HOST:FIRST-LAST, "
-                    + "kv://HOST:PORT,HOST:PORT,... (and redis://, mongodb://, grpc:// likewise when those drivers "
-                    + "are on the class path; docs/cli.md lists every form).",
+                    + "kv://HOST:PORT,HOST:PORT,..., grpc://HOST:FIRST-LAST (gRPC KV leaves, doubleface leaf grpc) "
+                    + "(and redis://, mongodb:// likewise when those drivers are on the class path; docs/cli.md lists "
+                    + "every form).",
                     "Default: an embedded KV leaf in this process."})
         String shards;
 
@@ -145,6 +153,9 @@ final class ServeCommand {
             if (port < 0 || port > 65535) {
                 throw new ParameterException(spec.commandLine(), "--port: " + port + " (expected: 0..65535)");
             }
+            if (grpcPort != null && (grpcPort < 0 || grpcPort > 65535)) {
+                throw new ParameterException(spec.commandLine(), "--grpc-port: " + grpcPort + " (expected: 0..65535)");
+            }
             if (adminPort < -1 || adminPort > 65535) {
                 throw new ParameterException(spec.commandLine(), "--admin-port: " + adminPort + " (expected: -1..65535)");
             }
@@ -175,6 +186,9 @@ final class ServeCommand {
                 if (ioThreads != null) {
                     b.ioThreads(ioThreads);
                 }
+                if (grpcPort != null) {
+                    b.grpc(grpcPort, new YcsbGrpcBinding(driver.shardCount(), records));
+                }
                 server = b.start();
             } catch (IllegalArgumentException e) {
                 StopSignal.closeAll(leaf);
@@ -195,6 +209,12 @@ final class ServeCommand {
             out.println("doubleface serve ycsb " + VersionProvider.version() + ": listening on " + base
                     + " (" + server.ioLoops().size() + " I/O loops, " + (server.ioLoops().isEpoll() ? "epoll" : "nio")
                     + ")");
+            if (server.grpcPort() >= 0) {
+                String grpc = "grpc://" + h + ":" + server.grpcPort();
+                out.println("  grpc     " + grpc + " doubleface.ycsb.v1.FanoutService/Query   try: doubleface call " + grpc
+                        + " --fanout " + Math.min(YcsbBinding.DEFAULT_FANOUT, server.engine().context().driver().shardCount())
+                        + " --size small --key 42");
+            }
             out.println("  config   " + server.engine().active().name() + " (policy " + policy + ", deadline "
                     + Durations.format(deadline) + ")");
             if (leaf != null) {

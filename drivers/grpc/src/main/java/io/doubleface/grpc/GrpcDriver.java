@@ -1,0 +1,253 @@
+package io.doubleface.grpc;
+
+import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ShardAddresses;
+import io.doubleface.driver.ShardDriver;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandle;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver of gRPC KV leaves ({@code doubleface.kv.v1.KvService}, e.g. {@link GrpcLeafServer}),
+ * on grpc-java's Netty transport running on <em>our</em> event loops.
+ *
+ * <ul>
+ *   <li>{@link #openOn(EventLoop)} gives a {@link LoopClient} with one {@link ManagedChannel} per
+ *       shard built with {@code NettyChannelBuilder.eventLoopGroup(loop)} (the channel type matching
+ *       the loop's transport, epoll or NIO) and {@code directExecutor()}: the HTTP/2 connection is
+ *       registered on that loop, and every call callback, deadline timer and reconnect runs there.
+ *       DoubleFace opens one per shared I/O loop, Type-2a/2b one per backend loop;
+ *   <li>{@link #openBlocking()} gives a {@link BlockingClient} of blocking calls over one channel
+ *       per shard on a small loop group of its own ({@value #BLOCKING_LOOP_GROUP_NAME}), for the
+ *       thread-per-request and Type-1 models.
+ * </ul>
+ *
+ * <p>Off-loop hops: grpc-java may deliver a callback on a thread other than the client's loop
+ * (it does not on the paths we know of, see {@code docs/grpc.md}); the loop client then hops onto
+ * its loop and counts the hop in {@link #offLoopHops()}.
+ *
+ * <p>Threading: the constructor, {@link #openOn}, {@link #openBlocking} and {@link #close} are
+ * thread-safe. The driver closes every client it opened in {@link #close()}; it never shuts down
+ * an event loop it was given.
+ */
+public final class GrpcDriver implements ShardDriver {
+
+    private static final Logger log = LoggerFactory.getLogger(GrpcDriver.class);
+
+    /** URI scheme of shard lists: {@value}. */
+    public static final String SCHEME = "grpc://";
+
+    /** Name of the blocking client's loop group: {@value}. */
+    public static final String BLOCKING_LOOP_GROUP_NAME = "grpc-blk";
+
+    /**
+     * After a call failed with {@code UNAVAILABLE}, gRPC waits with exponential backoff (1 s up to
+     * 2 min) before it reconnects; a send to a shard in that state resets the backoff at most once
+     * per {@value} ms, so a shard that returns is used again within about that long while a dead
+     * one is not hammered with connection attempts.
+     */
+    public static final long RECONNECT_BACKOFF_MILLIS = 100;
+
+    /** Longest {@link #close()} waits for each loop client to close on its loop: {@value} ms. */
+    static final long CLOSE_WAIT_MILLIS = 5_000;
+
+    private final List<InetSocketAddress> shards;
+    private final DriverSettings settings;
+    private final String description;
+    private final Set<GrpcLoopClient> loopClients = ConcurrentHashMap.newKeySet();
+    private final Set<GrpcBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
+    private final LongAdder offLoopHops = new LongAdder();
+    private volatile boolean closed;
+
+    /** A driver of {@code shards} (shard i at index i). */
+    public GrpcDriver(List<InetSocketAddress> shards, DriverSettings settings) {
+        if (shards == null || shards.isEmpty()) {
+            throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
+        }
+        for (InetSocketAddress a : shards) {
+            Objects.requireNonNull(a, "shard address");
+        }
+        this.shards = List.copyOf(shards);
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.description = describe(this.shards);
+    }
+
+    /** A driver of the shards in {@code uri} ({@link #parse}) with the default settings. */
+    public static GrpcDriver of(String uri) {
+        return new GrpcDriver(parse(uri), DriverSettings.DEFAULT);
+    }
+
+    /**
+     * Reads a shard list: {@code grpc://host:first-last} (a port range) or
+     * {@code grpc://host:port,host:port,...} ({@link ShardAddresses#parse}).
+     *
+     * @throws IllegalArgumentException if {@code uri} is not such a list
+     */
+    public static List<InetSocketAddress> parse(String uri) {
+        return ShardAddresses.parse("grpc", uri);
+    }
+
+    /** The compact shard list of {@code shards}. */
+    static String describe(List<InetSocketAddress> shards) {
+        return ShardAddresses.describe("grpc", shards);
+    }
+
+    @Override
+    public int shardCount() {
+        return shards.size();
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    /** The shard addresses, indexed by shard. */
+    public List<InetSocketAddress> shards() {
+        return shards;
+    }
+
+    public DriverSettings settings() {
+        return settings;
+    }
+
+    /** Callbacks that grpc-java delivered off the client's loop and that were handed to it. */
+    public long offLoopHops() {
+        return offLoopHops.sum();
+    }
+
+    void countOffLoopHop() {
+        offLoopHops.increment();
+    }
+
+    /**
+     * A channel to {@code shard} whose connection lives on {@code group} (one loop, or a group whose
+     * {@code next()} picks one), callbacks run on the transport thread ({@code directExecutor}).
+     */
+    ManagedChannel newChannel(int shard, EventLoopGroup group, Class<? extends SocketChannel> channelType) {
+        return NettyChannelBuilder.forAddress(shards.get(shard))
+                .eventLoopGroup(group)
+                .channelType(channelType, InetSocketAddress.class)
+                .directExecutor()
+                .usePlaintext()
+                .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                        (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()))
+                .withOption(ChannelOption.TCP_NODELAY, true)
+                .build();
+    }
+
+    /**
+     * Opens a client on {@code loop}, which must be an epoll or NIO {@link IoEventLoop} (e.g. a loop
+     * of a {@link io.doubleface.loop.LoopGroup}).
+     */
+    @Override
+    public LoopClient openOn(EventLoop loop) {
+        Objects.requireNonNull(loop, "loop");
+        requireOpen();
+        GrpcLoopClient c = new GrpcLoopClient(this, loop, socketChannelClass(loop));
+        loopClients.add(c);
+        if (closed) { // lost a race with close()
+            loopClients.remove(c);
+            throw new IllegalStateException("grpc driver " + description + " is closed");
+        }
+        return c;
+    }
+
+    @Override
+    public BlockingClient openBlocking() {
+        requireOpen();
+        GrpcBlockingClient c = new GrpcBlockingClient(this);
+        blockingClients.add(c);
+        if (closed) {
+            blockingClients.remove(c);
+            c.close();
+            throw new IllegalStateException("grpc driver " + description + " is closed");
+        }
+        return c;
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("grpc driver " + description + " is closed");
+        }
+    }
+
+    /** The socket channel class that registers on {@code loop}'s I/O handler. */
+    static Class<? extends SocketChannel> socketChannelClass(EventLoop loop) {
+        if (loop instanceof IoEventLoop io) {
+            if (io.isCompatible(EpollIoHandle.class)) {
+                return EpollSocketChannel.class;
+            }
+            if (io.isCompatible(NioIoHandle.class)) {
+                return NioSocketChannel.class;
+            }
+        }
+        throw new IllegalArgumentException("loop: " + loop + " (expected: an epoll or NIO IoEventLoop)");
+    }
+
+    void closed(GrpcLoopClient c) {
+        loopClients.remove(c);
+    }
+
+    void closed(GrpcBlockingClient c) {
+        blockingClients.remove(c);
+    }
+
+    /**
+     * Closes every client this driver opened: blocking clients at once, loop clients on their loops
+     * (waiting up to {@value #CLOSE_WAIT_MILLIS} ms for each). Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (GrpcBlockingClient c : List.copyOf(blockingClients)) {
+            c.close();
+        }
+        for (GrpcLoopClient c : List.copyOf(loopClients)) {
+            EventLoop loop = c.loop();
+            if (loop.inEventLoop()) {
+                c.close();
+            } else if (!loop.isShuttingDown()) {
+                try {
+                    if (!loop.submit(c::close).await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                        log.warn("grpc driver {}: client on {} did not close within {} ms", description, loop,
+                                CLOSE_WAIT_MILLIS);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // the loop shut down meanwhile; its channels went with it
+                }
+            }
+        }
+        loopClients.clear();
+    }
+
+    @Override
+    public String toString() {
+        return "GrpcDriver[" + description + "]";
+    }
+}

@@ -1,0 +1,280 @@
+package io.doubleface.grpc;
+
+import io.doubleface.api.ShardRequest;
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.ShardException;
+import io.doubleface.grpc.kv.v1.Reply;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.ConnectivityState;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.SocketChannel;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The asynchronous gRPC client of one event loop: one {@link ManagedChannel} (one HTTP/2
+ * connection) per shard, built on that loop and made on the first send to the shard.
+ *
+ * <p>Where things run: the channels use the loop as their event loop group and
+ * {@code directExecutor()}, so the transport, grpc-java's deadline timers and every
+ * {@link ClientCall.Listener} callback run on the loop. Two exceptions are handled here:
+ * <ul>
+ *   <li>a call that fails while it is being started (no connection and fail-fast, deadline
+ *       already passed, channel shut down) is closed by grpc-java on the calling thread, i.e.
+ *       inside {@link #send}; the completion is then delivered by a later loop task, as the
+ *       {@link LoopClient} contract requires;
+ *   <li>a callback that arrives on another thread is handed to the loop with
+ *       {@code loop.execute} and counted in {@link GrpcDriver#offLoopHops()}.
+ * </ul>
+ * Writes: grpc-netty queues each call's frames and flushes once per loop task that wrote, so a
+ * fanout of K calls to K shards from one task costs one flush per connection.
+ *
+ * <p>Completion: every send ends in exactly one listener callback on the loop: a reply, or a
+ * {@link ShardException} ({@code TIMEOUT} after {@code callTimeout} (a gRPC deadline),
+ * {@code UNAVAILABLE} when the shard cannot be reached or the connection is lost,
+ * {@code OVERLOADED} when {@code maxOutstanding} calls are outstanding on the shard's channel,
+ * {@code SHARD_ERROR} for an error status, {@code CLOSED} after {@link #close}).
+ *
+ * <p>Threading: confined to {@link #loop()}; {@link #send} throws {@link IllegalStateException}
+ * when called from another thread. {@link #close} may be called from any thread (it hops to the
+ * loop). No locks.
+ */
+final class GrpcLoopClient implements LoopClient {
+
+    private static final Logger log = LoggerFactory.getLogger(GrpcLoopClient.class);
+
+    private final GrpcDriver driver;
+    private final EventLoop loop;
+    private final Class<? extends SocketChannel> channelType;
+    private final ManagedChannel[] channels;
+    private final int[] outstanding;
+    private final long[] lastBackoffReset;
+    private final long callTimeoutNanos;
+    private final int maxOutstanding;
+    private final long reconnectBackoffNanos = TimeUnit.MILLISECONDS.toNanos(GrpcDriver.RECONNECT_BACKOFF_MILLIS);
+    /** Outstanding calls, a doubly linked list through {@link Call#prev}/{@link Call#next}, for {@link #close}. */
+    private Call head;
+    /** True while {@link #send} runs: a completion arriving then is deferred to a later task. */
+    private boolean sending;
+    private boolean closed;
+
+    GrpcLoopClient(GrpcDriver driver, EventLoop loop, Class<? extends SocketChannel> channelType) {
+        this.driver = driver;
+        this.loop = loop;
+        this.channelType = channelType;
+        this.channels = new ManagedChannel[driver.shardCount()];
+        this.outstanding = new int[driver.shardCount()];
+        this.lastBackoffReset = new long[driver.shardCount()];
+        this.callTimeoutNanos = driver.settings().callTimeout().toNanos();
+        this.maxOutstanding = driver.settings().maxOutstanding();
+    }
+
+    @Override
+    public EventLoop loop() {
+        return loop;
+    }
+
+    @Override
+    public void send(int shard, ShardRequest request, ReplyListener listener, int tag) {
+        if (!loop.inEventLoop()) {
+            throw new IllegalStateException("send from " + Thread.currentThread().getName()
+                    + " (expected: on the client's loop " + loop + ")");
+        }
+        Objects.checkIndex(shard, channels.length);
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(listener, "listener");
+        if (closed) {
+            failLater(listener, tag, new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
+            return;
+        }
+        if (outstanding[shard] >= maxOutstanding) {
+            failLater(listener, tag, new ShardException(ShardException.Kind.OVERLOADED, shard,
+                    maxOutstanding + " calls outstanding on the channel"));
+            return;
+        }
+        ManagedChannel ch = channels[shard];
+        if (ch == null) {
+            ch = channels[shard] = driver.newChannel(shard, loop, channelType);
+        } else {
+            maybeResetBackoff(shard, ch);
+        }
+        Call call = new Call(shard, listener, tag);
+        link(call);
+        outstanding[shard]++;
+        sending = true;
+        try {
+            call.clientCall = KvCalls.start(ch, CallOptions.DEFAULT.withDeadlineAfter(callTimeoutNanos,
+                    TimeUnit.NANOSECONDS), request, call);
+        } catch (RuntimeException e) {
+            call.onClose(Status.UNAVAILABLE.withDescription("could not start the call").withCause(e), new Metadata());
+        } finally {
+            sending = false;
+        }
+    }
+
+    /**
+     * A shard in {@code TRANSIENT_FAILURE} waits out gRPC's growing reconnect backoff; reset it
+     * (at most once per {@link GrpcDriver#RECONNECT_BACKOFF_MILLIS}) so a returning shard is
+     * used again soon.
+     */
+    private void maybeResetBackoff(int shard, ManagedChannel ch) {
+        if (ch.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+            long now = System.nanoTime();
+            if (now - lastBackoffReset[shard] >= reconnectBackoffNanos) {
+                lastBackoffReset[shard] = now;
+                ch.resetConnectBackoff();
+            }
+        }
+    }
+
+    private void failLater(ReplyListener listener, int tag, ShardException cause) {
+        loop.execute(() -> notifyFailure(listener, tag, cause));
+    }
+
+    private void link(Call c) {
+        c.next = head;
+        if (head != null) {
+            head.prev = c;
+        }
+        head = c;
+    }
+
+    private void unlink(Call c) {
+        if (c.prev != null) {
+            c.prev.next = c.next;
+        } else {
+            head = c.next;
+        }
+        if (c.next != null) {
+            c.next.prev = c.prev;
+        }
+        c.prev = null;
+        c.next = null;
+    }
+
+    /** One outstanding call: its gRPC listener and its completion on the loop. */
+    private final class Call extends ClientCall.Listener<Reply> {
+        final int shard;
+        final ReplyListener listener;
+        final int tag;
+        ClientCall<?, Reply> clientCall;
+        Call prev;
+        Call next;
+        /** Written by the thread grpc-java delivers on, read in {@link #finish} after the hop. */
+        Reply reply;
+        boolean done; // loop only
+
+        Call(int shard, ReplyListener listener, int tag) {
+            this.shard = shard;
+            this.listener = listener;
+            this.tag = tag;
+        }
+
+        @Override
+        public void onMessage(Reply message) {
+            reply = message;
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+            if (loop.inEventLoop()) {
+                if (sending) {
+                    loop.execute(() -> finish(status)); // never a callback inside send
+                } else {
+                    finish(status);
+                }
+            } else {
+                driver.countOffLoopHop();
+                loop.execute(() -> finish(status));
+            }
+        }
+
+        void finish(Status status) {
+            if (done) {
+                return; // failed by close() already
+            }
+            done = true;
+            unlink(this);
+            outstanding[shard]--;
+            if (status.isOk()) {
+                Reply r = reply;
+                if (r == null) {
+                    notifyFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard,
+                            "grpc call ended without a reply"));
+                } else {
+                    ByteBuf payload = Unpooled.wrappedBuffer(r.getPayload().asReadOnlyByteBuffer());
+                    try {
+                        listener.onReply(tag, payload);
+                    } catch (Throwable t) {
+                        log.warn("reply listener {} threw", listener, t);
+                    }
+                }
+            } else {
+                notifyFailure(listener, tag, KvCalls.failure(shard, status, closed));
+            }
+        }
+    }
+
+    private static void notifyFailure(ReplyListener listener, int tag, ShardException cause) {
+        try {
+            listener.onFailure(tag, cause);
+        } catch (Throwable t) {
+            log.warn("reply listener {} threw", listener, t);
+        }
+    }
+
+    /**
+     * Fails outstanding calls with {@code CLOSED}, cancels them and shuts the channels down. From
+     * another thread the work is handed to the loop (and happens later).
+     */
+    @Override
+    public void close() {
+        if (!loop.inEventLoop()) {
+            try {
+                loop.execute(this::close);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                shutdownChannels(); // the loop is gone, and the connections with it
+                driver.closed(this);
+            }
+            return;
+        }
+        if (closed) {
+            return;
+        }
+        closed = true;
+        while (head != null) {
+            Call c = head;
+            c.done = true;
+            unlink(c);
+            outstanding[c.shard]--;
+            notifyFailure(c.listener, c.tag, new ShardException(ShardException.Kind.CLOSED, c.shard, "client closed"));
+            if (c.clientCall != null) {
+                c.clientCall.cancel("client closed", null); // its onClose finds the call done
+            }
+        }
+        shutdownChannels();
+        driver.closed(this);
+    }
+
+    private void shutdownChannels() {
+        for (ManagedChannel ch : channels) {
+            if (ch != null) {
+                ch.shutdownNow();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "GrpcLoopClient[" + driver.describe() + " on " + loop + "]";
+    }
+}

@@ -1,0 +1,197 @@
+package io.doubleface.server.internal;
+
+import io.doubleface.api.BadRequestException;
+import io.doubleface.api.GrpcBinding;
+import io.doubleface.engine.FanoutEngine;
+import io.doubleface.engine.Outcome;
+import io.doubleface.engine.RequestStats;
+import io.doubleface.engine.ResponseSink;
+import io.doubleface.loop.LoopGroup;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.Status;
+import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.ThreadExecutorMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gRPC upstream of one unary method: each call's request message is decoded by the
+ * {@link GrpcBinding} and submitted to the {@link FanoutEngine} — the same admission as HTTP, so
+ * every threading model and run-time switching apply unchanged — and the outcome is sent back as
+ * the reply message or a status ({@link #status}).
+ *
+ * <p>Threading: the gRPC server runs with {@code directExecutor()}, so {@link #startCall} and the
+ * call listener run on the event loop of the call's HTTP/2 connection — one of the server's I/O
+ * loops, chosen at accept time among the active configuration's frontends (see
+ * {@link FrontendLoopGroup}). That loop is the request's upstream loop. The outcome may arrive on
+ * any thread; it hops to that loop, so every method of the {@link ServerCall} is called there
+ * (grpc-java's server calls are not thread-safe).
+ */
+public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I, O> {
+
+    private static final Logger log = LoggerFactory.getLogger(GrpcFanoutHandler.class);
+
+    private final FanoutEngine<Q, ?, R> engine;
+    private final GrpcBinding<Q, R, I, O> binding;
+    private final LoopGroup io;
+    private final RequestStats stats;
+
+    public GrpcFanoutHandler(FanoutEngine<Q, ?, R> engine, GrpcBinding<Q, R, I, O> binding, LoopGroup io) {
+        this.engine = engine;
+        this.binding = binding;
+        this.io = io;
+        this.stats = engine.stats();
+    }
+
+    /** The gRPC status of a failed request. */
+    public static Status status(Outcome outcome) {
+        return switch (outcome) {
+            case OK -> Status.OK;
+            case BAD_REQUEST, URI_TOO_LONG, BODY_TOO_LARGE, HEADERS_TOO_LARGE -> Status.INVALID_ARGUMENT;
+            case NOT_FOUND, METHOD_NOT_ALLOWED -> Status.UNIMPLEMENTED;
+            case UNAVAILABLE -> Status.UNAVAILABLE;
+            case TIMEOUT -> Status.DEADLINE_EXCEEDED;
+            case INTERNAL_ERROR -> Status.INTERNAL;
+        };
+    }
+
+    @Override
+    public ServerCall.Listener<I> startCall(ServerCall<I, O> call, Metadata headers) {
+        EventLoop loop = currentLoop();
+        if (loop == null) {
+            // not on one of our loops: only if grpc-java were given another executor
+            stats.answered(Outcome.INTERNAL_ERROR);
+            call.close(Status.INTERNAL.withDescription("gRPC call not on an I/O loop"), new Metadata());
+            return new ServerCall.Listener<>() { };
+        }
+        call.request(2); // unary: one message; asking for two lets us refuse a second
+        return new Call(call, loop);
+    }
+
+    private EventLoop currentLoop() {
+        EventExecutor e = ThreadExecutorMap.currentExecutor();
+        if (e instanceof EventLoop l && io.indexOf(l) >= 0) {
+            return l;
+        }
+        for (EventLoop l : io.loops()) {
+            if (l.inEventLoop()) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /** One call: listener (on the loop) and response sink (any thread, hops to the loop). */
+    private final class Call extends ServerCall.Listener<I> implements ResponseSink<R> {
+        private final ServerCall<I, O> call;
+        private final EventLoop loop;
+        private I request;
+        private boolean submitted;
+        private boolean ended; // closed or cancelled; loop only
+
+        Call(ServerCall<I, O> call, EventLoop loop) {
+            this.call = call;
+            this.loop = loop;
+        }
+
+        @Override
+        public void onMessage(I message) {
+            if (request != null) {
+                answerError(Outcome.BAD_REQUEST, "more than one request message on a unary call");
+                return;
+            }
+            request = message;
+        }
+
+        @Override
+        public void onHalfClose() {
+            if (ended || submitted) {
+                return;
+            }
+            if (request == null) {
+                answerError(Outcome.BAD_REQUEST, "no request message");
+                return;
+            }
+            Q q;
+            try {
+                q = binding.decode(request);
+            } catch (BadRequestException e) {
+                answerError(Outcome.BAD_REQUEST, e.getMessage());
+                return;
+            } catch (RuntimeException e) {
+                log.error("decoding a gRPC request failed", e);
+                answerError(Outcome.INTERNAL_ERROR, "decoding the request failed: " + e);
+                return;
+            }
+            submitted = true;
+            request = null;
+            engine.submit(loop, q, this);
+        }
+
+        @Override
+        public void onCancel() {
+            ended = true; // the client went away (or its deadline passed); the outcome is dropped
+        }
+
+        private void answerError(Outcome outcome, String reason) {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            stats.answered(outcome);
+            call.close(status(outcome).withDescription(reason), new Metadata());
+        }
+
+        @Override
+        public void complete(R response) {
+            if (loop.inEventLoop()) {
+                completeOnLoop(response);
+            } else {
+                loop.execute(() -> completeOnLoop(response));
+            }
+        }
+
+        private void completeOnLoop(R response) {
+            if (ended) {
+                stats.answered(Outcome.OK); // the request succeeded; only its client is gone
+                ReferenceCountUtil.release(response);
+                return;
+            }
+            O reply;
+            try {
+                reply = binding.encode(response);
+            } catch (RuntimeException e) {
+                log.error("encoding a gRPC response failed", e);
+                ReferenceCountUtil.release(response);
+                answerError(Outcome.INTERNAL_ERROR, "encoding failed: " + e);
+                return;
+            }
+            ended = true;
+            stats.answered(Outcome.OK);
+            call.sendHeaders(new Metadata());
+            call.sendMessage(reply);
+            call.close(Status.OK, new Metadata());
+        }
+
+        @Override
+        public void fail(Outcome outcome, String reason) {
+            if (loop.inEventLoop()) {
+                failOnLoop(outcome, reason);
+            } else {
+                loop.execute(() -> failOnLoop(outcome, reason));
+            }
+        }
+
+        private void failOnLoop(Outcome outcome, String reason) {
+            if (ended) {
+                stats.answered(outcome);
+                return;
+            }
+            answerError(outcome, reason);
+        }
+    }
+}
