@@ -12,6 +12,8 @@ import io.doubleface.sched.SchedulingPolicy;
 import io.doubleface.server.internal.AdminHandler;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.ServerMetrics;
+import io.doubleface.tune.LoadAdapter;
+import io.doubleface.tune.TuneSettings;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -82,6 +84,7 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     private final Channel listener;
     private final Channel adminListener;
     private final ServerMetrics metrics;
+    private final LoadAdapter adapter;
     private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
     private volatile boolean closing;
 
@@ -92,12 +95,18 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         LoopGroup adminGroup = null;
         FanoutEngine<Q, P, R> eng = null;
         Channel l = null;
+        LoadAdapter tuner = null;
         try {
             ModelContext ctx = new ModelContext(io, driver, b.policy, b.queueLimit);
-            eng = new FanoutEngine<>(b.service, ctx, b.configuration, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()));
+            String initial = b.tune != null ? b.tune.initial() : b.configuration;
+            eng = new FanoutEngine<>(b.service, ctx, initial, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()));
             this.engine = eng;
+            if (b.tune != null) {
+                tuner = LoadAdapter.attach(eng, b.tune);
+            }
+            this.adapter = tuner;
             l = bindUpstream(b);
-            this.metrics = new ServerMetrics(eng, this::loopGroups);
+            this.metrics = new ServerMetrics(eng, this::loopGroups, tuner);
             if (b.adminPort >= 0) {
                 adminGroup = new LoopGroup("admin", 1, b.transport);
                 this.adminListener = bindAdmin(adminGroup, b.host, b.adminPort);
@@ -107,6 +116,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
             this.admin = adminGroup;
             this.listener = l;
         } catch (RuntimeException | InterruptedException e) {
+            if (tuner != null) {
+                tuner.close();
+            }
             if (l != null) {
                 l.close();
             }
@@ -119,9 +131,12 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
             io.close();
             throw e;
         }
-        log.info("listening on http://{}:{} (admin {}), {} I/O loops ({}), configuration {}, shards {}",
+        log.info("listening on http://{}:{} (admin {}), {} I/O loops ({}), configuration {}{}, shards {}",
                 b.host, port(), adminListener == null ? "off" : "http://" + b.host + ":" + adminPort(),
-                io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(), driver.describe());
+                io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(),
+                adapter == null ? "" : " (" + b.tune.policy().label() + ", " + adapter.detector().describe() + ", "
+                        + (b.tune.profile() == null ? "no profile" : "profile") + ")",
+                driver.describe());
     }
 
     private Channel bindUpstream(Builder<Q, P, R> b) throws InterruptedException {
@@ -265,6 +280,11 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         return engine;
     }
 
+    /** The load adapter, or {@code null} if the server runs a static configuration. */
+    public LoadAdapter adapter() {
+        return adapter;
+    }
+
     /** The I/O loops. */
     public LoopGroup ioLoops() {
         return io;
@@ -279,6 +299,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        if (adapter != null) {
+            adapter.close();
+        }
         listener.close().syncUninterruptibly();
         connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         if (adminListener != null) {
@@ -310,6 +333,7 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         private Duration deadline = Duration.ofMillis(DEFAULT_DEADLINE_MS);
         private HttpLimits limits = HttpLimits.DEFAULTS;
         private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
+        private TuneSettings tune;
 
         private Builder(FanoutService<Q, P, R> service, HttpBinding<Q, R> binding) {
             this.service = Objects.requireNonNull(service, "service");
@@ -395,6 +419,16 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
                 throw new IllegalArgumentException("queueLimit: " + n + " (expected: > 0)");
             }
             this.queueLimit = n;
+            return this;
+        }
+
+        /**
+         * Runs the load adapter ({@link LoadAdapter}) instead of a static configuration: the
+         * server starts in the adapter's initial configuration and the adapter switches from
+         * there; {@link #configuration} is ignored. Default: off.
+         */
+        public Builder<Q, P, R> adaptive(TuneSettings settings) {
+            this.tune = settings;
             return this;
         }
 
