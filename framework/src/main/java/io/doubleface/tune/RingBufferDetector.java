@@ -15,11 +15,12 @@ import java.util.Arrays;
  * arrivals, which is what the load generator offers and what profiles are trained with) is
  * {@code ln 2 / rate}. A median is robust: a burst of fewer than N/2 back-to-back arrivals, or
  * fewer than N/2 long pauses, leaves it where it was; and a real step is seen after about N/2
- * arrivals at the new rate. (μTune sorted a freshly zeroed array as its "median"; see
- * MEASURE.md.) Because the median of past gaps alone would never notice that arrivals stopped,
- * the estimate is capped by {@code 2 (N-1) / (now - oldest)}, which decays once no arrival has
- * come for about N mean gaps. With periodic (not Poisson) arrivals the estimate reads
- * {@code ln 2} = 0.69 of the true rate.
+ * arrivals at the new rate, in either direction. (μTune sorted a freshly zeroed array as its
+ * "median"; see MEASURE.md.) The estimate describes the last N arrivals, so it does not decay
+ * between arrivals — which would make it flicker after a step down, a new arrival putting it
+ * back up each time; only after {@value #IDLE_MILLIS} ms without any arrival is it capped by
+ * {@code (N-1) / silence}, so that a stopped load reads as (nearly) zero. With periodic (not
+ * Poisson) arrivals the estimate reads {@code ln 2} = 0.69 of the true rate.
  *
  * <h2>Concurrency</h2>
  *
@@ -37,8 +38,8 @@ public final class RingBufferDetector implements LoadDetector {
     public static final int MIN_SIZE = 3;
     /** Largest ring accepted: {@value} timestamps. */
     public static final int MAX_SIZE = 4096;
-    /** Multiple of the mean span above which idle time pulls the estimate down: {@value}. */
-    static final double IDLE_FACTOR = 2.0;
+    /** Silence after which the estimate decays: {@value} ms. */
+    public static final long IDLE_MILLIS = 1000;
 
     private static final double LN2 = Math.log(2);
     private static final VarHandle SEQ;
@@ -114,11 +115,10 @@ public final class RingBufferDetector implements LoadDetector {
         Arrays.sort(gaps);
         int n = gaps.length;
         double median = (n & 1) == 1 ? gaps[n / 2] : (gaps[n / 2 - 1] + gaps[n / 2]) / 2.0;
-        double byMedian = median <= 0 ? Double.POSITIVE_INFINITY : LN2 * 1e9 / median;
-        long span = nowNanos - times[0];
-        double bySpan = span <= 0 ? Double.POSITIVE_INFINITY : IDLE_FACTOR * (size - 1) * 1e9 / span;
-        double r = Math.min(byMedian, bySpan);
-        return Double.isInfinite(r) ? 0 : r;
+        double byMedian = LN2 * 1e9 / Math.max(median, 1.0); // same-nanosecond arrivals: as fast as we can tell
+        long silence = nowNanos - times[size - 1];
+        double r = silence >= IDLE_MILLIS * 1_000_000 ? Math.min(byMedian, (size - 1) * 1e9 / silence) : byMedian;
+        return r;
     }
 
     @Override
