@@ -235,6 +235,9 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             stableSince = now;
         }
         String current = switcher.active();
+        if (!(l > 0)) {
+            return current; // no estimate yet (or an empty window): no information to act on
+        }
         String next = profile != null ? decideWithProfile(current, l, now) : decideExploring(current, l, b, now);
         predictedActive = predictedP99(switcher.active(), l);
         return next;

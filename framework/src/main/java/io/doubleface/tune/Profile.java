@@ -231,6 +231,11 @@ public final class Profile {
                 throw new IllegalArgumentException(where + ": missing \"name\"");
             }
             where += " (" + n + ")";
+            try {
+                Configuration.parse(n);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
+            }
             if (!(c.get("points") instanceof List<?> pts) || pts.isEmpty()) {
                 throw new IllegalArgumentException(where + ": missing or empty \"points\" array");
             }
