@@ -120,7 +120,7 @@ class AdaptiveSwitchingTest {
                 try (RawHttp c = new RawHttp(cluster.server.port())) {
                     long n = 0;
                     while (!stop.get() && errors.isEmpty()) {
-                        YcsbQuery q = SwitchUnderLoadTest.query(client + 31L * n++ % TestCluster.RECORDS);
+                        YcsbQuery q = SwitchUnderLoadTest.query((client + 31L * n++) % TestCluster.RECORDS);
                         sent.incrementAndGet();
                         RawHttp.Response r = c.exchange(RawHttp.get(TestCluster.path(q)));
                         answered.incrementAndGet();
