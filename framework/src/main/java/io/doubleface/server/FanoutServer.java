@@ -101,6 +101,7 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
             String initial = b.tune != null ? b.tune.initial() : b.configuration;
             eng = new FanoutEngine<>(b.service, ctx, initial, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()));
             this.engine = eng;
+            eng.prepare(b.prepare);
             if (b.tune != null) {
                 tuner = LoadAdapter.attach(eng, b.tune);
             }
@@ -334,6 +335,7 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         private HttpLimits limits = HttpLimits.DEFAULTS;
         private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
         private TuneSettings tune;
+        private List<String> prepare = List.of();
 
         private Builder(FanoutService<Q, P, R> service, HttpBinding<Q, R> binding) {
             this.service = Objects.requireNonNull(service, "service");
@@ -429,6 +431,18 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
          */
         public Builder<Q, P, R> adaptive(TuneSettings settings) {
             this.tune = settings;
+            return this;
+        }
+
+        /**
+         * Configurations to build at start, parked, so that switching to them later creates no
+         * thread (default: none — a configuration is then built on its first switch).
+         */
+        public Builder<Q, P, R> prepare(List<String> configurations) {
+            for (String c : configurations) {
+                Configuration.parse(c); // fail fast
+            }
+            this.prepare = List.copyOf(configurations);
             return this;
         }
 

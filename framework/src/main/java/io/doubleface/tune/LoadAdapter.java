@@ -8,7 +8,10 @@ import io.doubleface.model.ThreadingModel;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -104,6 +107,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     private volatile boolean closed;
     private Thread thread;
+    /** Index into {@link #live} of each prepared model, so the completion path does no string work. */
+    private volatile Map<ThreadingModel, Integer> modelIndex = Map.of();
 
     private enum Reason {
         BETTER("better"), INFEASIBLE("infeasible"), PROBE("probe"), PROBE_ABORT("probe-abort"),
@@ -154,6 +159,14 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             }
         }, settings, System::nanoTime);
         engine.switchTo(settings.initial());
+        Map<ThreadingModel, Integer> index = new IdentityHashMap<>();
+        for (ThreadingModel m : engine.models()) {
+            int i = a.live.index(m.configuration().name());
+            if (i >= 0) {
+                index.put(m, i);
+            }
+        }
+        a.modelIndex = index;
         engine.listener(a);
         a.start();
         return a;
@@ -187,7 +200,10 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     @Override
     public void finished(ThreadingModel model, long latencyNanos, Outcome outcome) {
-        live.record(live.index(model.configuration().name()), bucket, latencyNanos, outcome == Outcome.OK);
+        Integer i = modelIndex.get(model); // null: a configuration the adapter does not choose (a manual switch)
+        if (i != null) {
+            live.record(i, bucket, latencyNanos, outcome == Outcome.OK);
+        }
     }
 
     /** Records one answered request of {@code config} at the current load (tests; the engine hook in production). */
@@ -380,8 +396,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     }
 
     /** Switches by reason label. */
-    public java.util.Map<String, Long> switchesByReason() {
-        java.util.Map<String, Long> m = new java.util.LinkedHashMap<>();
+    public Map<String, Long> switchesByReason() {
+        Map<String, Long> m = new LinkedHashMap<>();
         synchronized (switchLog) {
             for (Reason r : Reason.values()) {
                 m.put(r.label, switchesByReason[r.ordinal()]);

@@ -134,6 +134,11 @@ final class ServeCommand {
                 description = "Feasible at load L if L x (1 + margin) <= the profiled capacity.")
         double tuneMargin = TuneSettings.DEFAULT_MARGIN;
 
+        @Option(names = "--prepare", paramLabel = "LIST", converter = Converters.ConfigurationListConverter.class,
+                description = "Configurations to build at start (threads started, then parked), so that switching to "
+                    + "them later (PUT /admin/config) creates no thread, e.g. sip,sdb-1n-64w,adb.")
+        Converters.ConfigurationList prepare;
+
         @Option(names = "--tune-candidates", paramLabel = "LIST", split = ",",
                 description = "Without a profile: the configurations to explore, the first being the safe anchor. "
                     + "Default: doubleface,doubleface-poll,sip,sdb,aip,adb.")
@@ -253,6 +258,9 @@ final class ServeCommand {
                                 HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout));
                 if (ioThreads != null) {
                     b.ioThreads(ioThreads);
+                }
+                if (prepare != null) {
+                    b.prepare(prepare.names());
                 }
                 if (tune != null) {
                     b.adaptive(tune);

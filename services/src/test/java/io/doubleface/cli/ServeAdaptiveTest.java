@@ -63,13 +63,15 @@ class ServeAdaptiveTest {
     }
 
     @Test
-    void staticConfigurationHasNoAdapter() throws Exception {
+    void staticConfigurationHasNoAdapterAndPreparesWhatItIsTold() throws Exception {
         CliRun r = new CliRun();
-        CompletableFuture<Integer> exit = r.start(args("--config", "sdb-1n-8w"));
+        CompletableFuture<Integer> exit = r.start(args("--config", "sdb-1n-8w", "--prepare", "sip,adb"));
         FanoutServer<?, ?, ?> server = r.server.get(30, TimeUnit.SECONDS);
         try {
             assertNull(server.adapter());
             assertEquals("sdb-1n-8w", server.engine().active().name());
+            assertEquals(java.util.List.of("sdb-1n-8w", "sip", "adb-1n-4w-4r"),
+                    server.engine().models().stream().map(m -> m.configuration().name()).toList(), "prepared at start");
         } finally {
             assertEquals(0, r.stopAndAwait(exit), r.err());
         }
