@@ -7,8 +7,8 @@ import io.doubleface.model.ThreadingModel;
 import io.doubleface.model.ThreadingModels;
 import io.netty.channel.EventLoop;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * the request keeps that model to the end. A switch builds the new model on first use (its
  * threads start then, and are never created on the request path), parks the old one (threads
  * and connections stay, so its in-flight requests finish normally) and publishes the new one.
- * Switches are serialized by a lock; admission takes no lock.
+ * Switches are serialized by a lock; admission takes no lock. {@link #prepare} builds
+ * configurations ahead of time, so that later switches to them create no thread at all (the load
+ * adapter prepares every configuration it may pick).
  *
  * <pre>
  *   submit ─▶ model = active.get() ─▶ exchange(model) ─▶ model.execute ─▶ … ─▶ sink (once)
@@ -52,7 +54,11 @@ public final class FanoutEngine<Q, P, R> implements AutoCloseable {
     private final AtomicReference<ThreadingModel> active = new AtomicReference<>();
     private final AtomicInteger nextFrontend = new AtomicInteger();
     private final AtomicLong switches = new AtomicLong();
-    private final List<SwitchRecord> switchLog = Collections.synchronizedList(new ArrayList<>());
+    private final ArrayDeque<SwitchRecord> switchLog = new ArrayDeque<>();
+    private volatile EngineListener listener;
+
+    /** Switches kept in {@link #switchLog()} (older ones are only counted): {@value}. */
+    public static final int SWITCH_LOG_LIMIT = 1024;
 
     /** One switch, for {@code /admin/stats}. */
     public record SwitchRecord(Instant at, String from, String to) {}
@@ -77,6 +83,12 @@ public final class FanoutEngine<Q, P, R> implements AutoCloseable {
     public void submit(EventLoop loop, Q request, ResponseSink<R> sink) {
         ThreadingModel model = active.get();
         stats.admitted();
+        EngineListener l = listener;
+        if (l != null) {
+            long now = System.nanoTime();
+            l.admitted(now);
+            sink = new ObservedSink<>(sink, l, model, now);
+        }
         FanoutExchange<Q, P, R> ex = new FanoutExchange<>(service, request, loop, sink,
                 ctx.driver().shardCount(), deadlineNanos, null);
         ex.armDeadline();
@@ -86,6 +98,35 @@ public final class FanoutEngine<Q, P, R> implements AutoCloseable {
             log.error("model {} failed to run a request", model, e);
             ex.finish(Outcome.INTERNAL_ERROR, "internal error: " + e);
         }
+    }
+
+    /** Installs (or, with {@code null}, removes) the listener of admissions and answers. */
+    public void listener(EngineListener listener) {
+        this.listener = listener;
+    }
+
+    /**
+     * Builds the configurations {@code names} now (threads started, connections opened lazily as
+     * usual) and leaves them parked, so that switching to them later creates no thread.
+     *
+     * @return their canonical names
+     * @throws IllegalArgumentException if a name is invalid or does not fit this server
+     */
+    public synchronized List<String> prepare(List<String> names) {
+        List<String> out = new ArrayList<>();
+        for (String name : names) {
+            Configuration config = Configuration.parse(name);
+            String canonical = config.name();
+            if (!models.containsKey(canonical)) {
+                ThreadingModel m = ThreadingModels.create(config, ctx);
+                models.put(canonical, m);
+                if (active.get() != null) {
+                    m.park();
+                }
+            }
+            out.add(canonical);
+        }
+        return out;
     }
 
     /**
@@ -114,7 +155,12 @@ public final class FanoutEngine<Q, P, R> implements AutoCloseable {
         active.set(next);
         if (prev != null) {
             switches.incrementAndGet();
-            switchLog.add(new SwitchRecord(Instant.now(), prev.configuration().name(), canonical));
+            synchronized (switchLog) {
+                if (switchLog.size() == SWITCH_LOG_LIMIT) {
+                    switchLog.removeFirst();
+                }
+                switchLog.addLast(new SwitchRecord(Instant.now(), prev.configuration().name(), canonical));
+            }
             log.info("configuration switched: {} -> {}", prev.configuration().name(), canonical);
         } else {
             log.info("configuration: {}", canonical);
@@ -146,6 +192,7 @@ public final class FanoutEngine<Q, P, R> implements AutoCloseable {
         return switches.get();
     }
 
+    /** The last {@value #SWITCH_LOG_LIMIT} switches, oldest first. */
     public List<SwitchRecord> switchLog() {
         synchronized (switchLog) {
             return List.copyOf(switchLog);
@@ -158,6 +205,39 @@ public final class FanoutEngine<Q, P, R> implements AutoCloseable {
 
     public ModelContext context() {
         return ctx;
+    }
+
+    /** Times one admitted request for the listener, then answers through the real sink. */
+    private static final class ObservedSink<R> implements ResponseSink<R> {
+        private final ResponseSink<R> sink;
+        private final EngineListener listener;
+        private final ThreadingModel model;
+        private final long start;
+
+        ObservedSink(ResponseSink<R> sink, EngineListener listener, ThreadingModel model, long start) {
+            this.sink = sink;
+            this.listener = listener;
+            this.model = model;
+            this.start = start;
+        }
+
+        @Override
+        public void complete(R response) {
+            try {
+                listener.finished(model, System.nanoTime() - start, Outcome.OK);
+            } finally {
+                sink.complete(response);
+            }
+        }
+
+        @Override
+        public void fail(Outcome outcome, String reason) {
+            try {
+                listener.finished(model, System.nanoTime() - start, outcome);
+            } finally {
+                sink.fail(outcome, reason);
+            }
+        }
     }
 
     /** Closes every model (threads, connections) and the shared clients. */

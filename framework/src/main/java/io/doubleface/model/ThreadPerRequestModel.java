@@ -16,7 +16,13 @@ import java.util.concurrent.Executors;
  * so shards work in parallel), runs onReply for each reply and merges — all on that one thread.
  * Pooled platform threads ({@code thread-N}) or a virtual thread per request ({@code thread-virtual}).
  *
- * <p>Threading: {@link #execute} on an I/O loop; everything else on a {@code req} thread.
+ * <p>In-line ({@link Configuration#inline()}, μTune's SIB/SIP): no hand-off at all; the I/O loop
+ * that read the request runs it to the end, blocking in the shard calls. Other connections on
+ * that loop wait meanwhile — the queueing that makes in-line models good at low load and bad at
+ * high load.
+ *
+ * <p>Threading: {@link #execute} on an I/O loop; everything else on a {@code req} thread (or,
+ * in-line, on that I/O loop).
  */
 final class ThreadPerRequestModel extends AbstractModel {
 
@@ -26,14 +32,19 @@ final class ThreadPerRequestModel extends AbstractModel {
     ThreadPerRequestModel(Configuration config, ModelContext ctx) {
         super(config, ctx);
         this.client = ctx.blocking();
-        this.threads = config.virtualThreads()
+        this.threads = config.inline() ? null
+                : config.virtualThreads()
                 ? Executors.newThreadPerTaskExecutor(Threads.virtual("vreq"))
                 : fixedPool("req", config.workers(), ctx.queueLimit());
     }
 
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
-        submit(threads, () -> run(ex), ex, "request thread");
+        if (threads == null) {
+            run(ex);
+        } else {
+            submit(threads, () -> run(ex), ex, "request thread");
+        }
     }
 
     private void run(FanoutExchange<?, ?, ?> ex) {
@@ -72,6 +83,8 @@ final class ThreadPerRequestModel extends AbstractModel {
 
     @Override
     public void close() {
-        shutdown(threads);
+        if (threads != null) {
+            shutdown(threads);
+        }
     }
 }

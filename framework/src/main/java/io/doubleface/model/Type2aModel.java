@@ -7,6 +7,7 @@ import io.doubleface.engine.FanoutExchange;
 import io.doubleface.loop.LoopGroup;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
+import java.util.concurrent.ThreadPoolExecutor;
 
 /**
  * Type-2a: separate frontend and backend loop groups, as when a mid-tier on Netty uses a driver
@@ -15,12 +16,17 @@ import io.netty.channel.EventLoop;
  * driver assigns connections round-robin); a request hops F→B once per backend loop it uses,
  * its replies are processed (onReply) on B, and the last one hops B→F for the merge.
  *
- * <p>Threading: {@link #execute} on a frontend loop; listeners on backend loops.
+ * <p>Dispatch ({@code type2a-…-Nw}, μTune's ADB/ADP): the frontend loop only hands the request to
+ * a fixed pool of N {@code t2a-wk} workers, which plan it and hand the calls to the backend loops.
+ *
+ * <p>Threading: {@link #execute} on a frontend loop; plan there or on a worker; listeners on
+ * backend loops.
  */
 final class Type2aModel extends AbstractModel {
 
     private final LoopGroup backend;
     private final LoopClient[] clients;
+    private final ThreadPoolExecutor workers;
 
     Type2aModel(Configuration config, ModelContext ctx) {
         super(config, ctx);
@@ -30,6 +36,7 @@ final class Type2aModel extends AbstractModel {
         for (int i = 0; i < b; i++) {
             clients[i] = ctx.driver().openOn(backend.loops().get(i));
         }
+        this.workers = config.workers() == 0 ? null : fixedPool("t2a-wk", config.workers(), ctx.queueLimit());
     }
 
     @Override
@@ -39,6 +46,17 @@ final class Type2aModel extends AbstractModel {
 
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
+        if (workers == null) {
+            planAndSend(ex);
+        } else {
+            submit(workers, () -> planAndSend(ex), ex, "type2a dispatch worker");
+        }
+    }
+
+    private void planAndSend(FanoutExchange<?, ?, ?> ex) {
+        if (ex.isFinished()) { // the deadline passed while queued for a worker
+            return;
+        }
         if (!ex.plan()) {
             return;
         }
@@ -88,6 +106,9 @@ final class Type2aModel extends AbstractModel {
             loop.execute(c::close);
         }
         backend.close();
+        if (workers != null) {
+            shutdown(workers);
+        }
     }
 
     /** onReply on the backend loop; the last reply hops to the frontend loop for merge. */

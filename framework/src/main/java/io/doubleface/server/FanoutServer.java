@@ -19,6 +19,8 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyServerBuilder;
+import io.doubleface.tune.LoadAdapter;
+import io.doubleface.tune.TuneSettings;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -98,6 +100,7 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     private final Server grpcServer;
     private final Channel adminListener;
     private final ServerMetrics metrics;
+    private final LoadAdapter adapter;
     private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
     private volatile boolean closing;
 
@@ -109,15 +112,22 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         FanoutEngine<Q, P, R> eng = null;
         Channel l = null;
         Server grpc = null;
+        LoadAdapter tuner = null;
         try {
             ModelContext ctx = new ModelContext(io, driver, b.policy, b.queueLimit);
-            eng = new FanoutEngine<>(b.service, ctx, b.configuration, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()));
+            String initial = b.tune != null ? b.tune.initial() : b.configuration;
+            eng = new FanoutEngine<>(b.service, ctx, initial, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()));
             this.engine = eng;
+            eng.prepare(b.prepare);
+            if (b.tune != null) {
+                tuner = LoadAdapter.attach(eng, b.tune);
+            }
+            this.adapter = tuner;
             l = bindUpstream(b);
             if (b.grpcBinding != null) {
                 grpc = startGrpc(b, b.grpcBinding);
             }
-            this.metrics = new ServerMetrics(eng, this::loopGroups);
+            this.metrics = new ServerMetrics(eng, this::loopGroups, tuner);
             if (b.adminPort >= 0) {
                 adminGroup = new LoopGroup("admin", 1, b.transport);
                 this.adminListener = bindAdmin(adminGroup, b.host, b.adminPort);
@@ -131,6 +141,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
             if (grpc != null) {
                 grpc.shutdownNow();
             }
+            if (tuner != null) {
+                tuner.close();
+            }
             if (l != null) {
                 l.close();
             }
@@ -143,10 +156,13 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
             io.close();
             throw e;
         }
-        log.info("listening on http://{}:{}{} (admin {}), {} I/O loops ({}), configuration {}, shards {}",
+        log.info("listening on http://{}:{}{} (admin {}), {} I/O loops ({}), configuration {}{}, shards {}",
                 b.host, port(), grpcServer == null ? "" : " and grpc://" + b.host + ":" + grpcPort(),
                 adminListener == null ? "off" : "http://" + b.host + ":" + adminPort(),
-                io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(), driver.describe());
+                io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(),
+                adapter == null ? "" : " (" + b.tune.policy().label() + ", " + adapter.detector().describe() + ", "
+                        + (b.tune.profile() == null ? "no profile" : "profile") + ")",
+                driver.describe());
     }
 
     private Channel bindUpstream(Builder<Q, P, R> b) throws InterruptedException {
@@ -330,6 +346,11 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         return engine;
     }
 
+    /** The load adapter, or {@code null} if the server runs a static configuration. */
+    public LoadAdapter adapter() {
+        return adapter;
+    }
+
     /** The I/O loops. */
     public LoopGroup ioLoops() {
         return io;
@@ -344,6 +365,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        if (adapter != null) {
+            adapter.close();
+        }
         listener.close().syncUninterruptibly();
         if (grpcServer != null) {
             grpcServer.shutdownNow(); // ends open calls with CANCELLED / UNAVAILABLE
@@ -385,6 +409,8 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
         private int grpcPort = -1;
         private GrpcBinding<Q, R, ?, ?> grpcBinding;
+        private TuneSettings tune;
+        private List<String> prepare = List.of();
 
         private Builder(FanoutService<Q, P, R> service, HttpBinding<Q, R> binding) {
             this.service = Objects.requireNonNull(service, "service");
@@ -482,6 +508,28 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
                 throw new IllegalArgumentException("queueLimit: " + n + " (expected: > 0)");
             }
             this.queueLimit = n;
+            return this;
+        }
+
+        /**
+         * Runs the load adapter ({@link LoadAdapter}) instead of a static configuration: the
+         * server starts in the adapter's initial configuration and the adapter switches from
+         * there; {@link #configuration} is ignored. Default: off.
+         */
+        public Builder<Q, P, R> adaptive(TuneSettings settings) {
+            this.tune = settings;
+            return this;
+        }
+
+        /**
+         * Configurations to build at start, parked, so that switching to them later creates no
+         * thread (default: none — a configuration is then built on its first switch).
+         */
+        public Builder<Q, P, R> prepare(List<String> configurations) {
+            for (String c : configurations) {
+                Configuration.parse(c); // fail fast
+            }
+            this.prepare = List.copyOf(configurations);
             return this;
         }
 

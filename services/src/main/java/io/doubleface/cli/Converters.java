@@ -3,6 +3,7 @@ package io.doubleface.cli;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.Configuration;
 import io.doubleface.sched.SchedulingPolicy;
+import io.doubleface.tune.TunePolicy;
 import io.doubleface.services.ycsb.Size;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +66,10 @@ final class Converters {
     static final class ConfigurationConverter implements ITypeConverter<String> {
         @Override
         public String convert(String value) {
+            TunePolicy policy = TunePolicy.byLabel(value);
+            if (policy != null) {
+                return policy.label(); // the load adapter (serve ycsb)
+            }
             try {
                 return Configuration.parse(value).name();
             } catch (IllegalArgumentException e) {

@@ -12,7 +12,16 @@ import io.doubleface.services.ycsb.YcsbBinding;
 import io.doubleface.services.ycsb.YcsbGrpcBinding;
 import io.doubleface.services.ycsb.YcsbQuery;
 import io.doubleface.services.ycsb.YcsbService;
+import io.doubleface.tune.LoadAdapter;
+import io.doubleface.tune.Profile;
+import io.doubleface.tune.RingBufferDetector;
+import io.doubleface.tune.TunePolicy;
+import io.doubleface.tune.TuneSettings;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -51,8 +60,13 @@ final class ServeCommand {
                 "Switch the threading configuration at run time:",
                 "  curl -X PUT 'http://127.0.0.1:9090/admin/config?name=type2a-1f2b'",
                 "Configuration names: thread-N, thread-virtual, type1-N, type2a-NfMb, type2b, type2b-fixed-N, "
-                    + "doubleface[-N], each optionally with -poll; doubleface also with -fifo or -cf. "
-                    + "See docs/models.md."})
+                    + "doubleface[-N], each optionally with -poll; doubleface also with -fifo or -cf; μTune's "
+                    + "sib, sip, sdb, sdp, aib, aip, adb, adp with pool sizes (sdb-1n-64w, adp-1n-4w-2r). "
+                    + "See docs/models.md.",
+                "Load adapter: --config adaptive (μTune: ring-buffer load monitor, any profiled configuration), "
+                    + "adaptive-window (5 ms windows instead), fm (5 ms windows, only the pool sizes of the "
+                    + "peak-sustaining configuration vary); with --profile FILE, or " + Ycsb.DEFAULT_PROFILE
+                    + " if it exists, else it explores without a profile. See docs/tuning.md."})
     static final class Ycsb implements Callable<Integer> {
 
         /** Default upstream port: {@value}. */
@@ -97,8 +111,46 @@ final class ServeCommand {
         int embeddedShards = DEFAULT_EMBEDDED_SHARDS;
 
         @Option(names = "--config", paramLabel = "NAME", converter = Converters.ConfigurationConverter.class,
-                description = "Initial threading configuration, e.g. doubleface, thread-64, type1-32, type2a-1f2b, type2b.")
+                description = "Initial threading configuration, e.g. doubleface, thread-64, type1-32, type2a-1f2b, "
+                    + "type2b, sdb-1n-64w; or adaptive, adaptive-window, fm for the load adapter.")
         String config = "doubleface";
+
+        /** Profile used by the load adapter when --profile is not given and the file exists: {@value}. */
+        static final String DEFAULT_PROFILE = "profiles/ycsb-kv.json";
+
+        @Option(names = "--profile", paramLabel = "FILE",
+                description = "Trained profile of the load adapter (--config adaptive|adaptive-window|fm). Default: "
+                    + DEFAULT_PROFILE + " if it exists, else no profile (the adapter explores from its anchor).")
+        Path profile;
+
+        @Option(names = "--tune-detector", paramLabel = "NAME",
+                description = "Load detector of the adapter: ring, ring-N (last N arrivals), window, window-Nms. "
+                    + "Default: the policy's (adaptive: ring-" + RingBufferDetector.DEFAULT_SIZE + ", others: window-5ms).")
+        String tuneDetector;
+
+        @Option(names = "--tune-dwell", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = TuneSettings.DEFAULT_DWELL_MS + "ms",
+                description = "Minimum time between two adapter switches (not applied when the active configuration "
+                    + "becomes infeasible).")
+        Duration tuneDwell;
+
+        @Option(names = "--tune-hysteresis", paramLabel = "FRACTION",
+                description = "Switch only if the predicted p99 improves by more than this fraction.")
+        double tuneHysteresis = TuneSettings.DEFAULT_HYSTERESIS;
+
+        @Option(names = "--tune-margin", paramLabel = "FRACTION",
+                description = "Feasible at load L if L x (1 + margin) <= the profiled capacity.")
+        double tuneMargin = TuneSettings.DEFAULT_MARGIN;
+
+        @Option(names = "--prepare", paramLabel = "LIST", converter = Converters.ConfigurationListConverter.class,
+                description = "Configurations to build at start (threads started, then parked), so that switching to "
+                    + "them later (PUT /admin/config) creates no thread, e.g. sip,sdb-1n-64w,adb.")
+        Converters.ConfigurationList prepare;
+
+        @Option(names = "--tune-candidates", paramLabel = "LIST", split = ",",
+                description = "Without a profile: the configurations to explore, the first being the safe anchor. "
+                    + "Default: doubleface,doubleface-poll,sip,sdb,aip,adb.")
+        List<String> tuneCandidates;
 
         @Option(names = "--policy", paramLabel = "completion-first|fifo", converter = Converters.PolicyConverter.class,
                 description = "DoubleFace reply scheduling policy of configurations that name none.")
@@ -163,6 +215,38 @@ final class ServeCommand {
                 throw new ParameterException(spec.commandLine(),
                         "--reply-work-us: " + replyWorkMicros + " (expected: 0..1000000)");
             }
+            TunePolicy tunePolicy = TunePolicy.byLabel(config);
+            TuneSettings tune = null;
+            String profileSource = null;
+            if (tunePolicy != null) {
+                Path file = profile;
+                if (file == null && Files.isRegularFile(Path.of(DEFAULT_PROFILE))) {
+                    file = Path.of(DEFAULT_PROFILE);
+                }
+                Profile p = null;
+                if (file != null) {
+                    try {
+                        p = Profile.read(file);
+                    } catch (IOException e) {
+                        throw new ParameterException(spec.commandLine(), "--profile: cannot read " + file + ": " + e);
+                    } catch (IllegalArgumentException e) {
+                        throw new ParameterException(spec.commandLine(), "--profile: " + e.getMessage());
+                    }
+                    profileSource = file.toString();
+                }
+                try {
+                    tune = TuneSettings.of(tunePolicy, p).withDetector(tuneDetector).withDwell(tuneDwell)
+                            .withHysteresis(tuneHysteresis).withMargin(tuneMargin);
+                    if (tuneCandidates != null) {
+                        tune = tune.withCandidates(tuneCandidates);
+                    }
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), e.getMessage());
+                }
+            } else if (profile != null) {
+                throw new ParameterException(spec.commandLine(),
+                        "--profile applies only to --config adaptive, adaptive-window or fm");
+            }
             KvLeafServer leaf = null;
             FanoutServer<YcsbQuery, byte[], YcsbService.Result> server = null;
             try {
@@ -180,7 +264,7 @@ final class ServeCommand {
                         .builder(service, new YcsbBinding(driver.shardCount(), records))
                         .driver(driver, true) // closed by the server
                         .host(host).port(port).adminPort(adminPort)
-                        .transport(transport).configuration(config).policy(policy).deadline(deadline)
+                        .transport(transport).policy(policy).deadline(deadline)
                         .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
                                 HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout));
                 if (ioThreads != null) {
@@ -188,6 +272,14 @@ final class ServeCommand {
                 }
                 if (grpcPort != null) {
                     b.grpc(grpcPort, new YcsbGrpcBinding(driver.shardCount(), records));
+                }
+                if (prepare != null) {
+                    b.prepare(prepare.names());
+                }
+                if (tune != null) {
+                    b.adaptive(tune);
+                } else {
+                    b.configuration(config);
                 }
                 server = b.start();
             } catch (IllegalArgumentException e) {
@@ -197,13 +289,13 @@ final class ServeCommand {
                 StopSignal.closeAll(leaf);
                 throw new CliException(e.getMessage(), e);
             }
-            printBanner(env.out(), server, leaf);
+            printBanner(env.out(), server, leaf, profileSource);
             env.listener().serving(server);
             env.stop().awaitThenClose(server, leaf);
             return DoubleFaceCli.EXIT_OK;
         }
 
-        private void printBanner(PrintWriter out, FanoutServer<?, ?, ?> server, KvLeafServer leaf) {
+        private void printBanner(PrintWriter out, FanoutServer<?, ?, ?> server, KvLeafServer leaf, String profileSource) {
             String h = Hosts.forUrl(host);
             String base = "http://" + h + ":" + server.port();
             out.println("doubleface serve ycsb " + VersionProvider.version() + ": listening on " + base
@@ -217,6 +309,13 @@ final class ServeCommand {
             }
             out.println("  config   " + server.engine().active().name() + " (policy " + policy + ", deadline "
                     + Durations.format(deadline) + ")");
+            LoadAdapter adapter = server.adapter();
+            if (adapter != null) {
+                out.println("  adapter  " + adapter.settings().policy().label() + ", detector "
+                        + adapter.detector().describe() + ", " + (profileSource == null
+                        ? "no profile: exploring from " + adapter.settings().initial() + " over " + adapter.choices()
+                        : "profile " + profileSource + " (" + adapter.choices().size() + " configurations)"));
+            }
             if (leaf != null) {
                 out.println("  shards   embedded KV leaf: " + Hosts.describe(leaf));
             } else {

@@ -6,6 +6,7 @@ import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.LoopStats;
 import io.doubleface.loop.ThreadStats;
 import io.doubleface.model.ThreadingModel;
+import io.doubleface.tune.LoadAdapter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -31,10 +32,34 @@ public final class ServerMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Set<String> registeredLoops = new HashSet<>();
     private final long startMillis = System.currentTimeMillis();
+    private final LoadAdapter adapter;
 
     public ServerMetrics(FanoutEngine<?, ?, ?> engine, Supplier<List<LoopGroup>> loopGroups) {
+        this(engine, loopGroups, null);
+    }
+
+    /**
+     * @param adapter the load adapter, or {@code null}
+     */
+    public ServerMetrics(FanoutEngine<?, ?, ?> engine, Supplier<List<LoopGroup>> loopGroups, LoadAdapter adapter) {
         this.engine = engine;
         this.loopGroups = loopGroups;
+        this.adapter = adapter;
+        if (adapter != null) {
+            for (String reason : adapter.switchesByReason().keySet()) {
+                FunctionCounter.builder("doubleface.tune.switches", adapter,
+                                a -> a.switchesByReason().getOrDefault(reason, 0L))
+                        .tag("reason", reason)
+                        .description("configuration switches made by the load adapter, by reason").register(registry);
+            }
+            Gauge.builder("doubleface.tune.load", adapter, LoadAdapter::load).baseUnit("requests_per_second")
+                    .description("the load adapter's latest load estimate").register(registry);
+            Gauge.builder("doubleface.tune.predicted.p99", adapter, a -> {
+                double p = a.predictedActiveP99();
+                return Double.isNaN(p) ? Double.NaN : p / 1e6;
+            }).baseUnit("seconds").description("predicted p99 of the active configuration at the estimated load")
+                    .register(registry);
+        }
         for (Outcome o : Outcome.values()) {
             FunctionCounter.builder("doubleface.requests", engine.stats(), s -> s.count(o))
                     .tag("outcome", o.label()).tag("status", Integer.toString(o.status()))
@@ -176,7 +201,38 @@ public final class ServerMetrics {
             j.begin().field("at", r.at().toString()).field("from", r.from()).field("to", r.to()).end();
         }
         j.endArray();
+        if (adapter != null) {
+            adapterJson(j);
+        }
         j.end();
         return j.toString();
+    }
+
+    private void adapterJson(Json j) {
+        j.key("adapter").begin();
+        j.field("policy", adapter.settings().policy().label());
+        j.field("detector", adapter.detector().describe());
+        j.field("profile", adapter.settings().profile() == null ? "none"
+                : adapter.settings().profile().metadata().service() + " " + adapter.settings().profile().metadata().date());
+        j.field("load", adapter.load());
+        double p = adapter.predictedActiveP99();
+        if (!Double.isNaN(p)) {
+            j.field("predicted_p99_us", p);
+        }
+        j.key("choices").beginArray();
+        adapter.choices().forEach(j::value);
+        j.endArray();
+        j.field("switches", adapter.switches());
+        j.key("switches_by_reason").begin().fields(adapter.switchesByReason()).end();
+        j.key("switch_log").beginArray();
+        for (LoadAdapter.SwitchEvent e : adapter.switchLog()) {
+            j.begin().field("at", e.at().toString()).field("load", e.load()).field("from", e.from()).field("to", e.to());
+            if (!Double.isNaN(e.predictedP99Micros())) {
+                j.field("predicted_p99_us", e.predictedP99Micros());
+            }
+            j.field("reason", e.reason()).end();
+        }
+        j.endArray();
+        j.end();
     }
 }

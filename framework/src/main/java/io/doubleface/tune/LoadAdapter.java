@@ -1,0 +1,451 @@
+package io.doubleface.tune;
+
+import io.doubleface.engine.EngineListener;
+import io.doubleface.engine.FanoutEngine;
+import io.doubleface.engine.Outcome;
+import io.doubleface.loop.Threads;
+import io.doubleface.model.ThreadingModel;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The load adapter: estimates the offered load and switches the engine to the configuration with
+ * the lowest predicted p99 at that load — μTune's run-time adaptation, plus online refinement
+ * with live latencies and a no-profile mode that explores safely.
+ *
+ * <pre>
+ *   I/O loops ─ admitted(t) ─▶ LoadDetector (lock-free ring / windows)
+ *   any thread ─ finished(model, latency) ─▶ LiveLatency[config][load bucket]
+ *   tune-0, every interval:  load = detector.rate(now)
+ *        for each choice c:   p99(c) = live p99 if enough samples, else profile p99(c, load)
+ *                             feasible(c) = load·(1+margin) ≤ capacity(c) and live errors ≤ 1%
+ *        best = lowest p99 among feasible (none: the peak-sustaining one)
+ *        switch if the active one is infeasible (at once), or if best beats it by the
+ *        hysteresis and the dwell time has passed  ─▶ engine.switchTo(best)
+ * </pre>
+ *
+ * <p>Decisions: see docs/tuning.md. Without a profile, the adapter starts on the anchor (the
+ * first candidate, assumed to sustain peak load) and, while the load stays in one bucket,
+ * probes one unexplored candidate at a time until it has enough live samples; a probe is
+ * abandoned at its first failed request, when its live p99 exceeds {@value #PROBE_ABORT_FACTOR}×
+ * the anchor's, when the load leaves the bucket, or after {@value #PROBE_MAX_DWELLS} dwell times.
+ * A load bucket with no live knowledge runs on the anchor.
+ *
+ * <p>Threading: {@link #admitted} and {@link #finished} from any thread, lock-free;
+ * {@link #evaluate} from one thread at a time (the adapter's own {@code tune-0} thread, created
+ * once by {@link #start}, or a test with a fake clock); the accessors are thread-safe snapshots.
+ */
+public final class LoadAdapter implements EngineListener, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(LoadAdapter.class);
+
+    /** Switches kept in {@link #switchLog()}: {@value}. */
+    public static final int LOG_LIMIT = 256;
+    /** Live failure rate above which a configuration is infeasible in a load bucket: {@value}. */
+    static final double MAX_ERROR_RATE = 0.01;
+    /** A probe whose live p99 exceeds this multiple of the anchor's is abandoned: {@value}. */
+    static final double PROBE_ABORT_FACTOR = 2.0;
+    /** A probe lasts at most this many dwell times: {@value}. */
+    static final int PROBE_MAX_DWELLS = 20;
+
+    /** What the adapter needs of an engine (a fake in tests). */
+    public interface Switcher {
+        /** Canonical name of the active configuration. */
+        String active();
+
+        /** Makes {@code name} active. */
+        void switchTo(String name);
+    }
+
+    /**
+     * One switch the adapter made.
+     *
+     * @param at wall-clock time
+     * @param load the estimated load (requests/s) that triggered it
+     * @param from previous configuration
+     * @param to new configuration
+     * @param predictedP99Micros the new configuration's predicted p99 at that load ({@code NaN} if unknown)
+     * @param reason {@code better}, {@code infeasible}, {@code probe}, {@code probe-abort}, {@code unknown-load}
+     */
+    public record SwitchEvent(Instant at, double load, String from, String to, double predictedP99Micros, String reason) {}
+
+    private final Switcher switcher;
+    private final TuneSettings settings;
+    private final Profile profile;
+    private final LoadDetector detector;
+    private final List<String> choices;
+    private final String anchor;
+    private final LiveLatency live;
+    private final LongSupplier clock;
+    private final long dwellNanos;
+
+    private volatile int bucket;
+    private volatile double load;
+    private volatile double predictedActive = Double.NaN;
+    private volatile long switches;
+    private final ArrayDeque<SwitchEvent> switchLog = new ArrayDeque<>();
+    private final long[] switchesByReason = new long[Reason.values().length];
+
+    // adapter-thread state
+    private long lastSwitch = Long.MIN_VALUE / 2;
+    private int stableBucket = -1;
+    private long stableSince;
+    private String probe;
+    private int probeBucket;
+    private long probeStart;
+    private final long[] rejectedUntil;
+
+    private volatile boolean closed;
+    private Thread thread;
+    /** Index into {@link #live} of each prepared model, so the completion path does no string work. */
+    private volatile Map<ThreadingModel, Integer> modelIndex = Map.of();
+
+    private enum Reason {
+        BETTER("better"), INFEASIBLE("infeasible"), PROBE("probe"), PROBE_ABORT("probe-abort"),
+        UNKNOWN_LOAD("unknown-load");
+
+        final String label;
+
+        Reason(String label) {
+            this.label = label;
+        }
+    }
+
+    /**
+     * An adapter that is not yet running ({@link #start} / {@link #attach} run it).
+     *
+     * @param clock {@link System#nanoTime} or a test's fake clock
+     */
+    public LoadAdapter(Switcher switcher, TuneSettings settings, LongSupplier clock) {
+        this.switcher = switcher;
+        this.settings = settings;
+        this.profile = settings.profile();
+        this.detector = LoadDetector.create(settings.detectorName());
+        this.choices = settings.choices();
+        this.anchor = settings.initial();
+        this.live = new LiveLatency(choices, settings.minSamples());
+        this.clock = clock;
+        this.dwellNanos = settings.dwell().toNanos();
+        this.rejectedUntil = new long[choices.size() * LiveLatency.BUCKETS];
+    }
+
+    /**
+     * Attaches an adapter to {@code engine}: builds every configuration it may choose now (so no
+     * switch creates a thread), switches to the initial one, starts listening to the engine and
+     * starts the {@code tune-0} thread.
+     */
+    public static LoadAdapter attach(FanoutEngine<?, ?, ?> engine, TuneSettings settings) {
+        List<String> choices = settings.choices();
+        engine.prepare(choices);
+        LoadAdapter a = new LoadAdapter(new Switcher() {
+            @Override
+            public String active() {
+                return engine.active().name();
+            }
+
+            @Override
+            public void switchTo(String name) {
+                engine.switchTo(name);
+            }
+        }, settings, System::nanoTime);
+        engine.switchTo(settings.initial());
+        Map<ThreadingModel, Integer> index = new IdentityHashMap<>();
+        for (ThreadingModel m : engine.models()) {
+            int i = a.live.index(m.configuration().name());
+            if (i >= 0) {
+                index.put(m, i);
+            }
+        }
+        a.modelIndex = index;
+        engine.listener(a);
+        a.start();
+        return a;
+    }
+
+    /** Starts the adapter thread, which evaluates every {@link TuneSettings#interval()}. */
+    public synchronized void start() {
+        if (thread != null) {
+            return;
+        }
+        long interval = settings.interval().toNanos();
+        thread = Threads.platform("tune").newThread(() -> {
+            while (!closed) {
+                try {
+                    evaluate(clock.getAsLong());
+                } catch (RuntimeException e) {
+                    log.error("load adapter: evaluation failed", e);
+                }
+                LockSupport.parkNanos(interval);
+            }
+        });
+        thread.start();
+    }
+
+    // ---- engine hooks (request path) -------------------------------------------------------------
+
+    @Override
+    public void admitted(long nanoTime) {
+        detector.arrival(nanoTime);
+    }
+
+    @Override
+    public void finished(ThreadingModel model, long latencyNanos, Outcome outcome) {
+        Integer i = modelIndex.get(model); // null: a configuration the adapter does not choose (a manual switch)
+        if (i != null) {
+            live.record(i, bucket, latencyNanos, outcome == Outcome.OK);
+        }
+    }
+
+    /** Records one answered request of {@code config} at the current load (tests; the engine hook in production). */
+    public void finished(String config, long latencyNanos, boolean ok) {
+        live.record(live.index(config), bucket, latencyNanos, ok);
+    }
+
+    // ---- decisions --------------------------------------------------------------------------------
+
+    /** The predicted p99 (µs) of {@code config} at {@code load}: live if known, else the profile's; NaN if neither. */
+    public double predictedP99(String config, double load) {
+        double l = live.p99(live.index(config), LiveLatency.bucket(load));
+        if (!Double.isNaN(l)) {
+            return l;
+        }
+        return profile == null ? Double.NaN : profile.p99(config, load);
+    }
+
+    /** Whether {@code config} may run at {@code load}: within its profiled capacity with the margin, and not failing live. */
+    public boolean feasible(String config, double load) {
+        int c = live.index(config);
+        int b = LiveLatency.bucket(load);
+        long n = live.samples(c, b);
+        if (n >= Math.min(settings.minSamples(), 100) && live.errors(c, b) > MAX_ERROR_RATE * n) {
+            return false;
+        }
+        if (profile == null) {
+            return true;
+        }
+        return load * (1 + settings.margin()) <= profile.capacity(config);
+    }
+
+    /**
+     * One decision at time {@code now}: estimate the load, maybe switch.
+     *
+     * @return the configuration active afterwards
+     */
+    public String evaluate(long now) {
+        double l = detector.rate(now);
+        int b = LiveLatency.bucket(l);
+        load = l;
+        bucket = b;
+        if (b != stableBucket) {
+            stableBucket = b;
+            stableSince = now;
+        }
+        String current = switcher.active();
+        if (!(l > 0)) {
+            return current; // no estimate yet (or an empty window): no information to act on
+        }
+        String next = profile != null ? decideWithProfile(current, l, now) : decideExploring(current, l, b, now);
+        predictedActive = predictedP99(switcher.active(), l);
+        return next;
+    }
+
+    private String decideWithProfile(String current, double l, long now) {
+        String best = bestFeasible(l, true);
+        if (best == null) {
+            best = anchor; // overload: nothing is feasible; the peak-sustaining one copes best
+        }
+        if (best.equals(current)) {
+            return current;
+        }
+        if (!choices.contains(current) || !feasible(current, l)) {
+            return switchTo(current, best, l, now, Reason.INFEASIBLE);
+        }
+        if (now - lastSwitch >= dwellNanos) {
+            double pc = predictedP99(current, l);
+            double pb = predictedP99(best, l);
+            if (Double.isNaN(pc) || pb < pc * (1 - settings.hysteresis())) {
+                return switchTo(current, best, l, now, Reason.BETTER);
+            }
+        }
+        return current;
+    }
+
+    /** Lowest predicted p99 among feasible choices with a prediction; {@code null} if none. */
+    private String bestFeasible(double l, boolean requireFeasible) {
+        String best = null;
+        double bestP = Double.POSITIVE_INFINITY;
+        for (String c : choices) {
+            if (requireFeasible && !feasible(c, l)) {
+                continue;
+            }
+            double p = predictedP99(c, l);
+            if (!Double.isNaN(p) && p < bestP) {
+                best = c;
+                bestP = p;
+            }
+        }
+        return best;
+    }
+
+    private String decideExploring(String current, double l, int b, long now) {
+        if (probe != null) {
+            int pc = live.index(probe);
+            boolean failed = live.errors(pc, probeBucket) > 0;
+            double pp = live.p99(pc, probeBucket);
+            double pa = live.p99(live.index(anchor), probeBucket);
+            boolean slow = !Double.isNaN(pp) && !Double.isNaN(pa) && pp > PROBE_ABORT_FACTOR * pa;
+            boolean moved = Math.abs(b - probeBucket) > 1;
+            boolean tooLong = now - probeStart > PROBE_MAX_DWELLS * Math.max(dwellNanos, TimeUnit.MILLISECONDS.toNanos(10));
+            if (failed || slow || (tooLong && Double.isNaN(pp)) || !probe.equals(current)) {
+                if (failed || slow) {
+                    rejectedUntil[pc * LiveLatency.BUCKETS + probeBucket] = Long.MAX_VALUE; // never again here
+                } else {
+                    rejectedUntil[pc * LiveLatency.BUCKETS + probeBucket] = now + 100 * Math.max(dwellNanos, 1_000_000);
+                }
+                String to = anchor;
+                probe = null;
+                return current.equals(to) ? current : switchTo(current, to, l, now, Reason.PROBE_ABORT);
+            }
+            if (moved) {
+                probe = null; // load moved on; what we learned stays
+            } else if (Double.isNaN(pp)) {
+                return current; // keep probing
+            } else {
+                probe = null; // learned enough
+            }
+        }
+        // the best known configuration in this bucket (the anchor when nothing is known)
+        String best = bestFeasible(l, true);
+        if (best == null) {
+            best = anchor;
+        }
+        if (!feasible(current, l)) {
+            return current.equals(best) ? current : switchTo(current, best, l, now, Reason.INFEASIBLE);
+        }
+        if (!current.equals(anchor) && Double.isNaN(live.p99(live.index(current), b))) {
+            // the load moved where nothing is known about the current one: back to safety
+            return current.equals(best) ? current : switchTo(current, best, l, now, Reason.UNKNOWN_LOAD);
+        }
+        if (!best.equals(current) && now - lastSwitch >= dwellNanos) {
+            double pc = live.p99(live.index(current), b);
+            double pb = live.p99(live.index(best), b);
+            if (Double.isNaN(pc) || pb < pc * (1 - settings.hysteresis())) {
+                return switchTo(current, best, l, now, Reason.BETTER);
+            }
+        }
+        // explore: load steady for a dwell, anchor known here, an unexplored candidate left
+        if (now - lastSwitch >= dwellNanos && now - stableSince >= dwellNanos && l > 0
+                && !Double.isNaN(live.p99(live.index(anchor), b))) {
+            for (String c : choices) {
+                int ci = live.index(c);
+                if (Double.isNaN(live.p99(ci, b)) && now >= rejectedUntil[ci * LiveLatency.BUCKETS + b]
+                        && feasible(c, l)) {
+                    probe = c;
+                    probeBucket = b;
+                    probeStart = now;
+                    return switchTo(current, c, l, now, Reason.PROBE);
+                }
+            }
+        }
+        return current;
+    }
+
+    private String switchTo(String from, String to, double l, long now, Reason reason) {
+        switcher.switchTo(to);
+        lastSwitch = now;
+        double predicted = predictedP99(to, l);
+        SwitchEvent e = new SwitchEvent(Instant.now(), l, from, to, predicted, reason.label);
+        synchronized (switchLog) {
+            if (switchLog.size() == LOG_LIMIT) {
+                switchLog.removeFirst();
+            }
+            switchLog.addLast(e);
+            switchesByReason[reason.ordinal()]++;
+            switches++;
+        }
+        log.info("adapter: {} -> {} at {} req/s (predicted p99 {} µs, {})", from, to, Math.round(l),
+                Double.isNaN(predicted) ? "unknown" : Math.round(predicted), reason.label);
+        return to;
+    }
+
+    // ---- observability --------------------------------------------------------------------------------
+
+    /** The latest load estimate, requests per second. */
+    public double load() {
+        return load;
+    }
+
+    /** The active configuration's predicted p99 at the latest load, µs ({@code NaN} if unknown). */
+    public double predictedActiveP99() {
+        return predictedActive;
+    }
+
+    /** Switches made by the adapter. */
+    public long switches() {
+        return switches;
+    }
+
+    /** Switches by reason label. */
+    public Map<String, Long> switchesByReason() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        synchronized (switchLog) {
+            for (Reason r : Reason.values()) {
+                m.put(r.label, switchesByReason[r.ordinal()]);
+            }
+        }
+        return m;
+    }
+
+    /** The last {@value #LOG_LIMIT} switches, oldest first. */
+    public List<SwitchEvent> switchLog() {
+        synchronized (switchLog) {
+            return new ArrayList<>(switchLog);
+        }
+    }
+
+    /** The configurations it chooses from. */
+    public List<String> choices() {
+        return choices;
+    }
+
+    public TuneSettings settings() {
+        return settings;
+    }
+
+    public LoadDetector detector() {
+        return detector;
+    }
+
+    /** Live samples of {@code config} in the load bucket of {@code load}. */
+    public long liveSamples(String config, double load) {
+        return live.samples(live.index(config), LiveLatency.bucket(load));
+    }
+
+    /** Stops the adapter thread (the engine keeps its active configuration). */
+    @Override
+    public void close() {
+        closed = true;
+        Thread t;
+        synchronized (this) {
+            t = thread;
+        }
+        if (t != null) {
+            LockSupport.unpark(t);
+            try {
+                t.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

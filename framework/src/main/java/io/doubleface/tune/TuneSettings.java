@@ -1,0 +1,134 @@
+package io.doubleface.tune;
+
+import io.doubleface.model.Configuration;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Options of the load adapter. Immutable; start from {@link #of(TunePolicy, Profile)} and change
+ * with the {@code with…} methods, each of which validates its argument.
+ *
+ * @param policy how to choose
+ * @param profile the trained profile, or {@code null}: explore with live measurements only
+ * @param detector load detector name ({@link LoadDetector#create}); {@code null} = the policy's
+ * @param interval how often the adapter re-estimates the load and decides
+ * @param margin a configuration is feasible at load L if L × (1 + margin) ≤ its profiled capacity
+ * @param hysteresis switch only if the predicted p99 improves by more than this fraction
+ * @param dwell minimum time between two switches (ignored when the active configuration becomes infeasible)
+ * @param minSamples live latencies per (configuration, load bucket) before they count
+ * @param candidates without a profile: the configurations to explore, the first being the safe
+ *     anchor (assumed peak-sustaining); with a profile: ignored
+ */
+public record TuneSettings(TunePolicy policy, Profile profile, String detector, Duration interval, double margin,
+        double hysteresis, Duration dwell, int minSamples, List<String> candidates) {
+
+    /** Default decision interval: {@value} µs. */
+    public static final long DEFAULT_INTERVAL_MICROS = 1000;
+    /** Default feasibility margin: {@value}. */
+    public static final double DEFAULT_MARGIN = 0.10;
+    /** Default hysteresis: {@value}. */
+    public static final double DEFAULT_HYSTERESIS = 0.05;
+    /** Default dwell: {@value} ms. */
+    public static final long DEFAULT_DWELL_MS = 50;
+    /** Default live samples per (configuration, load bucket): {@value}. */
+    public static final int DEFAULT_MIN_SAMPLES = 200;
+    /** Configurations explored without a profile, the anchor first. */
+    public static final List<String> DEFAULT_CANDIDATES = List.of(
+            "doubleface", "doubleface-poll", "sip", "sdb", "aip", "adb");
+
+    public TuneSettings {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(interval, "interval");
+        Objects.requireNonNull(dwell, "dwell");
+        if (interval.toNanos() < 100_000 || interval.toMillis() > 1000) {
+            throw new IllegalArgumentException("tune interval: " + interval.toNanos() / 1000 + " µs (expected: 100 µs .. 1 s)");
+        }
+        if (!(margin >= 0 && margin <= 1)) {
+            throw new IllegalArgumentException("margin: " + margin + " (expected: 0..1)");
+        }
+        if (!(hysteresis >= 0 && hysteresis < 1)) {
+            throw new IllegalArgumentException("hysteresis: " + hysteresis + " (expected: 0 <= h < 1)");
+        }
+        if (dwell.isNegative() || dwell.toSeconds() > 3600) {
+            throw new IllegalArgumentException("dwell: " + dwell + " (expected: 0 .. 1 h)");
+        }
+        if (minSamples < 1 || minSamples > 1_000_000) {
+            throw new IllegalArgumentException("minSamples: " + minSamples + " (expected: 1..1000000)");
+        }
+        if (detector != null) {
+            LoadDetector.create(detector); // fail fast
+        }
+        List<String> canon = new ArrayList<>();
+        for (String c : Objects.requireNonNullElse(candidates, DEFAULT_CANDIDATES)) {
+            String n = Configuration.parse(c).name();
+            if (!canon.contains(n)) {
+                canon.add(n);
+            }
+        }
+        if (canon.isEmpty()) {
+            throw new IllegalArgumentException("candidates: empty (expected at least the anchor configuration)");
+        }
+        candidates = List.copyOf(canon);
+    }
+
+    /** The defaults for {@code policy} with {@code profile} (may be {@code null}). */
+    public static TuneSettings of(TunePolicy policy, Profile profile) {
+        return new TuneSettings(policy, profile, null, Duration.ofNanos(DEFAULT_INTERVAL_MICROS * 1000), DEFAULT_MARGIN,
+                DEFAULT_HYSTERESIS, Duration.ofMillis(DEFAULT_DWELL_MS), DEFAULT_MIN_SAMPLES, DEFAULT_CANDIDATES);
+    }
+
+    public TuneSettings withDetector(String d) {
+        return new TuneSettings(policy, profile, d, interval, margin, hysteresis, dwell, minSamples, candidates);
+    }
+
+    public TuneSettings withInterval(Duration d) {
+        return new TuneSettings(policy, profile, detector, d, margin, hysteresis, dwell, minSamples, candidates);
+    }
+
+    public TuneSettings withMargin(double m) {
+        return new TuneSettings(policy, profile, detector, interval, m, hysteresis, dwell, minSamples, candidates);
+    }
+
+    public TuneSettings withHysteresis(double h) {
+        return new TuneSettings(policy, profile, detector, interval, margin, h, dwell, minSamples, candidates);
+    }
+
+    public TuneSettings withDwell(Duration d) {
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, d, minSamples, candidates);
+    }
+
+    public TuneSettings withMinSamples(int n) {
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, n, candidates);
+    }
+
+    public TuneSettings withCandidates(List<String> c) {
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, c);
+    }
+
+    /** The detector name in effect. */
+    public String detectorName() {
+        return detector != null ? detector : policy.defaultDetector();
+    }
+
+    /**
+     * The configurations the adapter may choose from, canonical: the profile's (FM: only the
+     * peak-sustaining configuration's family), or the candidates without a profile.
+     */
+    public List<String> choices() {
+        if (profile == null) {
+            return candidates;
+        }
+        if (policy != TunePolicy.FM) {
+            return profile.configurations();
+        }
+        String family = Configuration.parse(profile.peakSustaining()).family();
+        return profile.configurations().stream().filter(c -> Configuration.parse(c).family().equals(family)).toList();
+    }
+
+    /** Where the adapter starts: the profile's peak-sustaining configuration, or the anchor. */
+    public String initial() {
+        return profile != null ? profile.peakSustaining() : candidates.get(0);
+    }
+}

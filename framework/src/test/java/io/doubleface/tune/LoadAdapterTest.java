@@ -1,0 +1,254 @@
+package io.doubleface.tune;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The adapter's decisions with a fake clock, a fake engine and the synthetic profile of
+ * {@link ProfileTest}: SIP best below ~1000 req/s, SDP in the middle, SDB at peak.
+ */
+class LoadAdapterTest {
+
+    static final long MS = 1_000_000L;
+
+    /** Records switches instead of running an engine. */
+    static final class FakeSwitcher implements LoadAdapter.Switcher {
+        String active;
+        final List<String> switches = new ArrayList<>();
+
+        FakeSwitcher(String initial) {
+            active = initial;
+        }
+
+        @Override
+        public String active() {
+            return active;
+        }
+
+        @Override
+        public void switchTo(String name) {
+            switches.add(name);
+            active = name;
+        }
+    }
+
+    /** Drives a detector with periodic arrivals on a fake clock and evaluates every millisecond. */
+    static final class Driver {
+        final LoadAdapter adapter;
+        final FakeSwitcher engine;
+        long now = 1_000 * MS;
+
+        Driver(TuneSettings s) {
+            engine = new FakeSwitcher(s.initial());
+            adapter = new LoadAdapter(engine, s, () -> now);
+        }
+
+        /** Runs {@code ms} milliseconds of periodic arrivals at {@code rate}; returns the active configuration. */
+        String run(double rate, long ms) {
+            long end = now + ms * MS;
+            long gap = (long) (1e9 / rate);
+            long nextArrival = now;
+            while (now < end) {
+                long tick = now + MS;
+                while (nextArrival < tick) {
+                    adapter.admitted(nextArrival);
+                    nextArrival += gap;
+                }
+                now = tick;
+                adapter.evaluate(now);
+            }
+            return engine.active();
+        }
+    }
+
+    static TuneSettings settings() {
+        return TuneSettings.of(TunePolicy.ADAPTIVE, ProfileTest.synthetic()).withDetector("ring-16");
+    }
+
+    @Test
+    void startsOnThePeakSustainingConfiguration() {
+        assertEquals("sdb-1n-64w", settings().initial());
+        assertEquals(List.of("sip", "sdp-1n-64w", "sdb-1n-64w"), settings().choices());
+    }
+
+    @Test
+    void picksTheLowestPredictedP99AtEachLoad() {
+        Driver d = new Driver(settings());
+        // periodic arrivals read as ln2 × rate (see RingBufferDetector): offer rate / ln2
+        assertEquals("sip", d.run(100 / Math.log(2), 500));
+        assertEquals("sdp-1n-64w", d.run(3000 / Math.log(2), 500));
+        assertEquals("sdb-1n-64w", d.run(10_000 / Math.log(2), 500));
+        assertEquals("sip", d.run(200 / Math.log(2), 500));
+        assertEquals(List.of("sip", "sdp-1n-64w", "sdb-1n-64w", "sip"), d.engine.switches);
+        List<LoadAdapter.SwitchEvent> log = d.adapter.switchLog();
+        assertEquals(4, log.size());
+        assertEquals("sdb-1n-64w", log.get(0).from());
+        assertEquals("sip", log.get(0).to());
+        assertEquals(200, log.get(0).predictedP99Micros(), 1.0, "sip's p99 at ~100 req/s");
+        assertTrue(log.get(0).load() > 80 && log.get(0).load() < 120, "load " + log.get(0).load());
+        assertEquals(4, d.adapter.switches());
+    }
+
+    @Test
+    void infeasibleConfigurationIsLeftAtOnceEvenWithinTheDwell() {
+        Driver d = new Driver(settings().withDwell(Duration.ofSeconds(10)));
+        d.now += 20_000 * MS; // the dwell since "the start" has passed
+        assertEquals("sip", d.run(100 / Math.log(2), 200));
+        // a flash crowd: sip saturates at 4000 (feasible only to 4000 / 1.1); leave within the dwell
+        long before = d.now;
+        assertEquals("sdb-1n-64w", d.run(11_000 / Math.log(2), 20));
+        assertEquals("infeasible", d.adapter.switchLog().get(1).reason());
+        assertTrue(d.now - before <= 20 * MS);
+        // back to low load: the dwell (10 s) holds sdb although sip would be better
+        assertEquals("sdb-1n-64w", d.run(100 / Math.log(2), 2000));
+        d.now += 10_000 * MS;
+        assertEquals("sip", d.run(100 / Math.log(2), 100));
+    }
+
+    @Test
+    void hysteresisKeepsTheActiveOneWhenTheGainIsSmall() {
+        // at 1000 req/s sdp (280) beats sip (300) by 6.7%: a 10% hysteresis keeps sip
+        Driver d = new Driver(settings().withHysteresis(0.10));
+        assertEquals("sip", d.run(100 / Math.log(2), 300));
+        assertEquals("sip", d.run(1000 / Math.log(2), 500));
+        Driver e = new Driver(settings().withHysteresis(0.05));
+        assertEquals("sip", e.run(100 / Math.log(2), 300));
+        assertEquals("sdp-1n-64w", e.run(1000 / Math.log(2), 500));
+    }
+
+    @Test
+    void dwellLimitsTheSwitchRate() {
+        Driver d = new Driver(settings().withDwell(Duration.ofMillis(100)));
+        d.run(100 / Math.log(2), 300);
+        int before = d.engine.switches.size();
+        // alternate between loads where sip and sdp win, every 20 ms, for one second
+        for (int i = 0; i < 25; i++) {
+            d.run(100 / Math.log(2), 20);
+            d.run(2500 / Math.log(2), 20);
+        }
+        int made = d.engine.switches.size() - before;
+        assertTrue(made <= 1000 / 100 + 1, "switches in 1 s with a 100 ms dwell: " + made);
+    }
+
+    @Test
+    void withNothingFeasibleItRunsThePeakSustainingOne() {
+        Driver d = new Driver(settings());
+        d.run(100 / Math.log(2), 300);
+        assertEquals("sdb-1n-64w", d.run(50_000 / Math.log(2), 100));
+    }
+
+    @Test
+    void liveNumbersOverrideTheProfileInTheirBucket() {
+        Driver d = new Driver(settings().withMinSamples(50));
+        assertEquals("sip", d.run(100 / Math.log(2), 300));
+        // sip turns out slow at this load: 5 ms p99 measured live, against 200 µs in the profile
+        for (int i = 0; i < 200; i++) {
+            d.adapter.finished("sip", 5 * MS, true);
+        }
+        assertEquals(5 * 1000, d.adapter.predictedP99("sip", d.adapter.load()), 5 * 1000 * 0.25);
+        assertEquals("sdp-1n-64w", d.run(100 / Math.log(2), 100), "the next best by the profile");
+        assertEquals("better", d.adapter.switchLog().get(1).reason());
+    }
+
+    @Test
+    void liveFailuresMakeAConfigurationInfeasibleInTheirBucket() {
+        Driver d = new Driver(settings().withMinSamples(50));
+        assertEquals("sip", d.run(100 / Math.log(2), 300));
+        for (int i = 0; i < 100; i++) {
+            d.adapter.finished("sip", MS, i % 10 != 0); // 10% failures
+        }
+        assertTrue(!d.adapter.feasible("sip", d.adapter.load()));
+        assertEquals("sdp-1n-64w", d.run(100 / Math.log(2), 5));
+        assertEquals("infeasible", d.adapter.switchLog().get(1).reason());
+    }
+
+    @Test
+    void fmVariesOnlyThePoolSizesOfThePeakSustainingFamily() {
+        Profile p = Profile.builder()
+                .point("sip", ProfileTest.point(100, 100, false)).point("sip", ProfileTest.point(1000, 150, false))
+                .point("sip", ProfileTest.point(10_000, 100, true))
+                .point("sdb-1n-8w", ProfileTest.point(100, 300, false))
+                .point("sdb-1n-8w", ProfileTest.point(1000, 400, false))
+                .point("sdb-1n-8w", ProfileTest.point(10_000, 100_000, true))
+                .point("sdb-1n-64w", ProfileTest.point(100, 500, false))
+                .point("sdb-1n-64w", ProfileTest.point(10_000, 900, false))
+                .build();
+        TuneSettings fm = TuneSettings.of(TunePolicy.FM, p);
+        assertEquals(List.of("sdb-1n-8w", "sdb-1n-64w"), fm.choices());
+        assertEquals("window", fm.detectorName());
+        Driver d = new Driver(fm);
+        assertEquals("sdb-1n-8w", d.run(100, 300), "never sip, although it is best");
+        assertEquals("sdb-1n-64w", d.run(9000, 100));
+    }
+
+    @Test
+    void windowPolicyUsesTheWindowDetector() {
+        TuneSettings s = TuneSettings.of(TunePolicy.ADAPTIVE_WINDOW, ProfileTest.synthetic());
+        Driver d = new Driver(s);
+        assertEquals("window-5ms", d.adapter.detector().describe());
+        assertEquals("sip", d.run(100, 300)); // windows count exactly: no ln 2
+        assertEquals("sdb-1n-64w", d.run(10_000, 100));
+    }
+
+    // ---- no profile ----------------------------------------------------------------------------
+
+    /** Answers every request of the active configuration with its "true" latency. */
+    static void serve(Driver d, double rate, long ms, java.util.function.ToLongFunction<String> latency,
+            java.util.function.Predicate<String> fails) {
+        for (long i = 0; i < ms; i++) {
+            d.run(rate, 1);
+            int perMs = (int) Math.max(1, rate / 1000);
+            for (int k = 0; k < perMs; k++) {
+                String c = d.engine.active();
+                d.adapter.finished(c, latency.applyAsLong(c), !fails.test(c));
+            }
+        }
+    }
+
+    @Test
+    void withoutAProfileItExploresFromTheAnchorAndKeepsTheBest() {
+        TuneSettings s = TuneSettings.of(TunePolicy.ADAPTIVE, null).withMinSamples(50)
+                .withCandidates(List.of("doubleface", "sip", "aip")).withDwell(Duration.ofMillis(20));
+        Driver d = new Driver(s);
+        assertEquals("doubleface", d.engine.active());
+        // true latencies at this load: sip 100 µs, doubleface 300 µs, aip 500 µs
+        serve(d, 2000, 2000, c -> switch (c) {
+            case "sip" -> 100_000L;
+            case "doubleface" -> 300_000L;
+            default -> 500_000L;
+        }, c -> false);
+        assertEquals("sip", d.engine.active());
+        assertTrue(d.engine.switches.contains("aip-1r"), "aip was probed: " + d.engine.switches);
+        List<String> reasons = d.adapter.switchLog().stream().map(LoadAdapter.SwitchEvent::reason).toList();
+        assertTrue(reasons.contains("probe"), reasons.toString());
+    }
+
+    @Test
+    void withoutAProfileAFailingProbeIsAbandonedAtOnceAndNotRetried() {
+        TuneSettings s = TuneSettings.of(TunePolicy.ADAPTIVE, null).withMinSamples(50)
+                .withCandidates(List.of("doubleface", "sip")).withDwell(Duration.ofMillis(20));
+        Driver d = new Driver(s);
+        serve(d, 2000, 2000, c -> 300_000L, c -> c.equals("sip"));
+        assertEquals("doubleface", d.engine.active());
+        long probes = d.adapter.switchLog().stream().filter(e -> e.reason().equals("probe")).count();
+        assertEquals(1, probes, "sip probed once: " + d.adapter.switchLog());
+        assertEquals("probe-abort", d.adapter.switchLog().get(1).reason());
+    }
+
+    @Test
+    void withoutAProfileANewLoadRunsOnTheAnchor() {
+        TuneSettings s = TuneSettings.of(TunePolicy.ADAPTIVE, null).withMinSamples(50)
+                .withCandidates(List.of("doubleface", "sip")).withDwell(Duration.ofMillis(20));
+        Driver d = new Driver(s);
+        serve(d, 2000, 2000, c -> c.equals("sip") ? 100_000L : 300_000L, c -> false);
+        assertEquals("sip", d.engine.active());
+        d.run(50_000, 50); // a load never seen: nothing known, back to the anchor
+        assertEquals("doubleface", d.engine.active());
+        assertEquals("unknown-load", d.adapter.switchLog().get(d.adapter.switchLog().size() - 1).reason());
+    }
+}
