@@ -1,0 +1,58 @@
+package io.doubleface.redis;
+
+import io.doubleface.driver.ShardException;
+import io.doubleface.driver.ShardException.Kind;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Maps Lettuce's exceptions onto {@link ShardException.Kind}s.
+ *
+ * <table>
+ *   <caption>Lettuce outcome → kind</caption>
+ *   <tr><td>{@link RedisCommandTimeoutException}</td><td>{@code TIMEOUT} (→ 504)</td></tr>
+ *   <tr><td>"Request queue size exceeded" / "Command buffer size exceeded" (the
+ *       {@code requestQueueSize} bound)</td><td>{@code OVERLOADED}</td></tr>
+ *   <tr><td>{@link RedisCommandExecutionException} (an error reply), a missing or malformed
+ *       record</td><td>{@code SHARD_ERROR}</td></tr>
+ *   <tr><td>"Connection closed" after our own close</td><td>{@code CLOSED}</td></tr>
+ *   <tr><td>everything else: not connected (REJECT while disconnected), connection lost, connect
+ *       refused or timed out</td><td>{@code UNAVAILABLE}</td></tr>
+ * </table>
+ */
+final class RedisErrors {
+
+    private RedisErrors() {}
+
+    static ShardException map(Throwable t, int shard, boolean closedByUs) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        if (t instanceof ShardException se) {
+            return se;
+        }
+        if (t instanceof RedisCommandTimeoutException) {
+            return new ShardException(Kind.TIMEOUT, shard, t.getMessage(), t);
+        }
+        if (t instanceof RedisCommandExecutionException) {
+            return new ShardException(Kind.SHARD_ERROR, shard, "redis error: " + t.getMessage(), t);
+        }
+        if (t instanceof RedisLayout.BadReplyException) {
+            return new ShardException(Kind.SHARD_ERROR, shard, t.getMessage(), t);
+        }
+        if (closedByUs) {
+            return new ShardException(Kind.CLOSED, shard, "client closed", t);
+        }
+        if (t instanceof CancellationException) {
+            return new ShardException(Kind.UNAVAILABLE, shard, "command cancelled", t);
+        }
+        String m = String.valueOf(t.getMessage());
+        if (m.contains("queue size exceeded") || m.contains("buffer size exceeded")) {
+            return new ShardException(Kind.OVERLOADED, shard, m, t);
+        }
+        return new ShardException(Kind.UNAVAILABLE, shard, t.getClass().getSimpleName() + ": " + m, t);
+    }
+}

@@ -1,0 +1,375 @@
+package io.doubleface.redis;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Real {@code redis-server} processes on loopback ports, one per shard, for tests, the demo and
+ * {@code doubleface leaf redis}.
+ *
+ * <p>The binary is, in order: the system property {@value #BINARY_PROPERTY}, the environment
+ * variable {@value #BINARY_ENV}, or {@code redis-server} on {@code PATH}; if none is found,
+ * {@link #start} fails with a message saying how to install one (nothing is skipped silently).
+ *
+ * <p>Each server runs with {@code --bind <host> --save "" --appendonly no} (no persistence: data
+ * lives as long as the process), its working directory and log in a private temporary directory.
+ *
+ * <p>No orphans: {@link #close} (also run by a JVM shutdown hook, so Ctrl-C/SIGTERM are covered)
+ * kills every server and waits for it. Against a JVM killed with SIGKILL, a watchdog
+ * {@code sh} process polls the JVM's pid every second and, once it is gone, {@code kill -9}s the
+ * pids written in the directory's {@code *.pid} files and removes the directory. Limit: if the
+ * watchdog itself is SIGKILLed together with the JVM (e.g. {@code kill -9} of the whole process
+ * group), the servers survive; their pids are in the {@code *.pid} files under
+ * {@code java.io.tmpdir/doubleface-redis-*}.
+ *
+ * <p>Threading: thread-safe (methods are synchronized).
+ */
+public final class RedisServers implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisServers.class);
+
+    /** System property naming the {@code redis-server} binary: {@value}. */
+    public static final String BINARY_PROPERTY = "doubleface.redis.server";
+    /** Environment variable naming the {@code redis-server} binary: {@value}. */
+    public static final String BINARY_ENV = "DOUBLEFACE_REDIS_SERVER";
+
+    /** Longest a server may take to accept connections: {@value} ms. */
+    static final long START_TIMEOUT_MILLIS = 10_000;
+
+    private final Path binary;
+    private final String host;
+    private final Path dir;
+    private final List<InetSocketAddress> addresses = new ArrayList<>();
+    private final List<Process> processes = new ArrayList<>();
+    private final Process watchdog;
+    private final Thread hook;
+    private boolean closed;
+
+    private RedisServers(Path binary, String host, Path dir, Process watchdog) {
+        this.binary = binary;
+        this.host = host;
+        this.dir = dir;
+        this.watchdog = watchdog;
+        this.hook = new Thread(this::close, "redis-servers-shutdown");
+    }
+
+    /**
+     * Starts {@code shards} servers on {@code host}, shard {@code i} on {@code basePort + i}
+     * ({@code basePort} 0: free ports chosen by the OS), and waits until each accepts connections.
+     *
+     * @throws IllegalStateException if no binary is found or a server does not start (its log tail
+     *     is in the message)
+     */
+    public static RedisServers start(int shards, int basePort, String host) {
+        if (shards < 1) {
+            throw new IllegalArgumentException("shards: " + shards + " (expected: > 0)");
+        }
+        if (basePort < 0 || basePort + shards - 1 > 65535) {
+            throw new IllegalArgumentException("base port " + basePort + " with " + shards + " shards (expected: ports "
+                    + "in 1..65535, or 0 for any free ports)");
+        }
+        Path binary = findBinary();
+        Path dir;
+        Process watchdog;
+        try {
+            dir = Files.createTempDirectory("doubleface-redis-");
+            watchdog = new ProcessBuilder("sh", "-c", "while kill -0 " + ProcessHandle.current().pid()
+                    + " 2>/dev/null; do sleep 1; done; for f in \"$0\"/*.pid; do [ -f \"$f\" ] && kill -9 $(cat \"$f\") "
+                    + "2>/dev/null; done; rm -rf \"$0\"", dir.toString())
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot prepare redis-server directory: " + e.getMessage(), e);
+        }
+        RedisServers s = new RedisServers(binary, host, dir, watchdog);
+        Runtime.getRuntime().addShutdownHook(s.hook);
+        try {
+            for (int i = 0; i < shards; i++) {
+                int port = basePort == 0 ? freePort(host) : basePort + i;
+                s.addresses.add(new InetSocketAddress(host, port));
+                s.processes.add(null);
+                s.launch(i);
+            }
+            for (int i = 0; i < shards; i++) {
+                s.awaitReady(i);
+            }
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
+        return s;
+    }
+
+    /** {@link #start(int, int, String)} on 127.0.0.1. */
+    public static RedisServers start(int shards, int basePort) {
+        return start(shards, basePort, "127.0.0.1");
+    }
+
+    /**
+     * The {@code redis-server} binary: {@value #BINARY_PROPERTY}, {@value #BINARY_ENV}, or
+     * {@code PATH}.
+     *
+     * @throws IllegalStateException saying how to get one if none is found
+     */
+    public static Path findBinary() {
+        String named = System.getProperty(BINARY_PROPERTY, System.getenv(BINARY_ENV));
+        if (named != null && !named.isBlank()) {
+            Path p = Path.of(named);
+            if (Files.isExecutable(p)) {
+                return p;
+            }
+            throw new IllegalStateException("redis-server binary " + p + " (from " + BINARY_PROPERTY + "/" + BINARY_ENV
+                    + ") is not an executable file");
+        }
+        String path = System.getenv("PATH");
+        if (path != null) {
+            for (String d : path.split(java.io.File.pathSeparator)) {
+                if (d.isEmpty()) {
+                    continue;
+                }
+                Path p = Path.of(d, "redis-server");
+                if (Files.isExecutable(p)) {
+                    return p;
+                }
+            }
+        }
+        throw new IllegalStateException("no redis-server found on PATH (nor in -D" + BINARY_PROPERTY + " / $" + BINARY_ENV
+                + "): install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) or point "
+                + BINARY_ENV + " at a redis-server binary");
+    }
+
+    private static int freePort(String host) {
+        try (ServerSocket ss = new ServerSocket()) {
+            ss.setReuseAddress(true);
+            ss.bind(new InetSocketAddress(host, 0));
+            return ss.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException("no free port on " + host + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void launch(int i) {
+        int port = addresses.get(i).getPort();
+        Path log = dir.resolve("redis-" + port + ".log");
+        try {
+            Process p = new ProcessBuilder(binary.toString(), "--port", Integer.toString(port), "--bind", host,
+                    "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no",
+                    "--dir", dir.toString(), "--dbfilename", "dump-" + port + ".rdb", "--loglevel", "warning")
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            processes.set(i, p);
+            Files.writeString(dir.resolve("redis-" + port + ".pid"), Long.toString(p.pid()));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + binary + " on port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void awaitReady(int i) {
+        InetSocketAddress a = addresses.get(i);
+        Process p = processes.get(i);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_TIMEOUT_MILLIS);
+        while (true) {
+            if (!p.isAlive()) {
+                throw new IllegalStateException("redis-server on port " + a.getPort() + " exited with status "
+                        + p.exitValue() + ": " + logTail(a.getPort()));
+            }
+            if (ping(a)) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("redis-server on port " + a.getPort() + " did not accept connections within "
+                        + START_TIMEOUT_MILLIS + " ms: " + logTail(a.getPort()));
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while starting redis-server", e);
+            }
+        }
+    }
+
+    private static boolean ping(InetSocketAddress a) {
+        try (Socket s = new Socket()) {
+            s.connect(a, 200);
+            s.setSoTimeout(500);
+            OutputStream out = s.getOutputStream();
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            byte[] b = new byte[7];
+            int n = in.readNBytes(b, 0, 7);
+            return n == 7 && new String(b, StandardCharsets.US_ASCII).equals("+PONG\r\n");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private String logTail(int port) {
+        try {
+            String s = Files.readString(dir.resolve("redis-" + port + ".log"));
+            return s.length() > 600 ? s.substring(s.length() - 600) : s;
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    /** The shard addresses, shard i at index i. */
+    public synchronized List<InetSocketAddress> addresses() {
+        return List.copyOf(addresses);
+    }
+
+    /** The shard list as a {@code redis://} URI. */
+    public synchronized String uri() {
+        return io.doubleface.driver.ShardAddresses.describe("redis", addresses);
+    }
+
+    /** The binary the servers run. */
+    public Path binary() {
+        return binary;
+    }
+
+    /** The line {@code doubleface leaf redis} prints once every server accepts connections. */
+    public synchronized String listeningMessage() {
+        return "redis leaf: " + addresses.size() + " redis-server processes (" + binary + ") listening on " + uri();
+    }
+
+    /** The process id of shard {@code i}'s server. */
+    public synchronized long pid(int i) {
+        return processes.get(i).pid();
+    }
+
+    /** Kills shard {@code i}'s server with SIGKILL ({@code kill -9}) and waits until it is gone. */
+    public synchronized void kill(int i) {
+        Process p = processes.get(i);
+        p.destroyForcibly();
+        waitFor(p);
+        deletePidFile(i);
+    }
+
+    /** Sends SIGSTOP to shard {@code i}'s server: it keeps its connections but stops answering. */
+    public synchronized void pause(int i) {
+        signal(i, "STOP");
+    }
+
+    /** Sends SIGCONT to shard {@code i}'s server. */
+    public synchronized void resume(int i) {
+        signal(i, "CONT");
+    }
+
+    private void signal(int i, String sig) {
+        try {
+            Process k = new ProcessBuilder("kill", "-" + sig, Long.toString(processes.get(i).pid()))
+                    .redirectErrorStream(true).start();
+            if (!k.waitFor(10, TimeUnit.SECONDS) || k.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + sig + " " + processes.get(i).pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("kill -" + sig + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
+     * Starts shard {@code i}'s server again on the same port (after {@link #kill}), empty: load the
+     * dataset again with {@link RedisDriverProvider#loadData}.
+     */
+    public synchronized void restart(int i) {
+        Process p = processes.get(i);
+        if (p.isAlive()) {
+            throw new IllegalStateException("redis-server of shard " + i + " is still running");
+        }
+        launch(i);
+        awaitReady(i);
+    }
+
+    /** Loads {@code records} records of the dataset into shards {@code first..}: see {@link RedisLayout}. */
+    public void load(long records, int... only) {
+        List<InetSocketAddress> as = addresses();
+        List<InetSocketAddress> target = new ArrayList<>();
+        if (only.length == 0) {
+            target.addAll(as);
+        } else {
+            for (int i : only) {
+                target.add(as.get(i));
+            }
+        }
+        List<RedisLayout> layouts = new ArrayList<>();
+        target.forEach(t -> layouts.add(RedisLayout.STANDALONE));
+        RedisDriverProvider.load(target, layouts, records, n -> {});
+    }
+
+    private static void waitFor(Process p) {
+        try {
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                log.warn("redis-server {} did not exit within 10 s", p.pid());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void deletePidFile(int i) {
+        try {
+            Files.deleteIfExists(dir.resolve("redis-" + addresses.get(i).getPort() + ".pid"));
+        } catch (IOException e) {
+            // the watchdog would kill -9 a pid that is gone: harmless
+        }
+    }
+
+    /** Stops every server (SIGCONT first if paused, then SIGKILL: nothing to persist), waits, cleans up. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (int i = 0; i < processes.size(); i++) {
+            Process p = processes.get(i);
+            if (p != null && p.isAlive()) {
+                p.destroyForcibly(); // SIGKILL works on a SIGSTOPped process too
+                waitFor(p);
+            }
+            if (p != null) {
+                deletePidFile(i);
+            }
+        }
+        watchdog.destroyForcibly();
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+            // left in the temp directory
+        }
+        if (Thread.currentThread() != hook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // shutting down already
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisServers[" + uri() + "]";
+    }
+
+    static Path requireDir(Path p) {
+        return Objects.requireNonNull(p);
+    }
+}
