@@ -4,6 +4,7 @@ import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -13,7 +14,9 @@ import java.util.concurrent.ExecutionException;
  *
  * <table>
  *   <caption>Lettuce outcome → kind</caption>
- *   <tr><td>{@link RedisCommandTimeoutException}</td><td>{@code TIMEOUT} (→ 504)</td></tr>
+ *   <tr><td>{@link RedisCommandTimeoutException}, also as the cause of a
+ *       {@link RedisConnectionException} (connected, but no answer to the handshake)</td>
+ *       <td>{@code TIMEOUT} (→ 504)</td></tr>
  *   <tr><td>"Request queue size exceeded" / "Command buffer size exceeded" (the
  *       {@code requestQueueSize} bound)</td><td>{@code OVERLOADED}</td></tr>
  *   <tr><td>{@link RedisCommandExecutionException} (an error reply), a missing or malformed
@@ -34,7 +37,9 @@ final class RedisErrors {
         if (t instanceof ShardException se) {
             return se;
         }
-        if (t instanceof RedisCommandTimeoutException) {
+        if (t instanceof RedisCommandTimeoutException
+                || (t instanceof RedisConnectionException && t.getCause() instanceof RedisCommandTimeoutException)) {
+            // the second: the TCP connect succeeded but the shard did not answer the handshake
             return new ShardException(Kind.TIMEOUT, shard, t.getMessage(), t);
         }
         if (t instanceof RedisCommandExecutionException) {
@@ -53,6 +58,11 @@ final class RedisErrors {
         if (m.contains("queue size exceeded") || m.contains("buffer size exceeded")) {
             return new ShardException(Kind.OVERLOADED, shard, m, t);
         }
-        return new ShardException(Kind.UNAVAILABLE, shard, t.getClass().getSimpleName() + ": " + m, t);
+        Throwable root = t;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return new ShardException(Kind.UNAVAILABLE, shard, t.getClass().getSimpleName() + ": " + m
+                + (root == t ? "" : " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")"), t);
     }
 }

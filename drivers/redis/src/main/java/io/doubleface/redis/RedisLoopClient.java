@@ -136,6 +136,7 @@ final class RedisLoopClient implements LoopClient {
     private final EventLoop loop;
     private final boolean perLoop;
     private final RedisClient client; // per-loop only
+    private final boolean channelMismatch; // Lettuce's JVM-wide channel class does not fit this loop
     private final Link[] links;
     private final Link[] dirty;
     private int dirtyCount;
@@ -169,15 +170,18 @@ final class RedisLoopClient implements LoopClient {
                     .nettyCustomizer(new NettyCustomizer() {
                         @Override
                         public void afterBootstrapInitialized(Bootstrap bootstrap) {
-                            // Lettuce picked its channel class JVM-wide; make it match this loop
-                            bootstrap.channel(channelClass).group(loop);
+                            if (bootstrap.config().channelFactory() == null || channelMismatch) {
+                                ChannelClassOverride.set(bootstrap, channelClass);
+                            }
                         }
                     })
                     .build();
+            this.channelMismatch = !channelClass.equals(io.lettuce.core.resource.Transports.socketChannelClass());
             this.client = RedisClient.create(r);
             this.client.setOptions(driver.clientOptions(false));
         } else {
             this.client = null;
+            this.channelMismatch = false;
         }
     }
 
