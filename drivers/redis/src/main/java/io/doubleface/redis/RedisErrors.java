@@ -30,6 +30,15 @@ final class RedisErrors {
 
     private RedisErrors() {}
 
+    private static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t.getCause(); c != null && c != t; t = c, c = c.getCause()) {
+            if (type.isInstance(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static ShardException map(Throwable t, int shard, boolean closedByUs) {
         while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
             t = t.getCause();
@@ -38,7 +47,7 @@ final class RedisErrors {
             return se;
         }
         if (t instanceof RedisCommandTimeoutException
-                || (t instanceof RedisConnectionException && t.getCause() instanceof RedisCommandTimeoutException)) {
+                || (t instanceof RedisConnectionException && causedBy(t, RedisCommandTimeoutException.class))) {
             // the second: the TCP connect succeeded but the shard did not answer the handshake
             return new ShardException(Kind.TIMEOUT, shard, t.getMessage(), t);
         }

@@ -98,14 +98,27 @@ public final class RedisServers implements AutoCloseable {
         RedisServers s = new RedisServers(binary, host, dir, watchdog);
         Runtime.getRuntime().addShutdownHook(s.hook);
         try {
+            int[] ports = basePort == 0 ? freePorts(host, shards) : null;
             for (int i = 0; i < shards; i++) {
-                int port = basePort == 0 ? freePort(host) : basePort + i;
+                int port = basePort == 0 ? ports[i] : basePort + i;
                 s.addresses.add(new InetSocketAddress(host, port));
                 s.processes.add(null);
                 s.launch(i);
             }
             for (int i = 0; i < shards; i++) {
-                s.awaitReady(i);
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        s.awaitReady(i);
+                        break;
+                    } catch (IllegalStateException e) {
+                        // a free port chosen by us may be taken by someone else before redis binds it
+                        if (basePort != 0 || attempt == 3 || s.processes.get(i).isAlive()) {
+                            throw e;
+                        }
+                        s.addresses.set(i, new InetSocketAddress(host, freePorts(host, 1)[0]));
+                        s.launch(i);
+                    }
+                }
             }
         } catch (RuntimeException e) {
             s.close();
@@ -152,13 +165,29 @@ public final class RedisServers implements AutoCloseable {
                 + BINARY_ENV + " at a redis-server binary");
     }
 
-    private static int freePort(String host) {
-        try (ServerSocket ss = new ServerSocket()) {
-            ss.setReuseAddress(true);
-            ss.bind(new InetSocketAddress(host, 0));
-            return ss.getLocalPort();
+    /** {@code n} distinct free ports (all held open together while chosen). */
+    private static int[] freePorts(String host, int n) {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                ServerSocket ss = new ServerSocket();
+                held.add(ss);
+                ss.setReuseAddress(true);
+                ss.bind(new InetSocketAddress(host, 0));
+                ports[i] = ss.getLocalPort();
+            }
+            return ports;
         } catch (IOException e) {
             throw new IllegalStateException("no free port on " + host + ": " + e.getMessage(), e);
+        } finally {
+            for (ServerSocket ss : held) {
+                try {
+                    ss.close();
+                } catch (IOException e) {
+                    // nothing to do
+                }
+            }
         }
     }
 
@@ -221,7 +250,8 @@ public final class RedisServers implements AutoCloseable {
     private String logTail(int port) {
         try {
             String s = Files.readString(dir.resolve("redis-" + port + ".log"));
-            return s.length() > 600 ? s.substring(s.length() - 600) : s;
+            s = s.strip();
+            return s.length() > 800 ? "..." + s.substring(s.length() - 800) : s;
         } catch (IOException e) {
             return "(no log)";
         }
