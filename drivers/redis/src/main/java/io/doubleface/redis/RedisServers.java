@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * {@code doubleface leaf redis}.
  *
  * <p>The binary is, in order: the system property {@value #BINARY_PROPERTY}, the environment
- * variable {@value #BINARY_ENV}, or {@code redis-server} on {@code PATH}; if none is found,
- * {@link #start} fails with a message saying how to install one (nothing is skipped silently).
+ * variable {@value #BINARY_ENV}, {@code redis-server} on {@code PATH}, else the binary shipped in
+ * the {@code com.github.codemonstur:embedded-redis} jar (Redis 6.2, Linux and macOS); if none
+ * fits, {@link #start} fails with a message saying how to install one (nothing is skipped
+ * silently). Set {@value #BINARY_PROPERTY}{@code =embedded} to force the embedded one.
  *
  * <p>Each server runs with {@code --bind <host> --save "" --appendonly no} (no persistence: data
  * lives as long as the process), its working directory and log in a private temporary directory.
@@ -76,6 +78,11 @@ public final class RedisServers implements AutoCloseable {
      *     is in the message)
      */
     public static RedisServers start(int shards, int basePort, String host) {
+        return start(findBinary(), shards, basePort, host);
+    }
+
+    /** {@link #start(int, int, String)} with a given binary. */
+    static RedisServers start(Path binary, int shards, int basePort, String host) {
         if (shards < 1) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: > 0)");
         }
@@ -83,7 +90,6 @@ public final class RedisServers implements AutoCloseable {
             throw new IllegalArgumentException("base port " + basePort + " with " + shards + " shards (expected: ports "
                     + "in 1..65535, or 0 for any free ports)");
         }
-        Path binary = findBinary();
         Path dir;
         Process watchdog;
         try {
@@ -133,13 +139,17 @@ public final class RedisServers implements AutoCloseable {
     }
 
     /**
-     * The {@code redis-server} binary: {@value #BINARY_PROPERTY}, {@value #BINARY_ENV}, or
-     * {@code PATH}.
+     * The {@code redis-server} binary: {@value #BINARY_PROPERTY}, {@value #BINARY_ENV},
+     * {@code redis-server} on {@code PATH}, else the one shipped in the {@code embedded-redis}
+     * artifact for this OS/CPU ({@link #embeddedBinary()}).
      *
      * @throws IllegalStateException saying how to get one if none is found
      */
     public static Path findBinary() {
         String named = System.getProperty(BINARY_PROPERTY, System.getenv(BINARY_ENV));
+        if ("embedded".equals(named)) {
+            return embeddedBinary();
+        }
         if (named != null && !named.isBlank()) {
             Path p = Path.of(named);
             if (Files.isExecutable(p)) {
@@ -148,21 +158,83 @@ public final class RedisServers implements AutoCloseable {
             throw new IllegalStateException("redis-server binary " + p + " (from " + BINARY_PROPERTY + "/" + BINARY_ENV
                     + ") is not an executable file");
         }
+        Path onPath = onPath();
+        if (onPath != null) {
+            return onPath;
+        }
+        try {
+            return embeddedBinary();
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("no redis-server found: not on PATH, not named by -D" + BINARY_PROPERTY
+                    + " / $" + BINARY_ENV + ", and " + e.getMessage() + ". Install one (Debian/Ubuntu: apt-get install "
+                    + "redis-server; macOS: brew install redis) or point " + BINARY_ENV + " at a redis-server binary", e);
+        }
+    }
+
+    /** {@code redis-server} on {@code PATH}, or {@code null}. */
+    static Path onPath() {
         String path = System.getenv("PATH");
         if (path != null) {
             for (String d : path.split(java.io.File.pathSeparator)) {
-                if (d.isEmpty()) {
-                    continue;
-                }
-                Path p = Path.of(d, "redis-server");
-                if (Files.isExecutable(p)) {
-                    return p;
+                if (!d.isEmpty() && Files.isExecutable(Path.of(d, "redis-server"))) {
+                    return Path.of(d, "redis-server");
                 }
             }
         }
-        throw new IllegalStateException("no redis-server found on PATH (nor in -D" + BINARY_PROPERTY + " / $" + BINARY_ENV
-                + "): install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) or point "
-                + BINARY_ENV + " at a redis-server binary");
+        return null;
+    }
+
+    /**
+     * The {@code redis-server} shipped in the {@code embedded-redis} jar for this OS and CPU
+     * (Linux x86-64/arm64/x86, macOS x86-64/arm64), copied once to
+     * {@code java.io.tmpdir/doubleface-redis-bin/} and made executable.
+     *
+     * @throws IllegalStateException if there is none for this platform or it cannot be extracted
+     */
+    public static Path embeddedBinary() {
+        String resource = embeddedResource(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+        if (resource == null) {
+            throw new IllegalStateException("the embedded-redis artifact has no redis-server for "
+                    + System.getProperty("os.name") + "/" + System.getProperty("os.arch"));
+        }
+        try (InputStream in = RedisServers.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("the embedded-redis artifact (resource " + resource
+                        + ") is not on the class path");
+            }
+            byte[] bytes = in.readAllBytes();
+            Path dir = Path.of(System.getProperty("java.io.tmpdir"), "doubleface-redis-bin");
+            Files.createDirectories(dir);
+            Path target = dir.resolve(resource);
+            if (Files.isExecutable(target) && Files.size(target) == bytes.length) {
+                return target;
+            }
+            Path tmp = Files.createTempFile(dir, resource, ".part");
+            Files.write(tmp, bytes);
+            if (!tmp.toFile().setExecutable(true, false)) {
+                throw new IllegalStateException("cannot make " + tmp + " executable");
+            }
+            Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            return target;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot extract the embedded redis-server: " + e.getMessage(), e);
+        }
+    }
+
+    static String embeddedResource(String os, String arch) {
+        String o = os.toLowerCase(java.util.Locale.ROOT);
+        String a = arch.toLowerCase(java.util.Locale.ROOT);
+        boolean x64 = a.equals("amd64") || a.equals("x86_64");
+        boolean arm64 = a.equals("aarch64") || a.equals("arm64");
+        if (o.contains("linux")) {
+            return x64 ? "redis-server-6.2.6-v5-linux-amd64" : arm64 ? "redis-server-6.2.7-linux-arm64"
+                    : a.equals("x86") || a.equals("i386") ? "redis-server-6.2.7-linux-386" : null;
+        }
+        if (o.contains("mac")) {
+            return x64 ? "redis-server-6.2.6-v5-darwin-amd64" : arm64 ? "redis-server-6.2.6-v5-darwin-arm64" : null;
+        }
+        return null;
     }
 
     /** {@code n} distinct free ports (all held open together while chosen). */
