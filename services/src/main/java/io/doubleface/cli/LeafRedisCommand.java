@@ -21,7 +21,8 @@ import picocli.CommandLine.Spec;
         showDefaultValues = true,
         header = "Runs Redis shards: one real redis-server process per shard, loaded with the dataset.",
         description = {
-            "Starts --shards redis-server processes (from $DOUBLEFACE_REDIS_SERVER, else redis-server on PATH), "
+            "Starts --shards redis-server processes ($DOUBLEFACE_REDIS_SERVER, else redis-server on PATH, else the "
+                + "Redis 6.2 binary shipped in the embedded-redis jar), "
                 + "shard i on --base-port + i, bound to --host, without persistence; writes records 0..N-1 "
                 + "(N = --records) into each, prints the listening line, then runs until Ctrl-C (SIGINT) or SIGTERM "
                 + "and stops every server. If the JVM is killed (SIGKILL), a watchdog process stops the servers "

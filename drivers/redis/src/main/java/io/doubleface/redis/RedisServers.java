@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>No orphans: {@link #close} (also run by a JVM shutdown hook, so Ctrl-C/SIGTERM are covered)
  * kills every server and waits for it. Against a JVM killed with SIGKILL, a watchdog
- * {@code sh} process polls the JVM's pid every second and, once it is gone, {@code kill -9}s the
- * pids written in the directory's {@code *.pid} files and removes the directory. Limit: if the
+ * {@code sh} process reads its stdin, a pipe only this JVM writes to; when the JVM dies the kernel
+ * closes the pipe, the watchdog reads end-of-file at once, {@code kill -9}s the pids written in
+ * the directory's {@code *.pid} files and removes the directory. Limit: if the
  * watchdog itself is SIGKILLed together with the JVM (e.g. {@code kill -9} of the whole process
  * group), the servers survive; their pids are in the {@code *.pid} files under
  * {@code java.io.tmpdir/doubleface-redis-*}.
@@ -94,9 +95,11 @@ public final class RedisServers implements AutoCloseable {
         Process watchdog;
         try {
             dir = Files.createTempDirectory("doubleface-redis-");
-            watchdog = new ProcessBuilder("sh", "-c", "while kill -0 " + ProcessHandle.current().pid()
-                    + " 2>/dev/null; do sleep 1; done; for f in \"$0\"/*.pid; do [ -f \"$f\" ] && kill -9 $(cat \"$f\") "
-                    + "2>/dev/null; done; rm -rf \"$0\"", dir.toString())
+            // stdin is a pipe whose only writer is this JVM: EOF means the JVM is gone (even a
+            // zombie nobody reaps, which "kill -0 pid" would still find alive)
+            watchdog = new ProcessBuilder("sh", "-c", "while read -r _; do :; done; for f in \"$0\"/*.pid; do "
+                    + "[ -f \"$f\" ] && kill -9 $(cat \"$f\") 2>/dev/null; done; rm -rf \"$0\"", dir.toString())
+                    .redirectInput(ProcessBuilder.Redirect.PIPE)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         } catch (IOException e) {
             throw new IllegalStateException("cannot prepare redis-server directory: " + e.getMessage(), e);
