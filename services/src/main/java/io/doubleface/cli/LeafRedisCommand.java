@@ -30,7 +30,9 @@ import picocli.CommandLine.Spec;
             ""},
         footer = {"", "Example:", "  doubleface leaf redis --shards 20 --base-port 7201 --records 1000",
             "  doubleface serve ycsb --shards redis://127.0.0.1:7201-7220",
-            "  doubleface serve ycsb --shards 'redis://127.0.0.1:7201-7220?connection=shared'"})
+            "  doubleface serve ycsb --shards 'redis://127.0.0.1:7201-7220?connection=shared'",
+            "  doubleface leaf redis --cluster --shards 3 --base-port 7201",
+            "  doubleface serve ycsb --shards redis-cluster://127.0.0.1:7201"})
 final class LeafRedisCommand implements Callable<Integer> {
 
     /** Default shard count: {@value}. */
@@ -58,6 +60,10 @@ final class LeafRedisCommand implements Callable<Integer> {
     @Option(names = "--host", paramLabel = "ADDRESS", description = "Address the servers bind to.")
     String host = "127.0.0.1";
 
+    @Option(names = "--cluster", description = "Make the servers one Redis Cluster (slots split evenly, no replicas) "
+            + "and serve it as redis-cluster://HOST:BASE-PORT.")
+    boolean cluster;
+
     LeafRedisCommand(CliEnv env) {
         this.env = env;
     }
@@ -72,7 +78,8 @@ final class LeafRedisCommand implements Callable<Integer> {
         }
         RedisServers servers;
         try {
-            servers = RedisServers.start(shards, basePort, host);
+            servers = cluster ? RedisServers.startCluster(shards, basePort, host)
+                    : RedisServers.start(shards, basePort, host);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         } catch (IllegalStateException e) {

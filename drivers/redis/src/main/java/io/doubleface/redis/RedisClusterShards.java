@@ -74,6 +74,56 @@ final class RedisClusterShards {
                 + (last == null ? "" : ": " + last.getMessage()), last);
     }
 
+    /**
+     * Makes a cluster of fresh {@code --cluster-enabled} nodes: node {@code i} gets the
+     * {@code i}-th of {@code nodes.size()} even slot ranges, all meet the first, and this waits
+     * (up to 30 s) until every node reports {@code cluster_state:ok}.
+     */
+    static void form(List<InetSocketAddress> nodes) {
+        RedisClient client = RedisClient.create();
+        List<StatefulRedisConnection<String, String>> conns = new ArrayList<>();
+        try {
+            for (InetSocketAddress a : nodes) {
+                conns.add(client.connect(RedisURI.builder().withHost(a.getHostString()).withPort(a.getPort())
+                        .withTimeout(Duration.ofSeconds(10)).build()));
+            }
+            int n = nodes.size();
+            for (int i = 0; i < n; i++) {
+                int lo = (int) ((long) SlotHash.SLOT_COUNT * i / n);
+                int hi = (int) ((long) SlotHash.SLOT_COUNT * (i + 1) / n) - 1;
+                int[] slots = new int[hi - lo + 1];
+                for (int k = 0; k < slots.length; k++) {
+                    slots[k] = lo + k;
+                }
+                conns.get(i).sync().clusterAddSlots(slots);
+            }
+            for (int i = 1; i < n; i++) {
+                conns.get(i).sync().clusterMeet(nodes.get(0).getHostString(), nodes.get(0).getPort());
+            }
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            for (StatefulRedisConnection<String, String> c : conns) {
+                while (!c.sync().clusterInfo().contains("cluster_state:ok")
+                        || c.sync().clusterNodes().lines().filter(l -> !l.isBlank()).count() < n) {
+                    if (System.nanoTime() - deadline > 0) {
+                        throw new IllegalStateException("redis cluster did not form within 30 s: "
+                                + c.sync().clusterInfo().lines().findFirst().orElse(""));
+                    }
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted while forming the cluster", e);
+                    }
+                }
+            }
+        } finally {
+            for (StatefulRedisConnection<String, String> c : conns) {
+                c.close();
+            }
+            client.shutdown(0, 1, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
     /** Reads {@code CLUSTER NODES} output; {@code seedHost} replaces empty announced hosts. */
     static RedisClusterShards parse(String clusterNodes, String seedHost) {
         record Master(InetSocketAddress address, List<int[]> ranges) {}

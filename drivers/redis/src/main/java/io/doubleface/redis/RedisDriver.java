@@ -26,7 +26,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -396,9 +395,5 @@ public final class RedisDriver implements ShardDriver {
     @Override
     public String toString() {
         return "RedisDriver[" + description + "]";
-    }
-
-    static List<InetSocketAddress> copy(List<InetSocketAddress> l) {
-        return new ArrayList<>(l);
     }
 }

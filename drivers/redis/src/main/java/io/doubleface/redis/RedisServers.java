@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -56,6 +55,7 @@ public final class RedisServers implements AutoCloseable {
 
     private final Path binary;
     private final String host;
+    private final boolean cluster;
     private final Path dir;
     private final List<InetSocketAddress> addresses = new ArrayList<>();
     private final List<Process> processes = new ArrayList<>();
@@ -63,9 +63,10 @@ public final class RedisServers implements AutoCloseable {
     private final Thread hook;
     private boolean closed;
 
-    private RedisServers(Path binary, String host, Path dir, Process watchdog) {
+    private RedisServers(Path binary, String host, Path dir, Process watchdog, boolean cluster) {
         this.binary = binary;
         this.host = host;
+        this.cluster = cluster;
         this.dir = dir;
         this.watchdog = watchdog;
         this.hook = new Thread(this::close, "redis-servers-shutdown");
@@ -79,11 +80,31 @@ public final class RedisServers implements AutoCloseable {
      *     is in the message)
      */
     public static RedisServers start(int shards, int basePort, String host) {
-        return start(findBinary(), shards, basePort, host);
+        return start(findBinary(), shards, basePort, host, false);
+    }
+
+    /**
+     * Starts {@code nodes} servers as a Redis Cluster ({@code --cluster-enabled yes}): the slots
+     * are split evenly (node {@code i} serves the {@code i}-th range), the nodes meet, and this
+     * returns once every node reports {@code cluster_state:ok}. No replicas.
+     */
+    public static RedisServers startCluster(int nodes, int basePort, String host) {
+        RedisServers s = start(findBinary(), nodes, basePort, host, true);
+        try {
+            RedisClusterShards.form(s.addresses());
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
+        return s;
     }
 
     /** {@link #start(int, int, String)} with a given binary. */
     static RedisServers start(Path binary, int shards, int basePort, String host) {
+        return start(binary, shards, basePort, host, false);
+    }
+
+    private static RedisServers start(Path binary, int shards, int basePort, String host, boolean cluster) {
         if (shards < 1) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: > 0)");
         }
@@ -104,7 +125,7 @@ public final class RedisServers implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot prepare redis-server directory: " + e.getMessage(), e);
         }
-        RedisServers s = new RedisServers(binary, host, dir, watchdog);
+        RedisServers s = new RedisServers(binary, host, dir, watchdog, cluster);
         Runtime.getRuntime().addShutdownHook(s.hook);
         try {
             int[] ports = basePort == 0 ? freePorts(host, shards) : null;
@@ -270,10 +291,14 @@ public final class RedisServers implements AutoCloseable {
         int port = addresses.get(i).getPort();
         Path log = dir.resolve("redis-" + port + ".log");
         try {
-            Process p = new ProcessBuilder(binary.toString(), "--port", Integer.toString(port), "--bind", host,
+            List<String> cmd = new ArrayList<>(List.of(binary.toString(), "--port", Integer.toString(port), "--bind", host,
                     "--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "no",
-                    "--dir", dir.toString(), "--dbfilename", "dump-" + port + ".rdb", "--loglevel", "warning")
-                    .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                    "--dir", dir.toString(), "--dbfilename", "dump-" + port + ".rdb", "--loglevel", "warning"));
+            if (cluster) {
+                Files.deleteIfExists(dir.resolve("nodes-" + port + ".conf"));
+                cmd.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes-" + port + ".conf"));
+            }
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             processes.set(i, p);
             Files.writeString(dir.resolve("redis-" + port + ".pid"), Long.toString(p.pid()));
         } catch (IOException e) {
@@ -337,8 +362,15 @@ public final class RedisServers implements AutoCloseable {
         return List.copyOf(addresses);
     }
 
-    /** The shard list as a {@code redis://} URI. */
+    /**
+     * The shard list as a {@code redis://} URI; for a cluster, {@code redis-cluster://} with the
+     * first node as the seed.
+     */
     public synchronized String uri() {
+        if (cluster) {
+            InetSocketAddress a = addresses.get(0);
+            return RedisClusterShards.SCHEME + "://" + a.getHostString() + ":" + a.getPort();
+        }
         return io.doubleface.driver.ShardAddresses.describe("redis", addresses);
     }
 
@@ -349,7 +381,9 @@ public final class RedisServers implements AutoCloseable {
 
     /** The line {@code doubleface leaf redis} prints once every server accepts connections. */
     public synchronized String listeningMessage() {
-        return "redis leaf: " + addresses.size() + " redis-server processes (" + binary + ") listening on " + uri();
+        return "redis leaf: " + addresses.size() + " redis-server processes (" + binary + ")"
+                + (cluster ? " as one cluster" : "") + " listening on " + (cluster
+                        ? io.doubleface.driver.ShardAddresses.describe("redis", addresses) + " (" + uri() + ")" : uri());
     }
 
     /** The process id of shard {@code i}'s server. */
@@ -403,8 +437,15 @@ public final class RedisServers implements AutoCloseable {
         awaitReady(i);
     }
 
-    /** Loads {@code records} records of the dataset into shards {@code first..}: see {@link RedisLayout}. */
+    /**
+     * Loads {@code records} records of the dataset ({@link RedisLayout}) into every server, or only
+     * into the servers {@code only}; a cluster is always loaded whole.
+     */
     public void load(long records, int... only) {
+        if (cluster) {
+            new RedisDriverProvider().loadData(uri(), records, n -> {});
+            return;
+        }
         List<InetSocketAddress> as = addresses();
         List<InetSocketAddress> target = new ArrayList<>();
         if (only.length == 0) {
@@ -472,9 +513,5 @@ public final class RedisServers implements AutoCloseable {
     @Override
     public String toString() {
         return "RedisServers[" + uri() + "]";
-    }
-
-    static Path requireDir(Path p) {
-        return Objects.requireNonNull(p);
     }
 }
