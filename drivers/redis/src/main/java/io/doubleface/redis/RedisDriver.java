@@ -1,0 +1,399 @@
+package io.doubleface.redis;
+
+import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ShardAddresses;
+import io.doubleface.driver.ShardDriver;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.event.DefaultEventPublisherOptions;
+import io.lettuce.core.metrics.CommandLatencyRecorder;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandle;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver of Redis shards, through Lettuce. Shard {@code i} is the {@code i}-th
+ * {@code redis-server} of the list ({@code redis://host:first-last} or
+ * {@code redis://host:port,host:port}), or the {@code i}-th master of a Redis Cluster
+ * ({@code redis-cluster://host:port}, see {@link RedisClusterShards}). The dataset layout is
+ * {@link RedisLayout}.
+ *
+ * <ul>
+ *   <li>{@link #openOn(EventLoop)} with {@code connection=per-loop} (the default): one
+ *       {@link RedisClient} per loop whose {@link ClientResources} hand Lettuce <em>that</em> loop
+ *       ({@link LoopEventLoopGroupProvider}, never shut down by Lettuce), so the connections (one
+ *       per shard) are registered on the caller's loop and replies complete on it;
+ *   <li>{@link #openOn(EventLoop)} with {@code connection=shared}: one connection per shard on
+ *       Lettuce's own event loops, shared by every loop client, completions handed to the
+ *       caller's loop — what most Lettuce users do;
+ *   <li>{@link #openBlocking()}: pooled connections on Lettuce's own loops, used through the
+ *       synchronous API by the calling thread.
+ * </ul>
+ *
+ * <p>Every client has Lettuce's bounds set: {@code requestQueueSize = maxOutstanding},
+ * {@code disconnectedBehavior = REJECT_COMMANDS}, auto-reconnect on (delay 10 ms doubling up to
+ * 1 s), connect timeout and call timeout from {@link DriverSettings}.
+ *
+ * <p>Threading: the factory methods and {@link #close} are thread-safe. The driver closes every
+ * client it opened and shuts down the Lettuce resources it created; it never shuts down an
+ * event loop it was given.
+ */
+public final class RedisDriver implements ShardDriver {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
+
+    /** Longest {@link #close()} waits for each loop client to close on its loop: {@value} ms. */
+    static final long CLOSE_WAIT_MILLIS = 5_000;
+
+    /** After a failed connection attempt, sends to that shard fail at once for this long: {@value} ms. */
+    static final long RECONNECT_BACKOFF_MILLIS = 50;
+
+    /** How loop clients reach the shards ({@code ?connection=}). */
+    public enum ConnectionMode {
+        /** One client and one connection per shard per event loop, on that loop (the default). */
+        PER_LOOP,
+        /** One connection per shard on Lettuce's own loops, shared by every loop client. */
+        SHARED;
+
+        /** The URI spelling: {@code per-loop} or {@code shared}. */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        static ConnectionMode parse(String s) {
+            for (ConnectionMode m : values()) {
+                if (m.label().equals(s)) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException("connection=" + s + " (expected: per-loop or shared)");
+        }
+    }
+
+    private final List<InetSocketAddress> shards;
+    private final RedisLayout[] layouts;
+    private final DriverSettings settings;
+    private final ConnectionMode mode;
+    private final String description;
+    private final DefaultClientResources resources;
+    private final RedisURI[] uris;
+    private final Set<RedisLoopClient> loopClients = ConcurrentHashMap.newKeySet();
+    private final Set<RedisBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
+    private final LongAdder offLoopCompletions = new LongAdder();
+    private final Object sharedLock = new Object();
+    private RedisClient sharedClient; // guarded by sharedLock
+    private final AtomicReferenceArray<CompletableFuture<StatefulRedisConnection<byte[], byte[]>>> shared;
+    private final long[] sharedRetryAt; // guarded by sharedLock
+    private volatile boolean closed;
+
+    /** A driver of standalone {@code shards} (shard i at index i), per-loop connections. */
+    public RedisDriver(List<InetSocketAddress> shards, DriverSettings settings) {
+        this(shards, null, settings, ConnectionMode.PER_LOOP, null);
+    }
+
+    /**
+     * A driver of {@code shards}.
+     *
+     * @param layouts the layout of each shard, or {@code null} for {@link RedisLayout#STANDALONE}
+     * @param description for {@link #describe()}, or {@code null} for the {@code redis://} list
+     */
+    RedisDriver(List<InetSocketAddress> shards, List<RedisLayout> layouts, DriverSettings settings,
+            ConnectionMode mode, String description) {
+        if (shards == null || shards.isEmpty()) {
+            throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
+        }
+        this.shards = List.copyOf(shards);
+        this.layouts = new RedisLayout[shards.size()];
+        for (int i = 0; i < this.layouts.length; i++) {
+            this.layouts[i] = layouts == null ? RedisLayout.STANDALONE : layouts.get(i);
+        }
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.mode = Objects.requireNonNull(mode, "mode");
+        this.description = description != null ? description
+                : ShardAddresses.describe("redis", this.shards)
+                        + (mode == ConnectionMode.PER_LOOP ? "" : "?connection=" + mode.label());
+        this.uris = new RedisURI[shards.size()];
+        for (int i = 0; i < uris.length; i++) {
+            InetSocketAddress a = this.shards.get(i);
+            uris[i] = RedisURI.builder().withHost(a.getHostString()).withPort(a.getPort())
+                    .withTimeout(settings.callTimeout()).build();
+        }
+        this.shared = new AtomicReferenceArray<>(shards.size());
+        this.sharedRetryAt = new long[shards.size()];
+        this.resources = DefaultClientResources.builder()
+                .commandLatencyRecorder(CommandLatencyRecorder.disabled())
+                .commandLatencyPublisherOptions(DefaultEventPublisherOptions.disabled())
+                .reconnectDelay(() -> Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
+                        TimeUnit.MILLISECONDS))
+                .build();
+    }
+
+    /**
+     * Opens the driver of {@code uri}: {@code redis://host:first-last[?options]},
+     * {@code redis://host:port,host:port[?options]} or {@code redis-cluster://host:port[?options]}.
+     * Options: {@code connection=per-loop|shared}.
+     *
+     * @throws IllegalArgumentException if {@code uri} is malformed
+     */
+    public static RedisDriver open(String uri, DriverSettings settings) {
+        Objects.requireNonNull(uri, "uri");
+        int q = uri.indexOf('?');
+        String base = q < 0 ? uri : uri.substring(0, q);
+        ConnectionMode mode = ConnectionMode.PER_LOOP;
+        if (q >= 0) {
+            for (String kv : uri.substring(q + 1).split("&", -1)) {
+                int eq = kv.indexOf('=');
+                String k = eq < 0 ? kv : kv.substring(0, eq);
+                String v = eq < 0 ? "" : kv.substring(eq + 1);
+                if (k.equals("connection")) {
+                    mode = ConnectionMode.parse(v);
+                } else {
+                    throw new IllegalArgumentException("redis shard URI '" + uri + "': unknown option '" + k
+                            + "' (known: connection=per-loop|shared)");
+                }
+            }
+        }
+        String suffix = mode == ConnectionMode.PER_LOOP ? "" : "?connection=" + mode.label();
+        if (base.startsWith(RedisClusterShards.SCHEME + "://")) {
+            List<InetSocketAddress> seeds = ShardAddresses.parse(RedisClusterShards.SCHEME, base);
+            RedisClusterShards cs = RedisClusterShards.discover(seeds, settings.connectTimeout());
+            return new RedisDriver(cs.masters(), cs.layouts(), settings, mode, base + suffix + " (" + cs.masters().size()
+                    + " masters)");
+        }
+        return new RedisDriver(ShardAddresses.parse("redis", base), null, settings, mode, null);
+    }
+
+    @Override
+    public int shardCount() {
+        return shards.size();
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    /** The shard addresses, indexed by shard. */
+    public List<InetSocketAddress> shards() {
+        return shards;
+    }
+
+    public DriverSettings settings() {
+        return settings;
+    }
+
+    public ConnectionMode connectionMode() {
+        return mode;
+    }
+
+    /**
+     * Completions of per-loop clients that arrived off their loop and had to be handed over (0 if
+     * Lettuce delivers every completion on the connection's loop, as designed).
+     */
+    public long offLoopCompletions() {
+        return offLoopCompletions.sum();
+    }
+
+    LongAdder offLoopCounter() {
+        return offLoopCompletions;
+    }
+
+    RedisLayout layout(int shard) {
+        return layouts[shard];
+    }
+
+    RedisURI uri(int shard) {
+        return uris[shard];
+    }
+
+    ClientResources resources() {
+        return resources;
+    }
+
+    /** Lettuce client options; {@code commandTimeouts}: whether Lettuce itself times commands out. */
+    ClientOptions clientOptions(boolean commandTimeouts) {
+        return ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .requestQueueSize(settings.maxOutstanding())
+                .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).tcpNoDelay(true)
+                        .keepAlive(true).build())
+                .timeoutOptions(commandTimeouts ? TimeoutOptions.enabled(settings.callTimeout()) : TimeoutOptions.create())
+                .build();
+    }
+
+    /**
+     * Opens a client on {@code loop}, which must be an epoll or NIO {@link IoEventLoop}
+     * (e.g. a loop of a {@link io.doubleface.loop.LoopGroup}).
+     */
+    @Override
+    public LoopClient openOn(EventLoop loop) {
+        Objects.requireNonNull(loop, "loop");
+        requireOpen();
+        RedisLoopClient c = mode == ConnectionMode.PER_LOOP
+                ? new RedisLoopClient(this, loop, socketChannelClass(loop))
+                : new RedisLoopClient(this, loop, null);
+        loopClients.add(c);
+        if (closed) {
+            loopClients.remove(c);
+            c.close();
+            throw new IllegalStateException("redis driver " + description + " is closed");
+        }
+        return c;
+    }
+
+    @Override
+    public BlockingClient openBlocking() {
+        requireOpen();
+        RedisBlockingClient c = new RedisBlockingClient(this);
+        blockingClients.add(c);
+        if (closed) {
+            blockingClients.remove(c);
+            c.close();
+            throw new IllegalStateException("redis driver " + description + " is closed");
+        }
+        return c;
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("redis driver " + description + " is closed");
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** The socket channel class that registers on {@code loop}'s I/O handler. */
+    static Class<? extends SocketChannel> socketChannelClass(EventLoop loop) {
+        if (loop instanceof IoEventLoop io) {
+            if (io.isCompatible(EpollIoHandle.class)) {
+                return EpollSocketChannel.class;
+            }
+            if (io.isCompatible(NioIoHandle.class)) {
+                return NioSocketChannel.class;
+            }
+        }
+        throw new IllegalArgumentException("loop: " + loop + " (expected: an epoll or NIO IoEventLoop)");
+    }
+
+    /**
+     * The shared connection of {@code shard} ({@code connection=shared}), connecting it on first use;
+     * after a failed attempt, the same failed future for {@value #RECONNECT_BACKOFF_MILLIS} ms.
+     */
+    CompletableFuture<StatefulRedisConnection<byte[], byte[]>> sharedConnection(int shard) {
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> f = shared.get(shard);
+        if (f != null && (!f.isCompletedExceptionally() || System.nanoTime() - sharedRetryAt[shard] < 0)) {
+            return f;
+        }
+        synchronized (sharedLock) {
+            f = shared.get(shard);
+            if (f != null && (!f.isCompletedExceptionally() || System.nanoTime() - sharedRetryAt[shard] < 0)) {
+                return f;
+            }
+            if (closed) {
+                return CompletableFuture.failedFuture(new IllegalStateException("driver closed"));
+            }
+            if (sharedClient == null) {
+                sharedClient = RedisClient.create(resources);
+                sharedClient.setOptions(clientOptions(true));
+            }
+            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> nf = sharedClient
+                    .connectAsync(ByteArrayCodec.INSTANCE, uris[shard]).toCompletableFuture();
+            nf.whenComplete((c, e) -> {
+                if (e != null) {
+                    synchronized (sharedLock) {
+                        sharedRetryAt[shard] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RECONNECT_BACKOFF_MILLIS);
+                    }
+                }
+            });
+            shared.set(shard, nf);
+            return nf;
+        }
+    }
+
+    void closed(RedisLoopClient c) {
+        loopClients.remove(c);
+    }
+
+    void closed(RedisBlockingClient c) {
+        blockingClients.remove(c);
+    }
+
+    /**
+     * Closes every client this driver opened (loop clients on their loops, waiting up to
+     * {@value #CLOSE_WAIT_MILLIS} ms each), the shared connections and the Lettuce resources.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (RedisBlockingClient c : List.copyOf(blockingClients)) {
+            c.close();
+        }
+        for (RedisLoopClient c : List.copyOf(loopClients)) {
+            EventLoop loop = c.loop();
+            if (loop.inEventLoop()) {
+                c.close();
+            } else if (!loop.isShuttingDown()) {
+                try {
+                    if (!loop.submit(c::close).await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                        log.warn("redis driver {}: client on {} did not close within {} ms", description, loop,
+                                CLOSE_WAIT_MILLIS);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // the loop shut down meanwhile; its channels went with it
+                }
+            }
+            c.awaitShutdown(CLOSE_WAIT_MILLIS);
+        }
+        loopClients.clear();
+        RedisClient sc;
+        synchronized (sharedLock) {
+            sc = sharedClient;
+            sharedClient = null;
+        }
+        if (sc != null) {
+            sc.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+        resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public String toString() {
+        return "RedisDriver[" + description + "]";
+    }
+}

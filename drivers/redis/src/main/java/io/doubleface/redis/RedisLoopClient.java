@@ -1,0 +1,481 @@
+package io.doubleface.redis;
+
+import io.doubleface.api.ShardRequest;
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.ShardException;
+import io.doubleface.driver.ShardException.Kind;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SingleThreadEventLoop;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The asynchronous Redis client of one event loop.
+ *
+ * <p><b>Per-loop</b> ({@code connection=per-loop}): one {@link RedisClient} whose
+ * {@link ClientResources} are the driver's, mutated to hand Lettuce this loop
+ * ({@link LoopEventLoopGroupProvider}) and to set the channel class that matches the loop's I/O
+ * handler on the bootstrap ({@link NettyCustomizer#afterBootstrapInitialized}, the last hook
+ * before {@code connect}; reconnects reuse that bootstrap). One connection per shard, made on the
+ * first send to it; sends meanwhile wait in a bounded list. So Lettuce's channel, its
+ * {@code CommandHandler} and the completion of every command run on this loop: a request of the
+ * DoubleFace model never changes thread. Connections run with auto-flush off: {@link #send}
+ * only queues the command in Lettuce's command buffer and marks the connection dirty; a tail
+ * task ({@link SingleThreadEventLoop#executeAfterEventLoopIteration}) flushes each dirty
+ * connection once per loop iteration (as the KV driver does).
+ *
+ * <p><b>Shared</b> ({@code connection=shared}): the driver's one connection per shard on Lettuce's
+ * own loops (auto-flush on); completions are handed to this loop with {@code loop.execute}.
+ *
+ * <p>Completion: every send ends in exactly one listener callback, on the loop, never inside
+ * {@code send}: a completion that arrives synchronously (Lettuce completes a rejected command
+ * inside the write) or off the loop is handed over with {@code loop.execute}; per-loop completions
+ * off the loop are counted ({@link RedisDriver#offLoopCompletions()}). Call timeouts are our own
+ * loop-scheduled tasks rather than Lettuce's (whose expiry runs on its computation pool, off the
+ * loop); a command that timed out stays in Lettuce's protocol stack until its reply arrives (the
+ * reply is then dropped), so a stopped shard fills the {@code requestQueueSize} bound and later
+ * sends fail fast with {@code OVERLOADED}.
+ *
+ * <p>Threading: confined to {@link #loop()}; {@link #close} may be called from any thread.
+ */
+final class RedisLoopClient implements LoopClient {
+
+    private static final Logger log = LoggerFactory.getLogger(RedisLoopClient.class);
+
+    private static final int IDLE = 0;
+    private static final int CONNECTING = 1;
+    private static final int UP = 2;
+
+    private static final byte[][] ALL_FIELDS = RedisLayout.allFieldNames();
+
+    /** A shard's connection as seen from this loop. */
+    private static final class Link {
+        final int shard;
+        int state = IDLE;
+        long retryAt;
+        StatefulRedisConnection<byte[], byte[]> conn;
+        RedisAsyncCommands<byte[], byte[]> cmds;
+        final ArrayDeque<Call> pending = new ArrayDeque<>();
+        int waiting; // shared mode: calls waiting for the shared connection
+        boolean dirty;
+
+        Link(int shard) {
+            this.shard = shard;
+        }
+    }
+
+    /** One send: its completion ({@link #accept}) and its timeout ({@link #run}). */
+    private final class Call implements BiConsumer<Object, Throwable>, Runnable {
+        final int shard;
+        final ShardRequest request;
+        final ReplyListener listener;
+        final int tag;
+        ScheduledFuture<?> timeout;
+        boolean done;
+
+        Call(int shard, ShardRequest request, ReplyListener listener, int tag) {
+            this.shard = shard;
+            this.request = request;
+            this.listener = listener;
+            this.tag = tag;
+        }
+
+        @Override
+        public void accept(Object value, Throwable error) {
+            if (loop.inEventLoop()) {
+                if (!inSend) {
+                    finish(this, value, error);
+                    return;
+                }
+            } else if (perLoop) {
+                driver.offLoopCounter().increment();
+            }
+            try {
+                loop.execute(() -> finish(this, value, error));
+            } catch (RejectedExecutionException e) {
+                // the loop is shut down: nobody is left to notify
+            }
+        }
+
+        @Override
+        public void run() { // the call timeout, on the loop
+            if (done) {
+                return;
+            }
+            done = true;
+            outstanding.remove(this);
+            notifyFailure(listener, tag, new ShardException(Kind.TIMEOUT, shard, "no reply within "
+                    + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms"));
+        }
+    }
+
+    private final RedisDriver driver;
+    private final EventLoop loop;
+    private final boolean perLoop;
+    private final RedisClient client; // per-loop only
+    private final boolean channelMismatch; // Lettuce's JVM-wide channel class does not fit this loop
+    private final Link[] links;
+    private final Link[] dirty;
+    private int dirtyCount;
+    private boolean flushScheduled;
+    private final Runnable flushTask = this::flushDirty;
+    private final HashSet<Call> outstanding = new HashSet<>();
+    private final long callTimeoutNanos;
+    private final long records;
+    private final int maxOutstanding;
+    private final ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+    private final CompletableFuture<Void> shutdown = new CompletableFuture<>();
+    private boolean inSend;
+    private boolean closed;
+
+    /** @param channelClass the loop's socket channel class (per-loop), or {@code null} for shared */
+    RedisLoopClient(RedisDriver driver, EventLoop loop, Class<? extends SocketChannel> channelClass) {
+        this.driver = driver;
+        this.loop = loop;
+        this.perLoop = channelClass != null;
+        this.links = new Link[driver.shardCount()];
+        this.dirty = new Link[driver.shardCount()];
+        for (int i = 0; i < links.length; i++) {
+            links[i] = new Link(i);
+        }
+        this.callTimeoutNanos = driver.settings().callTimeout().toNanos();
+        this.records = driver.settings().records();
+        this.maxOutstanding = driver.settings().maxOutstanding();
+        if (perLoop) {
+            ClientResources r = driver.resources().mutate()
+                    .eventLoopGroupProvider(new LoopEventLoopGroupProvider(loop))
+                    .nettyCustomizer(new NettyCustomizer() {
+                        @Override
+                        public void afterBootstrapInitialized(Bootstrap bootstrap) {
+                            if (bootstrap.config().channelFactory() == null || channelMismatch) {
+                                ChannelClassOverride.set(bootstrap, channelClass);
+                            }
+                        }
+                    })
+                    .build();
+            this.channelMismatch = !channelClass.equals(io.lettuce.core.resource.Transports.socketChannelClass());
+            this.client = RedisClient.create(r);
+            this.client.setOptions(driver.clientOptions(false));
+        } else {
+            this.client = null;
+            this.channelMismatch = false;
+        }
+    }
+
+    @Override
+    public EventLoop loop() {
+        return loop;
+    }
+
+    @Override
+    public void send(int shard, ShardRequest request, ReplyListener listener, int tag) {
+        if (!loop.inEventLoop()) {
+            throw new IllegalStateException("send from " + Thread.currentThread().getName()
+                    + " (expected: on the client's loop " + loop + ")");
+        }
+        Objects.checkIndex(shard, links.length);
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(listener, "listener");
+        Call c = new Call(shard, request, listener, tag);
+        inSend = true;
+        try {
+            if (closed) {
+                c.accept(null, new ShardException(Kind.CLOSED, shard, "client closed"));
+                return;
+            }
+            outstanding.add(c);
+            c.timeout = loop.schedule(c, callTimeoutNanos, TimeUnit.NANOSECONDS);
+            if (perLoop) {
+                dispatchPerLoop(links[shard], c);
+            } else {
+                dispatchShared(links[shard], c);
+            }
+        } catch (RuntimeException e) {
+            c.accept(null, e);
+        } finally {
+            inSend = false;
+        }
+    }
+
+    private void dispatchPerLoop(Link link, Call c) {
+        switch (link.state) {
+            case UP -> {
+                issue(link.cmds, c);
+                markDirty(link);
+            }
+            case CONNECTING -> {
+                if (link.pending.size() >= maxOutstanding) {
+                    c.accept(null, new ShardException(Kind.OVERLOADED, link.shard, maxOutstanding
+                            + " calls already wait for the connection"));
+                } else {
+                    link.pending.add(c);
+                }
+            }
+            default -> {
+                if (System.nanoTime() - link.retryAt < 0) {
+                    c.accept(null, new ShardException(Kind.UNAVAILABLE, link.shard, "cannot connect to "
+                            + driver.uri(link.shard).getHost() + ":" + driver.uri(link.shard).getPort()
+                            + " (retrying after a short backoff)"));
+                    return;
+                }
+                link.state = CONNECTING;
+                link.pending.add(c);
+                client.connectAsync(ByteArrayCodec.INSTANCE, driver.uri(link.shard)).whenComplete((conn, e) -> {
+                    if (loop.inEventLoop() && !inSend) {
+                        onConnected(link, conn, e);
+                    } else {
+                        try {
+                            loop.execute(() -> onConnected(link, conn, e));
+                        } catch (RejectedExecutionException x) {
+                            if (conn != null) {
+                                conn.closeAsync();
+                            }
+                        }
+                    }
+                });
+            }
+        }
+    }
+
+    private void onConnected(Link link, StatefulRedisConnection<byte[], byte[]> conn, Throwable e) {
+        if (closed) {
+            if (conn != null) {
+                conn.closeAsync();
+            }
+            return;
+        }
+        if (e != null) {
+            link.state = IDLE;
+            link.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RedisDriver.RECONNECT_BACKOFF_MILLIS);
+            ShardException se = RedisErrors.map(e, link.shard, false);
+            for (Call c; (c = link.pending.poll()) != null; ) {
+                finish(c, null, se);
+            }
+            return;
+        }
+        conn.setAutoFlushCommands(false);
+        link.conn = conn;
+        link.cmds = conn.async();
+        link.state = UP;
+        for (Call c; (c = link.pending.poll()) != null; ) {
+            if (!c.done) {
+                issue(link.cmds, c);
+            }
+        }
+        markDirty(link);
+    }
+
+    private void dispatchShared(Link link, Call c) {
+        CompletableFuture<StatefulRedisConnection<byte[], byte[]>> f = driver.sharedConnection(link.shard);
+        if (f.isDone() && !f.isCompletedExceptionally()) {
+            issue(f.join().async(), c);
+            return;
+        }
+        if (link.waiting >= maxOutstanding) {
+            c.accept(null, new ShardException(Kind.OVERLOADED, link.shard, maxOutstanding
+                    + " calls already wait for the connection"));
+            return;
+        }
+        link.waiting++;
+        f.whenComplete((conn, e) -> {
+            try {
+                loop.execute(() -> {
+                    link.waiting--;
+                    if (c.done) {
+                        return;
+                    }
+                    if (e != null) {
+                        finish(c, null, e);
+                    } else {
+                        issue(conn.async(), c);
+                    }
+                });
+            } catch (RejectedExecutionException x) {
+                // the loop is shut down
+            }
+        });
+    }
+
+    /** Issues the Redis command of {@code c}; its completion comes back through {@link Call#accept}. */
+    private void issue(RedisAsyncCommands<byte[], byte[]> cmds, Call c) {
+        ShardRequest r = c.request;
+        RedisLayout layout = driver.layout(c.shard);
+        RedisFuture<?> f;
+        if (r.op() == ShardRequest.Op.SCAN) {
+            f = cmds.mget(layout.scanKeys(r, records));
+        } else if (r.field() == ShardRequest.ALL_FIELDS) {
+            f = cmds.hmget(layout.hashKey(r.key()), ALL_FIELDS);
+        } else {
+            f = cmds.hget(layout.hashKey(r.key()), RedisLayout.fieldName(r.field()));
+        }
+        f.whenComplete(c);
+    }
+
+    private void finish(Call c, Object value, Throwable error) {
+        if (c.done) {
+            return;
+        }
+        c.done = true;
+        outstanding.remove(c);
+        if (c.timeout != null) {
+            c.timeout.cancel(false);
+        }
+        if (error != null) {
+            notifyFailure(c.listener, c.tag, RedisErrors.map(error, c.shard, closed));
+            return;
+        }
+        ByteBuf reply;
+        try {
+            reply = encode(c.request, value, records, alloc);
+        } catch (RedisLayout.BadReplyException | RuntimeException e) {
+            notifyFailure(c.listener, c.tag, new ShardException(Kind.SHARD_ERROR, c.shard, e.getMessage(), e));
+            return;
+        }
+        try {
+            c.listener.onReply(c.tag, reply);
+        } catch (Throwable t) {
+            log.warn("reply listener {} threw", c.listener, t);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    static ByteBuf encode(ShardRequest r, Object value, long records, ByteBufAllocator alloc)
+            throws RedisLayout.BadReplyException {
+        if (r.op() == ShardRequest.Op.SCAN) {
+            return RedisLayout.encodeScan(r, records, (List<KeyValue<byte[], byte[]>>) value, alloc);
+        }
+        if (r.field() == ShardRequest.ALL_FIELDS) {
+            return RedisLayout.encodeRecord(r, (List<KeyValue<byte[], byte[]>>) value, alloc);
+        }
+        return RedisLayout.encodeField(r, (byte[]) value, alloc);
+    }
+
+    private static void notifyFailure(ReplyListener listener, int tag, ShardException cause) {
+        try {
+            listener.onFailure(tag, cause);
+        } catch (Throwable t) {
+            log.warn("reply listener {} threw", listener, t);
+        }
+    }
+
+    private void markDirty(Link link) {
+        if (link.dirty) {
+            return;
+        }
+        link.dirty = true;
+        dirty[dirtyCount++] = link;
+        if (!flushScheduled) {
+            flushScheduled = true;
+            if (loop instanceof SingleThreadEventLoop stl) {
+                stl.executeAfterEventLoopIteration(flushTask);
+            } else {
+                loop.execute(flushTask);
+            }
+        }
+    }
+
+    private void flushDirty() {
+        for (int i = 0; i < dirtyCount; i++) {
+            Link l = dirty[i];
+            dirty[i] = null;
+            l.dirty = false;
+            if (l.conn != null) {
+                l.conn.flushCommands();
+            }
+        }
+        dirtyCount = 0;
+        flushScheduled = false;
+    }
+
+    /** Calls sent and not yet completed (for tests). On the loop. */
+    int outstanding() {
+        return outstanding.size();
+    }
+
+    /**
+     * Fails outstanding calls with {@code CLOSED} and closes the connections. From another thread
+     * the work is handed to the loop (and happens later).
+     */
+    @Override
+    public void close() {
+        if (!loop.inEventLoop()) {
+            try {
+                loop.execute(this::close);
+            } catch (RejectedExecutionException e) {
+                closeOffLoop();
+            }
+            return;
+        }
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<Call> calls = new ArrayList<>(outstanding);
+        outstanding.clear();
+        for (Call c : calls) {
+            if (!c.done) {
+                c.done = true;
+                if (c.timeout != null) {
+                    c.timeout.cancel(false);
+                }
+                notifyFailure(c.listener, c.tag, new ShardException(Kind.CLOSED, c.shard, "client closed"));
+            }
+        }
+        for (Link l : links) {
+            l.pending.clear();
+        }
+        closeOffLoop();
+    }
+
+    private void closeOffLoop() {
+        closed = true;
+        if (client != null) {
+            client.shutdownAsync(0, 2, TimeUnit.SECONDS).whenComplete((v, e) -> shutdown.complete(null));
+        } else {
+            shutdown.complete(null);
+        }
+        driver.closed(this);
+    }
+
+    /** Waits (off the loop) until the per-loop Lettuce client has shut down. */
+    void awaitShutdown(long millis) {
+        if (loop.inEventLoop()) {
+            return;
+        }
+        try {
+            shutdown.get(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.debug("redis loop client on {} did not shut down within {} ms", loop, millis, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLoopClient[" + driver.describe() + " on " + loop + (perLoop ? "" : ", shared") + "]";
+    }
+}
