@@ -74,7 +74,7 @@ final class MongoBlockingClient implements BlockingClient {
                     throw new ShardException(ShardException.Kind.CLOSED, id, "client closed");
                 }
                 if (collection == null) {
-                    client = MongoClients.create(driver.settings(id, null, this, null, driver.options().poolSize()));
+                    client = MongoClients.create(driver.settings(id, null, this, null, driver.options().poolSize(), true));
                     collection = client.getDatabase(driver.database(id)).getCollection(MongoRecords.COLLECTION,
                             RawBsonDocument.class);
                 }

@@ -112,12 +112,16 @@ public final class MongoDriver implements ShardDriver {
      *     one operation per connection at a time, so this bounds a client's concurrency per shard
      * @param heartbeat server monitor period (URI {@code heartbeatMS}): how soon a shard that came
      *     back is used again, and a shard that went away is failed fast
+     * @param csot whether loop clients bound calls with the driver's client-side operation timeout
+     *     ({@code timeoutMS}; URI {@code csot=true}) rather than with {@code socketTimeoutMS} and
+     *     {@code maxWaitTimeMS} (default): in driver 5.8.0 a CSOT timeout on the Netty transport
+     *     leaks pooled ByteBufs (see docs/mongo.md). The blocking client always uses CSOT.
      * @param connectTimeout connection and server-selection timeout
-     * @param callTimeout {@code timeoutMS} (client-side operation timeout) of every call
+     * @param callTimeout time limit of every call
      * @param maxOutstanding most calls outstanding per shard per loop client; beyond, OVERLOADED
      * @param records the key space, for SCAN wrap-around
      */
-    public record Options(Transport transport, int aioThreads, int poolSize, Duration heartbeat,
+    public record Options(Transport transport, int aioThreads, int poolSize, Duration heartbeat, boolean csot,
             Duration connectTimeout, Duration callTimeout, int maxOutstanding, long records) {
 
         /** Default {@link #poolSize}: {@value}. */
@@ -131,7 +135,7 @@ public final class MongoDriver implements ShardDriver {
 
         /** The defaults: Netty, the {@link DriverSettings#DEFAULT} timeouts and bounds. */
         public static final Options DEFAULT = new Options(Transport.NETTY, DEFAULT_AIO_THREADS, DEFAULT_POOL_SIZE,
-                Duration.ofMillis(DEFAULT_HEARTBEAT_MILLIS), DriverSettings.DEFAULT.connectTimeout(),
+                Duration.ofMillis(DEFAULT_HEARTBEAT_MILLIS), false, DriverSettings.DEFAULT.connectTimeout(),
                 DriverSettings.DEFAULT.callTimeout(), DriverSettings.DEFAULT.maxOutstanding(),
                 DriverSettings.DEFAULT.records());
 
@@ -153,40 +157,44 @@ public final class MongoDriver implements ShardDriver {
 
         /** These options with the timeouts, bound and key space of {@code s}. */
         public Options with(DriverSettings s) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, s.connectTimeout(), s.callTimeout(),
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, s.connectTimeout(), s.callTimeout(),
                     s.maxOutstanding(), s.records());
         }
 
+        public Options withCsot(boolean on) {
+            return new Options(transport, aioThreads, poolSize, heartbeat, on, connectTimeout, callTimeout, maxOutstanding, records);
+        }
+
         public Options withTransport(Transport t) {
-            return new Options(t, aioThreads, poolSize, heartbeat, connectTimeout, callTimeout, maxOutstanding, records);
+            return new Options(t, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
         }
 
         public Options withAioThreads(int n) {
-            return new Options(transport, n, poolSize, heartbeat, connectTimeout, callTimeout, maxOutstanding, records);
+            return new Options(transport, n, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
         }
 
         public Options withPoolSize(int n) {
-            return new Options(transport, aioThreads, n, heartbeat, connectTimeout, callTimeout, maxOutstanding, records);
+            return new Options(transport, aioThreads, n, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
         }
 
         public Options withHeartbeat(Duration d) {
-            return new Options(transport, aioThreads, poolSize, d, connectTimeout, callTimeout, maxOutstanding, records);
+            return new Options(transport, aioThreads, poolSize, d, csot, connectTimeout, callTimeout, maxOutstanding, records);
         }
 
         public Options withCallTimeout(Duration d) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, connectTimeout, d, maxOutstanding, records);
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, d, maxOutstanding, records);
         }
 
         public Options withConnectTimeout(Duration d) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, d, callTimeout, maxOutstanding, records);
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, d, callTimeout, maxOutstanding, records);
         }
 
         public Options withMaxOutstanding(int n) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, connectTimeout, callTimeout, n, records);
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, n, records);
         }
 
         public Options withRecords(long n) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, connectTimeout, callTimeout, maxOutstanding, n);
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, n);
         }
 
         /** Applies driver options given as URI parameters ({@code transport}, {@code aioThreads}, {@code poolSize}, {@code heartbeatMS}). */
@@ -199,8 +207,13 @@ public final class MongoDriver implements ShardDriver {
                     case "aioThreads" -> o.withAioThreads(intParam(e.getKey(), v));
                     case "poolSize" -> o.withPoolSize(intParam(e.getKey(), v));
                     case "heartbeatMS" -> o.withHeartbeat(Duration.ofMillis(intParam(e.getKey(), v)));
+                    case "csot" -> o.withCsot(switch (v) {
+                        case "true" -> true;
+                        case "false" -> false;
+                        default -> throw new IllegalArgumentException("csot: '" + v + "' (expected: true or false)");
+                    });
                     default -> throw new IllegalArgumentException("mongodb driver option '" + e.getKey()
-                            + "' (expected: transport, aioThreads, poolSize or heartbeatMS)");
+                            + "' (expected: transport, aioThreads, poolSize, heartbeatMS or csot)");
                 };
             }
             return o;
@@ -394,11 +407,17 @@ public final class MongoDriver implements ShardDriver {
      * connection string (its options win), then {@code transport}.
      */
     MongoClientSettings settings(int shard, TransportSettings transport, ServerListener serverListener,
-            CommandListener commandListener, int poolSize) {
+            CommandListener commandListener, int poolSize, boolean csot) {
         long connectMs = options.connectTimeout().toMillis();
+        long callMs = options.callTimeout().toMillis();
         MongoClientSettings.Builder b = MongoClientSettings.builder()
                 .applyToClusterSettings(c -> c.serverSelectionTimeout(connectMs, TimeUnit.MILLISECONDS))
-                .applyToSocketSettings(s -> s.connectTimeout((int) Math.min(Integer.MAX_VALUE, connectMs), TimeUnit.MILLISECONDS))
+                .applyToSocketSettings(s -> {
+                    s.connectTimeout((int) Math.min(Integer.MAX_VALUE, connectMs), TimeUnit.MILLISECONDS);
+                    if (!csot) {
+                        s.readTimeout((int) Math.min(Integer.MAX_VALUE, callMs), TimeUnit.MILLISECONDS);
+                    }
+                })
                 .applyToServerSettings(s -> {
                     s.heartbeatFrequency(options.heartbeat().toMillis(), TimeUnit.MILLISECONDS)
                             .minHeartbeatFrequency(Options.MIN_HEARTBEAT_MILLIS, TimeUnit.MILLISECONDS);
@@ -406,14 +425,16 @@ public final class MongoDriver implements ShardDriver {
                         s.addServerListener(serverListener);
                     }
                 })
-                .applyToConnectionPoolSettings(p -> p.maxSize(poolSize).minSize(0)
+                .applyToConnectionPoolSettings(p -> p.maxSize(poolSize).minSize(0).maxWaitTime(callMs, TimeUnit.MILLISECONDS)
                         // no pool maintenance (minSize 0, no idle limit): saves one MaintenanceTimer thread per pool
                         .maintenanceInitialDelay(Long.MAX_VALUE, TimeUnit.MILLISECONDS))
                 // a retried read would turn a dead shard into a timeout (CSOT retries until timeoutMS)
                 .retryReads(false)
                 .retryWrites(false)
-                .timeout(options.callTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .applyConnectionString(shards.get(shard));
+        if (csot) {
+            b.timeout(callMs, TimeUnit.MILLISECONDS);
+        }
         if (commandListener != null) {
             b.addCommandListener(commandListener);
         }

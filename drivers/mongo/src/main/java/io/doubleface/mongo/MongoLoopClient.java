@@ -156,7 +156,7 @@ public final class MongoLoopClient implements LoopClient {
         Shard(int id, TransportSettings transport) {
             this.id = id;
             this.address = driver.address(id);
-            this.client = MongoClients.create(driver.settings(id, transport, this, this, driver.options().poolSize()));
+            this.client = MongoClients.create(driver.settings(id, transport, this, this, driver.options().poolSize(), driver.options().csot()));
             this.collection = client.getDatabase(driver.database(id)).getCollection(MongoRecords.COLLECTION,
                     RawBsonDocument.class);
         }
