@@ -57,7 +57,7 @@ final class MongoBlockingClient implements BlockingClient {
         final String address;
         volatile MongoClient client;
         volatile MongoCollection<RawBsonDocument> collection;
-        volatile String downBecause;
+        volatile Throwable downCause;
 
         Shard(int id) {
             this.id = id;
@@ -91,8 +91,7 @@ final class MongoBlockingClient implements BlockingClient {
         @Override
         public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
             var d = event.getNewDescription();
-            downBecause = d.getType() == ServerType.UNKNOWN && d.getException() != null
-                    ? String.valueOf(d.getException().getMessage()) : null;
+            downCause = d.getType() == ServerType.UNKNOWN ? d.getException() : null;
         }
     }
 
@@ -112,10 +111,9 @@ final class MongoBlockingClient implements BlockingClient {
         if (closed) {
             throw new ShardException(ShardException.Kind.CLOSED, shard, "client closed");
         }
-        String down = s.downBecause;
+        Throwable down = s.downCause;
         if (down != null) {
-            throw new ShardException(ShardException.Kind.UNAVAILABLE, shard, s.address + " is down (" + down
-                    + "); retrying after the next heartbeat");
+            throw MongoErrors.down(shard, s.address, down);
         }
         List<RawBsonDocument> docs;
         try {
@@ -130,7 +128,7 @@ final class MongoBlockingClient implements BlockingClient {
         } catch (ShardException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw MongoErrors.map(e, shard, s.address, s.downBecause != null, closed);
+            throw MongoErrors.map(e, shard, s.address, s.downCause, closed);
         }
         ByteBuf out = ByteBufAllocator.DEFAULT.heapBuffer(Records.replySize(request));
         String bad;

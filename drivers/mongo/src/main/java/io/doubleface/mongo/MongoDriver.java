@@ -296,7 +296,9 @@ public final class MongoDriver implements ShardDriver {
             }
             for (InetSocketAddress a : ShardAddresses.parse(SCHEME, list)) {
                 String host = a.getHostString();
-                host = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
+                if (host.indexOf(':') >= 0) {
+                    host = "[" + (a.getAddress() != null ? io.netty.util.NetUtil.toAddressString(a.getAddress()) : host) + "]";
+                }
                 out.add(new ConnectionString("mongodb://" + host + ":" + a.getPort() + "/?directConnection=true"));
             }
         } else {
@@ -334,7 +336,11 @@ public final class MongoDriver implements ShardDriver {
                 throw bad(uri, "no connection string");
             }
         }
-        Options.DEFAULT.withParameters(opts); // fail fast on a bad option
+        try {
+            Options.DEFAULT.withParameters(opts); // fail fast on a bad option
+        } catch (IllegalArgumentException e) {
+            throw bad(uri, e.getMessage());
+        }
         return new ShardList(List.copyOf(out), Map.copyOf(opts));
     }
 

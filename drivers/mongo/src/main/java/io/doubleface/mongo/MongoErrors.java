@@ -16,7 +16,7 @@ import io.doubleface.driver.ShardException;
  *   <caption>mapping</caption>
  *   <tr><th>driver exception</th><th>kind</th></tr>
  *   <tr><td>{@link MongoOperationTimeoutException} (CSOT {@code timeoutMS}),
- *       {@link MongoSocketReadTimeoutException}</td><td>TIMEOUT, unless the shard is known to be down</td></tr>
+ *       {@link MongoSocketReadTimeoutException}</td><td>TIMEOUT</td></tr>
  *   <tr><td>{@link MongoTimeoutException} (server selection, pool wait)</td><td>UNAVAILABLE if the shard
  *       is known to be down, else TIMEOUT</td></tr>
  *   <tr><td>{@link MongoSocketException} (open, read, write, closed)</td><td>UNAVAILABLE</td></tr>
@@ -30,17 +30,20 @@ final class MongoErrors {
     private MongoErrors() {}
 
     /**
-     * @param shardDown whether the shard's server monitor last saw the server unreachable: a
-     *     timeout is then the server's absence, not its slowness
+     * @param downCause what the shard's server monitor last failed with, or {@code null} if it
+     *     last saw the server (or has not looked yet): a server-selection timeout is then the
+     *     server's absence, not a slow call
      */
-    static ShardException map(Throwable t, int shard, String address, boolean shardDown, boolean closed) {
+    static ShardException map(Throwable t, int shard, String address, Throwable downCause, boolean closed) {
         if (closed) {
             return new ShardException(ShardException.Kind.CLOSED, shard, "client closed", t);
         }
         String what = address + ": " + t.getMessage();
-        if (t instanceof MongoTimeoutException || t instanceof MongoSocketReadTimeoutException) {
-            return shardDown
-                    ? new ShardException(ShardException.Kind.UNAVAILABLE, shard, address + " is down: " + t.getMessage(), t)
+        if (t instanceof MongoOperationTimeoutException || t instanceof MongoSocketReadTimeoutException) {
+            return new ShardException(ShardException.Kind.TIMEOUT, shard, what, t);
+        }
+        if (t instanceof MongoTimeoutException) { // server selection or connection checkout
+            return downCause != null ? down(shard, address, downCause)
                     : new ShardException(ShardException.Kind.TIMEOUT, shard, what, t);
         }
         if (t instanceof MongoSocketException) {
@@ -52,9 +55,24 @@ final class MongoErrors {
         if (t instanceof IllegalStateException && String.valueOf(t.getMessage()).contains("state should be: open")) {
             return new ShardException(ShardException.Kind.CLOSED, shard, "client closed", t);
         }
-        if (t instanceof MongoClientException || t instanceof MongoException) {
-            return new ShardException(ShardException.Kind.UNAVAILABLE, shard, what, t);
-        }
         return new ShardException(ShardException.Kind.UNAVAILABLE, shard, what, t);
+    }
+
+    /**
+     * The failure of a call to a shard its monitor saw failing with {@code cause}, failed at once:
+     * TIMEOUT if the server stopped answering (a read or connect timed out: it may be stopped or
+     * overloaded, the same as a slow call), else UNAVAILABLE (refused, reset, unknown host).
+     */
+    static ShardException down(int shard, String address, Throwable cause) {
+        boolean timedOut = false;
+        for (Throwable c = cause; c != null && !timedOut; c = c.getCause()) {
+            timedOut = c instanceof MongoTimeoutException || c instanceof MongoSocketReadTimeoutException
+                    || c instanceof java.net.SocketTimeoutException || c instanceof java.nio.channels.InterruptedByTimeoutException
+                    || c instanceof io.netty.channel.ConnectTimeoutException
+                    || c instanceof io.netty.handler.timeout.ReadTimeoutException;
+        }
+        return new ShardException(timedOut ? ShardException.Kind.TIMEOUT : ShardException.Kind.UNAVAILABLE, shard,
+                address + (timedOut ? " is not answering (" : " is down (") + cause.getMessage()
+                        + "); retrying after the next heartbeat");
     }
 }

@@ -151,7 +151,7 @@ public final class MongoLoopClient implements LoopClient {
         /** Loop-confined. */
         int outstanding;
         /** Written by the driver's monitor thread. */
-        volatile String downBecause;
+        volatile Throwable downCause;
 
         Shard(int id, TransportSettings transport) {
             this.id = id;
@@ -164,8 +164,7 @@ public final class MongoLoopClient implements LoopClient {
         @Override
         public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
             var d = event.getNewDescription();
-            downBecause = d.getType() == ServerType.UNKNOWN && d.getException() != null
-                    ? String.valueOf(d.getException().getMessage()) : null;
+            downCause = d.getType() == ServerType.UNKNOWN ? d.getException() : null;
         }
 
         @Override
@@ -297,10 +296,9 @@ public final class MongoLoopClient implements LoopClient {
                 return;
             }
         }
-        String down = s.downBecause;
+        Throwable down = s.downCause;
         if (down != null) {
-            failLater(listener, tag, new ShardException(ShardException.Kind.UNAVAILABLE, shard,
-                    s.address + " is down (" + down + "); retrying after the next heartbeat"));
+            failLater(listener, tag, MongoErrors.down(shard, s.address, down));
             return;
         }
         if (s.outstanding >= maxOutstanding) {
@@ -360,7 +358,7 @@ public final class MongoLoopClient implements LoopClient {
         c.shard.outstanding--;
         if (c.error != null) {
             notifyFailure(c.listener, c.tag, MongoErrors.map(c.error, c.shard.id, c.shard.address,
-                    c.shard.downBecause != null, closed));
+                    c.shard.downCause, closed));
             return;
         }
         ByteBuf out = PooledByteBufAllocator.DEFAULT.buffer(Records.replySize(c.request));
