@@ -78,8 +78,11 @@ public final class MongoDriver implements ShardDriver {
     /** URI scheme: {@value}. */
     public static final String SCHEME = "mongodb";
 
-    /** Longest {@link #close()} waits for each loop client, and for the driver's clients to close: {@value} ms. */
+    /** Longest {@link #close()} waits for each loop client to fail its calls on its loop: {@value} ms. */
     static final long CLOSE_WAIT_MILLIS = 10_000;
+
+    /** Longest {@link #close()} waits for the {@code MongoClient}s to close before interrupting their closer: {@value} ms. */
+    static final long CLOSER_WAIT_MILLIS = 3_000;
 
     /** How a {@link LoopClient}'s {@code MongoClient}s do their I/O. */
     public enum Transport {
@@ -576,8 +579,16 @@ public final class MongoDriver implements ShardDriver {
         loopClients.clear();
         closer.shutdown();
         try {
-            if (!closer.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                log.warn("mongodb driver {}: clients did not close within {} ms", description, CLOSE_WAIT_MILLIS);
+            if (!closer.awaitTermination(CLOSER_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                // A MongoClient's close may wait forever on its loop: it ends server sessions with a
+                // blocking command, and with Netty that command's I/O needs the client's loop, which a
+                // model may already have shut down. The interrupt ends that wait; the close goes on.
+                log.warn("mongodb driver {}: clients did not close within {} ms; interrupting", description,
+                        CLOSER_WAIT_MILLIS);
+                closer.shutdownNow();
+                if (!closer.awaitTermination(CLOSER_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                    log.warn("mongodb driver {}: clients still not closed; giving up", description);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -511,12 +511,22 @@ public final class MongoLoopClient implements LoopClient {
     }
 
     private void closeClients() {
+        boolean loopGone = driver.options().transport() == MongoDriver.Transport.NETTY && loop.isShuttingDown();
         for (Shard s : shards) {
             if (s != null) {
+                // With our loop gone, the client's blocking endSessions command would wait forever for
+                // I/O on it: an interrupt makes that wait end at once (the driver ignores the failure).
+                if (loopGone) {
+                    Thread.currentThread().interrupt();
+                }
                 try {
                     s.client.close();
                 } catch (RuntimeException e) {
                     log.debug("closing the client of {} failed", s.address, e);
+                } finally {
+                    if (loopGone) {
+                        Thread.interrupted();
+                    }
                 }
             }
         }
