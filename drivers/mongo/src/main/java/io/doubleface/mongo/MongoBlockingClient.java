@@ -3,9 +3,6 @@ package io.doubleface.mongo;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.connection.ServerType;
-import com.mongodb.event.ServerDescriptionChangedEvent;
-import com.mongodb.event.ServerListener;
 import io.doubleface.api.ShardRequest;
 import io.doubleface.data.Records;
 import io.doubleface.driver.BlockingClient;
@@ -52,12 +49,11 @@ final class MongoBlockingClient implements BlockingClient {
     private volatile boolean closed;
 
     /** One shard's sync client. */
-    private final class Shard implements ServerListener {
+    private final class Shard {
         final int id;
         final String address;
         volatile MongoClient client;
         volatile MongoCollection<RawBsonDocument> collection;
-        volatile Throwable downCause;
 
         Shard(int id) {
             this.id = id;
@@ -74,12 +70,18 @@ final class MongoBlockingClient implements BlockingClient {
                     throw new ShardException(ShardException.Kind.CLOSED, id, "client closed");
                 }
                 if (collection == null) {
-                    client = MongoClients.create(driver.settings(id, null, this, null, driver.options().poolSize(), true));
+                    client = MongoClients.create(driver.settings(id, null, null, driver.options().poolSize(), true));
                     collection = client.getDatabase(driver.database(id)).getCollection(MongoRecords.COLLECTION,
                             RawBsonDocument.class);
                 }
                 return collection;
             }
+        }
+
+        /** What the shard's monitor last failed with, if it sees no server at all; else null. */
+        Throwable downCause() {
+            MongoClient c = client;
+            return c == null ? null : MongoErrors.downCause(c.getClusterDescription());
         }
 
         synchronized void close() {
@@ -88,11 +90,6 @@ final class MongoBlockingClient implements BlockingClient {
             }
         }
 
-        @Override
-        public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
-            var d = event.getNewDescription();
-            downCause = d.getType() == ServerType.UNKNOWN ? d.getException() : null;
-        }
     }
 
     MongoBlockingClient(MongoDriver driver) {
@@ -111,7 +108,7 @@ final class MongoBlockingClient implements BlockingClient {
         if (closed) {
             throw new ShardException(ShardException.Kind.CLOSED, shard, "client closed");
         }
-        Throwable down = s.downCause;
+        Throwable down = s.downCause();
         if (down != null) {
             throw MongoErrors.down(shard, s.address, down);
         }
@@ -128,7 +125,7 @@ final class MongoBlockingClient implements BlockingClient {
         } catch (ShardException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw MongoErrors.map(e, shard, s.address, s.downCause, closed);
+            throw MongoErrors.map(e, shard, s.address, s.downCause(), closed);
         }
         ByteBuf out = ByteBufAllocator.DEFAULT.heapBuffer(Records.replySize(request));
         String bad;

@@ -4,7 +4,6 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.connection.TransportSettings;
 import com.mongodb.event.CommandListener;
-import com.mongodb.event.ServerListener;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
@@ -415,8 +414,8 @@ public final class MongoDriver implements ShardDriver {
      * The settings of one shard's {@code MongoClient}: our bounds first, then the shard's
      * connection string (its options win), then {@code transport}.
      */
-    MongoClientSettings settings(int shard, TransportSettings transport, ServerListener serverListener,
-            CommandListener commandListener, int poolSize, boolean csot) {
+    MongoClientSettings settings(int shard, TransportSettings transport, CommandListener commandListener, int poolSize,
+            boolean csot) {
         long connectMs = options.connectTimeout().toMillis();
         long callMs = options.callTimeout().toMillis();
         MongoClientSettings.Builder b = MongoClientSettings.builder()
@@ -427,13 +426,10 @@ public final class MongoDriver implements ShardDriver {
                         s.readTimeout((int) Math.min(Integer.MAX_VALUE, callMs), TimeUnit.MILLISECONDS);
                     }
                 })
-                .applyToServerSettings(s -> {
-                    s.heartbeatFrequency(options.heartbeat().toMillis(), TimeUnit.MILLISECONDS)
-                            .minHeartbeatFrequency(Options.MIN_HEARTBEAT_MILLIS, TimeUnit.MILLISECONDS);
-                    if (serverListener != null) {
-                        s.addServerListener(serverListener);
-                    }
-                })
+                // no server listener: with one, the driver starts a cluster-event-publisher thread per
+                // client; the clients read the cluster description instead (MongoErrors.downCause)
+                .applyToServerSettings(s -> s.heartbeatFrequency(options.heartbeat().toMillis(), TimeUnit.MILLISECONDS)
+                        .minHeartbeatFrequency(Options.MIN_HEARTBEAT_MILLIS, TimeUnit.MILLISECONDS))
                 .applyToConnectionPoolSettings(p -> p.maxSize(poolSize).minSize(0).maxWaitTime(callMs, TimeUnit.MILLISECONDS)
                         // no pool maintenance (minSize 0, no idle limit): saves one MaintenanceTimer thread per pool
                         .maintenanceInitialDelay(Long.MAX_VALUE, TimeUnit.MILLISECONDS))

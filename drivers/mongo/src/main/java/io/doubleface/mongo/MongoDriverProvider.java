@@ -63,7 +63,7 @@ public final class MongoDriverProvider implements ShardDriverProvider {
         try {
             for (int shard = 0; shard < d.shardCount(); shard++) {
                 ConnectionString cs = list.shards().get(shard);
-                try (MongoClient client = MongoClients.create(d.settings(shard, null, null, null, 4, true))) {
+                try (MongoClient client = MongoClients.create(d.settings(shard, null, null, 4, true))) {
                     MongoCollection<RawBsonDocument> coll = client.getDatabase(d.database(shard))
                             .getCollection(MongoRecords.COLLECTION, RawBsonDocument.class);
                     List<WriteModel<RawBsonDocument>> batch = new ArrayList<>(LOAD_BATCH);

@@ -7,6 +7,9 @@ import com.mongodb.MongoServerException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoSocketReadTimeoutException;
 import com.mongodb.MongoTimeoutException;
+import com.mongodb.connection.ClusterDescription;
+import com.mongodb.connection.ServerDescription;
+import com.mongodb.connection.ServerType;
 import io.doubleface.driver.ShardException;
 
 /**
@@ -56,6 +59,23 @@ final class MongoErrors {
             return new ShardException(ShardException.Kind.CLOSED, shard, "client closed", t);
         }
         return new ShardException(ShardException.Kind.UNAVAILABLE, shard, what, t);
+    }
+
+    /**
+     * What the servers of a shard's deployment last failed with, if the monitor sees none of them
+     * (every server unknown after an error); {@code null} if it sees one, or has not looked yet.
+     */
+    static Throwable downCause(ClusterDescription d) {
+        Throwable first = null;
+        for (ServerDescription s : d.getServerDescriptions()) {
+            if (s.getType() != ServerType.UNKNOWN || s.getException() == null) {
+                return null;
+            }
+            if (first == null) {
+                first = s.getException();
+            }
+        }
+        return first;
     }
 
     /**

@@ -1,11 +1,8 @@
 package io.doubleface.mongo;
 
-import com.mongodb.connection.ServerType;
 import com.mongodb.connection.TransportSettings;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
-import com.mongodb.event.ServerDescriptionChangedEvent;
-import com.mongodb.event.ServerListener;
 import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoClients;
 import com.mongodb.reactivestreams.client.MongoCollection;
@@ -143,7 +140,7 @@ public final class MongoLoopClient implements LoopClient {
     }
 
     /** One shard's {@code MongoClient} and its bookkeeping. */
-    private final class Shard implements ServerListener, CommandListener {
+    private final class Shard implements CommandListener {
         final int id;
         final String address;
         final MongoClient client;
@@ -151,20 +148,19 @@ public final class MongoLoopClient implements LoopClient {
         /** Loop-confined. */
         int outstanding;
         /** Written by the driver's monitor thread. */
-        volatile Throwable downCause;
 
         Shard(int id, TransportSettings transport) {
             this.id = id;
             this.address = driver.address(id);
-            this.client = MongoClients.create(driver.settings(id, transport, this, this, driver.options().poolSize(), driver.options().csot()));
+            this.client = MongoClients.create(driver.settings(id, transport, this, driver.options().poolSize(), driver.options().csot()));
             this.collection = client.getDatabase(driver.database(id)).getCollection(MongoRecords.COLLECTION,
                     RawBsonDocument.class);
         }
 
-        @Override
-        public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
-            var d = event.getNewDescription();
-            downCause = d.getType() == ServerType.UNKNOWN ? d.getException() : null;
+
+        /** What the shard's monitor last failed with, if it sees no server at all; else null. */
+        Throwable downCause() {
+            return MongoErrors.downCause(client.getClusterDescription());
         }
 
         @Override
@@ -296,7 +292,7 @@ public final class MongoLoopClient implements LoopClient {
                 return;
             }
         }
-        Throwable down = s.downCause;
+        Throwable down = s.downCause();
         if (down != null) {
             failLater(listener, tag, MongoErrors.down(shard, s.address, down));
             return;
@@ -358,7 +354,7 @@ public final class MongoLoopClient implements LoopClient {
         c.shard.outstanding--;
         if (c.error != null) {
             notifyFailure(c.listener, c.tag, MongoErrors.map(c.error, c.shard.id, c.shard.address,
-                    c.shard.downCause, closed));
+                    c.shard.downCause(), closed));
             return;
         }
         ByteBuf out = PooledByteBufAllocator.DEFAULT.buffer(Records.replySize(c.request));
