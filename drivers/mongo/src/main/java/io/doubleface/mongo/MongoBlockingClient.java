@@ -21,7 +21,7 @@ import org.bson.RawBsonDocument;
 
 /**
  * The blocking MongoDB client: {@code mongodb-driver-sync}, one pooled {@code MongoClient} per
- * shard (made on first use; {@link MongoDriver.Options#poolSize} connections at most), shared by
+ * shard (made when the client opens; {@link MongoDriver.Options#poolSize} connections at most), shared by
  * every calling thread.
  *
  * <p>{@link #callAll}: the sync driver has no way to write a command and read its reply later, so
@@ -99,6 +99,13 @@ final class MongoBlockingClient implements BlockingClient {
             shards[i] = new Shard(i);
         }
         this.records = driver.options().records();
+        for (Shard s : shards) {
+            try {
+                s.collection(); // the monitor finds the server before the first call
+            } catch (ShardException | RuntimeException e) {
+                // retried on first use
+            }
+        }
     }
 
     @Override

@@ -10,7 +10,6 @@ import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.loop.Threads;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.epoll.EpollIoHandle;
@@ -452,7 +451,7 @@ public final class MongoDriver implements ShardDriver {
     /** Netty transport settings for a client whose I/O runs on {@code loop}. */
     static TransportSettings nettyOn(EventLoop loop) {
         return TransportSettings.nettyBuilder().eventLoopGroup(loop).socketChannelClass(socketChannelClass(loop))
-                .allocator(PooledByteBufAllocator.DEFAULT).build();
+                .allocator(DriverBufferAllocator.INSTANCE).build();
     }
 
     /** The socket channel class that registers on {@code loop}'s I/O handler. */

@@ -18,10 +18,10 @@ import io.doubleface.driver.ShardException;
  * <table>
  *   <caption>mapping</caption>
  *   <tr><th>driver exception</th><th>kind</th></tr>
- *   <tr><td>{@link MongoOperationTimeoutException} (CSOT {@code timeoutMS}),
- *       {@link MongoSocketReadTimeoutException}</td><td>TIMEOUT</td></tr>
- *   <tr><td>{@link MongoTimeoutException} (server selection, pool wait)</td><td>UNAVAILABLE if the shard
- *       is known to be down, else TIMEOUT</td></tr>
+ *   <tr><td>{@link MongoSocketReadTimeoutException}</td><td>TIMEOUT</td></tr>
+ *   <tr><td>{@link MongoTimeoutException}, {@link MongoOperationTimeoutException} (CSOT, server
+ *       selection, pool wait)</td><td>if the shard's monitor sees no server: {@link #down}
+ *       (UNAVAILABLE, or TIMEOUT if the monitor timed out too); else TIMEOUT</td></tr>
  *   <tr><td>{@link MongoSocketException} (open, read, write, closed)</td><td>UNAVAILABLE</td></tr>
  *   <tr><td>{@link MongoServerException} (command and query errors)</td><td>SHARD_ERROR</td></tr>
  *   <tr><td>{@code IllegalStateException} "state should be: open" (client closed)</td><td>CLOSED</td></tr>
@@ -42,10 +42,10 @@ final class MongoErrors {
             return new ShardException(ShardException.Kind.CLOSED, shard, "client closed", t);
         }
         String what = address + ": " + t.getMessage();
-        if (t instanceof MongoOperationTimeoutException || t instanceof MongoSocketReadTimeoutException) {
+        if (t instanceof MongoSocketReadTimeoutException) {
             return new ShardException(ShardException.Kind.TIMEOUT, shard, what, t);
         }
-        if (t instanceof MongoTimeoutException) { // server selection or connection checkout
+        if (t instanceof MongoTimeoutException) { // CSOT, server selection or connection checkout
             return downCause != null ? down(shard, address, downCause)
                     : new ShardException(ShardException.Kind.TIMEOUT, shard, what, t);
         }

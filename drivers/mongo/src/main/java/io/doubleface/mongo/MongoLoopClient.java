@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The asynchronous MongoDB client of one event loop: per shard, one reactive-streams
- * {@code MongoClient} (made on the first send to that shard) whose connections run on this loop
+ * {@code MongoClient} (made when the client opens, so its monitor has found the server before the
+ * first call) whose connections run on this loop
  * ({@link MongoDriver.Transport#NETTY}) or on JDK asynchronous channels (AIO).
  *
  * <p>Thread hops. A call is a {@code find} subscribed on the loop. The driver checks a connection
@@ -92,7 +93,8 @@ public final class MongoLoopClient implements LoopClient {
 
     private final MongoDriver driver;
     private final EventLoop loop;
-    private final String loopName;
+    /** The loop's thread name, learnt on the first send (for stats). */
+    private volatile String loopName;
     private final Shard[] shards;
     private final long callTimeoutNanos;
     private final long guardNanos;
@@ -119,27 +121,25 @@ public final class MongoLoopClient implements LoopClient {
     MongoLoopClient(MongoDriver driver, EventLoop loop) {
         this.driver = driver;
         this.loop = loop;
-        this.loopName = loopThreadName(loop);
         this.shards = new Shard[driver.shardCount()];
         MongoDriver.Options o = driver.options();
         this.callTimeoutNanos = o.callTimeout().toNanos();
         this.guardNanos = callTimeoutNanos + TimeUnit.MILLISECONDS.toNanos(GUARD_SLACK_MILLIS);
         this.maxOutstanding = o.maxOutstanding();
         this.records = o.records();
+        // Eagerly: each client's monitor connects and learns its server before the first call,
+        // which would otherwise wait for that (server selection) and for its connection's handshake.
+        for (int i = 0; i < shards.length; i++) {
+            try {
+                shards[i] = new Shard(i, transport());
+            } catch (RuntimeException e) {
+                log.warn("mongodb shard {}: cannot create a client of {} (retried on first use): {}", i,
+                        driver.address(i), e.toString());
+            }
+        }
     }
 
-    private static String loopThreadName(EventLoop loop) {
-        if (loop.inEventLoop()) {
-            return Thread.currentThread().getName();
-        }
-        try {
-            return loop.submit(() -> Thread.currentThread().getName()).get(5, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            return String.valueOf(loop);
-        }
-    }
-
-    /** One shard's {@code MongoClient} and its bookkeeping. */
+    /** One shard's {@code MongoClient} and its bookkeeping; made when the client opens. */
     private final class Shard implements CommandListener {
         final int id;
         final String address;
@@ -277,6 +277,9 @@ public final class MongoLoopClient implements LoopClient {
         }
         Objects.checkIndex(shard, shards.length);
         Objects.requireNonNull(request, "request");
+        if (loopName == null) {
+            loopName = Thread.currentThread().getName();
+        }
         Objects.requireNonNull(listener, "listener");
         if (closed) {
             failLater(listener, tag, new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
@@ -463,7 +466,7 @@ public final class MongoLoopClient implements LoopClient {
     public Stats stats() {
         Map<String, Long> threads = new TreeMap<>();
         offLoopThreads.forEach((k, v) -> threads.put(k, v.sum()));
-        return new Stats(loopName, onLoop.get(), hopped.sum(), inSendCount.get(), sentOnLoop.sum(), sentOffLoop.sum(),
+        return new Stats(loopName == null ? String.valueOf(loop) : loopName, onLoop.get(), hopped.sum(), inSendCount.get(), sentOnLoop.sum(), sentOffLoop.sum(),
                 threads);
     }
 
