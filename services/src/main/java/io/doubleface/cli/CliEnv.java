@@ -1,6 +1,7 @@
 package io.doubleface.cli;
 
 import io.doubleface.kv.KvLeafServer;
+import io.doubleface.mongo.MongoLeafServer;
 import io.doubleface.server.FanoutServer;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
@@ -21,6 +22,9 @@ record CliEnv(PrintWriter out, PrintWriter err, StopSignal stop, Listener listen
     interface Listener {
         /** A KV leaf is listening. */
         default void leafStarted(KvLeafServer leaf) {}
+
+        /** Embedded MongoDB shards are listening. */
+        default void mongoLeafStarted(MongoLeafServer leaf) {}
 
         /** A mid-tier is listening. */
         default void serving(FanoutServer<?, ?, ?> server) {}

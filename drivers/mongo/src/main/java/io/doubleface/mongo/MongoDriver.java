@@ -1,0 +1,597 @@
+package io.doubleface.mongo;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.connection.TransportSettings;
+import com.mongodb.event.CommandListener;
+import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ShardAddresses;
+import io.doubleface.driver.ShardDriver;
+import io.doubleface.loop.Threads;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandle;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MongoDB driver: shards are MongoDB deployments (a {@code mongod}, a replica set, a
+ * {@code mongos}, or an embedded {@link MongoLeafServer} shard), one per shard id, holding the
+ * records in the layout of {@link MongoRecords} ({@code ycsb.usertable}).
+ *
+ * <ul>
+ *   <li>{@link #openOn(EventLoop)}: a {@link LoopClient} with, per shard, one reactive-streams
+ *       {@code MongoClient} whose I/O runs on the given loop ({@link Transport#NETTY}:
+ *       {@code TransportSettings.nettyBuilder().eventLoopGroup(loop)}) or on the JDK's
+ *       asynchronous channels ({@link Transport#AIO}, {@link Transport#AIO_FIXED}). Completions the
+ *       driver delivers on other threads are hopped onto the loop and counted
+ *       ({@link MongoLoopClient#stats()}).
+ *   <li>{@link #openBlocking()}: a {@link BlockingClient} over {@code mongodb-driver-sync}, one
+ *       pooled {@code MongoClient} per shard.
+ * </ul>
+ *
+ * <p>Why one {@code MongoClient} per shard and loop rather than one per loop: a {@code MongoClient}
+ * talks to one deployment, and each shard is its own deployment (independent servers holding the
+ * same key space, as in the paper's setup), so a loop needs K of them for K shards.
+ *
+ * <p>Shard lists ({@link #parse}):
+ * <pre>
+ *   mongodb://HOST:FIRST-LAST[?OPTIONS]            one shard per port (a direct connection each)
+ *   mongodb://HOST:PORT,HOST:PORT,...[?OPTIONS]    one shard per address
+ *   mongodb://HOSTS/[DB][?URIOPTIONS] ; mongodb://HOSTS/[DB][?URIOPTIONS] ; ...
+ *                                                  full connection strings, one per shard, separated by ';'
+ * </pre>
+ * A '/' after the hosts makes the full form: {@code mongodb://a:1,b:2} is two shards,
+ * {@code mongodb://a:1,b:2/?replicaSet=rs0} one shard (a replica set). Driver options
+ * ({@link Options}) go in the query of the short form ({@code ?transport=aio&poolSize=16}) or,
+ * prefixed {@code df.}, in the query of any full connection string ({@code ?df.transport=aio}).
+ *
+ * <p>Threading: the constructor, {@link #openOn}, {@link #openBlocking}, {@link #stats} and
+ * {@link #close} are thread-safe. The driver closes every client it opened in {@link #close()};
+ * it never shuts down an event loop it was given.
+ */
+public final class MongoDriver implements ShardDriver {
+
+    private static final Logger log = LoggerFactory.getLogger(MongoDriver.class);
+
+    /** URI scheme: {@value}. */
+    public static final String SCHEME = "mongodb";
+
+    /** Longest {@link #close()} waits for each loop client to fail its calls on its loop: {@value} ms. */
+    static final long CLOSE_WAIT_MILLIS = 10_000;
+
+    /** Longest {@link #close()} waits for the {@code MongoClient}s to close before interrupting their closer: {@value} ms. */
+    static final long CLOSER_WAIT_MILLIS = 3_000;
+
+    /** How a {@link LoopClient}'s {@code MongoClient}s do their I/O. */
+    public enum Transport {
+        /** Netty, on the loop the client is opened on (the integrated design). URI value {@code netty}. */
+        NETTY,
+        /**
+         * The driver's default transport: JDK {@code AsynchronousSocketChannel}s on the JVM's default
+         * channel group (an on-demand thread pool) — the paper's AIOBackend. URI value {@code aio}.
+         */
+        AIO,
+        /** JDK asynchronous channels on a fixed pool of {@link Options#aioThreads} threads per loop client. URI value {@code aio-fixed}. */
+        AIO_FIXED;
+
+        static Transport parse(String s) {
+            return switch (s.toLowerCase(Locale.ROOT)) {
+                case "netty" -> NETTY;
+                case "aio" -> AIO;
+                case "aio-fixed" -> AIO_FIXED;
+                default -> throw new IllegalArgumentException("transport: '" + s + "' (expected: netty, aio or aio-fixed)");
+            };
+        }
+    }
+
+    /**
+     * Driver options. Immutable; start from {@link #DEFAULT}.
+     *
+     * @param transport I/O of the loop clients (URI {@code transport=netty|aio|aio-fixed})
+     * @param aioThreads threads of {@link Transport#AIO_FIXED} per loop client (URI {@code aioThreads})
+     * @param poolSize most connections per shard per client (URI {@code poolSize}); MongoDB runs
+     *     one operation per connection at a time, so this bounds a client's concurrency per shard
+     * @param heartbeat server monitor period (URI {@code heartbeatMS}): how soon a shard that came
+     *     back is used again, and a shard that went away is failed fast
+     * @param csot whether loop clients bound calls with the driver's client-side operation timeout
+     *     ({@code timeoutMS}; URI {@code csot=true}) rather than with {@code socketTimeoutMS} and
+     *     {@code maxWaitTimeMS} (default): in driver 5.8.0 a CSOT timeout on the Netty transport
+     *     leaks pooled ByteBufs (see docs/mongo.md). The blocking client always uses CSOT.
+     * @param connectTimeout connection and server-selection timeout
+     * @param callTimeout time limit of every call
+     * @param maxOutstanding most calls outstanding per shard per loop client; beyond, OVERLOADED
+     * @param records the key space, for SCAN wrap-around
+     */
+    public record Options(Transport transport, int aioThreads, int poolSize, Duration heartbeat, boolean csot,
+            Duration connectTimeout, Duration callTimeout, int maxOutstanding, long records) {
+
+        /** Default {@link #poolSize}: {@value}. */
+        public static final int DEFAULT_POOL_SIZE = 100;
+        /** Default {@link #aioThreads}: {@value}. */
+        public static final int DEFAULT_AIO_THREADS = 2;
+        /** Default {@link #heartbeat}: {@value} ms (the MongoDB default is 10 s). */
+        public static final long DEFAULT_HEARTBEAT_MILLIS = 1_000;
+        /** Shortest heartbeat allowed (the driver's minimum): {@value} ms. */
+        public static final long MIN_HEARTBEAT_MILLIS = 500;
+
+        /** The defaults: Netty, the {@link DriverSettings#DEFAULT} timeouts and bounds. */
+        public static final Options DEFAULT = new Options(Transport.NETTY, DEFAULT_AIO_THREADS, DEFAULT_POOL_SIZE,
+                Duration.ofMillis(DEFAULT_HEARTBEAT_MILLIS), false, DriverSettings.DEFAULT.connectTimeout(),
+                DriverSettings.DEFAULT.callTimeout(), DriverSettings.DEFAULT.maxOutstanding(),
+                DriverSettings.DEFAULT.records());
+
+        public Options {
+            Objects.requireNonNull(transport, "transport");
+            if (aioThreads < 1) {
+                throw new IllegalArgumentException("aioThreads: " + aioThreads + " (expected: > 0)");
+            }
+            if (poolSize < 1) {
+                throw new IllegalArgumentException("poolSize: " + poolSize + " (expected: > 0)");
+            }
+            Objects.requireNonNull(heartbeat, "heartbeat");
+            if (heartbeat.toMillis() < MIN_HEARTBEAT_MILLIS) {
+                throw new IllegalArgumentException("heartbeat: " + heartbeat + " (expected: >= " + MIN_HEARTBEAT_MILLIS + " ms)");
+            }
+            // validates the rest
+            new DriverSettings(connectTimeout, callTimeout, maxOutstanding, records);
+        }
+
+        /** These options with the timeouts, bound and key space of {@code s}. */
+        public Options with(DriverSettings s) {
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, s.connectTimeout(), s.callTimeout(),
+                    s.maxOutstanding(), s.records());
+        }
+
+        public Options withCsot(boolean on) {
+            return new Options(transport, aioThreads, poolSize, heartbeat, on, connectTimeout, callTimeout, maxOutstanding, records);
+        }
+
+        public Options withTransport(Transport t) {
+            return new Options(t, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
+        }
+
+        public Options withAioThreads(int n) {
+            return new Options(transport, n, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
+        }
+
+        public Options withPoolSize(int n) {
+            return new Options(transport, aioThreads, n, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
+        }
+
+        public Options withHeartbeat(Duration d) {
+            return new Options(transport, aioThreads, poolSize, d, csot, connectTimeout, callTimeout, maxOutstanding, records);
+        }
+
+        public Options withCallTimeout(Duration d) {
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, d, maxOutstanding, records);
+        }
+
+        public Options withConnectTimeout(Duration d) {
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, d, callTimeout, maxOutstanding, records);
+        }
+
+        public Options withMaxOutstanding(int n) {
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, n, records);
+        }
+
+        public Options withRecords(long n) {
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, n);
+        }
+
+        /** Applies driver options given as URI parameters ({@code transport}, {@code aioThreads}, {@code poolSize}, {@code heartbeatMS}). */
+        Options withParameters(Map<String, String> p) {
+            Options o = this;
+            for (Map.Entry<String, String> e : p.entrySet()) {
+                String v = e.getValue();
+                o = switch (e.getKey()) {
+                    case "transport" -> o.withTransport(Transport.parse(v));
+                    case "aioThreads" -> o.withAioThreads(intParam(e.getKey(), v));
+                    case "poolSize" -> o.withPoolSize(intParam(e.getKey(), v));
+                    case "heartbeatMS" -> o.withHeartbeat(Duration.ofMillis(intParam(e.getKey(), v)));
+                    case "csot" -> o.withCsot(switch (v) {
+                        case "true" -> true;
+                        case "false" -> false;
+                        default -> throw new IllegalArgumentException("csot: '" + v + "' (expected: true or false)");
+                    });
+                    default -> throw new IllegalArgumentException("mongodb driver option '" + e.getKey()
+                            + "' (expected: transport, aioThreads, poolSize, heartbeatMS or csot)");
+                };
+            }
+            return o;
+        }
+
+        private static int intParam(String name, String v) {
+            try {
+                return Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(name + ": '" + v + "' (expected: an integer)");
+            }
+        }
+    }
+
+    /** A parsed shard list: one connection string per shard, and the driver options in the URI. */
+    public record ShardList(List<ConnectionString> shards, Map<String, String> options) {}
+
+    private final List<ConnectionString> shards;
+    private final List<String> addresses;
+    private final Options options;
+    private final String description;
+    private final Set<MongoLoopClient> loopClients = ConcurrentHashMap.newKeySet();
+    private final Set<MongoBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
+    /** Closes the {@code MongoClient}s of loop clients closed on their own loop (closing blocks). */
+    private final ExecutorService closer;
+    private volatile boolean closed;
+
+    /** A driver of {@code shards} (connection string i is shard i). */
+    public MongoDriver(List<ConnectionString> shards, Options options) {
+        if (shards == null || shards.isEmpty()) {
+            throw new IllegalArgumentException("shards: " + shards + " (expected: at least one connection string)");
+        }
+        this.shards = List.copyOf(shards);
+        this.options = Objects.requireNonNull(options, "options");
+        List<String> a = new ArrayList<>();
+        for (ConnectionString cs : this.shards) {
+            a.add(String.join(",", cs.getHosts()));
+        }
+        this.addresses = List.copyOf(a);
+        this.description = describe(this.shards) + (options.transport() == Transport.NETTY ? ""
+                : " (" + options.transport().name().toLowerCase(Locale.ROOT).replace('_', '-') + ")");
+        this.closer = Executors.newSingleThreadExecutor(Threads.platform("mongo-close"));
+    }
+
+    /** A driver of the shard list {@code uri} ({@link #parse}); options in the URI override {@code options}. */
+    public static MongoDriver open(String uri, Options options) {
+        ShardList l = parse(uri);
+        return new MongoDriver(l.shards(), options.withParameters(l.options()));
+    }
+
+    /**
+     * Reads a shard list (see the class comment for the forms).
+     *
+     * @throws IllegalArgumentException if {@code uri} is none of them
+     */
+    public static ShardList parse(String uri) {
+        if (uri == null || !(uri.startsWith("mongodb://") || uri.startsWith("mongodb+srv://"))) {
+            throw bad(uri, "expected mongodb://...");
+        }
+        String trimmed = uri.strip();
+        boolean full = trimmed.indexOf(';') >= 0 || trimmed.chars().anyMatch(Character::isWhitespace)
+                || authorityEnd(trimmed) >= 0 || trimmed.startsWith("mongodb+srv://");
+        Map<String, String> opts = new LinkedHashMap<>();
+        List<ConnectionString> out = new ArrayList<>();
+        if (!full) {
+            int q = trimmed.indexOf('?');
+            String list = q < 0 ? trimmed : trimmed.substring(0, q);
+            if (q >= 0) {
+                for (String kv : trimmed.substring(q + 1).split("&")) {
+                    if (kv.isEmpty()) {
+                        continue;
+                    }
+                    int eq = kv.indexOf('=');
+                    if (eq <= 0) {
+                        throw bad(uri, "option '" + kv + "' is not NAME=VALUE");
+                    }
+                    String k = kv.substring(0, eq);
+                    opts.put(k.startsWith("df.") ? k.substring(3) : k, kv.substring(eq + 1));
+                }
+            }
+            for (InetSocketAddress a : ShardAddresses.parse(SCHEME, list)) {
+                String host = a.getHostString();
+                if (host.indexOf(':') >= 0) {
+                    host = "[" + (a.getAddress() != null ? io.netty.util.NetUtil.toAddressString(a.getAddress()) : host) + "]";
+                }
+                out.add(new ConnectionString("mongodb://" + host + ":" + a.getPort() + "/?directConnection=true"));
+            }
+        } else {
+            for (String part : trimmed.split("[;\\s]+")) {
+                if (part.isEmpty()) {
+                    continue;
+                }
+                if (!(part.startsWith("mongodb://") || part.startsWith("mongodb+srv://")) || authorityEnd(part) < 0) {
+                    throw bad(uri, "'" + part + "' is not a full connection string mongodb://HOSTS/[DB][?OPTIONS]");
+                }
+                int q = part.indexOf('?');
+                StringBuilder kept = new StringBuilder(q < 0 ? part : part.substring(0, q));
+                if (q >= 0) {
+                    String sep = "?";
+                    for (String kv : part.substring(q + 1).split("&")) {
+                        if (kv.startsWith("df.")) {
+                            int eq = kv.indexOf('=');
+                            if (eq < 0) {
+                                throw bad(uri, "option '" + kv + "' is not NAME=VALUE");
+                            }
+                            opts.put(kv.substring(3, eq), kv.substring(eq + 1));
+                        } else if (!kv.isEmpty()) {
+                            kept.append(sep).append(kv);
+                            sep = "&";
+                        }
+                    }
+                }
+                try {
+                    out.add(new ConnectionString(kept.toString()));
+                } catch (IllegalArgumentException e) {
+                    throw bad(uri, "'" + part + "': " + e.getMessage());
+                }
+            }
+            if (out.isEmpty()) {
+                throw bad(uri, "no connection string");
+            }
+        }
+        try {
+            Options.DEFAULT.withParameters(opts); // fail fast on a bad option
+        } catch (IllegalArgumentException e) {
+            throw bad(uri, e.getMessage());
+        }
+        return new ShardList(List.copyOf(out), Map.copyOf(opts));
+    }
+
+    /** Index of the '/' that ends the hosts of a connection string, or -1 if there is none. */
+    private static int authorityEnd(String s) {
+        int start = s.indexOf("://") + 3;
+        int q = s.indexOf('?', start);
+        int slash = s.indexOf('/', start);
+        return slash >= 0 && (q < 0 || slash < q) ? slash : -1;
+    }
+
+    private static IllegalArgumentException bad(String uri, String detail) {
+        return new IllegalArgumentException("mongodb shard list: '" + uri + "' (expected: mongodb://HOST:FIRST-LAST, "
+                + "mongodb://HOST:PORT,HOST:PORT,... or full connection strings separated by ';'): " + detail);
+    }
+
+    /** A short description: the compact form when every shard is a direct connection, else the hosts. */
+    static String describe(List<ConnectionString> shards) {
+        List<InetSocketAddress> direct = new ArrayList<>();
+        for (ConnectionString cs : shards) {
+            if (!Boolean.TRUE.equals(cs.isDirectConnection()) || cs.getHosts().size() != 1) {
+                direct = null;
+                break;
+            }
+            String h = cs.getHosts().get(0);
+            int colon = h.lastIndexOf(':');
+            String host = h.substring(0, colon);
+            if (host.startsWith("[")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            direct.add(InetSocketAddress.createUnresolved(host, Integer.parseInt(h.substring(colon + 1))));
+        }
+        if (direct != null) {
+            return ShardAddresses.describe(SCHEME, direct);
+        }
+        List<String> parts = new ArrayList<>();
+        for (ConnectionString cs : shards) {
+            parts.add("mongodb://" + String.join(",", cs.getHosts()) + "/");
+        }
+        return String.join(";", parts);
+    }
+
+    @Override
+    public int shardCount() {
+        return shards.size();
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+
+    public Options options() {
+        return options;
+    }
+
+    /** The hosts of shard {@code shard}, for messages. */
+    String address(int shard) {
+        return addresses.get(shard);
+    }
+
+    /** The database of shard {@code shard}: the connection string's, else {@value MongoRecords#DATABASE}. */
+    String database(int shard) {
+        String db = shards.get(shard).getDatabase();
+        return db == null || db.isEmpty() ? MongoRecords.DATABASE : db;
+    }
+
+    /**
+     * The settings of one shard's {@code MongoClient}: our bounds first, then the shard's
+     * connection string (its options win), then {@code transport}.
+     */
+    MongoClientSettings settings(int shard, TransportSettings transport, CommandListener commandListener, int poolSize,
+            boolean csot) {
+        long connectMs = options.connectTimeout().toMillis();
+        long callMs = options.callTimeout().toMillis();
+        MongoClientSettings.Builder b = MongoClientSettings.builder()
+                .applyToClusterSettings(c -> c.serverSelectionTimeout(connectMs, TimeUnit.MILLISECONDS))
+                .applyToSocketSettings(s -> {
+                    s.connectTimeout((int) Math.min(Integer.MAX_VALUE, connectMs), TimeUnit.MILLISECONDS);
+                    if (!csot) {
+                        s.readTimeout((int) Math.min(Integer.MAX_VALUE, callMs), TimeUnit.MILLISECONDS);
+                    }
+                })
+                // no server listener: with one, the driver starts a cluster-event-publisher thread per
+                // client; the clients read the cluster description instead (MongoErrors.downCause)
+                .applyToServerSettings(s -> s.heartbeatFrequency(options.heartbeat().toMillis(), TimeUnit.MILLISECONDS)
+                        .minHeartbeatFrequency(Options.MIN_HEARTBEAT_MILLIS, TimeUnit.MILLISECONDS))
+                .applyToConnectionPoolSettings(p -> p.maxSize(poolSize).minSize(0).maxWaitTime(callMs, TimeUnit.MILLISECONDS)
+                        // no pool maintenance (minSize 0, no idle limit): saves one MaintenanceTimer thread per pool
+                        .maintenanceInitialDelay(Long.MAX_VALUE, TimeUnit.MILLISECONDS))
+                // a retried read would turn a dead shard into a timeout (CSOT retries until timeoutMS)
+                .retryReads(false)
+                .retryWrites(false)
+                .applyConnectionString(shards.get(shard));
+        if (csot) {
+            b.timeout(callMs, TimeUnit.MILLISECONDS);
+        }
+        if (commandListener != null) {
+            b.addCommandListener(commandListener);
+        }
+        if (transport != null) {
+            b.transportSettings(transport);
+        }
+        return b.build();
+    }
+
+    /** Netty transport settings for a client whose I/O runs on {@code loop}. */
+    static TransportSettings nettyOn(EventLoop loop) {
+        return TransportSettings.nettyBuilder().eventLoopGroup(loop).socketChannelClass(socketChannelClass(loop))
+                .allocator(DriverBufferAllocator.INSTANCE).build();
+    }
+
+    /** The socket channel class that registers on {@code loop}'s I/O handler. */
+    static Class<? extends SocketChannel> socketChannelClass(EventLoop loop) {
+        if (loop instanceof IoEventLoop io) {
+            if (io.isCompatible(EpollIoHandle.class)) {
+                return EpollSocketChannel.class;
+            }
+            if (io.isCompatible(NioIoHandle.class)) {
+                return NioSocketChannel.class;
+            }
+        }
+        throw new IllegalArgumentException("loop: " + loop + " (expected: an epoll or NIO IoEventLoop)");
+    }
+
+    /**
+     * Opens a client on {@code loop}. With {@link Transport#NETTY} the loop must be an epoll or NIO
+     * {@link IoEventLoop} (e.g. of a {@link io.doubleface.loop.LoopGroup}).
+     */
+    @Override
+    public LoopClient openOn(EventLoop loop) {
+        Objects.requireNonNull(loop, "loop");
+        requireOpen();
+        if (options.transport() == Transport.NETTY) {
+            socketChannelClass(loop); // fail fast on a loop Netty cannot use
+        }
+        MongoLoopClient c = new MongoLoopClient(this, loop);
+        loopClients.add(c);
+        if (closed) {
+            loopClients.remove(c);
+            c.close();
+            throw new IllegalStateException("mongodb driver " + description + " is closed");
+        }
+        return c;
+    }
+
+    @Override
+    public BlockingClient openBlocking() {
+        requireOpen();
+        MongoBlockingClient c = new MongoBlockingClient(this);
+        blockingClients.add(c);
+        if (closed) {
+            blockingClients.remove(c);
+            c.close();
+            throw new IllegalStateException("mongodb driver " + description + " is closed");
+        }
+        return c;
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("mongodb driver " + description + " is closed");
+        }
+    }
+
+    /**
+     * Counters of every open loop client: completions delivered on the loop vs hopped onto it,
+     * commands sent from the loop vs from driver threads, and the names of the driver threads seen
+     * (digits replaced by {@code N}). For {@code /admin/stats}.
+     */
+    public List<MongoLoopClient.Stats> stats() {
+        List<MongoLoopClient.Stats> out = new ArrayList<>();
+        for (MongoLoopClient c : loopClients) {
+            out.add(c.stats());
+        }
+        return out;
+    }
+
+    /** Runs {@code closeClients} off the loop (closing a MongoClient blocks). */
+    void closeLater(Runnable closeClients) {
+        try {
+            closer.execute(closeClients);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            closeClients.run();
+        }
+    }
+
+    void closed(MongoLoopClient c) {
+        loopClients.remove(c);
+    }
+
+    void closed(MongoBlockingClient c) {
+        blockingClients.remove(c);
+    }
+
+    /**
+     * Closes every client this driver opened: blocking clients at once, loop clients on their loops
+     * (failing their calls with CLOSED), then waits up to {@value #CLOSE_WAIT_MILLIS} ms for their
+     * {@code MongoClient}s to close. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (MongoBlockingClient c : List.copyOf(blockingClients)) {
+            c.close();
+        }
+        for (MongoLoopClient c : List.copyOf(loopClients)) {
+            EventLoop loop = c.loop();
+            if (loop.inEventLoop()) {
+                c.close();
+            } else if (!loop.isShuttingDown()) {
+                try {
+                    if (!loop.submit(c::close).await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                        log.warn("mongodb driver {}: client on {} did not close within {} ms", description, loop,
+                                CLOSE_WAIT_MILLIS);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    c.close();
+                }
+            } else {
+                c.close();
+            }
+        }
+        loopClients.clear();
+        closer.shutdown();
+        try {
+            if (!closer.awaitTermination(CLOSER_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                // A MongoClient's close may wait forever on its loop: it ends server sessions with a
+                // blocking command, and with Netty that command's I/O needs the client's loop, which a
+                // model may already have shut down. The interrupt ends that wait; the close goes on.
+                log.warn("mongodb driver {}: clients did not close within {} ms; interrupting", description,
+                        CLOSER_WAIT_MILLIS);
+                closer.shutdownNow();
+                if (!closer.awaitTermination(CLOSER_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                    log.warn("mongodb driver {}: clients still not closed; giving up", description);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MongoDriver[" + description + "]";
+    }
+}

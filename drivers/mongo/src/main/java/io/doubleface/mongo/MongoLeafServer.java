@@ -1,0 +1,221 @@
+package io.doubleface.mongo;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.doubleface.driver.ShardAddresses;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Embedded MongoDB shards: many {@code mongo-java-server} instances (memory backend, real MongoDB
+ * wire protocol) in one process, one port each ({@code basePort .. basePort+shards-1}), each loaded
+ * with records {@code 0..records-1} through the MongoDB driver ({@link MongoDriverProvider#loadData}).
+ *
+ * <pre>{@code
+ * try (MongoLeafServer leaf = MongoLeafServer.builder().shards(20).basePort(7301).records(1000).start()) {
+ *     System.out.println(leaf.listeningMessage()); // listening on 127.0.0.1:7301-7320 (20 shards, 1000 records)
+ *     ... MongoDriver over leaf.uri() ...
+ * }
+ * }</pre>
+ *
+ * <p>Each shard is its own {@link MongoServer} with its own Netty (4.2, NIO) boss and worker thread
+ * ({@code mongo-server-boss-N}, {@code mongo-server-worker-N}): two threads per shard. A base
+ * port of 0 binds ephemeral ports (for tests); {@link #ports()} tells which. For failure tests a
+ * shard can be stopped ({@link #stop(int)}: its connections drop, its port refuses) and started
+ * again on the same port with fresh data ({@link #restart(int)}).
+ *
+ * <p>Threading: all methods are thread-safe (synchronized); {@link #close} is idempotent.
+ */
+public final class MongoLeafServer implements AutoCloseable {
+
+    /** Default host to bind: {@value}. */
+    public static final String DEFAULT_HOST = "127.0.0.1";
+
+    /** Most shards one leaf hosts: {@value} (two threads each). */
+    public static final int MAX_SHARDS = 1024;
+
+    private final String host;
+    private final long records;
+    private final MongoServer[] servers;
+    private final int[] ports;
+    private boolean closed;
+
+    private MongoLeafServer(Builder b) {
+        this.host = b.host;
+        this.records = b.records;
+        this.servers = new MongoServer[b.shards];
+        this.ports = new int[b.shards];
+        try {
+            for (int shard = 0; shard < b.shards; shard++) {
+                servers[shard] = bind(shard, b.basePort == 0 ? 0 : b.basePort + shard);
+                ports[shard] = servers[shard].getLocalAddress().getPort();
+            }
+            new MongoDriverProvider().loadData(uri(), records, done -> { });
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private MongoServer bind(int shard, int port) {
+        MongoServer s = new MongoServer(new MemoryBackend());
+        try {
+            s.bind(new InetSocketAddress(host, port), 1, 1);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("mongo shard " + shard + ": cannot listen on " + host + ":" + port + ": " + e, e);
+        }
+        return s;
+    }
+
+    /** A builder with the defaults (host {@value #DEFAULT_HOST}, 1 shard, ephemeral port, 1000 records). */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Number of shards. */
+    public int shardCount() {
+        return ports.length;
+    }
+
+    /** The port shard {@code shard} listens on (also while it is stopped). */
+    public int port(int shard) {
+        Objects.checkIndex(shard, ports.length);
+        return ports[shard];
+    }
+
+    /** The ports, indexed by shard (a copy). */
+    public int[] ports() {
+        return ports.clone();
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public long records() {
+        return records;
+    }
+
+    /** The shards' addresses, indexed by shard. */
+    public List<InetSocketAddress> addresses() {
+        List<InetSocketAddress> a = new ArrayList<>(ports.length);
+        for (int p : ports) {
+            a.add(new InetSocketAddress(host, p));
+        }
+        return a;
+    }
+
+    /** The shard list, e.g. {@code mongodb://127.0.0.1:7301-7320}. */
+    public String uri() {
+        return ShardAddresses.describe(MongoDriver.SCHEME, addresses());
+    }
+
+    /** E.g. {@code listening on 127.0.0.1:7301-7320 (20 shards, 1000 records)}. */
+    public String listeningMessage() {
+        return "listening on " + uri().substring((MongoDriver.SCHEME + "://").length()) + " (" + ports.length
+                + (ports.length == 1 ? " shard, " : " shards, ") + records + " records)";
+    }
+
+    /** Prints {@link #listeningMessage()} as one line. */
+    public void printListening(PrintStream out) {
+        out.println(listeningMessage());
+    }
+
+    /** Stops shard {@code shard}: closes its connections and its port, drops its data. */
+    public synchronized void stop(int shard) {
+        Objects.checkIndex(shard, servers.length);
+        if (servers[shard] != null) {
+            servers[shard].shutdownNow();
+            servers[shard] = null;
+        }
+    }
+
+    /** Starts shard {@code shard} again on its port, loaded with the records. */
+    public synchronized void restart(int shard) {
+        if (closed) {
+            throw new IllegalStateException("mongo leaf is closed");
+        }
+        stop(shard);
+        servers[shard] = bind(shard, ports[shard]);
+        String one = ShardAddresses.describe(MongoDriver.SCHEME, List.of(new InetSocketAddress(host, ports[shard])));
+        new MongoDriverProvider().loadData(one, records, done -> { });
+    }
+
+    /** Stops every shard. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (int i = 0; i < servers.length; i++) {
+            if (servers[i] != null) {
+                servers[i].shutdownNow();
+                servers[i] = null;
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MongoLeafServer[" + listeningMessage() + "]";
+    }
+
+    /** Configures and starts a {@link MongoLeafServer}. Not thread-safe. */
+    public static final class Builder {
+        private int shards = 1;
+        private int basePort;
+        private long records = 1000;
+        private String host = DEFAULT_HOST;
+
+        private Builder() {}
+
+        /** Number of shards, {@code 1 ..} {@value #MAX_SHARDS}; default 1. */
+        public Builder shards(int shards) {
+            if (shards < 1 || shards > MAX_SHARDS) {
+                throw new IllegalArgumentException("shards: " + shards + " (expected: 1.." + MAX_SHARDS + ")");
+            }
+            this.shards = shards;
+            return this;
+        }
+
+        /** Port of shard 0 (shard i listens on basePort+i), or 0 for ephemeral ports; default 0. */
+        public Builder basePort(int basePort) {
+            if (basePort < 0 || basePort > 65535) {
+                throw new IllegalArgumentException("basePort: " + basePort + " (expected: 0..65535)");
+            }
+            this.basePort = basePort;
+            return this;
+        }
+
+        /** Records per shard (keys {@code 0 .. records-1}); default 1000. */
+        public Builder records(long records) {
+            if (records < 1 || records > 10_000_000) {
+                throw new IllegalArgumentException("records: " + records + " (expected: 1..10000000)");
+            }
+            this.records = records;
+            return this;
+        }
+
+        /** Address to bind; default {@value #DEFAULT_HOST}. */
+        public Builder host(String host) {
+            if (host == null || host.isEmpty()) {
+                throw new IllegalArgumentException("host: '" + host + "' (expected: a host name or address)");
+            }
+            this.host = host;
+            return this;
+        }
+
+        /** Binds and loads every shard and returns the running leaf. */
+        public MongoLeafServer start() {
+            if (basePort != 0 && basePort + shards - 1 > 65535) {
+                throw new IllegalArgumentException("basePort: " + basePort + " with " + shards
+                        + " shards (expected: basePort + shards - 1 <= 65535)");
+            }
+            return new MongoLeafServer(this);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package io.doubleface.mongo;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.ShardDrivers;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Shard list forms of {@link MongoDriver#parse}. */
+class MongoDriverParseTest {
+
+    static List<String> hosts(String uri) {
+        return MongoDriver.parse(uri).shards().stream().map(cs -> String.join(",", cs.getHosts())).toList();
+    }
+
+    @Test
+    void portRangeAndCommaListAreOneDirectShardPerAddress() {
+        assertEquals(List.of("127.0.0.1:7301", "127.0.0.1:7302", "127.0.0.1:7303"), hosts("mongodb://127.0.0.1:7301-7303"));
+        assertEquals(List.of("a:1", "b:2"), hosts("mongodb://a:1,b:2"));
+        assertEquals(List.of("[::1]:7301"), hosts("mongodb://[::1]:7301"));
+        assertTrue(MongoDriver.parse("mongodb://a:1,b:2").shards().stream().allMatch(cs -> cs.isDirectConnection()));
+        try (MongoDriver d = MongoDriver.open("mongodb://127.0.0.1:7301-7320", MongoDriver.Options.DEFAULT)) {
+            assertEquals(20, d.shardCount());
+            assertEquals("mongodb://127.0.0.1:7301-7320", d.describe());
+        }
+    }
+
+    @Test
+    void fullConnectionStringsAreSeparatedBySemicolons() {
+        MongoDriver.ShardList l = MongoDriver.parse(
+                "mongodb://a:1,b:1/?replicaSet=rs0&df.transport=aio ; mongodb://c:1/mydb?maxPoolSize=5;mongodb://d:1/");
+        assertEquals(3, l.shards().size());
+        assertEquals(List.of("a:1", "b:1"), l.shards().get(0).getHosts());
+        assertEquals("rs0", l.shards().get(0).getRequiredReplicaSetName());
+        assertEquals("mydb", l.shards().get(1).getDatabase());
+        assertEquals(5, l.shards().get(1).getMaxConnectionPoolSize());
+        assertEquals(Map.of("transport", "aio"), l.options());
+        // a '/' after the hosts makes one full connection string: one replica-set shard
+        assertEquals(1, MongoDriver.parse("mongodb://a:1,b:2/?replicaSet=rs").shards().size());
+        try (MongoDriver d = MongoDriver.open("mongodb://a:1/;mongodb://b:2/?df.transport=aio-fixed&df.aioThreads=3",
+                MongoDriver.Options.DEFAULT)) {
+            assertEquals(MongoDriver.Transport.AIO_FIXED, d.options().transport());
+            assertEquals(3, d.options().aioThreads());
+            assertEquals(1, d.database(0).equals("ycsb") ? 1 : 0);
+        }
+    }
+
+    @Test
+    void driverOptionsInTheShortForm() {
+        try (MongoDriver d = MongoDriver.open("mongodb://h:1-2?transport=aio&poolSize=7&heartbeatMS=600&csot=true",
+                MongoDriver.Options.DEFAULT)) {
+            assertEquals(MongoDriver.Transport.AIO, d.options().transport());
+            assertEquals(7, d.options().poolSize());
+            assertEquals(600, d.options().heartbeat().toMillis());
+            assertTrue(d.options().csot());
+            assertEquals("mongodb://h:1-2 (aio)", d.describe());
+        }
+    }
+
+    @Test
+    void badListsAreRefusedWithTheFormsInTheMessage() {
+        for (String bad : new String[] {"mongo://h:1", "mongodb://", "mongodb://h", "mongodb://h:2-1", "mongodb://h:1?transport=udp",
+            "mongodb://h:1?nope=1", "mongodb://h:1?poolSize=x", "mongodb://a:1/;b:2", "mongodb://h:1?heartbeatMS=10"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MongoDriver.open(bad,
+                    MongoDriver.Options.DEFAULT), bad);
+            assertTrue(e.getMessage().contains("mongodb") || e.getMessage().contains("heartbeat"), e.getMessage());
+        }
+    }
+
+    @Test
+    void providerIsFoundByScheme() {
+        assertTrue(ShardDrivers.schemes().contains("mongodb"));
+        try (var d = ShardDrivers.open("mongodb://127.0.0.1:7301-7302", DriverSettings.DEFAULT.withRecords(50))) {
+            assertEquals(2, d.shardCount());
+            assertEquals(50, ((MongoDriver) d).options().records());
+        }
+    }
+}
