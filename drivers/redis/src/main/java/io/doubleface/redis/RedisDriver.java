@@ -364,21 +364,29 @@ public final class RedisDriver implements ShardDriver {
         }
         for (RedisLoopClient c : List.copyOf(loopClients)) {
             EventLoop loop = c.loop();
+            boolean closedOnLoop = false;
             if (loop.inEventLoop()) {
                 c.close();
-            } else if (!loop.isShuttingDown()) {
+                continue;
+            }
+            if (!loop.isShuttingDown()) {
                 try {
-                    if (!loop.submit(c::close).await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                    closedOnLoop = loop.submit(c::close).await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                    if (!closedOnLoop) {
                         log.warn("redis driver {}: client on {} did not close within {} ms", description, loop,
                                 CLOSE_WAIT_MILLIS);
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } catch (java.util.concurrent.RejectedExecutionException e) {
-                    // the loop shut down meanwhile; its channels went with it
+                    // the loop shut down meanwhile
                 }
             }
-            c.awaitShutdown(CLOSE_WAIT_MILLIS);
+            if (closedOnLoop) {
+                c.awaitShutdown(CLOSE_WAIT_MILLIS);
+            } else {
+                c.abandon(); // the loop is gone, and its channels with it: release Lettuce's side, do not wait
+            }
         }
         loopClients.clear();
         RedisClient sc;

@@ -460,6 +460,11 @@ final class RedisLoopClient implements LoopClient {
         driver.closed(this);
     }
 
+    /** Releases Lettuce's side when the loop is gone (no callback can run any more). */
+    void abandon() {
+        closeOffLoop();
+    }
+
     /** Waits (off the loop) until the per-loop Lettuce client has shut down. */
     void awaitShutdown(long millis) {
         if (loop.inEventLoop()) {

@@ -371,6 +371,49 @@ class RedisDriverTest {
     }
 
     @Test
+    void closingTheDriverClosesEveryConnection() throws Exception {
+        RedisServers own = closeLater(RedisServers.start(2, 0));
+        own.load(RECORDS);
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        for (String mode : List.of("per-loop", "shared")) {
+            RedisDriver driver = RedisDriver.open(own.uri() + "?connection=" + mode, SETTINGS);
+            LoopClient client = driver.openOn(loop);
+            warmUp(client, loop, 2);
+            BlockingClient blocking = driver.openBlocking();
+            blocking.call(0, ShardRequest.readField(0, 0), TimeUnit.SECONDS.toNanos(5)).release();
+            assertTrue(connectedClients(own, 0) >= 3, "loop + blocking connections + this probe");
+            driver.close();
+            driver.close(); // idempotent
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            for (int s = 0; s < 2; s++) {
+                while (connectedClients(own, s) > 1) {
+                    assertTrue(System.nanoTime() < deadline, mode + ": shard " + s + " still has "
+                            + (connectedClients(own, s) - 1) + " connections of a closed driver");
+                    Thread.sleep(20);
+                }
+            }
+            assertThrows(IllegalStateException.class, () -> driver.openOn(loop));
+        }
+    }
+
+    /** {@code connected_clients} of shard {@code s}, counting the probe's own connection. */
+    private static long connectedClients(RedisServers servers, int s) {
+        InetSocketAddress a = servers.addresses().get(s);
+        io.lettuce.core.RedisClient probe = io.lettuce.core.RedisClient.create();
+        try (io.lettuce.core.api.StatefulRedisConnection<String, String> c = probe.connect(
+                io.lettuce.core.RedisURI.create(a.getHostString(), a.getPort()))) {
+            for (String line : c.sync().info("clients").split("\r?\n")) {
+                if (line.startsWith("connected_clients:")) {
+                    return Long.parseLong(line.substring("connected_clients:".length()).trim());
+                }
+            }
+            throw new AssertionError("no connected_clients in INFO clients");
+        } finally {
+            probe.shutdown(0, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void sendOffTheLoopIsRefused() {
         RedisDriver driver = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
         LoopClient client = driver.openOn(clientLoop(LoopGroup.Transport.AUTO));
