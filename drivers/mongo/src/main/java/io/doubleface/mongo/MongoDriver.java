@@ -76,6 +76,9 @@ public final class MongoDriver implements ShardDriver {
     /** URI scheme: {@value}. */
     public static final String SCHEME = "mongodb";
 
+    /** URI scheme of the per-loop OP_MSG client ({@link Transport#LOOP}): {@value}. */
+    public static final String LOOP_SCHEME = "mongodb+loop";
+
     /** Longest {@link #close()} waits for each loop client to fail its calls on its loop: {@value} ms. */
     static final long CLOSE_WAIT_MILLIS = 10_000;
 
@@ -92,14 +95,21 @@ public final class MongoDriver implements ShardDriver {
          */
         AIO,
         /** JDK asynchronous channels on a fixed pool of {@link Options#aioThreads} threads per loop client. URI value {@code aio-fixed}. */
-        AIO_FIXED;
+        AIO_FIXED,
+        /**
+         * Not the official driver: doubleface's minimal OP_MSG client ({@link OpMsgLoopClient}), one
+         * pipelined connection per shard on the loop, no driver threads. URI value {@code loop}, or
+         * the scheme {@code mongodb+loop://}. Short URI forms only (plain host:port shards).
+         */
+        LOOP;
 
         static Transport parse(String s) {
             return switch (s.toLowerCase(Locale.ROOT)) {
                 case "netty" -> NETTY;
                 case "aio" -> AIO;
                 case "aio-fixed" -> AIO_FIXED;
-                default -> throw new IllegalArgumentException("transport: '" + s + "' (expected: netty, aio or aio-fixed)");
+                case "loop" -> LOOP;
+                default -> throw new IllegalArgumentException("transport: '" + s + "' (expected: netty, aio, aio-fixed or loop)");
             };
         }
     }
@@ -236,7 +246,7 @@ public final class MongoDriver implements ShardDriver {
     private final List<String> addresses;
     private final Options options;
     private final String description;
-    private final Set<MongoLoopClient> loopClients = ConcurrentHashMap.newKeySet();
+    private final Set<LoopClient> loopClients = ConcurrentHashMap.newKeySet();
     private final Set<MongoBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
     /** Closes the {@code MongoClient}s of loop clients closed on their own loop (closing blocks). */
     private final ExecutorService closer;
@@ -257,6 +267,11 @@ public final class MongoDriver implements ShardDriver {
         this.description = describe(this.shards) + (options.transport() == Transport.NETTY ? ""
                 : " (" + options.transport().name().toLowerCase(Locale.ROOT).replace('_', '-') + ")");
         this.closer = Executors.newSingleThreadExecutor(Threads.platform("mongo-close"));
+        if (options.transport() == Transport.LOOP) {
+            for (int i = 0; i < this.shards.size(); i++) {
+                directAddress(i); // fails fast on a shard the OP_MSG client cannot reach
+            }
+        }
     }
 
     /** A driver of the shard list {@code uri} ({@link #parse}); options in the URI override {@code options}. */
@@ -271,6 +286,16 @@ public final class MongoDriver implements ShardDriver {
      * @throws IllegalArgumentException if {@code uri} is none of them
      */
     public static ShardList parse(String uri) {
+        if (uri != null && uri.startsWith(LOOP_SCHEME + "://")) {
+            String plain = SCHEME + uri.substring(LOOP_SCHEME.length());
+            if (plain.indexOf(';') >= 0 || authorityEnd(plain) >= 0) {
+                throw bad(uri, LOOP_SCHEME + ":// takes the short forms only (HOST:FIRST-LAST or HOST:PORT,...)");
+            }
+            ShardList l = parse(plain);
+            Map<String, String> o = new LinkedHashMap<>(l.options());
+            o.put("transport", "loop");
+            return new ShardList(l.shards(), Map.copyOf(o));
+        }
         if (uri == null || !(uri.startsWith("mongodb://") || uri.startsWith("mongodb+srv://"))) {
             throw bad(uri, "expected mongodb://...");
         }
@@ -403,6 +428,29 @@ public final class MongoDriver implements ShardDriver {
         return addresses.get(shard);
     }
 
+    /**
+     * The address of shard {@code shard} when it is one plain server (what {@link Transport#LOOP}
+     * connects to).
+     *
+     * @throws IllegalArgumentException if the shard is a multi-host deployment or needs TLS/auth
+     */
+    InetSocketAddress directAddress(int shard) {
+        ConnectionString cs = shards.get(shard);
+        if (cs.getHosts().size() != 1 || cs.isSrvProtocol() || Boolean.TRUE.equals(cs.getSslEnabled())
+                || cs.getCredential() != null) {
+            throw new IllegalArgumentException("shard " + shard + " (" + address(shard) + "): transport=loop needs a "
+                    + "single plain server (no replica set, SRV, TLS or credentials)");
+        }
+        String h = cs.getHosts().get(0);
+        int colon = h.lastIndexOf(':');
+        String host = colon > 0 && h.indexOf(']') < colon ? h.substring(0, colon) : h;
+        int port = colon > 0 && h.indexOf(']') < colon ? Integer.parseInt(h.substring(colon + 1)) : 27017;
+        if (host.startsWith("[")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        return new InetSocketAddress(host, port);
+    }
+
     /** The database of shard {@code shard}: the connection string's, else {@value MongoRecords#DATABASE}. */
     String database(int shard) {
         String db = shards.get(shard).getDatabase();
@@ -475,10 +523,11 @@ public final class MongoDriver implements ShardDriver {
     public LoopClient openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
-        if (options.transport() == Transport.NETTY) {
+        if (options.transport() == Transport.NETTY || options.transport() == Transport.LOOP) {
             socketChannelClass(loop); // fail fast on a loop Netty cannot use
         }
-        MongoLoopClient c = new MongoLoopClient(this, loop);
+        LoopClient c = options.transport() == Transport.LOOP ? new OpMsgLoopClient(this, loop)
+                : new MongoLoopClient(this, loop);
         loopClients.add(c);
         if (closed) {
             loopClients.remove(c);
@@ -508,14 +557,17 @@ public final class MongoDriver implements ShardDriver {
     }
 
     /**
-     * Counters of every open loop client: completions delivered on the loop vs hopped onto it,
+     * Counters of every open loop client of the official driver (none with {@link Transport#LOOP},
+     * whose completions are all on the loop by construction): completions delivered on the loop vs hopped onto it,
      * commands sent from the loop vs from driver threads, and the names of the driver threads seen
      * (digits replaced by {@code N}). For {@code /admin/stats}.
      */
     public List<MongoLoopClient.Stats> stats() {
         List<MongoLoopClient.Stats> out = new ArrayList<>();
-        for (MongoLoopClient c : loopClients) {
-            out.add(c.stats());
+        for (LoopClient c : loopClients) {
+            if (c instanceof MongoLoopClient m) {
+                out.add(m.stats());
+            }
         }
         return out;
     }
@@ -529,7 +581,7 @@ public final class MongoDriver implements ShardDriver {
         }
     }
 
-    void closed(MongoLoopClient c) {
+    void closed(LoopClient c) {
         loopClients.remove(c);
     }
 
@@ -551,7 +603,7 @@ public final class MongoDriver implements ShardDriver {
         for (MongoBlockingClient c : List.copyOf(blockingClients)) {
             c.close();
         }
-        for (MongoLoopClient c : List.copyOf(loopClients)) {
+        for (LoopClient c : List.copyOf(loopClients)) {
             EventLoop loop = c.loop();
             if (loop.inEventLoop()) {
                 c.close();

@@ -32,13 +32,14 @@ public final class MongoDriverProvider implements ShardDriverProvider {
 
     @Override
     public List<String> schemes() {
-        return List.of("mongodb");
+        return List.of(MongoDriver.SCHEME, MongoDriver.LOOP_SCHEME);
     }
 
     @Override
     public String usage() {
-        return "mongodb://HOST:FIRST-LAST[?transport=netty|aio|aio-fixed&poolSize=N], mongodb://HOST:PORT,HOST:PORT,... "
-                + "or full connection strings 'mongodb://HOSTS/[DB][?OPTIONS];mongodb://...' (doubleface leaf mongo)";
+        return "mongodb://HOST:FIRST-LAST[?transport=netty|aio|aio-fixed|loop&poolSize=N], mongodb://HOST:PORT,HOST:PORT,... "
+                + "or full connection strings 'mongodb://HOSTS/[DB][?OPTIONS];mongodb://...' (doubleface leaf mongo); "
+                + "mongodb+loop://HOST:FIRST-LAST: the per-loop OP_MSG client";
     }
 
     @Override

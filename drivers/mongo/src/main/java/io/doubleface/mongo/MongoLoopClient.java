@@ -338,6 +338,7 @@ public final class MongoLoopClient implements LoopClient {
         return switch (driver.options().transport()) {
             case NETTY -> MongoDriver.nettyOn(loop);
             case AIO -> null; // the driver's default: JDK asynchronous channels, default group
+            case LOOP -> throw new IllegalStateException("transport=loop uses OpMsgLoopClient");
             case AIO_FIXED -> {
                 if (aioPool == null) {
                     aioPool = Executors.newFixedThreadPool(driver.options().aioThreads(), Threads.platform("mongo-aio"));
