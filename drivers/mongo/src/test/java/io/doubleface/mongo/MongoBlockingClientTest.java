@@ -1,5 +1,7 @@
 package io.doubleface.mongo;
 
+import io.doubleface.testing.StallingProxy;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

@@ -1,5 +1,8 @@
 package io.doubleface.mongo;
 
+import io.doubleface.testing.Outcomes;
+import io.doubleface.testing.StallingProxy;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

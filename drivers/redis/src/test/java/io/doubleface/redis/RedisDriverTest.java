@@ -1,5 +1,7 @@
 package io.doubleface.redis;
 
+import io.doubleface.testing.Outcomes;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

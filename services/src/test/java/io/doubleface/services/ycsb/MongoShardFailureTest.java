@@ -1,5 +1,7 @@
 package io.doubleface.services.ycsb;
 
+import io.doubleface.testing.StallingProxy;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

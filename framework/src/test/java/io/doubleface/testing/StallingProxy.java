@@ -1,4 +1,4 @@
-package io.doubleface.services.ycsb;
+package io.doubleface.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,7 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * stopping an in-process server. Bounded: one thread per direction per connection, all closed
  * by {@link #close}.
  */
-final class StallingProxy implements AutoCloseable {
+public final class StallingProxy implements AutoCloseable {
 
     private final ServerSocket server;
     private final InetSocketAddress target;
@@ -25,22 +25,22 @@ final class StallingProxy implements AutoCloseable {
     private volatile boolean stalled;
     private volatile boolean closed;
 
-    StallingProxy(InetSocketAddress target) throws IOException {
+    public StallingProxy(InetSocketAddress target) throws IOException {
         this.target = target;
         this.server = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
         threads.add(Thread.ofPlatform().daemon().name("proxy-accept").start(this::acceptLoop));
     }
 
-    int port() {
+    public int port() {
         return server.getLocalPort();
     }
 
-    InetSocketAddress address() {
+    public InetSocketAddress address() {
         return new InetSocketAddress("127.0.0.1", port());
     }
 
     /** Stops (true) or resumes (false) forwarding. */
-    void stall(boolean on) {
+    public void stall(boolean on) {
         stalled = on;
     }
 

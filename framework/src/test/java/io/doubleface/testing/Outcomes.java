@@ -1,4 +1,4 @@
-package io.doubleface.grpc;
+package io.doubleface.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,10 +18,10 @@ import java.util.concurrent.TimeUnit;
  * or failure), releases every reply, and notes any callback off the loop or any second callback
  * for a tag. Callbacks arrive on the loop; the test thread reads after {@link #await()}.
  */
-class Outcomes implements ReplyListener {
+public class Outcomes implements ReplyListener {
 
     /** Longest a test waits for outcomes before calling it a hang: {@value} s. */
-    static final long HANG_SECONDS = 30;
+    public static final long HANG_SECONDS = 30;
 
     private final EventLoop loop;
     private final byte[][] replies;
@@ -30,7 +30,7 @@ class Outcomes implements ReplyListener {
     private final CountDownLatch done;
     private volatile String misuse;
 
-    Outcomes(EventLoop loop, int n) {
+    public Outcomes(EventLoop loop, int n) {
         this.loop = loop;
         this.replies = new byte[n][];
         this.failures = new ShardException[n];
@@ -65,7 +65,7 @@ class Outcomes implements ReplyListener {
     }
 
     /** Waits for every tag's outcome; fails on a hang, a callback off the loop or a double callback. */
-    Outcomes await() throws InterruptedException {
+    public Outcomes await() throws InterruptedException {
         assertTrue(done.await(HANG_SECONDS, TimeUnit.SECONDS), "outcomes missing after " + HANG_SECONDS + " s: "
                 + done.getCount() + " of " + callbacks.length);
         // Reads below happen-before via the latch; a misuse flag set later is caught by the next check.
@@ -73,25 +73,25 @@ class Outcomes implements ReplyListener {
         return this;
     }
 
-    byte[] reply(int tag) {
+    public byte[] reply(int tag) {
         assertNotNull(replies[tag], () -> "tag " + tag + " failed: " + failures[tag]);
         return replies[tag];
     }
 
-    ShardException failure(int tag) {
+    public ShardException failure(int tag) {
         assertNotNull(failures[tag], () -> "tag " + tag + " got a reply, expected a failure");
         return failures[tag];
     }
 
-    ShardException.Kind kind(int tag) {
+    public ShardException.Kind kind(int tag) {
         return failures[tag] == null ? null : failures[tag].kind();
     }
 
-    boolean replied(int tag) {
+    public boolean replied(int tag) {
         return replies[tag] != null;
     }
 
-    void assertFailed(int tag, ShardException.Kind kind) {
+    public void assertFailed(int tag, ShardException.Kind kind) {
         assertEquals(kind, failure(tag).kind(), () -> "tag " + tag + ": " + failures[tag]);
     }
 }
