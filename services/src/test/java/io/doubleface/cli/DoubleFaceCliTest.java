@@ -93,7 +93,8 @@ class DoubleFaceCliTest {
             {"serve", "ycsb", "--transport", "uring"},
             {"serve", "ycsb", "--max-header-size", "lots"},
             {"serve", "ycsb", "--port", "70000"},
-            {"serve", "ycsb", "--shards", "redis://x:1"},
+            {"serve", "ycsb", "--shards", "nosuch://x:1"},
+            {"serve", "ycsb", "--shards", "redis://"},
             {"leaf", "kv", "--shards", "0"},
         };
         for (String[] args : cases) {
