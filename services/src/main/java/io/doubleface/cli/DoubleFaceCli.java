@@ -33,7 +33,7 @@ import picocli.CommandLine.Command;
             "Options of a command:  doubleface COMMAND [SUBCOMMAND] --help",
             "Exit codes: 0 success, 1 failure at run time, 2 usage error."},
         subcommands = {DemoCommand.class, ServeCommand.class, LeafCommand.class, LoadCommand.class, LoadDataCommand.class,
-            ExperimentCommand.class, CallCommand.class,
+            ExperimentCommand.class, TrainCommand.class, CallCommand.class,
             CommandLine.HelpCommand.class})
 public final class DoubleFaceCli {
 

@@ -34,6 +34,11 @@ import picocli.CommandLine.Spec;
                 + "context switches, threads, CPU (Tables 1-3)",
             "  priority     open loop, Lfan/Sfan 5/3 and 7/1 mixes with per-reply work: completion-first vs fifo, "
                 + "type2a, type2b (Fig. 15)",
+            "  mutune-models  open-loop p99 vs load for each configuration of μTune's taxonomy, normalized to the best "
+                + "per load; also writes the profile the load adapter uses (μTune Fig. 8/11)",
+            "  mutune-steady  loads stepping up then down: static configurations, fm, adaptive-window and adaptive, "
+                + "with the configuration the adapter chose per step (μTune Fig. 14)",
+            "  mutune-flash   100 req/s, 1 s at 90% of capacity, 100 req/s: spike latency and recovery (μTune Table 2)",
             "  demo         a short tour: every model, one closed-loop and one open-loop run",
             "",
             "Starts a leaf process (--driver) and the mid-tier, each its own JVM; the mid-tier pinned to --mid-cpus, "
@@ -47,6 +52,8 @@ import picocli.CommandLine.Spec;
             "  doubleface experiment fanout --quick",
             "  doubleface experiment concurrency --sizes small --concurrency 1,8,64,512",
             "  doubleface experiment priority --reply-work-us 20 --load-fraction 0.8 --out docs/results",
+            "  doubleface experiment fanout --driver redis --configs doubleface,doubleface@connection=shared,type2a-1f1b",
+            "  doubleface experiment fanout --driver mongo --configs doubleface@transport=loop,doubleface,type2b@transport=aio",
             "Exit codes: 0 done, 1 a process or run failed (the message says which), 2 usage error."})
 final class ExperimentCommand implements Callable<Integer> {
 
@@ -55,7 +62,8 @@ final class ExperimentCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "concurrency, fanout, imbalance, priority or demo.")
+    @Parameters(index = "0", paramLabel = "NAME", description = "concurrency, fanout, imbalance, priority, "
+            + "mutune-models, mutune-steady, mutune-flash or demo.")
     String name;
 
     @Option(names = "--quick", description = "Fewer points, shorter runs, one repeat: a few minutes.")
@@ -88,9 +96,26 @@ final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--no-pin", description = "Do not pin anything (taskset not used).")
     boolean noPin;
 
-    @Option(names = "--configs", paramLabel = "NAME,…", split = ",",
-            description = "Configurations to compare instead of the experiment's own.")
+    @Option(names = "--configs", paramLabel = "NAME[@OPTS],…", split = ",",
+            description = "Configurations to compare instead of the experiment's own. NAME@OPTS runs NAME on a "
+                + "mid-tier whose shard URI has the query OPTS (e.g. doubleface@connection=shared over Redis, "
+                + "type2b@transport=aio over MongoDB; several options joined with &): one mid-tier process per "
+                + "distinct OPTS, all over the same leaf, compared in the same run.")
     List<String> configs;
+
+    @Option(names = "--shard-options", paramLabel = "OPTS",
+            description = "Query of the mid-tier's shard URI for configurations without @OPTS, e.g. transport=loop "
+                + "(MongoDB per-loop OP_MSG client) or connection=shared (one Lettuce connection per shard).")
+    String shardOptions;
+
+    @Option(names = "--loads", paramLabel = "RATE,…", split = ",",
+            description = "mutune-models: offered loads in req/s instead of fractions of doubleface's measured capacity.")
+    List<Double> loads;
+
+    @Option(names = "--profile", paramLabel = "FILE",
+            description = "Profile of the load-adapter configurations (adaptive, adaptive-window, fm). Default: "
+                + "profiles/ycsb-kv.json if it exists here, else the one shipped in the jar.")
+    Path profile;
 
     @Option(names = "--concurrency", paramLabel = "N,…", split = ",",
             description = "Closed-loop users instead of the experiment's own list.")
@@ -153,7 +178,11 @@ final class ExperimentCommand implements Callable<Integer> {
         if (configs != null) {
             for (String c : configs) {
                 try {
-                    Configuration.parse(c);
+                    int at = c.indexOf('@');
+                    String n = at < 0 ? c : c.substring(0, at);
+                    if (io.doubleface.tune.TunePolicy.byLabel(n) == null) {
+                        Configuration.parse(n);
+                    }
                 } catch (IllegalArgumentException e) {
                     throw new ParameterException(spec.commandLine(), "--configs: " + e.getMessage());
                 }
@@ -166,6 +195,12 @@ final class ExperimentCommand implements Callable<Integer> {
                 }
             }
         }
+        if (loads != null && loads.stream().anyMatch(l -> !(l > 0))) {
+            throw new ParameterException(spec.commandLine(), "--loads: " + loads + " (expected: each > 0)");
+        }
+        if (profile != null && !Files.isReadable(profile)) {
+            throw new ParameterException(spec.commandLine(), "--profile: " + profile + ": no such readable file");
+        }
         for (List<Integer> l : java.util.Arrays.asList(concurrency, fanouts)) {
             if (l != null) {
                 for (int v : l) {
@@ -177,25 +212,17 @@ final class ExperimentCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--fanouts: " + fanouts + " (expected: each <= --shards "
                     + shards + ")");
         }
-        String mid = null;
-        String aux = null;
-        int cpus = Runtime.getRuntime().availableProcessors();
-        if (!noPin) {
-            if (!onPath("taskset")) {
-                env.err().println("experiment: warning: taskset not found; processes are not pinned "
-                        + "(install util-linux, or pass --no-pin to silence this)");
-            } else {
-                mid = midCpus != null ? midCpus : cpus >= 2 ? "0" : null;
-                aux = auxCpus != null ? auxCpus : cpus >= 2 ? (cpus == 2 ? "1" : "1-" + (cpus - 1)) : null;
-            }
-        }
+        String[] pin = pinning(noPin, midCpus, auxCpus, env, "experiment");
+        String mid = pin[0];
+        String aux = pin[1];
         List<String> cmdLine = new ArrayList<>(List.of("doubleface"));
         cmdLine.addAll(spec.commandLine().getParseResult().originalArgs());
         ExperimentRunner.Options o = new ExperimentRunner.Options(name, quick, out, driver, shards, records, ioThreads,
                 mid, aux, warmup != null ? warmup : Duration.ofMillis(quick ? 500 : 1000), duration,
                 globalWarmup != null ? globalWarmup : Duration.ofSeconds(quick ? 1 : 3),
                 repeats != null ? repeats : quick ? 1 : 2, configs, concurrency, fanouts, sizes, replyWorkMicros,
-                loadFraction, VersionProvider.version(), cmdLine);
+                loadFraction, shardOptions, null, loads, profile != null ? profile.toAbsolutePath()
+                        : ProfileFiles.defaultProfile(), VersionProvider.version(), cmdLine);
         try {
             Files.createDirectories(out);
             ExperimentRunner.run(o, env.out());
@@ -203,6 +230,21 @@ final class ExperimentCommand implements Callable<Integer> {
             throw new CliException(e.getMessage(), e);
         }
         return DoubleFaceCli.EXIT_OK;
+    }
+
+    /** {mid-tier CPUs, leaf and load CPUs} for taskset; nulls when not pinned (warns if taskset is missing). */
+    static String[] pinning(boolean noPin, String midCpus, String auxCpus, CliEnv env, String command) {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        if (noPin) {
+            return new String[2];
+        }
+        if (!onPath("taskset")) {
+            env.err().println(command + ": warning: taskset not found; processes are not pinned "
+                    + "(install util-linux, or pass --no-pin to silence this)");
+            return new String[2];
+        }
+        return new String[] {midCpus != null ? midCpus : cpus >= 2 ? "0" : null,
+            auxCpus != null ? auxCpus : cpus >= 2 ? (cpus == 2 ? "1" : "1-" + (cpus - 1)) : null};
     }
 
     private void positive(String opt, long v) {

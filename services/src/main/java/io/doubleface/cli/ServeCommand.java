@@ -115,12 +115,12 @@ final class ServeCommand {
                     + "type2b, sdb-1n-64w; or adaptive, adaptive-window, fm for the load adapter.")
         String config = "doubleface";
 
-        /** Profile used by the load adapter when --profile is not given and the file exists: {@value}. */
-        static final String DEFAULT_PROFILE = "profiles/ycsb-kv.json";
+        static final String DEFAULT_PROFILE = ProfileFiles.DEFAULT;
 
         @Option(names = "--profile", paramLabel = "FILE",
                 description = "Trained profile of the load adapter (--config adaptive|adaptive-window|fm). Default: "
-                    + DEFAULT_PROFILE + " if it exists, else no profile (the adapter explores from its anchor).")
+                    + DEFAULT_PROFILE + " if it exists in the working directory, else the one shipped in the jar "
+                    + "(trained on the YCSB service over 20 KV shards, docs/tuning.md).")
         Path profile;
 
         @Option(names = "--tune-detector", paramLabel = "NAME",
@@ -220,8 +220,8 @@ final class ServeCommand {
             String profileSource = null;
             if (tunePolicy != null) {
                 Path file = profile;
-                if (file == null && Files.isRegularFile(Path.of(DEFAULT_PROFILE))) {
-                    file = Path.of(DEFAULT_PROFILE);
+                if (file == null) {
+                    file = ProfileFiles.defaultProfile();
                 }
                 Profile p = null;
                 if (file != null) {
@@ -233,6 +233,14 @@ final class ServeCommand {
                         throw new ParameterException(spec.commandLine(), "--profile: " + e.getMessage());
                     }
                     profileSource = file.toString();
+                } else {
+                    try {
+                        p = ProfileFiles.shipped();
+                    } catch (IOException | IllegalArgumentException e) {
+                        throw new ParameterException(spec.commandLine(), "the shipped profile "
+                                + ProfileFiles.DEFAULT + " is unreadable: " + e.getMessage());
+                    }
+                    profileSource = p == null ? null : ProfileFiles.DEFAULT + " (shipped in the jar)";
                 }
                 try {
                     tune = TuneSettings.of(tunePolicy, p).withDetector(tuneDetector).withDwell(tuneDwell)

@@ -41,8 +41,8 @@ class ExperimentCommandTest {
     void aTinyFanoutRunWritesTheResultsDirectory(@TempDir Path out) throws Exception {
         CliRun r = new CliRun();
         int exit = r.run("experiment", "fanout", "--quick", "--no-pin", "--configs", "doubleface,type2a-1f1b",
-                "--fanouts", "1,5", "--sizes", "small", "--concurrency", "4", "--duration", "500ms", "--warmup",
-                "200ms", "--global-warmup", "300ms", "--shards", "5", "--out", out.toString());
+                "--fanouts", "1,5", "--sizes", "small", "--concurrency", "4", "--duration", "1s", "--warmup",
+                "500ms", "--global-warmup", "1s", "--shards", "5", "--out", out.toString());
         assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
         Path dir;
         try (Stream<Path> s = Files.list(out)) {

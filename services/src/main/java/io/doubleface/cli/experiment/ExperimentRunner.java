@@ -29,16 +29,26 @@ public final class ExperimentRunner {
     public record Options(String experiment, boolean quick, Path outRoot, String driver, int shards, long records,
             int ioThreads, String midCpus, String auxCpus, Duration warmup, Duration duration, Duration globalWarmup,
             int repeats, List<String> configs, List<Integer> concurrency, List<Integer> fanouts, List<String> sizes,
-            Integer replyWorkMicros, double loadFraction, String version, List<String> commandLine) {}
+            Integer replyWorkMicros, double loadFraction, String shardOptions, String externalShards,
+            List<Double> loads, Path profile, String version, List<String> commandLine) {}
 
-    /** One measured run. */
-    record Row(Experiments.Point point, String config, int repeat, Topology.LoadRun load, MidTierSample.Delta mid) {
+    /**
+     * One measured run; {@code adapter} is the mid-tier's {@code /admin/stats} "adapter" object
+     * after the run when {@code config} is a load-adapter policy, else {@code null}.
+     */
+    record Row(Experiments.Point point, String config, int repeat, Topology.LoadRun load, MidTierSample.Delta mid,
+            Map<String, Object> adapter) {
         Double get(String key) {
             return load.number(key);
         }
     }
 
     private ExperimentRunner() {}
+
+    /** The configurations {@code train --configs all} profiles: μTune's taxonomy and DoubleFace (with busy-poll too). */
+    public static List<String> taxonomy() {
+        return Experiments.TAXONOMY;
+    }
 
     /** Names of the experiments, in help order. */
     public static List<String> names() {
@@ -62,7 +72,7 @@ public final class ExperimentRunner {
                 o.midCpus(), o.auxCpus(), List.of("-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"),
                 List.of("-Xms512m", "-Xmx512m"), Duration.ofSeconds(5),
                 o.replyWorkMicros() != null ? o.replyWorkMicros() : ex.defaultReplyWorkMicros(), "completion-first",
-                configs.get(0));
+                configs.get(0), o.shardOptions(), ex.serveArgs(o, configs), o.externalShards(), ex.adapterArgs(o, configs));
         int runs = points.size() * configs.size() * o.repeats();
         double perRun = o.warmup().toMillis() / 1000.0 + ex.runSeconds(o) + 1.0;
         out.printf(Locale.ROOT, "experiment %s%s: %d configurations × %d points × %d repeats = %d runs, about %.0f min%n",
@@ -101,7 +111,13 @@ public final class ExperimentRunner {
                         Topology.LoadRun lr = t.load(p.label() + " " + c, args,
                                 o.warmup().plus(Duration.ofMillis(Math.round(ex.runSeconds(o) * 1000))).plusSeconds(60));
                         MidTierSample after = t.sample();
-                        Row r = new Row(p, c, rep, lr, MidTierSample.delta(before, after));
+                        Map<String, Object> adapter = null;
+                        if (Topology.isAdapter(c) && t.adminStats().get("adapter") instanceof Map<?, ?> a) {
+                            @SuppressWarnings("unchecked")
+                            Map<String, Object> am = (Map<String, Object>) a;
+                            adapter = am;
+                        }
+                        Row r = new Row(p, c, rep, lr, MidTierSample.delta(before, after), adapter);
                         rows.add(r);
                         done++;
                         out.printf(Locale.ROOT, "[%3d/%d] %-28s %-22s %9s req/s  p50 %s  p99 %s  errors %d  cs/req %s%n",
@@ -112,6 +128,7 @@ public final class ExperimentRunner {
                     }
                 }
             }
+            writeEnvironment(dir, o, settings, configs, t); // again: with every mid-tier's shard URI
         }
         Duration took = Duration.between(started, Instant.now());
         Report report = new Report(dir, o, configs, rows, prepared, took);
@@ -140,7 +157,7 @@ public final class ExperimentRunner {
         env.put("pinning", Map.of("mid_tier", s.midCpus() == null ? "not pinned" : "taskset -c " + s.midCpus(),
                 "leaf_and_load_generator", s.auxCpus() == null ? "not pinned" : "taskset -c " + s.auxCpus()));
         env.put("driver", s.driver());
-        env.put("shards", t.shardUri());
+        env.put("shards", t.shardUris().size() == 1 ? t.shardUris().get(0) : t.shardUris());
         env.put("records", s.records());
         env.put("io_threads", s.ioThreads());
         env.put("reply_work_us", s.replyWorkMicros());

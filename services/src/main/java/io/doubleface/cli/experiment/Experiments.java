@@ -17,7 +17,12 @@ import java.util.function.Function;
  */
 final class Experiments {
 
-    static final List<String> NAMES = List.of("concurrency", "fanout", "imbalance", "priority", "demo");
+    static final List<String> NAMES = List.of("concurrency", "fanout", "imbalance", "priority", "mutune-models",
+            "mutune-steady", "mutune-flash", "demo");
+
+    /** μTune's taxonomy plus DoubleFace with and without busy-poll: what mutune-models (and train) profile. */
+    static final List<String> TAXONOMY = List.of("doubleface", "doubleface-poll", "sib", "sip", "sdb", "sdp", "aib",
+            "aip", "adb", "adp");
 
     /** The five models, one configuration each, as the paper compares them. */
     static final List<String> FIVE_MODELS = List.of("doubleface", "type2a-1f1b", "type2b", "type1-32", "thread-64");
@@ -48,6 +53,16 @@ final class Experiments {
             return Map.of();
         }
 
+        /** Extra {@code serve ycsb} arguments of the mid-tier (e.g. {@code --prepare} for the adapter). */
+        default List<String> serveArgs(ExperimentRunner.Options o, List<String> configs) {
+            return List.of();
+        }
+
+        /** Extra {@code serve ycsb} arguments of load-adapter mid-tiers ({@code --config adaptive} etc.). */
+        default List<String> adapterArgs(ExperimentRunner.Options o, List<String> configs) {
+            return o.profile() == null ? List.of() : List.of("--profile", o.profile().toString());
+        }
+
         /** What the experiment is, for the report's head. */
         String title();
 
@@ -62,6 +77,9 @@ final class Experiments {
             case "fanout" -> new Fanout();
             case "imbalance" -> new Imbalance();
             case "priority" -> new Priority();
+            case "mutune-models" -> new MutuneModels();
+            case "mutune-steady" -> new MutuneSteady();
+            case "mutune-flash" -> new MutuneFlash();
             case "demo" -> new Demo();
             default -> throw new IllegalArgumentException("experiment: " + name + " (expected one of " + NAMES + ")");
         };
@@ -368,6 +386,232 @@ final class Experiments {
         public void report(Report r) throws IOException {
             r.heading("Closed loop (16 users) and open loop (50% of the lowest capacity)");
             r.demoTable();
+        }
+    }
+
+    /** Closed-loop capacity (fanout 5, small) of {@code config}, measured with 64 users. */
+    static double capacity(Topology t, ExperimentRunner.Options o, String config, PrintWriter out) throws IOException {
+        t.switchTo(config);
+        Duration d = Duration.ofMillis(o.quick() ? 1500 : 4000);
+        Topology.LoadRun lr = t.load("capacity " + config, List.of("--users", "64", "--url", query(5, "small"), "--keys",
+                Long.toString(o.records()), "--warmup", "1s", "--duration", d.toMillis() + "ms"), d.plusSeconds(60));
+        double cap = lr.number("throughput_rps");
+        out.printf(Locale.ROOT, "experiment: closed-loop capacity of %s (64 users, fanout 5, small): %.0f req/s%n",
+                config, cap);
+        out.flush();
+        return cap;
+    }
+
+    /** The configurations a load-adapter mid-tier should build at start: the static ones of the run. */
+    static List<String> staticConfigs(List<String> configs) {
+        List<String> out = new ArrayList<>();
+        for (String c : configs) {
+            if (!Topology.isAdapter(c) && c.indexOf('@') < 0) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * μTune Fig. 8/11: open-loop p99 vs offered load for each configuration of the taxonomy; the
+     * same runs are the training data of {@code doubleface train} (a profile is written next to the
+     * report).
+     */
+    static final class MutuneModels implements Experiment {
+        static final List<Double> FRACTIONS = List.of(0.05, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 1.0);
+        static final List<Double> QUICK_FRACTIONS = List.of(0.1, 0.4, 0.7, 0.95);
+
+        @Override
+        public List<String> defaultConfigs(ExperimentRunner.Options o) {
+            return o.quick() ? List.of("doubleface", "sip", "sdb", "adb") : TAXONOMY;
+        }
+
+        @Override
+        public List<String> serveArgs(ExperimentRunner.Options o, List<String> configs) {
+            return List.of("--prepare", String.join(",", staticConfigs(configs)));
+        }
+
+        @Override
+        public Map<String, Object> prepare(Topology t, ExperimentRunner.Options o, PrintWriter out) throws IOException {
+            Map<String, Object> m = new LinkedHashMap<>();
+            if (o.loads() == null) {
+                m.put("capacity_rps", Math.round(capacity(t, o, "doubleface", out)));
+            }
+            return m;
+        }
+
+        @Override
+        public List<Point> points(ExperimentRunner.Options o) {
+            List<Point> ps = new ArrayList<>();
+            if (o.loads() != null) {
+                for (double l : o.loads()) {
+                    long rate = Math.round(l);
+                    ps.add(new Point("load " + rate, params("load", rate), p -> openArgs(rate)));
+                }
+                return ps;
+            }
+            for (double f : o.quick() ? QUICK_FRACTIONS : FRACTIONS) {
+                ps.add(new Point(String.format(Locale.ROOT, "load %.2f", f), params("fraction", f),
+                        p -> openArgs(Math.max(10, Math.round(f * ((Number) p.get("capacity_rps")).doubleValue())))));
+            }
+            return ps;
+        }
+
+        static List<String> openArgs(long rate) {
+            return List.of("--rate", Long.toString(rate), "--url", query(5, "small"), "--max-connections", "2048");
+        }
+
+        @Override
+        public double runSeconds(ExperimentRunner.Options o) {
+            return o.duration() != null ? o.duration().toMillis() / 1000.0 : o.quick() ? 2 : 5;
+        }
+
+        @Override
+        public String title() {
+            return "p99 vs load for each threading configuration (μTune Fig. 8/11)";
+        }
+
+        @Override
+        public String description(ExperimentRunner.Options o) {
+            return "Open loop (Poisson arrivals, latency from the intended send time), fanout 5, small replies, offered "
+                    + "load a fraction of doubleface's closed-loop capacity (or --loads). μTune's taxonomy: s/a = "
+                    + "synchronous/asynchronous, i/d = in-line/dispatch, b/p = block/poll (docs/models.md). A run is "
+                    + "saturated when it answered less than 95% of the offered load or more than 0.1% failed. The "
+                    + "profile built from these runs (profile.json) is what `doubleface train` writes.";
+        }
+
+        @Override
+        public void report(Report r) throws IOException {
+            r.mutuneModelsTables();
+        }
+    }
+
+    /** Loads as fractions of doubleface's capacity for the steady experiment: up, then down. */
+    static final List<Double> STEADY = List.of(0.05, 0.2, 0.4, 0.6, 0.8, 0.6, 0.4, 0.2, 0.05);
+    static final List<Double> STEADY_QUICK = List.of(0.1, 0.5, 0.9, 0.5, 0.1);
+
+    /**
+     * μTune Fig. 14: loads stepping up then down in one open-loop run; p99 per step for every
+     * static configuration, the baselines and {@code adaptive}, and what the adapter chose.
+     */
+    static final class MutuneSteady implements Experiment {
+        @Override
+        public List<String> defaultConfigs(ExperimentRunner.Options o) {
+            return o.quick() ? List.of("doubleface", "sip", "adaptive")
+                    : List.of("doubleface", "doubleface-poll", "sip", "sdb", "adb", "fm", "adaptive-window", "adaptive");
+        }
+
+        @Override
+        public List<String> serveArgs(ExperimentRunner.Options o, List<String> configs) {
+            return List.of("--prepare", String.join(",", staticConfigs(configs)));
+        }
+
+        @Override
+        public Map<String, Object> prepare(Topology t, ExperimentRunner.Options o, PrintWriter out) throws IOException {
+            return Map.of("capacity_rps", Math.round(capacity(t, o, "doubleface", out)));
+        }
+
+        static double stepSeconds(ExperimentRunner.Options o) {
+            return o.duration() != null ? o.duration().toMillis() / 1000.0 : o.quick() ? 3 : 8;
+        }
+
+        static List<Double> fractions(ExperimentRunner.Options o) {
+            return o.quick() ? STEADY_QUICK : STEADY;
+        }
+
+        @Override
+        public List<Point> points(ExperimentRunner.Options o) {
+            List<Double> fs = fractions(o);
+            long step = Math.round(stepSeconds(o) * 1000);
+            return List.of(new Point("steps", params("fractions", fs, "step_ms", step), p -> {
+                double cap = ((Number) p.get("capacity_rps")).doubleValue();
+                StringBuilder sched = new StringBuilder("steps:");
+                for (double f : fs) {
+                    sched.append(sched.length() > 6 ? "," : "").append(Math.max(10, Math.round(f * cap))).append('@')
+                            .append(step).append("ms");
+                }
+                return List.of("--schedule", sched.toString(), "--url", query(5, "small"), "--max-connections", "2048");
+            }));
+        }
+
+        @Override
+        public double runSeconds(ExperimentRunner.Options o) {
+            return stepSeconds(o) * fractions(o).size();
+        }
+
+        @Override
+        public String title() {
+            return "Steady loads stepping up and down: static configurations vs the load adapter (μTune Fig. 14)";
+        }
+
+        @Override
+        public String description(ExperimentRunner.Options o) {
+            return "One open-loop run per configuration whose offered load steps through fractions of doubleface's "
+                    + "closed-loop capacity, up then down; fanout 5, small replies. p99 per step from the 1-s interval "
+                    + "logs, the first second of each step left out (the switch transient is in the flash experiment). "
+                    + "adaptive = μTune's policy over the trained profile (ring-buffer detector); adaptive-window = the "
+                    + "same with a 5 ms time-window detector; fm = only the pool sizes of the peak-sustaining "
+                    + "configuration vary. Each adapter runs in its own mid-tier process (docs/tuning.md).";
+        }
+
+        @Override
+        public void report(Report r) throws IOException {
+            r.steadyTables();
+        }
+    }
+
+    /** μTune Table 2: a flash crowd: 100 req/s, a second near capacity, 100 req/s. */
+    static final class MutuneFlash implements Experiment {
+        @Override
+        public List<String> defaultConfigs(ExperimentRunner.Options o) {
+            return o.quick() ? List.of("doubleface", "adaptive") : List.of("doubleface", "sip", "fm", "adaptive");
+        }
+
+        @Override
+        public List<String> serveArgs(ExperimentRunner.Options o, List<String> configs) {
+            return List.of("--prepare", String.join(",", staticConfigs(configs)));
+        }
+
+        @Override
+        public Map<String, Object> prepare(Topology t, ExperimentRunner.Options o, PrintWriter out) throws IOException {
+            double cap = capacity(t, o, "doubleface", out);
+            return params("capacity_rps", Math.round(cap), "spike_rps", Math.round(cap * 0.9));
+        }
+
+        static long calmMillis(ExperimentRunner.Options o) {
+            return o.duration() != null ? o.duration().toMillis() : o.quick() ? 5000 : 30_000;
+        }
+
+        @Override
+        public List<Point> points(ExperimentRunner.Options o) {
+            long calm = calmMillis(o);
+            return List.of(new Point("flash", params("calm_ms", calm, "spike_ms", 1000), p -> List.of("--schedule",
+                    "flash:100@" + calm + "ms," + p.get("spike_rps") + "@1s,100@" + calm + "ms", "--url",
+                    query(5, "small"), "--max-connections", "4096")));
+        }
+
+        @Override
+        public double runSeconds(ExperimentRunner.Options o) {
+            return (2 * calmMillis(o) + 1000) / 1000.0;
+        }
+
+        @Override
+        public String title() {
+            return "Flash crowd: 100 req/s, one second near capacity, 100 req/s (μTune Table 2)";
+        }
+
+        @Override
+        public String description(ExperimentRunner.Options o) {
+            return "Open loop: 100 req/s, then 90% of doubleface's closed-loop capacity for 1 s, then 100 req/s; fanout "
+                    + "5, small replies. Per configuration: latency before, during and after the spike from the 1-s "
+                    + "interval logs, the worst request, the time until p99 is back within 1.5x of its pre-spike "
+                    + "value, errors, and the adapter's switches.";
+        }
+
+        @Override
+        public void report(Report r) throws IOException {
+            r.flashTables();
         }
     }
 }

@@ -17,6 +17,7 @@ import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 import org.HdrHistogram.EncodableHistogram;
 import org.HdrHistogram.Histogram;
+import io.doubleface.tune.Profile;
 import org.HdrHistogram.HistogramLogReader;
 
 /**
@@ -405,6 +406,354 @@ final class Report {
         table(List.of("configuration", "closed-loop req/s", "switches/request", "events/wake-up (io)",
                 "open p50 ms", "open p99 ms", "open p99.9 ms"), body);
         derived.put("rate_rps", prepared.get("rate_rps"));
+    }
+
+    // ---- μTune experiments -------------------------------------------------------------------
+
+    /** A run is saturated when it answered under 95% of the offered load or more than 0.1% failed. */
+    static boolean saturated(ExperimentRunner.Row r) {
+        Double offered = r.get("offered_rate");
+        Double thr = r.get("throughput_rps");
+        Double req = r.get("requests");
+        Double err = r.get("errors");
+        if (offered == null || thr == null) {
+            return true;
+        }
+        double total = (req == null ? 0 : req) + (err == null ? 0 : err);
+        return thr < 0.95 * offered || (total > 0 && err != null && err / total > 0.001);
+    }
+
+    /** Median over repeats of the offered load of {@code p} under {@code c}. */
+    private double offered(Experiments.Point p, String c) {
+        return median(values(p, c, "offered_rate"));
+    }
+
+    private boolean saturated(Experiments.Point p, String c) {
+        List<ExperimentRunner.Row> rs = rows(p, c);
+        return rs.isEmpty() || rs.stream().filter(Report::saturated).count() * 2 > rs.size();
+    }
+
+    void mutuneModelsTables() throws IOException {
+        List<Experiments.Point> pts = points(x -> true);
+        heading("Open-loop p99 (ms) vs offered load; 'sat' = saturated (under 95% answered or over 0.1% errors)");
+        List<String> header = new ArrayList<>(List.of("offered req/s"));
+        header.addAll(configs);
+        header.add("best");
+        List<List<String>> body = new ArrayList<>();
+        List<List<String>> norm = new ArrayList<>();
+        Map<String, Object> out = new LinkedHashMap<>();
+        LineChart ch = new LineChart("Open-loop p99 vs load, fanout 5, small replies", "offered load (req/s)",
+                "p99 (ms)").logY();
+        for (Experiments.Point p : pts) {
+            double load = offered(p, configs.get(0));
+            List<String> r = new ArrayList<>(List.of(String.format(Locale.ROOT, "%.0f", load)));
+            List<String> n = new ArrayList<>(List.of(String.format(Locale.ROOT, "%.0f", load)));
+            String best = null;
+            double bestP99 = Double.NaN;
+            for (String c : configs) {
+                double p99 = median(values(p, c, "p99_ms"));
+                if (!saturated(p, c) && !Double.isNaN(p99) && (best == null || p99 < bestP99)) {
+                    best = c;
+                    bestP99 = p99;
+                }
+            }
+            Map<String, Object> d = new LinkedHashMap<>();
+            for (String c : configs) {
+                double p99 = median(values(p, c, "p99_ms"));
+                boolean sat = saturated(p, c);
+                r.add(sat ? "sat" : cell(values(p, c, "p99_ms"), "%.2f"));
+                n.add(sat ? "sat" : Double.isNaN(bestP99) ? "n/a" : String.format(Locale.ROOT, "%.2f", p99 / bestP99));
+                d.put(c, sat ? "saturated" : MidTierSample.round(p99));
+                ch.point(c, offered(p, c), sat || Double.isNaN(p99) ? null : p99);
+            }
+            r.add(best == null ? "none" : best);
+            n.add(best == null ? "none" : best);
+            d.put("best", best);
+            out.put(String.format(Locale.ROOT, "%.0f", load), d);
+            body.add(r);
+            norm.add(n);
+        }
+        table(header, body);
+        heading("p99 relative to the best configuration at each load (1.00 = best)");
+        table(header, norm);
+        derived.put("p99_ms_by_load", out);
+        write(ch, "mutune-models-p99.png");
+        Profile profile = profile();
+        if (profile != null) {
+            profile.write(dir.resolve("profile.json"));
+            text("\nProfile of these runs: `profile.json` (peak-sustaining configuration: " + profile.peakSustaining()
+                    + "; capacity per configuration: " + capacities(profile) + ").\n");
+        }
+    }
+
+    private static String capacities(Profile p) {
+        List<String> l = new ArrayList<>();
+        for (String c : p.configurations()) {
+            l.add(c + " " + Math.round(p.capacity(c)));
+        }
+        return String.join(", ", l);
+    }
+
+    /** The load-adapter profile of a mutune-models run: one point per (configuration, load). */
+    Profile profile() {
+        Profile.Builder b = Profile.builder().service("ycsb fanout 5 small")
+                .shards(options.driver() + ", " + options.shards() + " shards, " + options.records() + " records")
+                .machine(String.valueOf(options.ioThreads()) + " I/O loop, mid-tier on CPUs "
+                        + (options.midCpus() == null ? "any" : options.midCpus()) + "; "
+                        + Runtime.getRuntime().availableProcessors() + " CPUs")
+                .date(java.time.Instant.now().toString()).commit(ExperimentRunner.git("rev-parse", "HEAD"));
+        int n = 0;
+        for (String c : configs) {
+            if (Topology.isAdapter(c) || c.indexOf('@') >= 0) {
+                continue;
+            }
+            for (Experiments.Point p : points(x -> true)) {
+                double load = offered(p, c);
+                double p50 = median(values(p, c, "p50_ms"));
+                double p99 = median(values(p, c, "p99_ms"));
+                double p999 = median(values(p, c, "p999_ms"));
+                if (Double.isNaN(load) || Double.isNaN(p50) || Double.isNaN(p99) || Double.isNaN(p999)) {
+                    continue;
+                }
+                double thr = median(values(p, c, "throughput_rps"));
+                double cpu = median(midValues(p, c, d -> d.seconds() > 0 ? d.cpuMillis() / 1000.0 / d.seconds() : 0));
+                b.point(c, new Profile.Point(load, p50 * 1000, Math.max(p50, p99) * 1000,
+                        Math.max(Math.max(p50, p99), p999) * 1000, Double.isNaN(thr) ? 0 : thr,
+                        Double.isNaN(cpu) ? 0 : cpu, saturated(p, c)));
+                n++;
+            }
+        }
+        return n == 0 ? null : b.build();
+    }
+
+    /** One interval of a run's log: seconds since the schedule began (after the run's warm-up). */
+    record Interval(double at, double seconds, Histogram latency) {}
+
+    List<Interval> intervals(ExperimentRunner.Row r) throws IOException {
+        List<Interval> out = new ArrayList<>();
+        double warm = options.warmup().toMillis() / 1000.0;
+        try (HistogramLogReader reader = new HistogramLogReader(r.load().hlog().toFile())) {
+            EncodableHistogram h;
+            Double start = null;
+            while ((h = reader.nextIntervalHistogram()) != null) {
+                if (h.getTag() != null || !(h instanceof Histogram hist)) {
+                    continue;
+                }
+                if (start == null) {
+                    start = reader.getStartTimeSec();
+                }
+                double at = h.getStartTimeStamp() / 1000.0 - start - warm;
+                out.add(new Interval(at, (h.getEndTimeStamp() - h.getStartTimeStamp()) / 1000.0, hist.copy()));
+            }
+        }
+        return out;
+    }
+
+    /** Seconds since the schedule began of each adapter switch of {@code r}, with its target. */
+    private List<Map.Entry<Double, String>> adapterSwitches(ExperimentRunner.Row r, double logStartSec) {
+        List<Map.Entry<Double, String>> out = new ArrayList<>();
+        if (r.adapter() == null || !(r.adapter().get("switch_log") instanceof List<?> log)) {
+            return out;
+        }
+        double warm = options.warmup().toMillis() / 1000.0;
+        for (Object o : log) {
+            if (o instanceof Map<?, ?> m && m.get("at") instanceof String at) {
+                double t = java.time.Instant.parse(at).toEpochMilli() / 1000.0 - logStartSec - warm;
+                out.add(Map.entry(t, String.valueOf(m.get("to"))));
+            }
+        }
+        return out;
+    }
+
+    private static double logStart(ExperimentRunner.Row r) throws IOException {
+        try (HistogramLogReader reader = new HistogramLogReader(r.load().hlog().toFile())) {
+            reader.nextIntervalHistogram();
+            return reader.getStartTimeSec();
+        }
+    }
+
+    /** The configuration an adapter had active at {@code t} (seconds since the schedule began). */
+    private static String activeAt(List<Map.Entry<Double, String>> switches, String initial, double t) {
+        String c = initial;
+        for (Map.Entry<Double, String> e : switches) {
+            if (e.getKey() <= t) {
+                c = e.getValue();
+            }
+        }
+        return c;
+    }
+
+    private static String initialOf(ExperimentRunner.Row r) {
+        if (r.adapter() != null && r.adapter().get("switch_log") instanceof List<?> log && !log.isEmpty()
+                && log.get(0) instanceof Map<?, ?> m) {
+            return String.valueOf(m.get("from"));
+        }
+        return r.adapter() != null && r.adapter().get("choices") instanceof List<?> ch && !ch.isEmpty()
+                ? "(start)" : "?";
+    }
+
+    private static Double p(Histogram h, double q) {
+        return h.getTotalCount() == 0 ? null : h.getValueAtPercentile(q) / 1000.0;
+    }
+
+    private static String ms(Double v) {
+        return v == null ? "n/a" : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    void steadyTables() throws IOException {
+        Experiments.Point pt = points(x -> true).get(0);
+        @SuppressWarnings("unchecked")
+        List<Double> fractions = (List<Double>) pt.params().get("fractions");
+        double step = ((Number) pt.params().get("step_ms")).doubleValue() / 1000.0;
+        double cap = ((Number) prepared.get("capacity_rps")).doubleValue();
+        heading("p99 (ms) per load step (first second of each step left out), all repeats merged");
+        text("doubleface's closed-loop capacity: " + Math.round(cap) + " req/s; each step " + step + " s.\n");
+        List<String> header = new ArrayList<>(List.of("step", "offered req/s"));
+        header.addAll(configs);
+        header.add("best static");
+        header.add("adaptive / best static");
+        List<List<String>> body = new ArrayList<>();
+        Map<String, Object> out = new LinkedHashMap<>();
+        Map<String, List<String>> chosen = new LinkedHashMap<>();
+        LineChart ch = new LineChart("p99 per load step (up, then down)", "step", "p99 (ms)").logY();
+        for (int i = 0; i < fractions.size(); i++) {
+            double from = i * step + 1;
+            double to = (i + 1) * step;
+            long rate = Math.max(10, Math.round(fractions.get(i) * cap));
+            List<String> r = new ArrayList<>(List.of(Integer.toString(i + 1), Long.toString(rate)));
+            Map<String, Object> d = new LinkedHashMap<>();
+            String best = null;
+            double bestV = Double.NaN;
+            Map<String, Double> v = new LinkedHashMap<>();
+            for (String c : configs) {
+                Histogram h = new Histogram(3);
+                Map<String, Integer> picks = new LinkedHashMap<>();
+                for (ExperimentRunner.Row row : rows(pt, c)) {
+                    for (Interval iv : intervals(row)) {
+                        if (iv.at() >= from - 0.01 && iv.at() + iv.seconds() <= to + 0.2) {
+                            h.add(iv.latency());
+                        }
+                    }
+                    if (Topology.isAdapter(c)) {
+                        String a = activeAt(adapterSwitches(row, logStart(row)), initialOf(row), (from + to) / 2);
+                        picks.merge(a, 1, Integer::sum);
+                    }
+                }
+                Double p99 = h.getTotalCount() >= 100 ? p(h, 99) : null;
+                v.put(c, p99);
+                r.add(ms(p99) + (picks.isEmpty() ? "" : " (" + String.join("/", picks.keySet()) + ")"));
+                d.put(c, p99 == null ? null : MidTierSample.round(p99));
+                if (!picks.isEmpty()) {
+                    chosen.computeIfAbsent(c, k -> new ArrayList<>()).add(String.join("/", picks.keySet()));
+                }
+                if (!Topology.isAdapter(c) && p99 != null && (best == null || p99 < bestV)) {
+                    best = c;
+                    bestV = p99;
+                }
+                ch.point(c, i + 1, p99);
+            }
+            r.add(best == null ? "none" : best + " " + ms(bestV));
+            Double ad = v.get("adaptive");
+            r.add(ad == null || best == null ? "n/a" : String.format(Locale.ROOT, "%.2f", ad / bestV));
+            d.put("best_static", best);
+            d.put("adaptive_over_best_static", ad == null || best == null ? null : MidTierSample.round(ad / bestV));
+            out.put("step " + (i + 1) + " " + rate + " req/s", d);
+            body.add(r);
+        }
+        table(header, body);
+        text("\nIn parentheses: the configuration the adapter had active in the middle of the step.\n");
+        lostAndSwitches(pt);
+        derived.put("steps", out);
+        derived.put("adapter_choices", chosen);
+        write(ch, "mutune-steady-p99.png");
+    }
+
+    /** Errors, requests and switches per configuration: nothing may be lost across switches. */
+    private void lostAndSwitches(Experiments.Point pt) {
+        heading("Requests, errors and adapter switches");
+        List<List<String>> body = new ArrayList<>();
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (String c : configs) {
+            double[] req = values(pt, c, "requests");
+            double[] err = values(pt, c, "errors");
+            double[] unf = values(pt, c, "unfinished");
+            long switches = 0;
+            for (ExperimentRunner.Row r : rows(pt, c)) {
+                if (r.adapter() != null && r.adapter().get("switch_log") instanceof List<?> l) {
+                    switches += l.size();
+                }
+            }
+            body.add(List.of(c, cell(req, "%.0f"), cell(err, "%.0f"), cell(unf, "%.0f"),
+                    Topology.isAdapter(c) ? Long.toString(switches) : "-"));
+            out.put(c, params("requests", median(req), "errors", median(err), "unfinished", median(unf), "switches",
+                    switches));
+        }
+        table(List.of("configuration", "answered", "errors", "unanswered at the end", "adapter switches (all repeats)"),
+                body);
+        derived.put("requests_errors_switches", out);
+    }
+
+    private static Map<String, Object> params(Object... kv) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    void flashTables() throws IOException {
+        Experiments.Point pt = points(x -> true).get(0);
+        double calm = ((Number) pt.params().get("calm_ms")).doubleValue() / 1000.0;
+        heading("Latency around the flash crowd (ms), all repeats merged");
+        text("100 req/s for " + calm + " s, " + prepared.get("spike_rps") + " req/s for 1 s (90% of doubleface's "
+                + "closed-loop capacity, " + prepared.get("capacity_rps") + " req/s), 100 req/s for " + calm + " s.\n");
+        List<List<String>> body = new ArrayList<>();
+        Map<String, Object> out = new LinkedHashMap<>();
+        LineChart ch = new LineChart("p99 per second around the flash crowd", "seconds since the spike began",
+                "p99 (ms)").logY();
+        for (String c : configs) {
+            Histogram before = new Histogram(3);
+            Histogram spike = new Histogram(3);
+            Histogram after = new Histogram(3);
+            Map<Integer, Histogram> bySecond = new java.util.TreeMap<>();
+            for (ExperimentRunner.Row row : rows(pt, c)) {
+                for (Interval iv : intervals(row)) {
+                    double rel = iv.at() - calm;
+                    int sec = (int) Math.floor(rel + 1e-6);
+                    if (rel < -1.5 && rel >= -calm + 1) {
+                        before.add(iv.latency());
+                    } else if (rel >= -0.5 && rel < 2.5) {
+                        spike.add(iv.latency());
+                    } else if (rel >= 3) {
+                        after.add(iv.latency());
+                    }
+                    if (rel >= -5 && rel < 15) {
+                        bySecond.computeIfAbsent(sec, k -> new Histogram(3)).add(iv.latency());
+                    }
+                }
+            }
+            Double base = p(before, 99);
+            Double recovered = null;
+            for (Map.Entry<Integer, Histogram> e : bySecond.entrySet()) {
+                Double v = e.getValue().getTotalCount() >= 50 ? p(e.getValue(), 99) : null;
+                ch.point(c, e.getKey(), v);
+                if (e.getKey() >= 1 && recovered == null && base != null && v != null && v <= 1.5 * base) {
+                    recovered = (double) e.getKey() - 1; // seconds after the spike's end
+                }
+            }
+            double max = Math.max(Math.max(before.getMaxValue(), spike.getMaxValue()), after.getMaxValue()) / 1000.0;
+            body.add(List.of(c, ms(base), ms(p(spike, 99)), ms(p(spike, 99.9)), ms(p(after, 99)),
+                    String.format(Locale.ROOT, "%.2f", max), recovered == null ? "not within 15 s"
+                            : String.format(Locale.ROOT, "≤ %.0f s", recovered + 1)));
+            out.put(c, params("p99_before_ms", base, "p99_spike_ms", p(spike, 99), "p999_spike_ms", p(spike, 99.9),
+                    "p99_after_ms", p(after, 99), "max_ms", max, "recovered_within_s",
+                    recovered == null ? null : recovered + 1));
+        }
+        table(List.of("configuration", "p99 before", "p99 spike (±2 s)", "p99.9 spike", "p99 after (from +2 s)",
+                "max", "p99 back within 1.5x of before"), body);
+        lostAndSwitches(pt);
+        derived.put("flash", out);
+        write(ch, "mutune-flash-p99.png");
     }
 
     // ---- output ----------------------------------------------------------------------------

@@ -23,13 +23,29 @@ import java.util.regex.Pattern;
  * The processes of one experiment, on loopback: a leaf process holding the shards, the YCSB
  * mid-tier, and one load-generator process per run — each a separate JVM started from this one's
  * class path, pinned with {@code taskset} as {@link Settings} says. Closing stops them all.
+ *
+ * <p>A configuration name may carry shard-URI options after {@code @}
+ * ({@code doubleface@connection=shared}): the driver options are fixed when a mid-tier opens its
+ * shards, so each distinct option string gets its own mid-tier process over the same leaf, started
+ * on first use and idle while another one is measured. {@link #switchTo} picks the process and
+ * the configuration.
+ *
+ * <p>The load-adapter policies ({@code adaptive}, {@code adaptive-window}, {@code fm}) cannot be
+ * switched to at run time: each runs in a mid-tier of its own, started with
+ * {@code --config POLICY} and {@link Settings#adapterArgs} (e.g. {@code --profile FILE}).
+ *
+ * <p>With {@link Settings#externalShards} no leaf is started: the mid-tiers use those shards.
  */
 final class Topology implements AutoCloseable {
 
     /** Where each party runs and how the mid-tier is configured. */
     record Settings(String driver, int shards, long records, int ioThreads, String midCpus, String auxCpus,
             List<String> midJvm, List<String> auxJvm, Duration deadline, int replyWorkMicros, String policy,
-            String firstConfig) {}
+            String firstConfig, String shardOptions, List<String> extraServeArgs, String externalShards,
+            List<String> adapterArgs) {}
+
+    /** One mid-tier process: its shard-URI options and ports. */
+    private record Mid(String options, String shardUri, Proc proc, int port, int adminPort) {}
 
     private static final Pattern LISTENING = Pattern.compile("listening on http://([^ ]+):(\\d+)");
     private static final Pattern ADMIN = Pattern.compile("admin +http://([^ ]+):(\\d+)/admin/config");
@@ -40,10 +56,9 @@ final class Topology implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<Proc> procs = new ArrayList<>();
     private Proc leaf;
-    private Proc mid;
-    private String shardUri;
-    private int port;
-    private int adminPort;
+    private String shardBase;
+    private final Map<String, Mid> mids = new java.util.LinkedHashMap<>();
+    private Mid mid;
     private int loadRuns;
 
     private Topology(Settings s, Path dir, PrintWriter progress) {
@@ -55,13 +70,40 @@ final class Topology implements AutoCloseable {
     static Topology start(Settings s, Path dir, PrintWriter progress) throws IOException {
         Topology t = new Topology(s, dir, progress);
         try {
-            t.startLeaf();
-            t.startMidTier();
+            if (s.externalShards() != null) {
+                t.shardBase = s.externalShards();
+            } else {
+                t.startLeaf();
+            }
+            t.mid = t.startMidTier(midKey(s.firstConfig(), s.shardOptions()), optionsOf(s.firstConfig(), s.shardOptions()),
+                    configOf(s.firstConfig()));
             return t;
         } catch (IOException | RuntimeException e) {
             t.close();
             throw e;
         }
+    }
+
+    /** The configuration part of {@code NAME[@OPTIONS]}. */
+    static String configOf(String config) {
+        int at = config.indexOf('@');
+        return at < 0 ? config : config.substring(0, at);
+    }
+
+    /** Whether {@code config} names a load-adapter policy (its own mid-tier, no run-time switch). */
+    static boolean isAdapter(String config) {
+        return io.doubleface.tune.TunePolicy.byLabel(configOf(config)) != null;
+    }
+
+    private static String midKey(String config, String dfltOptions) {
+        String options = optionsOf(config, dfltOptions);
+        return isAdapter(config) ? configOf(config) + "@" + options : options;
+    }
+
+    /** The shard-URI options of {@code NAME[@OPTIONS]}, else {@code dflt}. */
+    static String optionsOf(String config, String dflt) {
+        int at = config.indexOf('@');
+        return at < 0 ? (dflt == null ? "" : dflt) : config.substring(at + 1);
     }
 
     static String scheme(String driver) {
@@ -110,25 +152,29 @@ final class Topology implements AutoCloseable {
                 sleep(100);
             }
         }
-        shardUri = scheme(settings.driver()) + "://127.0.0.1:" + base + "-" + (base + settings.shards() - 1);
+        shardBase = scheme(settings.driver()) + "://127.0.0.1:" + base + "-" + (base + settings.shards() - 1);
     }
 
-    private void startMidTier() throws IOException {
-        List<String> args = new ArrayList<>(List.of("serve", "ycsb", "--shards", shardUri, "--port", "0",
+    private Mid startMidTier(String key, String options, String config) throws IOException {
+        String uri = options.isEmpty() ? shardBase : shardBase + (shardBase.contains("?") ? "&" : "?") + options;
+        List<String> args = new ArrayList<>(List.of("serve", "ycsb", "--shards", uri, "--port", "0",
                 "--admin-port", "0", "--io-threads", Integer.toString(settings.ioThreads()), "--records",
                 Long.toString(settings.records()), "--deadline", settings.deadline().toMillis() + "ms",
                 "--reply-work-us", Integer.toString(settings.replyWorkMicros()), "--policy", settings.policy(),
-                "--config", settings.firstConfig()));
+                "--config", config));
+        args.addAll(isAdapter(config) ? settings.adapterArgs() : settings.extraServeArgs());
         progress.printf("experiment: starting the mid-tier (%d I/O loop%s, cpus %s) over %s%n", settings.ioThreads(),
-                settings.ioThreads() == 1 ? "" : "s", cpus(settings.midCpus()), shardUri);
-        mid = Proc.start("mid-tier", settings.midCpus(), java(settings.midJvm(), args), dir.resolve("mid-tier.log"));
-        procs.add(mid);
-        Matcher m = LISTENING.matcher(mid.awaitLine(l -> LISTENING.matcher(l).find(), 60_000));
+                settings.ioThreads() == 1 ? "" : "s", cpus(settings.midCpus()), uri);
+        String log = mids.isEmpty() ? "mid-tier.log" : "mid-tier-" + (mids.size() + 1) + ".log";
+        Proc p = Proc.start("mid-tier", settings.midCpus(), java(settings.midJvm(), args), dir.resolve(log));
+        procs.add(p);
+        Matcher m = LISTENING.matcher(p.awaitLine(l -> LISTENING.matcher(l).find(), 60_000));
         m.find();
-        port = Integer.parseInt(m.group(2));
-        Matcher a = ADMIN.matcher(mid.awaitLine(l -> ADMIN.matcher(l).find(), 10_000));
+        Matcher a = ADMIN.matcher(p.awaitLine(l -> ADMIN.matcher(l).find(), 10_000));
         a.find();
-        adminPort = Integer.parseInt(a.group(2));
+        Mid started = new Mid(options, uri, p, Integer.parseInt(m.group(2)), Integer.parseInt(a.group(2)));
+        mids.put(key, started);
+        return started;
     }
 
     private static String cpus(String c) {
@@ -136,21 +182,33 @@ final class Topology implements AutoCloseable {
     }
 
     String target() {
-        return "http://127.0.0.1:" + port;
+        return "http://127.0.0.1:" + mid.port();
     }
 
-    String shardUri() {
-        return shardUri;
+    /** The shard URI of every mid-tier started so far, in start order. */
+    List<String> shardUris() {
+        return mids.values().stream().map(Mid::shardUri).toList();
     }
 
     long midTierPid() {
-        return mid.pid();
+        return mid.proc().pid();
     }
 
-    /** Makes {@code config} the mid-tier's active configuration. */
+    /**
+     * Makes {@code NAME[@OPTIONS]} current: the mid-tier with those shard options (started now if
+     * it is the first use) with configuration NAME active.
+     */
     void switchTo(String config) throws IOException {
+        String options = optionsOf(config, settings.shardOptions());
+        String name = configOf(config);
+        String key = midKey(config, settings.shardOptions());
+        Mid m = mids.get(key);
+        mid = m != null ? m : startMidTier(key, options, name);
+        if (isAdapter(name)) {
+            return; // the adapter picks the configuration itself
+        }
         HttpResponse<String> r = send(HttpRequest.newBuilder(admin("/admin/config?name="
-                + java.net.URLEncoder.encode(config, java.nio.charset.StandardCharsets.UTF_8)))
+                + java.net.URLEncoder.encode(name, java.nio.charset.StandardCharsets.UTF_8)))
                 .PUT(HttpRequest.BodyPublishers.noBody()));
         if (r.statusCode() != 200) {
             throw new IOException("switch to " + config + ": HTTP " + r.statusCode() + ": " + r.body().strip());
@@ -166,7 +224,7 @@ final class Topology implements AutoCloseable {
     }
 
     MidTierSample sample() throws IOException {
-        return MidTierSample.of(adminStats(), mid.pid());
+        return MidTierSample.of(adminStats(), mid.proc().pid());
     }
 
     /**
@@ -191,8 +249,8 @@ final class Topology implements AutoCloseable {
         } finally {
             p.close();
         }
-        if (!mid.isAlive()) {
-            throw new IOException("the mid-tier died during " + label + ":\n" + mid.tail());
+        if (!mid.proc().isAlive()) {
+            throw new IOException("the mid-tier died during " + label + ":\n" + mid.proc().tail());
         }
         String out = exit.stdout().strip();
         int brace = out.lastIndexOf("\n{");
@@ -212,7 +270,7 @@ final class Topology implements AutoCloseable {
     }
 
     private URI admin(String path) {
-        return URI.create("http://127.0.0.1:" + adminPort + path);
+        return URI.create("http://127.0.0.1:" + mid.adminPort() + path);
     }
 
     private HttpResponse<String> send(HttpRequest.Builder b) throws IOException {

@@ -84,9 +84,10 @@ class RedisShardFailureTest {
             assertAllGood(cluster, AVOIDING);
             servers.pause(FAULTY);
             try {
+                // Fewer requests wait on the stopped shard than the blocking models have threads
+                // (see ShardFailureTest): the avoiding ones must not queue behind them.
                 List<YcsbQuery> mixed = new ArrayList<>(TOUCHING);
                 mixed.addAll(AVOIDING);
-                mixed.addAll(TOUCHING);
                 long start = System.nanoTime();
                 List<HttpResponse<String>> rs = cluster.getAll(mixed, mixed.size());
                 long tookMillis = (System.nanoTime() - start) / 1_000_000;

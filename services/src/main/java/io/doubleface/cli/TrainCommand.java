@@ -1,0 +1,199 @@
+package io.doubleface.cli;
+
+import io.doubleface.cli.experiment.ExperimentRunner;
+import io.doubleface.model.Configuration;
+import io.doubleface.tune.Profile;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code doubleface train}: profiles configurations under open-loop load for the load adapter —
+ * the {@code mutune-models} experiment, whose profile is copied to {@code --out}.
+ */
+@Command(name = "train",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        sortOptions = false,
+        showDefaultValues = true,
+        header = "Trains a load-adapter profile: open-loop p99 vs load for each threading configuration.",
+        description = {
+            "Starts the shards (or uses --shards) and a mid-tier with every configuration prepared, measures "
+                + "doubleface's closed-loop capacity, then runs open-loop (Poisson) load steps at fractions of it "
+                + "(or --loads) under each configuration, interleaved: p50/p99/p99.9, throughput and mid-tier CPU per "
+                + "step, saturation marked (under 95% of the offered load answered, or over 0.1% errors). Writes the "
+                + "profile (JSON, docs/tuning.md) to --out, its plot next to it (.png), and the full experiment report "
+                + "under --results. This is `doubleface experiment mutune-models` with a profile as its product.",
+            ""},
+        footer = {"", "Examples:",
+            "  doubleface train --out profiles/ycsb-kv.json",
+            "  doubleface train --configs doubleface,sip,sdb,adb --loads 500,2000,5000,8000 --duration 10s --out my.json",
+            "  doubleface train --shards redis://127.0.0.1:7201-7220 --out profiles/ycsb-redis.json",
+            "Then: doubleface serve ycsb --config adaptive --profile FILE",
+            "Exit codes: 0 done, 1 a process or run failed, 2 usage error."})
+final class TrainCommand implements Callable<Integer> {
+
+    private final CliEnv env;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--service", paramLabel = "NAME", description = "The service to profile (ycsb: the YCSB fanout "
+            + "query, fanout 5, small replies).")
+    String service = "ycsb";
+
+    @Option(names = "--driver", paramLabel = "kv|redis|mongo|grpc",
+            description = "Store of the embedded leaf started for training (without --shards).")
+    String driver = "kv";
+
+    @Option(names = "--shards", paramLabel = "URI", description = "Train against these running shards instead of "
+            + "starting a leaf (kv://, redis://, mongodb://, grpc:// as serve ycsb --shards takes them).")
+    String shards;
+
+    @Option(names = "--shard-count", paramLabel = "N", description = "Shards of the embedded leaf.")
+    int shardCount = 20;
+
+    @Option(names = "--records", paramLabel = "N", description = "Records per shard.")
+    long records = 1000;
+
+    @Option(names = "--configs", paramLabel = "LIST|all", split = ",",
+            description = "Configurations to profile; all = doubleface, doubleface-poll and μTune's sib, sip, sdb, sdp, "
+                + "aib, aip, adb, adp.")
+    List<String> configs = List.of("all");
+
+    @Option(names = "--loads", paramLabel = "RATE,…|auto", split = ",",
+            description = "Offered loads in req/s; auto = 5%, 10%, 20%, 35%, 50%, 65%, 80%, 90%, 100% of doubleface's "
+                + "measured closed-loop capacity.")
+    List<String> loads = List.of("auto");
+
+    @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "Measured time of each (configuration, load) step.")
+    Duration duration = Duration.ofSeconds(5);
+
+    @Option(names = "--warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "Unrecorded warm-up of each step.")
+    Duration warmup = Duration.ofSeconds(1);
+
+    @Option(names = "--repeats", paramLabel = "N", description = "Passes over all steps; the profile takes medians.")
+    int repeats = 1;
+
+    @Option(names = "--quick", description = "Four configurations, four loads, short steps (a smoke run).")
+    boolean quick;
+
+    @Option(names = "--out", paramLabel = "FILE", required = true, description = "Where the profile is written.")
+    Path out;
+
+    @Option(names = "--results", paramLabel = "DIR", description = "Where the experiment's results directory goes.")
+    Path results = Path.of("results");
+
+    @Option(names = "--mid-cpus", paramLabel = "LIST", description = "CPUs of the mid-tier (taskset -c list).")
+    String midCpus;
+
+    @Option(names = "--aux-cpus", paramLabel = "LIST", description = "CPUs of the leaf and the load generator.")
+    String auxCpus;
+
+    @Option(names = "--no-pin", description = "Do not pin anything.")
+    boolean noPin;
+
+    TrainCommand(CliEnv env) {
+        this.env = env;
+    }
+
+    @Override
+    public Integer call() {
+        if (!service.equals("ycsb")) {
+            throw new ParameterException(spec.commandLine(), "--service: " + service + " (expected: ycsb)");
+        }
+        if (!List.of("kv", "redis", "mongo", "grpc").contains(driver)) {
+            throw new ParameterException(spec.commandLine(), "--driver: " + driver + " (expected: kv, redis, mongo, grpc)");
+        }
+        if (shardCount < 1 || records < 1 || repeats < 1) {
+            throw new ParameterException(spec.commandLine(), "--shard-count, --records and --repeats must be > 0");
+        }
+        if (duration.isZero() || duration.isNegative()) {
+            throw new ParameterException(spec.commandLine(), "--duration: " + duration + " (expected: > 0)");
+        }
+        List<String> cs = configs.equals(List.of("all")) ? (quick ? null : ExperimentRunner.taxonomy()) : configs;
+        if (cs != null) {
+            for (String c : cs) {
+                try {
+                    Configuration.parse(c);
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), "--configs: " + e.getMessage());
+                }
+            }
+        }
+        List<Double> ls = null;
+        if (!loads.equals(List.of("auto"))) {
+            ls = new ArrayList<>();
+            for (String l : loads) {
+                try {
+                    double v = Double.parseDouble(l);
+                    if (!(v > 0)) {
+                        throw new NumberFormatException();
+                    }
+                    ls.add(v);
+                } catch (NumberFormatException e) {
+                    throw new ParameterException(spec.commandLine(), "--loads: " + l + " (expected: req/s > 0, or auto)");
+                }
+            }
+        }
+        String external = null;
+        String drv = driver;
+        if (shards != null) {
+            external = shards;
+            String scheme = shards.contains("://") ? shards.substring(0, shards.indexOf("://")) : "";
+            drv = switch (scheme) {
+                case "kv" -> "kv";
+                case "redis", "redis-cluster" -> "redis";
+                case "mongodb", "mongodb+loop", "mongodb+srv" -> "mongo";
+                case "grpc" -> "grpc";
+                default -> throw new ParameterException(spec.commandLine(), "--shards: " + shards
+                        + " (expected: kv://, redis://, redis-cluster://, mongodb://, grpc://)");
+            };
+        }
+        if (out.getParent() != null && !Files.isDirectory(out.getParent())) {
+            throw new ParameterException(spec.commandLine(), "--out: directory " + out.getParent() + " does not exist");
+        }
+        String[] pin = ExperimentCommand.pinning(noPin, midCpus, auxCpus, env, "train");
+        List<String> cmdLine = new ArrayList<>(List.of("doubleface"));
+        cmdLine.addAll(spec.commandLine().getParseResult().originalArgs());
+        ExperimentRunner.Options o = new ExperimentRunner.Options("mutune-models", quick, results, drv, shardCount,
+                records, 1, pin[0], pin[1], warmup, duration, Duration.ofSeconds(quick ? 1 : 3), repeats, cs, null,
+                null, null, null, 0.75, null, external, ls, null, VersionProvider.version(), cmdLine);
+        try {
+            Files.createDirectories(results);
+            Path dir = ExperimentRunner.run(o, env.out());
+            Path profile = dir.resolve("profile.json");
+            if (!Files.isRegularFile(profile)) {
+                throw new CliException("train: no profile was produced (no run measured anything); see "
+                        + dir.resolve("report.md"), null);
+            }
+            Profile p = Profile.read(profile);
+            Files.copy(profile, out, StandardCopyOption.REPLACE_EXISTING);
+            Path plot = dir.resolve("mutune-models-p99.png");
+            String name = out.getFileName().toString();
+            Path png = out.resolveSibling((name.endsWith(".json") ? name.substring(0, name.length() - 5) : name) + ".png");
+            if (Files.isRegularFile(plot)) {
+                Files.copy(plot, png, StandardCopyOption.REPLACE_EXISTING);
+            }
+            env.out().printf(Locale.ROOT, "train: profile %s (%d configurations; peak-sustaining %s), plot %s%n", out,
+                    p.configurations().size(), p.peakSustaining(), png);
+            env.out().flush();
+        } catch (IOException e) {
+            throw new CliException(e.getMessage(), e);
+        }
+        return DoubleFaceCli.EXIT_OK;
+    }
+}
