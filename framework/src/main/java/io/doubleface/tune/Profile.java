@@ -46,7 +46,8 @@ public final class Profile {
      * @param load offered load, requests per second (&gt; 0)
      * @param p50Micros median latency
      * @param p99Micros 99th percentile
-     * @param p999Micros 99.9th percentile
+     * @param p999Micros 99.9th percentile, or {@code NaN} when not measured (a p99.9 needs
+     *     100,000 samples; written as {@code null})
      * @param throughput answered requests per second
      * @param cpu CPU used by the mid-tier, in cores (1.0 = one core busy)
      * @param saturated the offered load was not sustained (or p99 exploded): infeasible here
@@ -57,10 +58,12 @@ public final class Profile {
             positive("load", load);
             nonNegative("p50", p50Micros);
             nonNegative("p99", p99Micros);
-            nonNegative("p99.9", p999Micros);
+            if (!Double.isNaN(p999Micros)) {
+                nonNegative("p99.9", p999Micros);
+            }
             nonNegative("throughput", throughput);
             nonNegative("cpu", cpu);
-            if (p99Micros < p50Micros || p999Micros < p99Micros) {
+            if (p99Micros < p50Micros || (!Double.isNaN(p999Micros) && p999Micros < p99Micros)) {
                 throw new IllegalArgumentException("percentiles at load " + load + ": p50 " + p50Micros + ", p99 "
                         + p99Micros + ", p99.9 " + p999Micros + " (expected: p50 <= p99 <= p99.9)");
             }
@@ -245,7 +248,7 @@ public final class Profile {
                     throw new IllegalArgumentException(pw + ": expected an object");
                 }
                 try {
-                    b.point(n, new Point(num(p, "load"), num(p, "p50_us"), num(p, "p99_us"), num(p, "p999_us"),
+                    b.point(n, new Point(num(p, "load"), num(p, "p50_us"), num(p, "p99_us"), p.get("p999_us") == null ? Double.NaN : num(p, "p999_us"),
                             num(p, "throughput"), num(p, "cpu"), bool(p, "saturated")));
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException(pw + ": " + e.getMessage(), e);
@@ -314,6 +317,9 @@ public final class Profile {
     }
 
     private static String num(double v) {
+        if (Double.isNaN(v)) {
+            return "null";
+        }
         return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : Double.toString(v);
     }
 

@@ -105,11 +105,12 @@ public final class ExperimentRunner {
                     for (String c : order) {
                         t.switchTo(c);
                         List<String> args = new ArrayList<>(p.loadArgs(prepared));
+                        long runMillis = Math.round(ex.runSeconds(o, p, prepared) * 1000);
                         args.addAll(List.of("--keys", Long.toString(o.records()), "--warmup",
-                                o.warmup().toMillis() + "ms", "--duration", Math.round(ex.runSeconds(o) * 1000) + "ms"));
+                                o.warmup().toMillis() + "ms", "--duration", runMillis + "ms"));
                         MidTierSample before = t.sample();
                         Topology.LoadRun lr = t.load(p.label() + " " + c, args,
-                                o.warmup().plus(Duration.ofMillis(Math.round(ex.runSeconds(o) * 1000))).plusSeconds(60));
+                                o.warmup().plus(Duration.ofMillis(runMillis)).plusSeconds(60));
                         MidTierSample after = t.sample();
                         Map<String, Object> adapter = null;
                         if (Topology.isAdapter(c) && t.adminStats().get("adapter") instanceof Map<?, ?> a) {
@@ -168,6 +169,7 @@ public final class ExperimentRunner {
         env.put("warmup_per_run_s", o.warmup().toMillis() / 1000.0);
         env.put("jvm_mid_tier", s.midJvm());
         env.put("jvm_leaf_and_load", s.auxJvm());
+        env.put("jvm_load_open_loop_extra", Topology.OPEN_LOOP_JIT);
         env.put("load_generator", "doubleface load " + o.version() + " (one event loop, HdrHistogram, latency from the "
                 + "intended send time in open loop)");
         Files.writeString(dir.resolve("environment.json"), Json.write(env), StandardCharsets.UTF_8);

@@ -44,6 +44,11 @@ final class Experiments {
         /** Measured seconds of one run. */
         double runSeconds(ExperimentRunner.Options o);
 
+        /** Measured seconds of a run of {@code p} (default: {@link #runSeconds(ExperimentRunner.Options)}). */
+        default double runSeconds(ExperimentRunner.Options o, Point p, Map<String, Object> prepared) {
+            return runSeconds(o);
+        }
+
         default int defaultReplyWorkMicros() {
             return 0;
         }
@@ -419,7 +424,7 @@ final class Experiments {
      * report).
      */
     static final class MutuneModels implements Experiment {
-        static final List<Double> FRACTIONS = List.of(0.05, 0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 1.0);
+        static final List<Double> FRACTIONS = List.of(0.1, 0.2, 0.35, 0.5, 0.65, 0.8, 0.9, 1.0);
         static final List<Double> QUICK_FRACTIONS = List.of(0.1, 0.4, 0.7, 0.95);
 
         @Override
@@ -453,9 +458,25 @@ final class Experiments {
             }
             for (double f : o.quick() ? QUICK_FRACTIONS : FRACTIONS) {
                 ps.add(new Point(String.format(Locale.ROOT, "load %.2f", f), params("fraction", f),
-                        p -> openArgs(Math.max(10, Math.round(f * ((Number) p.get("capacity_rps")).doubleValue())))));
+                        p -> openArgs(rate(f, p))));
             }
             return ps;
+        }
+
+        static long rate(double fraction, Map<String, Object> prepared) {
+            return Math.max(10, Math.round(fraction * ((Number) prepared.get("capacity_rps")).doubleValue()));
+        }
+
+        /**
+         * At least the experiment's run time, and long enough for {@link #MIN_P99_SAMPLES} samples
+         * at the point's rate: a p99 needs 100/(1-0.99) = 10,000 (MEASURE.md rule 4).
+         */
+        @Override
+        public double runSeconds(ExperimentRunner.Options o, Point p, Map<String, Object> prepared) {
+            Object load = p.params().get("load");
+            double rate = load != null ? ((Number) load).doubleValue()
+                    : rate(((Number) p.params().get("fraction")).doubleValue(), prepared);
+            return Math.max(runSeconds(o), Math.ceil(MIN_P99_SAMPLES / rate));
         }
 
         static List<String> openArgs(long rate) {
@@ -477,7 +498,8 @@ final class Experiments {
             return "Open loop (Poisson arrivals, latency from the intended send time), fanout 5, small replies, offered "
                     + "load a fraction of doubleface's closed-loop capacity (or --loads). μTune's taxonomy: s/a = "
                     + "synchronous/asynchronous, i/d = in-line/dispatch, b/p = block/poll (docs/models.md). A run is "
-                    + "saturated when it answered less than 95% of the offered load or more than 0.1% failed. The "
+                    + "saturated when it answered less than 95% of the offered load, more than 0.1% failed, or its p99 "
+                    + "exploded (over 20 ms and 10x its lowest). The "
                     + "profile built from these runs (profile.json) is what `doubleface train` writes.";
         }
 
@@ -487,9 +509,12 @@ final class Experiments {
         }
     }
 
+    /** Samples a run needs for a reportable p99, with a margin: {@value}. */
+    static final int MIN_P99_SAMPLES = 11_000;
+
     /** Loads as fractions of doubleface's capacity for the steady experiment: up, then down. */
-    static final List<Double> STEADY = List.of(0.05, 0.2, 0.4, 0.6, 0.8, 0.6, 0.4, 0.2, 0.05);
-    static final List<Double> STEADY_QUICK = List.of(0.1, 0.5, 0.9, 0.5, 0.1);
+    static final List<Double> STEADY = List.of(0.1, 0.3, 0.5, 0.7, 0.85, 0.7, 0.5, 0.3, 0.1);
+    static final List<Double> STEADY_QUICK = List.of(0.2, 0.6, 0.2);
 
     /**
      * μTune Fig. 14: loads stepping up then down in one open-loop run; p99 per step for every
@@ -513,7 +538,21 @@ final class Experiments {
         }
 
         static double stepSeconds(ExperimentRunner.Options o) {
-            return o.duration() != null ? o.duration().toMillis() / 1000.0 : o.quick() ? 3 : 8;
+            return o.duration() != null ? o.duration().toMillis() / 1000.0 : o.quick() ? 3 : 6;
+        }
+
+        /** A step lasts at least stepSeconds, and 1 s more than MIN_P99_SAMPLES need at its rate. */
+        static long stepMillis(ExperimentRunner.Options o, long rate) {
+            return Math.round(1000 * Math.max(stepSeconds(o), 1 + Math.ceil((double) MIN_P99_SAMPLES / rate)));
+        }
+
+        static List<Long> rates(ExperimentRunner.Options o, Map<String, Object> prepared) {
+            double cap = ((Number) prepared.get("capacity_rps")).doubleValue();
+            List<Long> out = new ArrayList<>();
+            for (double f : fractions(o)) {
+                out.add(Math.max(10, Math.round(f * cap)));
+            }
+            return out;
         }
 
         static List<Double> fractions(ExperimentRunner.Options o) {
@@ -522,14 +561,11 @@ final class Experiments {
 
         @Override
         public List<Point> points(ExperimentRunner.Options o) {
-            List<Double> fs = fractions(o);
-            long step = Math.round(stepSeconds(o) * 1000);
-            return List.of(new Point("steps", params("fractions", fs, "step_ms", step), p -> {
-                double cap = ((Number) p.get("capacity_rps")).doubleValue();
+            return List.of(new Point("steps", params("fractions", fractions(o)), p -> {
                 StringBuilder sched = new StringBuilder("steps:");
-                for (double f : fs) {
-                    sched.append(sched.length() > 6 ? "," : "").append(Math.max(10, Math.round(f * cap))).append('@')
-                            .append(step).append("ms");
+                for (long rate : rates(o, p)) {
+                    sched.append(sched.length() > 6 ? "," : "").append(rate).append('@').append(stepMillis(o, rate))
+                            .append("ms");
                 }
                 return List.of("--schedule", sched.toString(), "--url", query(5, "small"), "--max-connections", "2048");
             }));
@@ -541,6 +577,15 @@ final class Experiments {
         }
 
         @Override
+        public double runSeconds(ExperimentRunner.Options o, Point p, Map<String, Object> prepared) {
+            long ms = 0;
+            for (long rate : rates(o, prepared)) {
+                ms += stepMillis(o, rate);
+            }
+            return ms / 1000.0;
+        }
+
+        @Override
         public String title() {
             return "Steady loads stepping up and down: static configurations vs the load adapter (μTune Fig. 14)";
         }
@@ -548,8 +593,9 @@ final class Experiments {
         @Override
         public String description(ExperimentRunner.Options o) {
             return "One open-loop run per configuration whose offered load steps through fractions of doubleface's "
-                    + "closed-loop capacity, up then down; fanout 5, small replies. p99 per step from the 1-s interval "
-                    + "logs, the first second of each step left out (the switch transient is in the flash experiment). "
+                    + "closed-loop capacity, up then down; fanout 5, small replies; each step long enough for 10,000 "
+                    + "samples. p99 per step from the 1-s interval logs, the first second of each step left out (the "
+                    + "switch transient is in the flash experiment). "
                     + "adaptive = μTune's policy over the trained profile (ring-buffer detector); adaptive-window = the "
                     + "same with a 5 ms time-window detector; fm = only the pool sizes of the peak-sustaining "
                     + "configuration vary. Each adapter runs in its own mid-tier process (docs/tuning.md).";
