@@ -141,8 +141,8 @@ final class ExperimentCommand implements Callable<Integer> {
     Duration duration;
 
     @Option(names = "--global-warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-            description = "Warm-up of each configuration before the first run (default: 3s, --quick 1s; "
-                + "with five configurations that is 15 s of JIT warm-up).")
+            description = "Closed-loop warm-up of each configuration before the first run (default: 10s as "
+                + "MEASURE.md asks, --quick 1s).")
     Duration globalWarmup;
 
     @Option(names = "--reply-work-us", paramLabel = "MICROS",
@@ -219,7 +219,7 @@ final class ExperimentCommand implements Callable<Integer> {
         cmdLine.addAll(spec.commandLine().getParseResult().originalArgs());
         ExperimentRunner.Options o = new ExperimentRunner.Options(name, quick, out, driver, shards, records, ioThreads,
                 mid, aux, warmup != null ? warmup : Duration.ofMillis(quick ? 500 : 1000), duration,
-                globalWarmup != null ? globalWarmup : Duration.ofSeconds(quick ? 1 : 3),
+                globalWarmup != null ? globalWarmup : Duration.ofSeconds(quick ? 1 : 10),
                 repeats != null ? repeats : quick ? 1 : 2, configs, concurrency, fanouts, sizes, replyWorkMicros,
                 loadFraction, shardOptions, null, loads, profile != null ? profile.toAbsolutePath()
                         : ProfileFiles.defaultProfile(), VersionProvider.version(), cmdLine);

@@ -85,6 +85,11 @@ final class TrainCommand implements Callable<Integer> {
             description = "Unrecorded warm-up of each step.")
     Duration warmup = Duration.ofSeconds(1);
 
+    @Option(names = "--global-warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "Closed-loop warm-up of each configuration before the first step (MEASURE.md: at least "
+                + "10 s or 50k requests).")
+    Duration globalWarmup = Duration.ofSeconds(10);
+
     @Option(names = "--repeats", paramLabel = "N", description = "Passes over all steps; the profile takes medians.")
     int repeats = 1;
 
@@ -170,7 +175,7 @@ final class TrainCommand implements Callable<Integer> {
         List<String> cmdLine = new ArrayList<>(List.of("doubleface"));
         cmdLine.addAll(spec.commandLine().getParseResult().originalArgs());
         ExperimentRunner.Options o = new ExperimentRunner.Options("mutune-models", quick, results, drv, shardCount,
-                records, 1, pin[0], pin[1], warmup, duration, Duration.ofSeconds(quick ? 1 : 3), repeats, cs, null,
+                records, 1, pin[0], pin[1], warmup, duration, globalWarmup, repeats, cs, null,
                 null, null, null, 0.75, null, external, ls, null, VersionProvider.version(), cmdLine);
         try {
             Files.createDirectories(results);

@@ -74,4 +74,33 @@ class ExperimentCommandTest {
         assertEquals("kv", env.get("driver"));
         assertTrue(r.out().contains("[  4/4]"), r.out());
     }
+
+    @Test
+    void configurationsWithShardOptionsGetTheirOwnMidTierOverTheSameLeaf(@TempDir Path out) throws Exception {
+        // real redis-server shards: per-loop connections vs one shared connection per shard, same run
+        CliRun r = new CliRun();
+        int exit = r.run("experiment", "fanout", "--quick", "--no-pin", "--driver", "redis", "--configs",
+                "doubleface,doubleface@connection=shared", "--fanouts", "3", "--sizes", "small", "--concurrency", "2",
+                "--duration", "1s", "--warmup", "300ms", "--global-warmup", "500ms", "--shards", "3", "--records",
+                "200", "--out", out.toString());
+        assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
+        Path dir;
+        try (Stream<Path> s = Files.list(out)) {
+            dir = s.filter(p -> p.getFileName().toString().startsWith("fanout-quick-")).findFirst().orElseThrow();
+        }
+        assertTrue(Files.readString(dir.resolve("mid-tier.log")).contains("redis://127.0.0.1:"));
+        assertTrue(Files.readString(dir.resolve("mid-tier-2.log")).contains("connection=shared"),
+                Files.readString(dir.resolve("mid-tier-2.log")));
+        Map<String, Object> env = MiniJson.object(Files.readString(dir.resolve("environment.json")));
+        assertTrue(env.get("shards").toString().contains("?connection=shared"), env.toString());
+        Map<String, Object> summary = MiniJson.object(Files.readString(dir.resolve("summary.json")));
+        List<Map<String, Object>> runs = MiniJson.objects(summary, "runs");
+        assertEquals(2, runs.size());
+        for (Map<String, Object> run : runs) {
+            assertTrue(MiniJson.path(run, "load", "requests").asLong() > 0, run.toString());
+            assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
+            assertTrue(MiniJson.path(run, "mid_tier", "requests").asLong() > 0, run.toString());
+        }
+        assertEquals("doubleface@connection=shared", MiniJson.path(runs.get(1), "config").asString());
+    }
 }

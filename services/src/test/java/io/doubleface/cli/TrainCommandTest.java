@@ -1,0 +1,110 @@
+package io.doubleface.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.cli.demo.MiniJson;
+import io.doubleface.tune.Profile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code doubleface train} and the μTune experiments over real separate processes: bad input, a
+ * tiny training run whose profile is read back, and a steady-load run of a static configuration
+ * against the load adapter (its own mid-tier) over that profile.
+ */
+class TrainCommandTest {
+
+    @Test
+    void badInputIsAUsageError() {
+        String[][] bad = {
+            {"train"}, // --out is required
+            {"train", "--out", "p.json", "--service", "web"},
+            {"train", "--out", "p.json", "--loads", "-5"},
+            {"train", "--out", "p.json", "--loads", "fast"},
+            {"train", "--out", "p.json", "--configs", "doubleface,type9"},
+            {"train", "--out", "p.json", "--shards", "ftp://127.0.0.1:1"},
+            {"train", "--out", "p.json", "--driver", "cassandra"},
+            {"train", "--out", "/no/such/dir/p.json"},
+            {"train", "--out", "p.json", "--duration", "0s"},
+        };
+        for (String[] args : bad) {
+            CliRun r = new CliRun();
+            assertEquals(DoubleFaceCli.EXIT_USAGE, r.run(args), () -> String.join(" ", args) + "\n" + r.err());
+            assertTrue(r.err().contains("Usage: doubleface train"), r.err());
+        }
+    }
+
+    @Test
+    void experimentsRejectBadTuneOptions() {
+        String[][] bad = {
+            {"experiment", "mutune-models", "--loads", "0"},
+            {"experiment", "mutune-steady", "--profile", "/no/such/profile.json"},
+            {"experiment", "fanout", "--configs", "doubleface@connection=shared,nope@x=1"},
+        };
+        for (String[] args : bad) {
+            CliRun r = new CliRun();
+            assertEquals(DoubleFaceCli.EXIT_USAGE, r.run(args), () -> String.join(" ", args) + "\n" + r.err());
+        }
+    }
+
+    @Test
+    void trainsAProfileAndTheAdapterRunsOverIt(@TempDir Path tmp) throws Exception {
+        Path profileFile = tmp.resolve("p.json");
+        CliRun r = new CliRun();
+        // each step runs long enough for the 10,000+ samples a p99 needs (MEASURE.md rule 4): 5 s, 4 s
+        int exit = r.run("train", "--no-pin", "--configs", "doubleface,sdb", "--loads", "2500,3000", "--duration", "1s",
+                "--warmup", "300ms", "--global-warmup", "1s", "--shard-count", "5", "--out", profileFile.toString(),
+                "--results", tmp.toString());
+        assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
+        Path dir = only(tmp, "mutune-models-");
+        String report = Files.readString(dir.resolve("report.md"));
+        Profile p = Profile.read(profileFile);
+        assertEquals(List.of("doubleface", "sdb-1n-64w"), p.configurations(), report);
+        for (String c : p.configurations()) {
+            assertEquals(2, p.points(c).size(), c);
+            Profile.Point at2500 = p.points(c).get(0);
+            assertEquals(2500, at2500.load(), 2500 * 0.05, c);
+            assertTrue(at2500.p99Micros() >= at2500.p50Micros() && at2500.p50Micros() > 0, at2500.toString());
+            assertTrue(at2500.throughput() > 0, at2500.toString());
+        }
+        assertTrue(Files.size(tmp.resolve("p.png")) > 0, "the plot next to the profile");
+        assertTrue(report.contains("p99 relative to the best configuration"), report);
+        assertTrue(r.out().contains("train: profile " + profileFile), r.out());
+
+        CliRun s = new CliRun();
+        exit = s.run("experiment", "mutune-steady", "--quick", "--no-pin", "--configs", "doubleface,adaptive",
+                "--profile", profileFile.toString(), "--duration", "1s", "--warmup", "300ms", "--global-warmup", "1s",
+                "--shards", "5", "--out", tmp.toString());
+        assertEquals(DoubleFaceCli.EXIT_OK, exit, s.out() + s.err());
+        Path steady = only(tmp, "mutune-steady-quick-");
+        assertTrue(Files.size(steady.resolve("mid-tier-2.log")) > 0, "the adapter runs in a mid-tier of its own");
+        assertTrue(Files.readString(steady.resolve("mid-tier-2.log")).contains("adaptive"),
+                Files.readString(steady.resolve("mid-tier-2.log")));
+        Map<String, Object> summary = MiniJson.object(Files.readString(steady.resolve("summary.json")));
+        Map<String, Object> steps = MiniJson.path(summary, "results", "steps").asMap();
+        assertEquals(3, steps.size(), steps.toString()); // --quick: 20%, 60%, 20% of capacity
+        for (Map<String, Object> run : MiniJson.objects(summary, "runs")) {
+            assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
+            assertTrue(MiniJson.path(run, "load", "requests").asLong() > 0, run.toString());
+        }
+        Map<String, Object> choices = MiniJson.path(summary, "results", "adapter_choices").asMap();
+        assertNotNull(choices.get("adaptive"), choices.toString());
+        String report2 = Files.readString(steady.resolve("report.md"));
+        assertTrue(report2.contains("adapter switches"), report2);
+    }
+
+    private static Path only(Path dir, String prefix) throws Exception {
+        try (Stream<Path> s = Files.list(dir)) {
+            List<Path> l = s.filter(p -> p.getFileName().toString().startsWith(prefix)).toList();
+            assertEquals(1, l.size(), l.toString());
+            return l.get(0);
+        }
+    }
+}
