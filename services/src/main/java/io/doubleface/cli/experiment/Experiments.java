@@ -210,10 +210,15 @@ final class Experiments {
                     }
                     r.heading("Size " + size + ", concurrency " + c + ": throughput (req/s)");
                     r.metricTable(pts, "fanout", "throughput_rps", "%.0f");
-                    r.heading("Size " + size + ", concurrency " + c + ": throughput relative to doubleface");
-                    r.ratioTable(pts, "fanout", "throughput_rps", "doubleface");
-                    r.ratioPlot(pts, "fanout", "throughput_rps", "doubleface", "fanout-" + size + "-c" + c + ".png",
-                            "Throughput / doubleface's, " + size + " replies, " + c + " users", "fanout");
+                    String ref = r.reference("doubleface");
+                    r.heading("Size " + size + ", concurrency " + c + ": throughput relative to " + ref);
+                    r.ratioTable(pts, "fanout", "throughput_rps", ref);
+                    r.ratioPlot(pts, "fanout", "throughput_rps", ref, "fanout-" + size + "-c" + c + ".png",
+                            "Throughput / " + ref + "'s, " + size + " replies, " + c + " users", "fanout");
+                    r.heading("Size " + size + ", concurrency " + c + ": mid-tier context switches per request");
+                    r.midTable(pts, "fanout", d -> d.switchesPerRequest(), "%.2f");
+                    r.heading("Size " + size + ", concurrency " + c + ": mid-tier CPU µs per request");
+                    r.midTable(pts, "fanout", d -> d.cpuMicrosPerRequest(), "%.1f");
                 }
             }
         }

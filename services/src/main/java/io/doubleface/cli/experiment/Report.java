@@ -48,6 +48,23 @@ final class Report {
 
     // ---- selection -------------------------------------------------------------------------
 
+    /**
+     * The configuration to normalize to: {@code name} if it was run, else the first configuration
+     * whose {@link Topology#configOf} is {@code name} (e.g. {@code doubleface@transport=loop}),
+     * else the first configuration.
+     */
+    String reference(String name) {
+        if (configs.contains(name)) {
+            return name;
+        }
+        for (String c : configs) {
+            if (Topology.configOf(c).equals(name)) {
+                return c;
+            }
+        }
+        return configs.get(0);
+    }
+
     /** The distinct values of a point parameter, in run order. */
     List<String> distinct(String param) {
         LinkedHashSet<String> s = new LinkedHashSet<>();
