@@ -108,6 +108,12 @@ final class ExperimentCommand implements Callable<Integer> {
                 + "(MongoDB per-loop OP_MSG client) or connection=shared (one Lettuce connection per shard).")
     String shardOptions;
 
+    @Option(names = "--generator", paramLabel = "java|wrk",
+            description = "Closed-loop load generator: java (doubleface load, interval logs) or wrk (-t1, C, lighter: "
+                + "on a 2-core machine the Java generator and the leaf share one core and can saturate it before the "
+                + "mid-tier does). Open-loop runs always use doubleface load.")
+    String generator = "java";
+
     @Option(names = "--loads", paramLabel = "RATE,…", split = ",",
             description = "mutune-models: offered loads in req/s instead of fractions of doubleface's measured capacity.")
     List<Double> loads;
@@ -195,6 +201,12 @@ final class ExperimentCommand implements Callable<Integer> {
                 }
             }
         }
+        if (!List.of("java", "wrk").contains(generator)) {
+            throw new ParameterException(spec.commandLine(), "--generator: " + generator + " (expected: java, wrk)");
+        }
+        if (generator.equals("wrk") && !onPath("wrk")) {
+            throw new ParameterException(spec.commandLine(), "--generator wrk: wrk is not on PATH (apt-get install wrk)");
+        }
         if (loads != null && loads.stream().anyMatch(l -> !(l > 0))) {
             throw new ParameterException(spec.commandLine(), "--loads: " + loads + " (expected: each > 0)");
         }
@@ -222,7 +234,7 @@ final class ExperimentCommand implements Callable<Integer> {
                 globalWarmup != null ? globalWarmup : Duration.ofSeconds(quick ? 1 : 10),
                 repeats != null ? repeats : quick ? 1 : 2, configs, concurrency, fanouts, sizes, replyWorkMicros,
                 loadFraction, shardOptions, null, loads, profile != null ? profile.toAbsolutePath()
-                        : ProfileFiles.defaultProfile(), VersionProvider.version(), cmdLine);
+                        : ProfileFiles.defaultProfile(), generator, VersionProvider.version(), cmdLine);
         try {
             Files.createDirectories(out);
             ExperimentRunner.run(o, env.out());

@@ -176,7 +176,7 @@ final class TrainCommand implements Callable<Integer> {
         cmdLine.addAll(spec.commandLine().getParseResult().originalArgs());
         ExperimentRunner.Options o = new ExperimentRunner.Options("mutune-models", quick, results, drv, shardCount,
                 records, 1, pin[0], pin[1], warmup, duration, globalWarmup, repeats, cs, null,
-                null, null, null, 0.75, null, external, ls, null, VersionProvider.version(), cmdLine);
+                null, null, null, 0.75, null, external, ls, null, "java", VersionProvider.version(), cmdLine);
         try {
             Files.createDirectories(results);
             Path dir = ExperimentRunner.run(o, env.out());

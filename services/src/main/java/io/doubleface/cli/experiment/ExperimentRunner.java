@@ -30,7 +30,7 @@ public final class ExperimentRunner {
             int ioThreads, String midCpus, String auxCpus, Duration warmup, Duration duration, Duration globalWarmup,
             int repeats, List<String> configs, List<Integer> concurrency, List<Integer> fanouts, List<String> sizes,
             Integer replyWorkMicros, double loadFraction, String shardOptions, String externalShards,
-            List<Double> loads, Path profile, String version, List<String> commandLine) {}
+            List<Double> loads, Path profile, String generator, String version, List<String> commandLine) {}
 
     /**
      * One measured run; {@code adapter} is the mid-tier's {@code /admin/stats} "adapter" object
@@ -72,7 +72,8 @@ public final class ExperimentRunner {
                 o.midCpus(), o.auxCpus(), List.of("-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch"),
                 List.of("-Xms512m", "-Xmx512m"), Duration.ofSeconds(5),
                 o.replyWorkMicros() != null ? o.replyWorkMicros() : ex.defaultReplyWorkMicros(), "completion-first",
-                configs.get(0), o.shardOptions(), ex.serveArgs(o, configs), o.externalShards(), ex.adapterArgs(o, configs));
+                configs.get(0), o.shardOptions(), ex.serveArgs(o, configs), o.externalShards(), ex.adapterArgs(o, configs),
+                o.generator());
         int runs = points.size() * configs.size() * o.repeats();
         double perRun = o.warmup().toMillis() / 1000.0 + ex.runSeconds(o) + 1.0;
         out.printf(Locale.ROOT, "experiment %s%s: %d configurations × %d points × %d repeats = %d runs, about %.0f min%n",
@@ -171,8 +172,23 @@ public final class ExperimentRunner {
         env.put("jvm_leaf_and_load", s.auxJvm());
         env.put("jvm_load_open_loop_extra", Topology.OPEN_LOOP_JIT);
         env.put("load_generator", "doubleface load " + o.version() + " (one event loop, HdrHistogram, latency from the "
-                + "intended send time in open loop)");
+                + "intended send time in open loop)" + ("wrk".equals(o.generator()) ? "; closed-loop runs: " + wrkVersion()
+                        + " -t1 (one thread), --latency" : ""));
         Files.writeString(dir.resolve("environment.json"), Json.write(env), StandardCharsets.UTF_8);
+    }
+
+    private static String wrkVersion() {
+        try {
+            Process p = new ProcessBuilder("wrk", "-v").redirectErrorStream(true).start();
+            String s = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            p.waitFor();
+            return s.lines().findFirst().orElse("wrk");
+        } catch (IOException e) {
+            return "wrk";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "wrk";
+        }
     }
 
     private static String cpuModel() {

@@ -828,6 +828,10 @@ final class Report {
                 .append(options.ioThreads()).append(" I/O loop) on CPUs ")
                 .append(options.midCpus() == null ? "(not pinned)" : options.midCpus())
                 .append("; separate JVMs, loopback\n");
+        head.append("- load generator: ").append("wrk".equals(options.generator())
+                ? "closed-loop runs by `wrk -t1 -cN --latency` (URL without a key: the service picks a random one; no "
+                        + "interval logs), open-loop runs by `doubleface load`"
+                : "`doubleface load` (a JVM per run)").append('\n');
         head.append("- per run: ").append(options.warmup().toMillis()).append(" ms warm-up + measured time; ")
                 .append("each configuration warmed up ").append(options.globalWarmup().toSeconds())
                 .append(" s before the first run\n");
@@ -850,7 +854,7 @@ final class Report {
             m.put("params", r.point().params());
             m.put("config", r.config());
             m.put("repeat", r.repeat());
-            m.put("interval_log", dir.relativize(r.load().hlog()).toString());
+            m.put("interval_log", Files.exists(r.load().hlog()) ? dir.relativize(r.load().hlog()).toString() : null);
             m.put("load", r.load().summary());
             m.put("mid_tier", r.mid().toJson());
             runs.add(m);

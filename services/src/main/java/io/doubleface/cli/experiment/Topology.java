@@ -42,7 +42,7 @@ final class Topology implements AutoCloseable {
     record Settings(String driver, int shards, long records, int ioThreads, String midCpus, String auxCpus,
             List<String> midJvm, List<String> auxJvm, Duration deadline, int replyWorkMicros, String policy,
             String firstConfig, String shardOptions, List<String> extraServeArgs, String externalShards,
-            List<String> adapterArgs) {}
+            List<String> adapterArgs, String generator) {}
 
     /** One mid-tier process: its shard-URI options and ports. */
     private record Mid(String options, String shardUri, Proc proc, int port, int adminPort) {}
@@ -237,6 +237,9 @@ final class Topology implements AutoCloseable {
      * @param timeout how long the run may take before it is killed
      */
     LoadRun load(String label, List<String> args, Duration timeout) throws IOException {
+        if ("wrk".equals(settings.generator()) && args.contains("--users") && !args.contains("--mix")) {
+            return loadWrk(label, args, timeout);
+        }
         int n = ++loadRuns;
         String file = String.format(java.util.Locale.ROOT, "run-%04d", n);
         Path hlog = dir.resolve("intervals").resolve(file + ".hlog");
@@ -270,6 +273,122 @@ final class Topology implements AutoCloseable {
             throw new IOException("load (" + label + ") exited with status " + exit.status() + ":\n" + p.tail());
         }
         return new LoadRun(file, hlog, MiniJson.object(json));
+    }
+
+    private static final Pattern WRK_REQUESTS = Pattern.compile("(\\d+) requests in ([\\d.]+)(us|ms|s|m)");
+    private static final Pattern WRK_RATE = Pattern.compile("Requests/sec:\\s+([\\d.]+)");
+    private static final Pattern WRK_LATENCY = Pattern.compile(
+            "^\\s+Latency\\s+\\S+\\s+\\S+\\s+([\\d.]+)(us|ms|s)", Pattern.MULTILINE);
+    private static final Pattern WRK_PCT = Pattern.compile("^\\s+(50|75|90|99)%\\s+([\\d.]+)(us|ms|s)", Pattern.MULTILINE);
+    private static final Pattern WRK_NON2XX = Pattern.compile("Non-2xx or 3xx responses: (\\d+)");
+    private static final Pattern WRK_SOCKET = Pattern.compile(
+            "Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)");
+
+    /**
+     * A closed-loop run with {@code wrk} instead of the Java generator: {@code wrk -t1 -cN} (one
+     * thread, N connections, zero think time) pinned like the generator, a discarded run for the
+     * warm-up, then the measured one with {@code --latency}. The key is left out of the URL: the
+     * service picks a uniformly random one. wrk keeps no interval log; its percentiles are
+     * closed-loop latency and follow MEASURE.md rule 4 (p99 needs 10,000 requests).
+     */
+    private LoadRun loadWrk(String label, List<String> args, Duration timeout) throws IOException {
+        int n = ++loadRuns;
+        String file = String.format(java.util.Locale.ROOT, "run-%04d", n);
+        int users = Integer.parseInt(arg(args, "--users"));
+        String url = target() + arg(args, "--url").replace("&key={key}", "").replace("?key={key}&", "?")
+                .replace("?key={key}", "");
+        long warmupMs = millis(arg(args, "--warmup"));
+        long durationMs = millis(arg(args, "--duration"));
+        java.nio.file.Files.createDirectories(dir.resolve("logs"));
+        if (warmupMs > 0) {
+            wrk(users, (warmupMs + 999) / 1000, url, dir.resolve("logs").resolve(file + "-warmup.log"), timeout);
+        }
+        long secs = Math.max(1, (durationMs + 999) / 1000);
+        String out = wrk(users, secs, url, dir.resolve("logs").resolve(file + ".log"), timeout);
+        if (!mid.proc().isAlive()) {
+            throw new IOException("the mid-tier died during " + label + ":\n" + mid.proc().tail());
+        }
+        Matcher req = WRK_REQUESTS.matcher(out);
+        Matcher rate = WRK_RATE.matcher(out);
+        if (!req.find() || !rate.find()) {
+            throw new IOException("wrk (" + label + ") printed no result:\n" + out);
+        }
+        long requests = Long.parseLong(req.group(1));
+        long errors = 0;
+        Matcher non2xx = WRK_NON2XX.matcher(out);
+        if (non2xx.find()) {
+            errors += Long.parseLong(non2xx.group(1));
+        }
+        Matcher sock = WRK_SOCKET.matcher(out);
+        if (sock.find()) {
+            for (int g = 1; g <= 4; g++) {
+                errors += Long.parseLong(sock.group(g));
+            }
+        }
+        Map<String, Object> summary = new java.util.LinkedHashMap<>();
+        summary.put("mode", "closed");
+        summary.put("generator", "wrk -t1 -c" + users + " -d" + secs + "s --latency --timeout 5s");
+        summary.put("target", url);
+        summary.put("users", (double) users);
+        summary.put("requests", (double) (requests - Math.min(requests, errors)));
+        summary.put("errors", (double) errors);
+        summary.put("throughput_rps", Double.parseDouble(rate.group(1)));
+        Map<String, Double> pct = new java.util.HashMap<>();
+        Matcher pm = WRK_PCT.matcher(out);
+        while (pm.find()) {
+            pct.put(pm.group(1), toMillis(pm.group(2), pm.group(3)));
+        }
+        summary.put("p50_ms", requests >= 200 ? pct.get("50") : null);
+        summary.put("p90_ms", requests >= 1000 ? pct.get("90") : null);
+        summary.put("p99_ms", requests >= 10_000 ? pct.get("99") : null);
+        summary.put("p999_ms", null);
+        Matcher lat = WRK_LATENCY.matcher(out);
+        summary.put("max_ms", lat.find() ? toMillis(lat.group(1), lat.group(2)) : null);
+        summary.put("duration_s", (double) secs);
+        summary.put("warmup_s", warmupMs / 1000.0);
+        return new LoadRun(file, dir.resolve("intervals").resolve(file + ".hlog"), summary);
+    }
+
+    private String wrk(int users, long secs, String url, Path log, Duration timeout) throws IOException {
+        Proc p = Proc.start("wrk", settings.auxCpus(), List.of("wrk", "-t1", "-c" + users, "-d" + secs + "s",
+                "--latency", "--timeout", "5s", url), log);
+        Proc.Exit exit;
+        try {
+            exit = p.await(timeout.toMillis());
+        } finally {
+            p.close();
+        }
+        if (exit.status() != 0) {
+            throw new IOException("wrk exited with status " + exit.status() + ":\n" + p.tail());
+        }
+        return exit.stdout();
+    }
+
+    private static String arg(List<String> args, String name) {
+        int i = args.indexOf(name);
+        if (i < 0 || i + 1 >= args.size()) {
+            throw new IllegalArgumentException("load arguments without " + name + ": " + args);
+        }
+        return args.get(i + 1);
+    }
+
+    private static long millis(String d) {
+        if (d.endsWith("ms")) {
+            return Long.parseLong(d.substring(0, d.length() - 2));
+        }
+        if (d.endsWith("s")) {
+            return Long.parseLong(d.substring(0, d.length() - 1)) * 1000;
+        }
+        throw new IllegalArgumentException("duration " + d);
+    }
+
+    private static double toMillis(String v, String unit) {
+        double x = Double.parseDouble(v);
+        return switch (unit) {
+            case "us" -> x / 1000;
+            case "s" -> x * 1000;
+            default -> x;
+        };
     }
 
     /** One load run's summary (the {@code --json} object) and interval log. */
