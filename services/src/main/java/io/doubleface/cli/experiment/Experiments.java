@@ -274,7 +274,7 @@ final class Experiments {
 
         @Override
         public int defaultReplyWorkMicros() {
-            return 20;
+            return 200;
         }
 
         static String mixLabel(int[] m) {

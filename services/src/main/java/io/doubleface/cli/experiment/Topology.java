@@ -206,6 +206,17 @@ final class Topology implements AutoCloseable {
         String name = configOf(config);
         String key = midKey(config, settings.shardOptions());
         Mid m = mids.get(key);
+        // Only the measured mid-tier may run: an idle one can still burn its core (a busy-poll
+        // configuration, or an adapter that moved to one), so the others are stopped (SIGSTOP)
+        // while it runs and continued (SIGCONT) when their turn comes.
+        for (Mid other : mids.values()) {
+            if (other != m) {
+                signal(other, "STOP");
+            }
+        }
+        if (m != null) {
+            signal(m, "CONT");
+        }
         mid = m != null ? m : startMidTier(key, options, name);
         if (isAdapter(name)) {
             return; // the adapter picks the configuration itself
@@ -452,9 +463,31 @@ final class Topology implements AutoCloseable {
         }
     }
 
+    private void signal(Mid m, String sig) throws IOException {
+        if (mids.size() < 2 && sig.equals("STOP")) {
+            return;
+        }
+        try {
+            Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(m.proc().pid())).redirectErrorStream(true)
+                    .start();
+            p.getInputStream().readAllBytes();
+            p.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
     /** Stops every process, the mid-tier first. */
     @Override
     public void close() {
+        for (Mid m : mids.values()) {
+            try {
+                signal(m, "CONT"); // a stopped process would not see SIGTERM
+            } catch (IOException e) {
+                // closing anyway
+            }
+        }
         for (int i = procs.size() - 1; i >= 0; i--) {
             procs.get(i).close();
         }
