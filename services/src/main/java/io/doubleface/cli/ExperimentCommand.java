@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
                 + "per load; also writes the profile the load adapter uses (μTune Fig. 8/11)",
             "  mutune-steady  loads stepping up then down: static configurations, fm, adaptive-window and adaptive, "
                 + "with the configuration the adapter chose per step (μTune Fig. 14)",
-            "  mutune-flash   100 req/s, 1 s at 90% of capacity, 100 req/s: spike latency and recovery (μTune Table 2)",
+            "  mutune-flash   100 req/s, 1 s at 90%% of capacity, 100 req/s: spike latency and recovery (μTune Table 2)",
             "  demo         a short tour: every model, one closed-loop and one open-loop run",
             "",
             "Starts a leaf process (--driver) and the mid-tier, each its own JVM; the mid-tier pinned to --mid-cpus, "

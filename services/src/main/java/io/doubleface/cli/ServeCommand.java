@@ -117,8 +117,12 @@ final class ServeCommand {
 
         static final String DEFAULT_PROFILE = ProfileFiles.DEFAULT;
 
+        /** {@code --profile} value that runs the adapter without a profile: {@value}. */
+        static final String NO_PROFILE = "none";
+
         @Option(names = "--profile", paramLabel = "FILE",
-                description = "Trained profile of the load adapter (--config adaptive|adaptive-window|fm). Default: "
+                description = "Trained profile of the load adapter (--config adaptive|adaptive-window|fm), or "
+                    + NO_PROFILE + " to explore without one (see --tune-candidates). Default: "
                     + DEFAULT_PROFILE + " if it exists in the working directory, else the one shipped in the jar "
                     + "(trained on the YCSB service over 20 KV shards, docs/tuning.md).")
         Path profile;
@@ -148,8 +152,8 @@ final class ServeCommand {
         Converters.ConfigurationList prepare;
 
         @Option(names = "--tune-candidates", paramLabel = "LIST", split = ",",
-                description = "Without a profile: the configurations to explore, the first being the safe anchor. "
-                    + "Default: doubleface,doubleface-poll,sip,sdb,aip,adb.")
+                description = "Without a profile (--profile " + NO_PROFILE + "): the configurations to explore, the "
+                    + "first being the safe anchor. Default: doubleface,doubleface-poll,sip,sdb,aip,adb.")
         List<String> tuneCandidates;
 
         @Option(names = "--policy", paramLabel = "completion-first|fifo", converter = Converters.PolicyConverter.class,
@@ -219,12 +223,20 @@ final class ServeCommand {
             TuneSettings tune = null;
             String profileSource = null;
             if (tunePolicy != null) {
-                Path file = profile;
-                if (file == null) {
+                boolean none = profile != null && profile.toString().equals(NO_PROFILE);
+                if (tuneCandidates != null && !none) {
+                    throw new ParameterException(spec.commandLine(), "--tune-candidates applies only without a "
+                            + "profile (--profile " + NO_PROFILE + "); with a profile the adapter chooses among its "
+                            + "configurations");
+                }
+                Path file = none ? null : profile;
+                if (file == null && !none) {
                     file = ProfileFiles.defaultProfile();
                 }
                 Profile p = null;
-                if (file != null) {
+                if (none) {
+                    // explicitly no profile: the adapter explores from the anchor
+                } else if (file != null) {
                     try {
                         p = Profile.read(file);
                     } catch (IOException e) {

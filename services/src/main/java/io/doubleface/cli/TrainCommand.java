@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
             "Starts the shards (or uses --shards) and a mid-tier with every configuration prepared, measures "
                 + "doubleface's closed-loop capacity, then runs open-loop (Poisson) load steps at fractions of it "
                 + "(or --loads) under each configuration, interleaved: p50/p99/p99.9, throughput and mid-tier CPU per "
-                + "step, saturation marked (under 95% of the offered load answered, or over 0.1% errors). Writes the "
+                + "step, saturation marked (under 95%% of the offered load answered, or over 0.1%% errors). Writes the "
                 + "profile (JSON, docs/tuning.md) to --out, its plot next to it (.png), and the full experiment report "
                 + "under --results. This is `doubleface experiment mutune-models` with a profile as its product.",
             ""},
@@ -73,7 +73,7 @@ final class TrainCommand implements Callable<Integer> {
     List<String> configs = List.of("all");
 
     @Option(names = "--loads", paramLabel = "RATE,…|auto", split = ",",
-            description = "Offered loads in req/s; auto = 5%, 10%, 20%, 35%, 50%, 65%, 80%, 90%, 100% of doubleface's "
+            description = "Offered loads in req/s; auto = 5%%, 10%%, 20%%, 35%%, 50%%, 65%%, 80%%, 90%%, 100%% of doubleface's "
                 + "measured closed-loop capacity.")
     List<String> loads = List.of("auto");
 

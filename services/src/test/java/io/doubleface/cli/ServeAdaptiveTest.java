@@ -51,7 +51,8 @@ class ServeAdaptiveTest {
     @Test
     void fmWithoutAProfileExploresFromTheAnchor() throws Exception {
         CliRun r = new CliRun();
-        CompletableFuture<Integer> exit = r.start(args("--config", "fm", "--tune-candidates", "doubleface,sip"));
+        CompletableFuture<Integer> exit = r.start(args("--config", "fm", "--profile", "none", "--tune-candidates",
+                "doubleface,sip"));
         FanoutServer<?, ?, ?> server = r.server.get(30, TimeUnit.SECONDS);
         try {
             assertEquals("doubleface", server.engine().active().name());
@@ -96,6 +97,10 @@ class ServeAdaptiveTest {
         CliRun det = new CliRun();
         assertEquals(2, det.run(args("--config", "adaptive", "--tune-detector", "ewma")));
         assertTrue(det.err().contains("load detector 'ewma'"), det.err());
+
+        CliRun cand = new CliRun();
+        assertEquals(2, cand.run(args("--config", "adaptive", "--tune-candidates", "doubleface,sip")));
+        assertTrue(cand.err().contains("--tune-candidates applies only without a profile (--profile none)"), cand.err());
 
         CliRun name = new CliRun();
         assertEquals(2, name.run(args("--config", "sdb-2r")));
