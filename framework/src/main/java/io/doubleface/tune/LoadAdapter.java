@@ -26,13 +26,22 @@ import org.slf4j.LoggerFactory;
  * <pre>
  *   I/O loops ─ admitted(t) ─▶ LoadDetector (lock-free ring / windows)
  *   any thread ─ finished(model, latency) ─▶ LiveLatency[config][load bucket]
- *   tune-0, every interval:  load = detector.rate(now)
- *        for each choice c:   p99(c) = live p99 if enough samples, else profile p99(c, load)
+ *   tune-0, every interval:  load = median of detector.rate() over the smoothing window
+ *        for each choice c:   p99(c) = max(profile p99(c, load), live p99 if enough samples)
  *                             feasible(c) = load·(1+margin) ≤ capacity(c) and live errors ≤ 1%
  *        best = lowest p99 among feasible (none: the peak-sustaining one)
- *        switch if the active one is infeasible (at once), or if best beats it by the
- *        hysteresis and the dwell time has passed  ─▶ engine.switchTo(best)
+ *        switch if the active one is infeasible (at once), or if best has beaten it by the
+ *        hysteresis for a whole dwell time, a dwell after the last switch ─▶ engine.switchTo(best)
  * </pre>
+ *
+ * <p>Why the smoothing, the confirmation and the max: a ring of 16 arrivals estimates the rate
+ * within about ±37% (one standard deviation of the median of 15 exponential gaps), so the raw
+ * estimate wanders across load buckets every millisecond; a profile trained on a noisy machine
+ * ranks configurations differently at neighbouring loads; together they made the first version
+ * (decisions on raw estimates, 50 ms dwell) switch several times a second. Live latencies are
+ * measured inside the server while the profile's come from the client, so a live p99 is smaller
+ * for the same behaviour: it may only <em>demote</em> a configuration (when it is worse than the
+ * profile promised), never promote it over configurations that have no live numbers.
  *
  * <p>Decisions: see docs/tuning.md. Without a profile, the adapter starts on the anchor (the
  * first candidate, assumed to sustain peak load) and, while the load stays in one bucket,
@@ -57,6 +66,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     static final double PROBE_ABORT_FACTOR = 2.0;
     /** A probe lasts at most this many dwell times: {@value}. */
     static final int PROBE_MAX_DWELLS = 20;
+    /** Raw estimates kept for the smoothing median (at most): {@value}. */
+    static final int SMOOTHING_SLOTS = 256;
 
     /** What the adapter needs of an engine (a fake in tests). */
     public interface Switcher {
@@ -88,6 +99,15 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private final LiveLatency live;
     private final LongSupplier clock;
     private final long dwellNanos;
+
+    private final long smoothingNanos;
+    // adapter-thread state: recent raw estimates for the smoothing median
+    private final long[] estimateAt = new long[SMOOTHING_SLOTS];
+    private final double[] estimate = new double[SMOOTHING_SLOTS];
+    private final double[] scratch = new double[SMOOTHING_SLOTS];
+    private int estimates;
+    private int estimateHead;
+    private long beatenSince = -1;
 
     private volatile int bucket;
     private volatile double load;
@@ -136,6 +156,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         this.live = new LiveLatency(choices, settings.minSamples());
         this.clock = clock;
         this.dwellNanos = settings.dwell().toNanos();
+        this.smoothingNanos = settings.smoothing().toNanos();
         this.rejectedUntil = new long[choices.size() * LiveLatency.BUCKETS];
     }
 
@@ -213,13 +234,21 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     // ---- decisions --------------------------------------------------------------------------------
 
-    /** The predicted p99 (µs) of {@code config} at {@code load}: live if known, else the profile's; NaN if neither. */
+    /**
+     * The predicted p99 (µs) of {@code config} at {@code load}: the profile's, raised to the live
+     * p99 of its load bucket when that is worse (live numbers only demote); without a profile the
+     * live p99; NaN if neither is known.
+     */
     public double predictedP99(String config, double load) {
         double l = live.p99(live.index(config), LiveLatency.bucket(load));
-        if (!Double.isNaN(l)) {
+        if (profile == null) {
             return l;
         }
-        return profile == null ? Double.NaN : profile.p99(config, load);
+        double p = profile.p99(config, load);
+        if (Double.isNaN(p)) {
+            return l;
+        }
+        return Double.isNaN(l) ? p : Math.max(p, l);
     }
 
     /** Whether {@code config} may run at {@code load}: within its profiled capacity with the margin, and not failing live. */
@@ -242,7 +271,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * @return the configuration active afterwards
      */
     public String evaluate(long now) {
-        double l = detector.rate(now);
+        double l = smoothed(now, detector.rate(now));
         int b = LiveLatency.bucket(l);
         load = l;
         bucket = b;
@@ -259,23 +288,61 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         return next;
     }
 
+    /**
+     * The median of the raw estimates of the last {@link TuneSettings#smoothing()} (the raw
+     * estimate itself when smoothing is zero); 0 while there is none.
+     */
+    private double smoothed(long now, double raw) {
+        if (smoothingNanos == 0) {
+            return raw;
+        }
+        if (raw > 0) {
+            estimateAt[estimateHead] = now;
+            estimate[estimateHead] = raw;
+            estimateHead = (estimateHead + 1) % SMOOTHING_SLOTS;
+            estimates = Math.min(estimates + 1, SMOOTHING_SLOTS);
+        } else {
+            estimates = 0; // no estimate (idle or not yet): forget the old ones
+            return raw;
+        }
+        int n = 0;
+        for (int i = 1; i <= estimates; i++) {
+            int k = Math.floorMod(estimateHead - i, SMOOTHING_SLOTS);
+            if (now - estimateAt[k] > smoothingNanos && n > 0) {
+                break;
+            }
+            scratch[n++] = estimate[k];
+        }
+        java.util.Arrays.sort(scratch, 0, n);
+        return (n & 1) == 1 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
+    }
+
     private String decideWithProfile(String current, double l, long now) {
         String best = bestFeasible(l, true);
         if (best == null) {
             best = anchor; // overload: nothing is feasible; the peak-sustaining one copes best
         }
         if (best.equals(current)) {
+            beatenSince = -1;
             return current;
         }
         if (!choices.contains(current) || !feasible(current, l)) {
+            beatenSince = -1;
             return switchTo(current, best, l, now, Reason.INFEASIBLE);
         }
-        if (now - lastSwitch >= dwellNanos) {
-            double pc = predictedP99(current, l);
-            double pb = predictedP99(best, l);
-            if (Double.isNaN(pc) || pb < pc * (1 - settings.hysteresis())) {
-                return switchTo(current, best, l, now, Reason.BETTER);
-            }
+        double pc = predictedP99(current, l);
+        double pb = predictedP99(best, l);
+        if (!(Double.isNaN(pc) || pb < pc * (1 - settings.hysteresis()))) {
+            beatenSince = -1;
+            return current;
+        }
+        // beaten: move only once it has been beaten for a whole dwell (noise does not stay put)
+        if (beatenSince < 0) {
+            beatenSince = now;
+        }
+        if (now - beatenSince >= dwellNanos && now - lastSwitch >= dwellNanos) {
+            beatenSince = -1;
+            return switchTo(current, best, l, now, Reason.BETTER);
         }
         return current;
     }

@@ -20,20 +20,28 @@ import java.util.Objects;
  * @param minSamples live latencies per (configuration, load bucket) before they count
  * @param candidates without a profile: the configurations to explore, the first being the safe
  *     anchor (assumed peak-sustaining); with a profile: ignored
+ * @param smoothing the adapter decides on the median of the detector's estimates over this window
+ *     (zero: on each raw estimate)
  */
 public record TuneSettings(TunePolicy policy, Profile profile, String detector, Duration interval, double margin,
-        double hysteresis, Duration dwell, int minSamples, List<String> candidates) {
+        double hysteresis, Duration dwell, int minSamples, List<String> candidates, Duration smoothing) {
 
     /** Default decision interval: {@value} µs. */
     public static final long DEFAULT_INTERVAL_MICROS = 1000;
     /** Default feasibility margin: {@value}. */
     public static final double DEFAULT_MARGIN = 0.10;
     /** Default hysteresis: {@value}. */
-    public static final double DEFAULT_HYSTERESIS = 0.05;
-    /** Default dwell: {@value} ms. */
-    public static final long DEFAULT_DWELL_MS = 50;
-    /** Default live samples per (configuration, load bucket): {@value}. */
-    public static final int DEFAULT_MIN_SAMPLES = 200;
+    public static final double DEFAULT_HYSTERESIS = 0.10;
+    /**
+     * Default dwell: {@value} ms. A better configuration must stay better for this long before
+     * the adapter moves, and two such moves are at least this far apart. (50 ms made the adapter
+     * switch hundreds of times per minute on estimate noise: docs/experiments.md.)
+     */
+    public static final long DEFAULT_DWELL_MS = 500;
+    /** Default live samples per (configuration, load bucket) before they count: {@value}. */
+    public static final int DEFAULT_MIN_SAMPLES = 1000;
+    /** Default smoothing window of the load estimate: {@value} ms. */
+    public static final long DEFAULT_SMOOTHING_MS = 20;
     /** Configurations explored without a profile, the anchor first. */
     public static final List<String> DEFAULT_CANDIDATES = List.of(
             "doubleface", "doubleface-poll", "sip", "sdb", "aip", "adb");
@@ -42,6 +50,10 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(interval, "interval");
         Objects.requireNonNull(dwell, "dwell");
+        Objects.requireNonNull(smoothing, "smoothing");
+        if (smoothing.isNegative() || smoothing.toMillis() > 10_000) {
+            throw new IllegalArgumentException("smoothing: " + smoothing.toMillis() + " ms (expected: 0 .. 10 s)");
+        }
         if (interval.toNanos() < 100_000 || interval.toMillis() > 1000) {
             throw new IllegalArgumentException("tune interval: " + interval.toNanos() / 1000 + " µs (expected: 100 µs .. 1 s)");
         }
@@ -76,35 +88,40 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
     /** The defaults for {@code policy} with {@code profile} (may be {@code null}). */
     public static TuneSettings of(TunePolicy policy, Profile profile) {
         return new TuneSettings(policy, profile, null, Duration.ofNanos(DEFAULT_INTERVAL_MICROS * 1000), DEFAULT_MARGIN,
-                DEFAULT_HYSTERESIS, Duration.ofMillis(DEFAULT_DWELL_MS), DEFAULT_MIN_SAMPLES, DEFAULT_CANDIDATES);
+                DEFAULT_HYSTERESIS, Duration.ofMillis(DEFAULT_DWELL_MS), DEFAULT_MIN_SAMPLES, DEFAULT_CANDIDATES,
+                Duration.ofMillis(DEFAULT_SMOOTHING_MS));
     }
 
     public TuneSettings withDetector(String d) {
-        return new TuneSettings(policy, profile, d, interval, margin, hysteresis, dwell, minSamples, candidates);
+        return new TuneSettings(policy, profile, d, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing);
     }
 
     public TuneSettings withInterval(Duration d) {
-        return new TuneSettings(policy, profile, detector, d, margin, hysteresis, dwell, minSamples, candidates);
+        return new TuneSettings(policy, profile, detector, d, margin, hysteresis, dwell, minSamples, candidates, smoothing);
     }
 
     public TuneSettings withMargin(double m) {
-        return new TuneSettings(policy, profile, detector, interval, m, hysteresis, dwell, minSamples, candidates);
+        return new TuneSettings(policy, profile, detector, interval, m, hysteresis, dwell, minSamples, candidates, smoothing);
     }
 
     public TuneSettings withHysteresis(double h) {
-        return new TuneSettings(policy, profile, detector, interval, margin, h, dwell, minSamples, candidates);
+        return new TuneSettings(policy, profile, detector, interval, margin, h, dwell, minSamples, candidates, smoothing);
     }
 
     public TuneSettings withDwell(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, d, minSamples, candidates);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, d, minSamples, candidates, smoothing);
     }
 
     public TuneSettings withMinSamples(int n) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, n, candidates);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, n, candidates, smoothing);
     }
 
     public TuneSettings withCandidates(List<String> c) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, c);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, c, smoothing);
+    }
+
+    public TuneSettings withSmoothing(Duration d) {
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, d);
     }
 
     /** The detector name in effect. */

@@ -134,9 +134,15 @@ final class ServeCommand {
 
         @Option(names = "--tune-dwell", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
                 defaultValue = TuneSettings.DEFAULT_DWELL_MS + "ms",
-                description = "Minimum time between two adapter switches (not applied when the active configuration "
-                    + "becomes infeasible).")
+                description = "A better configuration must stay better this long before the adapter switches, and "
+                    + "two switches are this far apart (not applied when the active configuration becomes infeasible).")
         Duration tuneDwell;
+
+        @Option(names = "--tune-smoothing", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = TuneSettings.DEFAULT_SMOOTHING_MS + "ms",
+                description = "The adapter decides on the median of the load estimates of this window (0ms: on each "
+                    + "raw estimate).")
+        Duration tuneSmoothing;
 
         @Option(names = "--tune-hysteresis", paramLabel = "FRACTION",
                 description = "Switch only if the predicted p99 improves by more than this fraction.")
@@ -256,6 +262,7 @@ final class ServeCommand {
                 }
                 try {
                     tune = TuneSettings.of(tunePolicy, p).withDetector(tuneDetector).withDwell(tuneDwell)
+                            .withSmoothing(tuneSmoothing)
                             .withHysteresis(tuneHysteresis).withMargin(tuneMargin);
                     if (tuneCandidates != null) {
                         tune = tune.withCandidates(tuneCandidates);

@@ -504,7 +504,7 @@ final class Experiments {
                     + "load a fraction of doubleface's closed-loop capacity (or --loads). μTune's taxonomy: s/a = "
                     + "synchronous/asynchronous, i/d = in-line/dispatch, b/p = block/poll (docs/models.md). A run is "
                     + "saturated when it answered less than 95% of the offered load, more than 0.1% failed, or its p99 "
-                    + "exploded (over 20 ms and 10x its lowest). The "
+                    + "exploded in every repeat (over 20 ms and 10x its lowest). The "
                     + "profile built from these runs (profile.json) is what `doubleface train` writes.";
         }
 
