@@ -3,18 +3,23 @@
 # lag < 1 ms at 5,000 req/s). Server: `serve ycsb` with one embedded shard and one I/O loop on
 # CPU 0, fanout 1 small (a near-trivial endpoint). Generator: `load` pinned to CPU 1.
 #
-#   bench/loadgen-self.sh [--rates "5000 20000"] [--repeats 3] [--duration 10s] [--warmup 10s] [--out DIR]
+#   bench/loadgen-self.sh [--rates "5000 20000"] [--repeats 3] [--duration 10s] [--warmup 10s]
+#                         [--gen-jvm "-Xms512m -Xmx512m"] [--out DIR]
+#
+# --gen-jvm: the generator JVM's flags, e.g. "-XX:+UseParallelGC -Xms1g -Xmx1g -Xmn768m"; its GC
+# log (-Xlog:gc) is kept next to each run so stalls can be told from GC pauses.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-RATES="5000 20000"; REPEATS=3; DURATION=10s; WARMUP=10s; OUT=""
+RATES="5000 20000"; REPEATS=3; DURATION=10s; WARMUP=10s; OUT=""; GEN_JVM="-Xms512m -Xmx512m"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rates) RATES="$2"; shift 2 ;;
     --repeats) REPEATS="$2"; shift 2 ;;
     --duration) DURATION="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
+    --gen-jvm) GEN_JVM="$2"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n 2,7p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,11p "$0"; exit 0 ;;
     *) echo "loadgen-self: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -31,13 +36,15 @@ for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/query?fanout=1&size=smal
 {
   echo "{\"git_commit\": \"$(git rev-parse --short HEAD)\", \"jdk\": \"$("$JAVA" -version 2>&1 | head -1 | tr -d '"')\","
   echo " \"cpus\": $(nproc), \"pinning\": \"server taskset -c 0 (1 I/O loop, 1 embedded shard), generator taskset -c 1\","
+  echo " \"generator_jvm\": \"$GEN_JVM\","
   echo " \"endpoint\": \"/query?fanout=1&size=small&key={key}\", \"duration\": \"$DURATION\", \"warmup\": \"$WARMUP\","
   echo " \"loadavg_at_start\": \"$(cut -d' ' -f1-3 /proc/loadavg)\"}"
 } > "$OUT/environment.json"
 echo "rate,repeat,achieved_rps,rate_kept,send_lag_p99_ms,p50_ms,p99_ms,p999_ms,max_ms,errors" > "$OUT/raw.csv"
 for r in $(seq "$REPEATS"); do
   for rate in $RATES; do
-    taskset -c 1 "$JAVA" -Xms512m -Xmx512m -jar "$JAR" load --target "http://127.0.0.1:$PORT" \
+    # shellcheck disable=SC2086 # GEN_JVM is a list of flags
+    taskset -c 1 "$JAVA" $GEN_JVM -Xlog:gc:file="$OUT/gc-$rate-$r.log" -jar "$JAR" load --target "http://127.0.0.1:$PORT" \
       --url '/query?fanout=1&size=small&key={key}' --rate "$rate" --warmup "$WARMUP" --duration "$DURATION" \
       --json --quiet > "$OUT/run-$rate-$r.json" 2> "$OUT/run-$rate-$r.err" || true
     python3 - "$OUT/run-$rate-$r.json" "$rate" "$r" >> "$OUT/raw.csv" <<'PY'
@@ -53,7 +60,7 @@ done
 {
   echo "# Load generator self-test"
   echo
-  echo "Command: \`bench/loadgen-self.sh --rates \"$RATES\" --repeats $REPEATS --duration $DURATION --warmup $WARMUP\`; environment in \`environment.json\`."
+  echo "Command: \`bench/loadgen-self.sh --rates \"$RATES\" --repeats $REPEATS --duration $DURATION --warmup $WARMUP --gen-jvm \"$GEN_JVM\"\`; environment in \`environment.json\`; GC logs of the generator in \`gc-RATE-REPEAT.log\`."
   echo
   echo "| offered req/s | repeat | achieved req/s | rate kept | send lag p99 ms | p50 ms | p99 ms | p99.9 ms | max ms | errors |"
   echo "|---|---|---|---|---|---|---|---|---|---|"

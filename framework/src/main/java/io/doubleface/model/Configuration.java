@@ -20,7 +20,7 @@ import java.util.Objects;
  *            | virtual    a virtual thread per request (thread)
  *            | fixed | cached     worker pool kind (type2b; default cached)
  *            | poll | block       busy-poll or block in epoll_wait (loop models)
- *            | fifo | cf          reply scheduling policy (doubleface; default: the server's)
+ *            | fifo | cf | cfa    reply scheduling policy (doubleface; default: the server's)
  * </pre>
  *
  * <h2>μTune's taxonomy</h2>
@@ -243,13 +243,17 @@ public record Configuration(
                     cached = !fixed;
                 } else if (p.equals("poll") || p.equals("block")) {
                     poll = p.equals("poll");
-                } else if (p.equals("fifo") || p.equals("cf")) {
+                } else if (p.equals("fifo") || p.equals("cf") || p.equals("cfa")) {
                     if (kind != Kind.DOUBLEFACE) {
                         throw bad(name, p, "scheduling policies apply to doubleface");
                     }
-                    policy = p.equals("cf") ? "completion-first" : "fifo";
+                    policy = switch (p) {
+                        case "cf" -> "completion-first";
+                        case "cfa" -> "completion-first-arrival";
+                        default -> "fifo";
+                    };
                 } else {
-                    throw bad(name, p, "N, NfMb, Nf, Mb, Nw, virtual, fixed, cached, poll, block, fifo or cf");
+                    throw bad(name, p, "N, NfMb, Nf, Mb, Nw, virtual, fixed, cached, poll, block, fifo, cf or cfa");
                 }
             } catch (NumberFormatException e) {
                 throw bad(name, p, "a number up to " + MAX_THREADS);
@@ -390,7 +394,11 @@ public record Configuration(
             b.append("-poll");
         }
         if (policy != null) {
-            b.append(policy.equals("fifo") ? "-fifo" : "-cf");
+            b.append(switch (policy) {
+                case "fifo" -> "-fifo";
+                case "completion-first-arrival" -> "-cfa";
+                default -> "-cf";
+            });
         }
         return b.toString();
     }

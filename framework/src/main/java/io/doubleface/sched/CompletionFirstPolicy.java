@@ -15,18 +15,40 @@ import java.util.Arrays;
  *   order:  a1 a2 c1 c2 b1
  * </pre>
  *
- * <p>Cost: O(n + g log g) for n replies in g requests, no allocation once the scratch arrays
- * have grown to the largest batch seen.
+ * <p>Variant {@code completion-first-arrival} ({@link #arrivalOrder()}): the complete groups in
+ * the order of their first reply instead of shortest first (the paper's Fig. 12 only says
+ * "complete ones first"). Shortest first favours small requests, which lowers the mean but, in a
+ * mix of large and small fanouts whose replies mostly arrive in the same batch, moves every large
+ * request behind the small ones of its batch: the large class's tail, and so the mix's p99, can
+ * get worse (docs/experiments.md, priority).
+ *
+ * <p>Cost: O(n + g log g) for n replies in g requests (O(n + g) in arrival order), no
+ * allocation once the scratch arrays have grown to the largest batch seen.
  */
 public final class CompletionFirstPolicy implements SchedulingPolicy {
 
+    private final boolean shortestFirst;
     private int epoch;
     private ReplyOwner[] groups = new ReplyOwner[64];
     private long[] keys = new long[64];
 
+    /** Complete requests first, shortest remaining work first ({@code completion-first}). */
+    public CompletionFirstPolicy() {
+        this(true);
+    }
+
+    private CompletionFirstPolicy(boolean shortestFirst) {
+        this.shortestFirst = shortestFirst;
+    }
+
+    /** Complete requests first, in the order of their first reply ({@code completion-first-arrival}). */
+    public static CompletionFirstPolicy arrivalOrder() {
+        return new CompletionFirstPolicy(false);
+    }
+
     @Override
     public String name() {
-        return "completion-first";
+        return shortestFirst ? "completion-first" : "completion-first-arrival";
     }
 
     @Override
@@ -64,15 +86,18 @@ public final class CompletionFirstPolicy implements SchedulingPolicy {
             }
             o.batchCount++;
         }
-        // 2. complete groups sorted by (replies in batch, first arrival); key packs both
+        // 2. complete groups sorted by (replies in batch, first arrival); key packs both. Groups
+        //    are numbered in first-arrival order, so without the count the keys are sorted already
         int complete = 0;
         for (int i = 0; i < g; i++) {
             ReplyOwner o = groups[i];
             if (o.batchCount >= o.outstanding()) {
-                keys[complete++] = ((long) o.batchCount << 32) | i;
+                keys[complete++] = shortestFirst ? ((long) o.batchCount << 32) | i : i;
             }
         }
-        Arrays.sort(keys, 0, complete);
+        if (shortestFirst) {
+            Arrays.sort(keys, 0, complete);
+        }
         int n = 0;
         for (int k = 0; k < complete; k++) {
             ReplyOwner o = groups[(int) keys[k]];

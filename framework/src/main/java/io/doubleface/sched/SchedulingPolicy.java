@@ -20,13 +20,17 @@ public interface SchedulingPolicy {
      */
     void order(PendingReply[] batch, int size, PendingReply[] out);
 
-    /** Creates a fresh instance of the named policy: {@code fifo} or {@code completion-first} (alias {@code cf}). */
+    /**
+     * Creates a fresh instance of the named policy: {@code fifo}, {@code completion-first} (alias
+     * {@code cf}) or {@code completion-first-arrival} (alias {@code cfa}).
+     */
     static SchedulingPolicy create(String name) {
         return switch (name.toLowerCase(Locale.ROOT)) {
             case "fifo" -> new FifoPolicy();
             case "completion-first", "cf" -> new CompletionFirstPolicy();
+            case "completion-first-arrival", "cfa" -> CompletionFirstPolicy.arrivalOrder();
             default -> throw new IllegalArgumentException(
-                    "scheduling policy: '" + name + "' (expected: fifo or completion-first)");
+                    "scheduling policy: '" + name + "' (expected: fifo, completion-first or completion-first-arrival)");
         };
     }
 }

@@ -62,6 +62,17 @@ class CompletionFirstPolicyTest {
     }
 
     @Test
+    void arrivalVariantRunsCompletingRequestsInFirstArrivalOrderNotShortestFirst() {
+        SchedulingPolicy cfa = SchedulingPolicy.create("cfa");
+        assertEquals("completion-first-arrival", cfa.name());
+        Map<String, TestOwner> o = owners("big", 3, "small", 1, "partial", 4);
+        assertEquals("big:0 big:1 big:2 small:0 partial:0",
+                order(cfa, batch(o, "partial:0 big:0 big:1 big:2 small:0")));
+        Map<String, TestOwner> o2 = owners("a", 2, "b", 3, "c", 2);
+        assertEquals("a:1 a:2 c:1 c:2 b:1", order(cfa, batch(o2, "a:1 b:1 c:1 a:2 c:2")));
+    }
+
+    @Test
     void completingRequestsWithEqualReplyCountsKeepFirstArrivalOrder() {
         Map<String, TestOwner> o = owners("x", 2, "y", 2, "z", 2);
         assertEquals("y:0 y:1 x:0 x:1 z:0 z:1", order(policy, batch(o, "y:0 x:0 z:0 z:1 x:1 y:1")));

@@ -114,7 +114,7 @@ final class Converters {
         }
     }
 
-    /** {@code completion-first} (alias {@code cf}) or {@code fifo}, returned canonical. */
+    /** {@code completion-first} (alias {@code cf}), {@code completion-first-arrival} ({@code cfa}) or {@code fifo}, returned canonical. */
     static final class PolicyConverter implements ITypeConverter<String> {
         @Override
         public String convert(String value) {

@@ -162,7 +162,7 @@ final class ServeCommand {
                     + "first being the safe anchor. Default: doubleface,doubleface-poll,sip,sdb,aip,adb.")
         List<String> tuneCandidates;
 
-        @Option(names = "--policy", paramLabel = "completion-first|fifo", converter = Converters.PolicyConverter.class,
+        @Option(names = "--policy", paramLabel = "completion-first|completion-first-arrival|fifo", converter = Converters.PolicyConverter.class,
                 description = "DoubleFace reply scheduling policy of configurations that name none.")
         String policy = "completion-first";
 

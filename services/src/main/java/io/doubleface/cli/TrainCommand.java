@@ -73,22 +73,24 @@ final class TrainCommand implements Callable<Integer> {
     List<String> configs = List.of("all");
 
     @Option(names = "--loads", paramLabel = "RATE,…|auto", split = ",",
-            description = "Offered loads in req/s; auto = 5%%, 10%%, 20%%, 35%%, 50%%, 65%%, 80%%, 90%%, 100%% of doubleface's "
+            description = "Offered loads in req/s; auto = 10%%, 20%%, 35%%, 50%%, 65%%, 80%%, 90%%, 100%% of doubleface's "
                 + "measured closed-loop capacity.")
     List<String> loads = List.of("auto");
 
     @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-            description = "Measured time of each (configuration, load) step.")
-    Duration duration = Duration.ofSeconds(5);
+            defaultValue = "5s",
+            description = "Measured time of each (configuration, load) step, longer where a p99 needs it (10,000 "
+                + "samples).")
+    Duration duration;
 
     @Option(names = "--warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-            description = "Unrecorded warm-up of each step.")
-    Duration warmup = Duration.ofSeconds(1);
+            defaultValue = "1s", description = "Unrecorded warm-up of each step.")
+    Duration warmup;
 
     @Option(names = "--global-warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             description = "Closed-loop warm-up of each configuration before the first step (MEASURE.md: at least "
-                + "10 s or 50k requests).")
-    Duration globalWarmup = Duration.ofSeconds(10);
+                + "10 s or 50k requests).", defaultValue = "10s")
+    Duration globalWarmup;
 
     @Option(names = "--repeats", paramLabel = "N", description = "Passes over all steps; the profile takes medians.")
     int repeats = 1;
