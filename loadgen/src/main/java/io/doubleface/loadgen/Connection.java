@@ -14,6 +14,8 @@ abstract class Connection {
     /** Intended send time of the request in flight (System.nanoTime()). */
     long intended;
     boolean measured;
+    /** Index in the mix of the template of the request in flight (its latency class); set when the request is built. */
+    int template;
     boolean inFlight;
     /** Counted as a timeout already; the close that follows is not another error. */
     boolean abandoned;

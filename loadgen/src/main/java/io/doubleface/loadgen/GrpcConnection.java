@@ -103,7 +103,7 @@ final class GrpcConnection extends Connection {
         try {
             c.start(new Listener(c), new Metadata());
             c.request(1);
-            c.sendMessage(worker.grpcRequest());
+            c.sendMessage(worker.grpcRequest(this));
             c.halfClose();
         } finally {
             sending = false;

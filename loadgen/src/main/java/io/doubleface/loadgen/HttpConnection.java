@@ -35,7 +35,7 @@ final class HttpConnection extends Connection {
         inFlight = true;
         status = 0;
         // a failed write fires exceptionCaught, which closes: the request then counts as "closed"
-        channel.writeAndFlush(worker.encodeRequest(channel.alloc()), channel.voidPromise());
+        channel.writeAndFlush(worker.encodeRequest(this, channel.alloc()), channel.voidPromise());
     }
 
     @Override

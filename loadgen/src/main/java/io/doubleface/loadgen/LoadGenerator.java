@@ -12,7 +12,9 @@ import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -50,7 +52,10 @@ import org.HdrHistogram.HistogramLogWriter;
  * ({@link GrpcConnection}). Requests whose intended time is
  * in the warm-up run but are not recorded; a request counts for the interval in which its
  * response ended. Recording: HdrHistogram, µs, {@value RunStats#DIGITS} significant digits, one
- * interval per second (optionally written to an interval log).
+ * interval per second (optionally written to an interval log). With a mix of two or more
+ * templates, each measured response is also recorded in its template's own histogram (its
+ * <em>class</em>: {@link LoadResult#classes()}), read once at the end of the run; a single-URL run
+ * keeps none.
  *
  * <h2>Threading</h2>
  * The builder is not thread-safe. {@link #run()} may be called once, and blocks its caller, which
@@ -210,7 +215,7 @@ public final class LoadGenerator {
             this.generator = g;
             this.address = address;
             this.hostHeader = hostHeader;
-            this.stats = new RunStats(g.maxRequests);
+            this.stats = new RunStats(g.maxRequests, g.mix.templates().size());
             this.warmupNanos = g.warmup.toNanos();
         }
 
@@ -286,15 +291,19 @@ public final class LoadGenerator {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
             }
             stopping = true;
+            // Classes are read once, before the total's last interval: a worker records the total
+            // first, so a response racing this end is in both or in the total only (the classes
+            // never count a request the total lacks; after a full drain they add up to it exactly).
+            Histogram[] classes = stats.classTotals();
             intervals.roll(System.nanoTime());
             finished = true;
             if (log != null) {
                 log.close();
             }
-            return result(Math.max(0, end - measureStart), intervals);
+            return result(Math.max(0, end - measureStart), intervals, classes);
         }
 
-        private LoadResult result(long measuredNanos, Intervals iv) {
+        private LoadResult result(long measuredNanos, Intervals iv, Histogram[] classTotals) {
             LoadGenerator g = generator;
             Map<ErrorKind, Long> errors = new EnumMap<>(ErrorKind.class);
             for (ErrorKind k : ErrorKind.values()) {
@@ -310,11 +319,18 @@ public final class LoadGenerator {
                 double lagP99 = iv.sendLag.getTotalCount() == 0 ? 0 : iv.sendLag.getValueAtPercentile(99) / 1000.0;
                 kept = sent >= RATE_KEPT_MIN_SENT * scheduled && lagP99 <= RATE_KEPT_MAX_LAG_MILLIS;
             }
+            List<LoadResult.ClassResult> classes = new ArrayList<>();
+            if (classTotals != null) {
+                List<RequestMix.Template> ts = g.mix.templates();
+                for (int i = 0; i < classTotals.length; i++) {
+                    classes.add(new LoadResult.ClassResult(ts.get(i).path(), ts.get(i).weight(), classTotals[i]));
+                }
+            }
             return new LoadResult(closedLoop() ? "closed" : "open", g.target.toString(), g.mix.toString(),
                     closedLoop() ? null : g.schedule.toString(), g.users, offered, kept,
                     iv.latency.getTotalCount(), scheduled, sent, Math.max(0, stats.outstanding.get()), errors,
                     seconds, g.warmup.toNanos() / 1e9, iv.latency, iv.sendLag, stats.connectionWaits.sum(),
-                    stats.maxConnections.get(), g.stopRequested, budgetUsed);
+                    stats.maxConnections.get(), g.stopRequested, budgetUsed, classes);
         }
 
         private static HistogramLogWriter openLog(Path file, long startNanos) throws LoadException {

@@ -3,6 +3,7 @@ package io.doubleface.loadgen;
 import io.doubleface.server.internal.Json;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -12,7 +13,8 @@ import org.HdrHistogram.Histogram;
  * histograms (µs) of the measured part. Latency is from the intended send time to the end of the
  * response, for every response (4xx/5xx included; timeouts and connection failures are errors
  * only). A percentile is reported only when there are at least {@code 100/(1-p)} samples
- * (MEASURE.md rule 4): {@link #percentileMillis} returns {@code null} otherwise.
+ * (MEASURE.md rule 4): {@link #percentileMillis} returns {@code null} otherwise. A mix of two or
+ * more templates also has the latency of each template, its {@linkplain #classes() class}.
  *
  * <p>Immutable after construction (the histograms are copies; do not modify them); thread-safe.
  */
@@ -38,11 +40,13 @@ public final class LoadResult {
     private final int maxConnections;
     private final boolean stopped;
     private final boolean maxRequestsReached;
+    private final List<ClassResult> classes;
 
     LoadResult(String mode, String target, String mix, String schedule, int users, Double offeredRate,
             Boolean rateKept, long requests, long scheduled, long sent, long unfinished,
             Map<ErrorKind, Long> errorsByKind, double durationSeconds, double warmupSeconds, Histogram latency,
-            Histogram sendLag, long connectionWaits, int maxConnections, boolean stopped, boolean maxRequestsReached) {
+            Histogram sendLag, long connectionWaits, int maxConnections, boolean stopped, boolean maxRequestsReached,
+            List<ClassResult> classes) {
         this.mode = mode;
         this.target = target;
         this.mix = mix;
@@ -63,6 +67,57 @@ public final class LoadResult {
         this.maxConnections = maxConnections;
         this.stopped = stopped;
         this.maxRequestsReached = maxRequestsReached;
+        this.classes = List.copyOf(classes);
+    }
+
+    /**
+     * The measured latency of one template of the mix (a request class), e.g. the large-fanout
+     * requests of a 50/50 mix of fanout 5 and fanout 50. Same recording and percentile rule as the
+     * totals of the {@link LoadResult}, for the responses to this template's requests only.
+     *
+     * <p>Immutable after construction (the histogram is a copy; do not modify it); thread-safe.
+     */
+    public static final class ClassResult {
+
+        private final String url;
+        private final int weight;
+        private final Histogram latency;
+
+        ClassResult(String url, int weight, Histogram latency) {
+            this.url = url;
+            this.weight = weight;
+            this.latency = latency.copy();
+        }
+
+        /** The template as given in the mix, {@value RequestMix#KEY} included. */
+        public String url() {
+            return url;
+        }
+
+        /** The template's weight in the mix. */
+        public int weight() {
+            return weight;
+        }
+
+        /** Measured responses to this template's requests. */
+        public long requests() {
+            return latency.getTotalCount();
+        }
+
+        /** Latency percentile {@code p} (0..100) in ms, or {@code null} with fewer than {@code 100/(1-p)} samples. */
+        public Double percentileMillis(double p) {
+            return LoadResult.percentileMillis(latency, p);
+        }
+
+        /** The largest latency, ms, or {@code null} without responses. */
+        public Double maxMillis() {
+            return latency.getTotalCount() == 0 ? null : latency.getMaxValue() / 1000.0;
+        }
+
+        /** Latency histogram, µs. A copy: do not modify. */
+        public Histogram latency() {
+            return latency;
+        }
     }
 
     /** Fewest samples for percentile {@code p} (0..100) to be reported: {@code 100/(1-p)}. */
@@ -179,6 +234,15 @@ public final class LoadResult {
         return maxRequestsReached;
     }
 
+    /**
+     * The latency per template of the mix, in mix order, when the mix has two or more templates;
+     * empty for a single template (the totals are its class). The classes' requests add up to
+     * {@link #requests()} (a response racing the end of a stopped run may be in the total only).
+     */
+    public List<ClassResult> classes() {
+        return classes;
+    }
+
     /** The summary as one JSON object on one line. */
     public String toJson() {
         StringBuilder b = new StringBuilder(512).append('{');
@@ -213,6 +277,23 @@ public final class LoadResult {
         field(b, "duration_s", num(durationSeconds));
         field(b, "warmup_s", num(warmupSeconds));
         field(b, "stopped", Boolean.toString(stopped));
+        if (!classes.isEmpty()) {
+            StringBuilder a = new StringBuilder("[");
+            for (ClassResult c : classes) {
+                a.append(a.length() > 1 ? ",{" : "{");
+                field(a, "url", quote(c.url));
+                field(a, "weight", Integer.toString(c.weight));
+                field(a, "requests", Long.toString(c.requests()));
+                field(a, "p50_ms", num(c.percentileMillis(50)));
+                field(a, "p90_ms", num(c.percentileMillis(90)));
+                field(a, "p99_ms", num(c.percentileMillis(99)));
+                field(a, "p999_ms", num(c.percentileMillis(99.9)));
+                field(a, "max_ms", num(c.maxMillis()));
+                a.setLength(a.length() - 1);
+                a.append('}');
+            }
+            field(b, "classes", a.append(']').toString());
+        }
         b.setLength(b.length() - 1);
         return b.append('}').toString();
     }
@@ -252,6 +333,12 @@ public final class LoadResult {
                 text(percentileMillis(50)), text(percentileMillis(90)), text(percentileMillis(99)),
                 text(percentileMillis(99.9)), text(maxMillis()),
                 "open".equals(mode) ? "from the intended send time" : "closed loop: not a latency figure"));
+        for (int i = 0; i < classes.size(); i++) {
+            ClassResult c = classes.get(i);
+            b.append(String.format(Locale.ROOT, "  class %d (weight %d) %s: %,d requests, p50 %s, p99 %s, p99.9 %s, "
+                    + "max %s%n", i + 1, c.weight, c.url, c.requests(), millis(c.percentileMillis(50)),
+                    millis(c.percentileMillis(99)), millis(c.percentileMillis(99.9)), millis(c.maxMillis())));
+        }
         if ("open".equals(mode)) {
             b.append(String.format(Locale.ROOT, "send lag   p99 %s ms  max %s ms; %d waited for a connection; "
                     + "%d connections%n", text(percentileMillis(sendLag, 99)),
@@ -264,6 +351,10 @@ public final class LoadResult {
 
     private static String text(Double v) {
         return v == null ? "n/a" : String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    private static String millis(Double v) {
+        return v == null ? "n/a" : text(v) + " ms";
     }
 
     private static void field(StringBuilder b, String name, String value) {

@@ -4,6 +4,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
@@ -20,6 +21,12 @@ final class RunStats {
 
     /** Latency from the intended send time to the end of the response, µs; measured requests only. */
     final Recorder latency = new Recorder(DIGITS);
+    /**
+     * Latency per mix template, indexed like {@link RequestMix#templates()}: the same values as
+     * {@link #latency}, recorded after it. {@code null} when the mix has one template (nothing to
+     * split, nothing to pay).
+     */
+    final Recorder[] classLatency;
     /** Actual dispatch time minus intended send time, µs; measured requests only. */
     final Recorder sendLag = new Recorder(DIGITS);
 
@@ -41,7 +48,15 @@ final class RunStats {
     /** Measured requests left under {@code --max-requests}. */
     final AtomicLong budget;
 
-    RunStats(long maxRequests) {
+    RunStats(long maxRequests, int templates) {
+        if (templates >= 2) {
+            classLatency = new Recorder[templates];
+            for (int i = 0; i < templates; i++) {
+                classLatency[i] = new Recorder(DIGITS);
+            }
+        } else {
+            classLatency = null;
+        }
         for (int i = 0; i < errors.length; i++) {
             errors[i] = new LongAdder();
         }
@@ -55,6 +70,22 @@ final class RunStats {
     /** Takes one measured request from the budget; false when it is used up. */
     boolean take() {
         return budget.getAndDecrement() > 0;
+    }
+
+    /**
+     * The per-template latency recorded so far, read once at the end of the run (a fresh histogram
+     * per template: {@link Recorder#getIntervalHistogram()} since the start), or {@code null} for a
+     * single-template mix. Coordinator only (a {@link Recorder} has one interval reader).
+     */
+    Histogram[] classTotals() {
+        if (classLatency == null) {
+            return null;
+        }
+        Histogram[] h = new Histogram[classLatency.length];
+        for (int i = 0; i < h.length; i++) {
+            h[i] = classLatency[i].getIntervalHistogram();
+        }
+        return h;
     }
 
     void connectionOpened() {

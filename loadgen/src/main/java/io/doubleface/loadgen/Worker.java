@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Recorder;
 
 /**
  * The part of a run on one event loop: its share of the open-loop arrivals or of the closed-loop
@@ -35,6 +36,8 @@ final class Worker {
     private final LoadGenerator.Run run;
     private final EventLoop loop;
     private final RunStats stats;
+    /** {@link RunStats#classLatency}: per mix template, or {@code null} for a single-template mix. */
+    private final Recorder[] classLatency;
     private final Bootstrap bootstrap;
     private final Class<? extends SocketChannel> channelClass;
     private final int connectMillis;
@@ -66,6 +69,7 @@ final class Worker {
         this.run = run;
         this.loop = loop;
         this.stats = run.stats;
+        this.classLatency = run.stats.classLatency;
         this.random = new SplittableRandom(seed);
         this.gaps = new ExponentialGaps(random.split().nextLong());
         this.share = share;
@@ -259,7 +263,11 @@ final class Worker {
         c.inFlight = false;
         stats.outstanding.decrementAndGet();
         if (c.measured) {
-            stats.latency.recordValue((now - c.intended) / 1000);
+            long micros = (now - c.intended) / 1000;
+            stats.latency.recordValue(micros);
+            if (classLatency != null) {
+                classLatency[c.template].recordValue(micros); // after the total: see LoadGenerator.Run#execute
+            }
             if (c.status >= 500) {
                 stats.error(ErrorKind.STATUS_5XX);
             } else if (c.status >= 400) {
@@ -335,15 +343,24 @@ final class Worker {
         }
     }
 
-    /** A request of the mix as a {@code doubleface.ycsb.v1.QueryRequest} message (gRPC targets). */
-    byte[] grpcRequest() {
-        return grpc.encode(run.generator.mix.pick(random), random, run.generator.keys);
+    /**
+     * A request of the mix as a {@code doubleface.ycsb.v1.QueryRequest} message (gRPC targets), for
+     * connection {@code c}, which is told the request's template ({@link Connection#template}).
+     */
+    byte[] grpcRequest(Connection c) {
+        int i = run.generator.mix.pick(random);
+        c.template = i;
+        return grpc.encode(i, random, run.generator.keys);
     }
 
-    /** A request of the mix, encoded: {@code GET PATH HTTP/1.1} and a Host header. */
-    ByteBuf encodeRequest(ByteBufAllocator alloc) {
+    /**
+     * A request of the mix, encoded: {@code GET PATH HTTP/1.1} and a Host header, for connection
+     * {@code c}, which is told the request's template ({@link Connection#template}).
+     */
+    ByteBuf encodeRequest(Connection c, ByteBufAllocator alloc) {
         RequestMix mix = run.generator.mix;
         int i = mix.pick(random);
+        c.template = i;
         byte[][] parts = mix.templates().get(i).parts();
         ByteBuf b = alloc.ioBuffer(128);
         b.writeBytes(requestHead[i]);

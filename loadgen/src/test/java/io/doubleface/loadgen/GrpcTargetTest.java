@@ -138,6 +138,8 @@ class GrpcTargetTest {
             }
         }
         assertTrue(small > large && large > 0, seen.toString());
+        assertEquals(small, r.classes().get(0).requests(), "the first class holds the fanout-5 calls");
+        assertEquals(large, r.classes().get(1).requests(), "the second class holds the fanout-300 calls");
         assertTrue(r.toText().contains("grpc://127.0.0.1:" + server.getPort()), r.toText());
     }
 

@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -87,6 +89,50 @@ class LoadGeneratorTest {
         long b = server.byPath.get("/b").get();
         assertEquals(0.75, a / (double) (a + b), 0.05, a + " /a, " + b + " /b");
         assertEquals(2000, r.requests(), r.toText());
+        assertEquals(List.of(a, b), r.classes().stream().map(LoadResult.ClassResult::requests).toList(),
+                "each class counts the requests of its template");
+    }
+
+    @Test
+    void eachMixTemplateHasItsOwnLatencyClass() throws Exception {
+        server.delayMillisByPath.put("/slow", 50L);
+        LoadResult r = LoadGenerator.builder(server.uri()).mix(RequestMix.parse("1:/fast?key={key},1:/slow?key={key}"))
+                .users(16).warmup(Duration.ZERO).duration(Duration.ofSeconds(20)).maxRequests(1000).seed(3)
+                .build().run();
+        assertEquals(1000, r.requests(), r.toText());
+        assertEquals(0, r.errors(), r.toText());
+
+        Map<String, Object> j = MiniJson.parseObject(r.toJson());
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> classes = (List<Map<String, Object>>) j.get("classes");
+        assertEquals(2, classes.size(), r.toJson());
+        Map<String, Object> fast = classes.get(0);
+        Map<String, Object> slow = classes.get(1);
+        assertEquals("/fast?key={key}", fast.get("url"));
+        assertEquals("/slow?key={key}", slow.get("url"));
+        assertEquals(1.0, fast.get("weight"));
+        assertEquals(List.of("url", "weight", "requests", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms"),
+                List.copyOf(slow.keySet()));
+        double nFast = (Double) fast.get("requests");
+        double nSlow = (Double) slow.get("requests");
+        assertEquals(1000.0, nFast + nSlow, r.toJson());
+        assertEquals(server.byPath.get("/fast").get(), (long) nFast, "the fast class holds the /fast requests");
+        assertEquals(server.byPath.get("/slow").get(), (long) nSlow, "the slow class holds the /slow requests");
+        // a wide margin: the server holds /slow for 50 ms (a floor) and answers /fast at once
+        assertTrue((Double) slow.get("p50_ms") >= 45, r.toJson());
+        assertTrue((Double) fast.get("p50_ms") < 25, r.toJson());
+        assertNull(slow.get("p999_ms"), "fewer than 100,000 samples");
+        assertNotNull(slow.get("max_ms"));
+
+        LoadResult.ClassResult c = r.classes().get(1);
+        assertTrue(c.latency().getMinValue() >= 49_000,
+                "µs like the total, none under the 50 ms hold: " + c.latency().getMinValue());
+        assertEquals(r.latency().getMaxValue(), Math.max(r.classes().get(0).latency().getMaxValue(),
+                c.latency().getMaxValue()), "the classes hold the total's values");
+        String text = r.toText();
+        assertTrue(text.contains("  class 1 (weight 1) /fast?key={key}: " + String.format(Locale.ROOT, "%,d",
+                (long) nFast) + " requests, p50 "), text);
+        assertTrue(text.contains("  class 2 (weight 1) /slow?key={key}: "), text);
     }
 
     @Test
@@ -111,6 +157,9 @@ class LoadGeneratorTest {
         Map<String, Object> kinds = (Map<String, Object>) j.get("errors_by_kind");
         assertEquals(java.util.Set.of("connect", "timeout", "status_4xx", "status_5xx", "closed"), kinds.keySet());
         assertTrue(r.toText().contains("p90 n/a"), r.toText());
+        assertFalse(j.containsKey("classes"), "a single URL has no classes: " + r.toJson());
+        assertTrue(r.classes().isEmpty());
+        assertFalse(r.toText().contains("class 1"), r.toText());
         assertEquals(10_000, LoadResult.minSamples(99));
         assertEquals(100_000, LoadResult.minSamples(99.9));
     }

@@ -1,9 +1,11 @@
 package io.doubleface.loadgen;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-/** Just enough JSON for the tests: objects, strings without escapes beyond \" and \\, numbers, true/false/null. */
+/** Just enough JSON for the tests: objects, arrays (as lists), strings without escapes beyond \" and \\, numbers, true/false/null. */
 final class MiniJson {
 
     private final String s;
@@ -42,6 +44,23 @@ final class MiniJson {
                 }
                 expect('}');
                 return m;
+            }
+        }
+        if (c == '[') {
+            List<Object> l = new ArrayList<>();
+            i++;
+            if (s.charAt(i) == ']') {
+                i++;
+                return l;
+            }
+            while (true) {
+                l.add(value());
+                if (s.charAt(i) == ',') {
+                    i++;
+                    continue;
+                }
+                expect(']');
+                return l;
             }
         }
         if (c == '"') {

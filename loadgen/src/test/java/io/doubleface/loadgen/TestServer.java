@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A tiny HTTP/1.1 server for the generator's tests: answers {@code 200 ok} after {@link #delayMillis},
+ * A tiny HTTP/1.1 server for the generator's tests: answers {@code 200 ok} after {@link #delayMillis}
+ * (or the path's own delay in {@link #delayMillisByPath}),
  * holds every answer due during a {@link #pause} until the pause ends (a stalled server), answers
  * {@code /status/NNN} with that status, and counts requests in flight (the most at once) and per path.
  *
@@ -36,6 +37,8 @@ final class TestServer implements AutoCloseable {
     final LoopGroup loops = new LoopGroup("testsrv", 1, LoopGroup.Transport.AUTO);
     final Channel channel;
     volatile long delayMillis;
+    /** Per path (without the query): a delay that replaces {@link #delayMillis}. */
+    final Map<String, Long> delayMillisByPath = new ConcurrentHashMap<>();
     /** System.nanoTime() until which no answer goes out. */
     volatile long pausedUntil;
     final AtomicInteger inFlight = new AtomicInteger();
@@ -70,9 +73,11 @@ final class TestServer implements AutoCloseable {
             requests.incrementAndGet();
             String uri = req.uri();
             int q = uri.indexOf('?');
-            byPath.computeIfAbsent(q < 0 ? uri : uri.substring(0, q), k -> new AtomicLong()).incrementAndGet();
+            String path = q < 0 ? uri : uri.substring(0, q);
+            byPath.computeIfAbsent(path, k -> new AtomicLong()).incrementAndGet();
             int status = uri.startsWith("/status/") ? Integer.parseInt(uri.substring(8, 11)) : 200;
-            long wait = Math.max(0, pausedUntil - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(delayMillis);
+            long wait = Math.max(0, pausedUntil - System.nanoTime()) + TimeUnit.MILLISECONDS.toNanos(
+                    delayMillisByPath.getOrDefault(path, delayMillis));
             Runnable answer = () -> {
                 FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
                         Unpooled.copiedBuffer(uri, StandardCharsets.US_ASCII));
