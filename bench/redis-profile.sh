@@ -45,7 +45,7 @@ trap cleanup EXIT
 
 taskset -c 1 "$JAVA" -jar "$JAR" leaf redis --shards 20 --base-port $BASE --records 1000 > "$OUT/leaf.log" 2>&1 &
 LEAF=$!; PIDS+=($LEAF)
-for _ in $(seq 100); do grep -q "listening\|loaded\|ready" "$OUT/leaf.log" 2>/dev/null && break; sleep 0.3; done
+for _ in $(seq 200); do grep -q "listening on" "$OUT/leaf.log" 2>/dev/null && break; sleep 0.3; done
 sleep 2
 taskset -c 0 "$JAVA" -Xms1g -Xmx1g -jar "$JAR" serve ycsb --port $PORT --admin-port $ADMIN \
   --shards redis://127.0.0.1:$BASE-$((BASE + 19)) --config doubleface --io-threads 1 \

@@ -37,6 +37,7 @@ class ConfigurationTest {
         "doubleface-poll,        doubleface-poll",
         "doubleface-fifo,        doubleface-fifo",
         "doubleface-cf,          doubleface-cf",
+        "doubleface-cfa,         doubleface-cfa",
         "doubleface-2-poll-fifo, doubleface-2-poll-fifo",
         "type2a-1f1b-poll,       type2a-1f1b-poll",
     };
@@ -122,6 +123,7 @@ class ConfigurationTest {
         assertTrue(all.busyPoll());
         assertEquals("fifo", all.policy());
         assertEquals("completion-first", Configuration.parse("doubleface-cf").policy());
+        assertEquals("completion-first-arrival", Configuration.parse("doubleface-cfa").policy());
     }
 
     @Test

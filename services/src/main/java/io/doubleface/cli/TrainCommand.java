@@ -84,7 +84,8 @@ final class TrainCommand implements Callable<Integer> {
     Duration duration;
 
     @Option(names = "--warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-            defaultValue = "1s", description = "Unrecorded warm-up of each step.")
+            defaultValue = "3s", description = "Unrecorded warm-up of each step (a fresh load-generator JVM: its "
+                + "first ~2 s are not steady).")
     Duration warmup;
 
     @Option(names = "--global-warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,

@@ -76,6 +76,39 @@ class ExperimentCommandTest {
     }
 
     @Test
+    void aTinyPriorityRunReportsRequestClassesAndTailBatches(@TempDir Path out) throws Exception {
+        CliRun r = new CliRun();
+        int exit = r.run("experiment", "priority", "--quick", "--no-pin", "--configs", "doubleface-cfa,doubleface-fifo",
+                "--duration", "1s", "--warmup", "300ms", "--global-warmup", "1s", "--shards", "8", "--reply-work-us", "20",
+                "--out", out.toString());
+        assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
+        Path dir;
+        try (Stream<Path> s = Files.list(out)) {
+            dir = s.filter(p -> p.getFileName().toString().startsWith("priority-quick-")).findFirst().orElseThrow();
+        }
+        Map<String, Object> summary = MiniJson.object(Files.readString(dir.resolve("summary.json")));
+        List<Object> runs = MiniJson.path(summary, "runs").asList();
+        assertEquals(4, runs.size()); // 2 mixes × 2 configurations × 1 repeat
+        for (Object o : runs) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> run = (Map<String, Object>) o;
+            List<Object> classes = MiniJson.path(run, "load", "classes").asList();
+            assertEquals(2, classes.size(), run.toString()); // Lfan and Sfan
+            long sum = 0;
+            for (Object c : classes) {
+                sum += ((Number) ((Map<?, ?>) c).get("requests")).longValue();
+            }
+            assertEquals(MiniJson.path(run, "load", "requests").asLong(), sum, run.toString());
+            // the DoubleFace scheduler's tail batches were counted: every reply goes through one
+            assertTrue(MiniJson.path(run, "mid_tier", "loops", "io", "tail_batches").asLong() > 0, run.toString());
+        }
+        String report = Files.readString(dir.resolve("report.md"));
+        assertTrue(report.contains("p99 of doubleface-fifo / p99 of doubleface-cfa"), report);
+        assertTrue(report.contains("By request class"), report);
+        assertTrue(report.contains("replies per tail batch"), report);
+    }
+
+    @Test
     void configurationsWithShardOptionsGetTheirOwnMidTierOverTheSameLeaf(@TempDir Path out) throws Exception {
         // real redis-server shards: per-loop connections vs one shared connection per shard, same run
         CliRun r = new CliRun();

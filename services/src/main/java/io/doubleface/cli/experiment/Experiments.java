@@ -269,7 +269,7 @@ final class Experiments {
 
         @Override
         public List<String> defaultConfigs(ExperimentRunner.Options o) {
-            return List.of("doubleface-cf", "doubleface-fifo", "type2a-1f1b", "type2b");
+            return List.of("doubleface-cf", "doubleface-cfa", "doubleface-fifo", "type2a-1f1b", "type2b");
         }
 
         @Override

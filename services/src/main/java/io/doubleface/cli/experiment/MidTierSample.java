@@ -11,11 +11,15 @@ import java.util.TreeMap;
  * events from {@code /admin/stats}, and per-thread context switches and CPU time from
  * {@code /proc/PID/task}. {@link #delta} of two samples describes one run.
  *
- * @param loops loop name#position in /admin/stats → {iterations, wakeups, events}
+ * @param loops loop name#position in /admin/stats → {iterations, wakeups, events, tail batches,
+ *     replies in tail batches} (the last two: the DoubleFace scheduler's; 0 for other loops)
  * @param loopGroups loop name → group ({@code io}, {@code t2a-be}, …)
  */
 record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<String, String> loopGroups,
         Map<String, ThreadStats.Sample> threads) {
+
+    /** Counters per loop: iterations, wake-ups, events, tail batches, tail replies. */
+    static final int LOOP_COUNTERS = 5;
 
     static MidTierSample of(Map<String, Object> adminStats, long pid) {
         Map<String, Object> req = MiniJson.path(adminStats, "requests").asMap();
@@ -26,7 +30,8 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
         for (Map<String, Object> l : MiniJson.objects(adminStats, "loops")) {
             // names repeat across configurations (type2a-1f1b and -1f2b both have a t2a-be-0): key by position too
             String name = l.get("name") + "#" + i++;
-            loops.put(name, new long[] {num(l, "iterations"), num(l, "wakeups"), num(l, "events")});
+            loops.put(name, new long[] {num(l, "iterations"), num(l, "wakeups"), num(l, "events"),
+                num(l, "tail_batches"), num(l, "tail_replies")});
             groups.put(name, (String) l.get("group"));
         }
         return new MidTierSample(System.nanoTime(), answered, loops, groups, ThreadStats.threadsOf(pid));
@@ -45,11 +50,12 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
     static Delta delta(MidTierSample before, MidTierSample after) {
         double secs = (after.nanos - before.nanos) / 1e9;
         long requests = after.answered - before.answered;
-        Map<String, long[]> byLoopGroup = new TreeMap<>(); // group -> {iterations, wakeups, events}
+        // group -> {iterations, wakeups, events, tail batches, tail replies}
+        Map<String, long[]> byLoopGroup = new TreeMap<>();
         after.loops.forEach((name, a) -> {
-            long[] b = before.loops.getOrDefault(name, new long[3]);
-            long[] acc = byLoopGroup.computeIfAbsent(after.loopGroups.get(name), k -> new long[3]);
-            for (int i = 0; i < 3; i++) {
+            long[] b = before.loops.getOrDefault(name, new long[LOOP_COUNTERS]);
+            long[] acc = byLoopGroup.computeIfAbsent(after.loopGroups.get(name), k -> new long[LOOP_COUNTERS]);
+            for (int i = 0; i < LOOP_COUNTERS; i++) {
                 acc[i] += a[i] - b[i];
             }
         });
@@ -91,6 +97,12 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
             return g == null || g[1] == 0 ? Double.NaN : (double) g[2] / g[1];
         }
 
+        /** Replies per tail batch of the DoubleFace scheduler on the loops of {@code group}; NaN without batches. */
+        double repliesPerTailBatch(String group) {
+            long[] g = loopGroups.get(group);
+            return g == null || g[3] == 0 ? Double.NaN : (double) g[4] / g[3];
+        }
+
         double wakeupsPerSecond(String group) {
             long[] g = loopGroups.get(group);
             return g == null ? Double.NaN : g[1] / seconds;
@@ -114,6 +126,10 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
                 g.put("events", v[2]);
                 g.put("wakeups_per_second", round(v[1] / seconds));
                 g.put("events_per_wakeup", round(v[1] == 0 ? Double.NaN : (double) v[2] / v[1]));
+                if (v[3] > 0) {
+                    g.put("tail_batches", v[3]);
+                    g.put("replies_per_tail_batch", round((double) v[4] / v[3]));
+                }
                 lg.put(k, g);
             });
             m.put("loops", lg);

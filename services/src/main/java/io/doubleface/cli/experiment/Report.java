@@ -363,22 +363,83 @@ final class Report {
             }
             table(List.of("configuration", "samples", "p50", "p90", "p99", "p99.9", "max", "errors", "achieved req/s"),
                     body);
-            if (configs.contains("doubleface-cf") && configs.contains("doubleface-fifo")) {
-                double[] cf = values(p, "doubleface-cf", "p99_ms");
+            for (String variant : List.of("doubleface-cf", "doubleface-cfa")) {
+                if (!configs.contains(variant) || !configs.contains("doubleface-fifo")) {
+                    continue;
+                }
+                double[] cf = values(p, variant, "p99_ms");
                 double[] fifo = values(p, "doubleface-fifo", "p99_ms");
                 double[] ratio = new double[Math.min(cf.length, fifo.length)];
                 for (int i = 0; i < ratio.length; i++) {
                     ratio[i] = fifo[i] / cf[i];
                 }
-                text("\np99 of doubleface-fifo / p99 of doubleface-cf, per repeat: **" + cell(ratio, "%.2f") + "** "
+                text("\np99 of doubleface-fifo / p99 of " + variant + ", per repeat: **" + cell(ratio, "%.2f") + "** "
                         + Arrays.toString(Arrays.stream(ratio).map(x -> Math.round(x * 100) / 100.0).toArray()) + "\n");
-                out.put("p99_fifo_over_cf", MidTierSample.round(median(ratio)));
-                double[] batch = midValues(p, "doubleface-cf", d -> d.eventsPerWakeup("io"));
-                text("Events per wake-up of the I/O loop under doubleface-cf: " + cell(batch, "%.2f") + "\n");
+                out.put(variant.equals("doubleface-cf") ? "p99_fifo_over_cf" : "p99_fifo_over_cfa",
+                        MidTierSample.round(median(ratio)));
             }
+            List<String> batchRows = new ArrayList<>();
+            for (String c : configs) {
+                if (c.startsWith("doubleface")) {
+                    batchRows.add(c + ": events per wake-up " + cell(midValues(p, c, d -> d.eventsPerWakeup("io")), "%.2f")
+                            + ", replies per tail batch " + cell(midValues(p, c, d -> d.repliesPerTailBatch("io")), "%.2f"));
+                }
+            }
+            if (!batchRows.isEmpty()) {
+                text("\nThe I/O loop's batches (median over repeats): " + String.join("; ", batchRows) + ".\n");
+            }
+            classTable(p, out);
             derived.put("Lfan/Sfan " + mix, out);
             write(ch, "priority-" + mix.replace('/', '-') + ".png");
         }
+    }
+
+    /**
+     * Per request class (mix entry) and configuration: requests, p50 and p99, medians over the
+     * repeats of each run's own percentiles (the generator's {@code classes}; absent in older runs).
+     */
+    private void classTable(Experiments.Point p, Map<String, Object> out) throws IOException {
+        List<List<String>> body = new ArrayList<>();
+        Map<String, Object> d = new LinkedHashMap<>();
+        for (String c : configs) {
+            List<ExperimentRunner.Row> rs = rows(p, c);
+            Map<String, List<Map<String, Object>>> byUrl = new LinkedHashMap<>();
+            for (ExperimentRunner.Row r : rs) {
+                if (r.load().summary().get("classes") instanceof List<?> l) {
+                    for (Object o : l) {
+                        if (o instanceof Map<?, ?> m) {
+                            @SuppressWarnings("unchecked")
+                            Map<String, Object> cm = (Map<String, Object>) m;
+                            byUrl.computeIfAbsent(String.valueOf(cm.get("url")), k -> new ArrayList<>()).add(cm);
+                        }
+                    }
+                }
+            }
+            Map<String, Object> dc = new LinkedHashMap<>();
+            byUrl.forEach((url, ms) -> {
+                double[] n = ms.stream().mapToDouble(m -> num(m.get("requests"))).toArray();
+                double[] p50 = ms.stream().mapToDouble(m -> num(m.get("p50_ms"))).toArray();
+                double[] p99 = ms.stream().mapToDouble(m -> num(m.get("p99_ms"))).toArray();
+                body.add(List.of(c, url, cell(n, "%.0f"), cell(p50, "%.2f"), cell(p99, "%.2f")));
+                Map<String, Object> v = new LinkedHashMap<>(); // percentiles may be null (too few samples)
+                v.put("p50_ms", MidTierSample.round(median(p50)));
+                v.put("p99_ms", MidTierSample.round(median(p99)));
+                dc.put(url, v);
+            });
+            if (!dc.isEmpty()) {
+                d.put(c, dc);
+            }
+        }
+        if (body.isEmpty()) {
+            return;
+        }
+        text("\nBy request class (each run's own percentiles, median over repeats):\n");
+        table(List.of("configuration", "class", "requests", "p50", "p99"), body);
+        out.put("classes", d);
+    }
+
+    private static double num(Object o) {
+        return o instanceof Number n ? n.doubleValue() : Double.NaN;
     }
 
     private static String fmtQ(double q) {
