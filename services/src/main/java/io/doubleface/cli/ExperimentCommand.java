@@ -115,7 +115,9 @@ final class ExperimentCommand implements Callable<Integer> {
     String generator = "java";
 
     @Option(names = "--loads", paramLabel = "RATE,…", split = ",",
-            description = "mutune-models: offered loads in req/s instead of fractions of doubleface's measured capacity.")
+            description = "mutune-models: offered loads in req/s instead of fractions of doubleface's measured capacity; "
+                + "mutune-steady: the load steps in order (e.g. 1000,6000,12000,6000,1000), to stay within a profile's "
+                + "trained loads.")
     List<Double> loads;
 
     @Option(names = "--profile", paramLabel = "FILE",

@@ -552,8 +552,14 @@ final class Experiments {
         }
 
         static List<Long> rates(ExperimentRunner.Options o, Map<String, Object> prepared) {
-            double cap = ((Number) prepared.get("capacity_rps")).doubleValue();
             List<Long> out = new ArrayList<>();
+            if (o.loads() != null) { // --loads: the steps as given (e.g. within a profile's trained range)
+                for (double l : o.loads()) {
+                    out.add(Math.round(l));
+                }
+                return out;
+            }
+            double cap = ((Number) prepared.get("capacity_rps")).doubleValue();
             for (double f : fractions(o)) {
                 out.add(Math.max(10, Math.round(f * cap)));
             }
@@ -578,7 +584,7 @@ final class Experiments {
 
         @Override
         public double runSeconds(ExperimentRunner.Options o) {
-            return stepSeconds(o) * fractions(o).size();
+            return stepSeconds(o) * (o.loads() != null ? o.loads().size() : fractions(o).size());
         }
 
         @Override
