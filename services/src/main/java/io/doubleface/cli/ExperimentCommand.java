@@ -117,7 +117,7 @@ final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--loads", paramLabel = "RATE,…", split = ",",
             description = "mutune-models: offered loads in req/s instead of fractions of doubleface's measured capacity; "
                 + "mutune-steady: the load steps in order (e.g. 1000,6000,12000,6000,1000), to stay within a profile's "
-                + "trained loads.")
+                + "trained loads); mutune-flash: the spike's rate (one value) instead of 90%% of the measured capacity.")
     List<Double> loads;
 
     @Option(names = "--profile", paramLabel = "FILE",

@@ -632,6 +632,11 @@ final class Experiments {
 
         @Override
         public Map<String, Object> prepare(Topology t, ExperimentRunner.Options o, PrintWriter out) throws IOException {
+            if (o.loads() != null) { // --loads SPIKE: the spike's rate as given, no capacity run
+                long spike = Math.round(o.loads().get(0));
+                out.printf(Locale.ROOT, "experiment: spike at %d req/s (--loads)%n", spike);
+                return params("capacity_rps", null, "spike_rps", spike);
+            }
             double cap = capacity(t, o, "doubleface", out);
             return params("capacity_rps", Math.round(cap), "spike_rps", Math.round(cap * 0.9));
         }

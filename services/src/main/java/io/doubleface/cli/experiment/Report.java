@@ -804,8 +804,9 @@ final class Report {
         Experiments.Point pt = points(x -> true).get(0);
         double calm = ((Number) pt.params().get("calm_ms")).doubleValue() / 1000.0;
         heading("Latency around the flash crowd (ms), all repeats merged");
-        text("100 req/s for " + calm + " s, " + prepared.get("spike_rps") + " req/s for 1 s (90% of doubleface's "
-                + "closed-loop capacity, " + prepared.get("capacity_rps") + " req/s), 100 req/s for " + calm + " s. "
+        text("100 req/s for " + calm + " s, " + prepared.get("spike_rps") + " req/s for 1 s (" + (prepared.get("capacity_rps")
+                == null ? "--loads" : "90% of doubleface's closed-loop capacity, " + prepared.get("capacity_rps") + " req/s")
+                + "), 100 req/s for " + calm + " s. "
                 + "At 100 req/s a p99 needs 100 s of samples (MEASURE.md rule 4), so the calm phases report p50/p90 "
                 + "and the recovery is judged on each second's worst request: recovered = the first second after "
                 + "the spike whose max is within 2x of the calm seconds' median max.\n");
