@@ -27,6 +27,7 @@ LIBRARIES = [
 
 
 def library(method_type):
+    method_type = method_type.replace("/", ".")  # JFR's JSON writes internal names: io/netty/...
     for prefix, name in LIBRARIES:
         if method_type.startswith(prefix):
             return name
@@ -57,7 +58,7 @@ def main(path):
             inclusive[lib] += 1
         m = frames[0]["method"]
         self_lib[library(m["type"]["name"])] += 1
-        top[m["type"]["name"] + "." + m["name"]] += 1
+        top[m["type"]["name"].replace("/", ".") + "." + m["name"]] += 1
     if n == 0:
         print("no samples")
         return
