@@ -236,7 +236,8 @@ final class ExperimentCommand implements Callable<Integer> {
         List<String> cmdLine = new ArrayList<>(List.of("doubleface"));
         cmdLine.addAll(spec.commandLine().getParseResult().originalArgs());
         ExperimentRunner.Options o = new ExperimentRunner.Options(name, quick, out, driver, shards, records, ioThreads,
-                mid, aux, warmup != null ? warmup : defaultWarmup(name, quick), duration,
+                mid, aux, warmup != null ? warmup : quick ? Duration.ofMillis(500) : ExperimentRunner.defaultWarmup(name),
+                duration,
                 globalWarmup != null ? globalWarmup : Duration.ofSeconds(quick ? 1 : 10),
                 repeats != null ? repeats : quick ? 1 : 2, configs, concurrency, fanouts, sizes, replyWorkMicros,
                 loadFraction, shardOptions, null, loads, profile != null ? profile.toAbsolutePath()
@@ -251,22 +252,6 @@ final class ExperimentCommand implements Callable<Integer> {
     }
 
     /** {mid-tier CPUs, leaf and load CPUs} for taskset; nulls when not pinned (warns if taskset is missing). */
-    /** Experiments whose measured runs are open loop. */
-    static final List<String> OPEN_LOOP = List.of("priority", "mutune-models", "mutune-steady", "mutune-flash");
-
-    /**
-     * Per-run warm-up unless {@code --warmup} says otherwise. Open-loop runs get 3 s: each run is a
-     * fresh generator JVM, whose first ~2 s (class loading, C1, a connection storm while it is
-     * slow) put p99s of hundreds of ms into a 5-s step after a 1-s warm-up, measured at 4,730
-     * req/s here on 2026-11-24 (p99 189 ms, 2,048 connections; 5.9 ms with 3 s).
-     */
-    static Duration defaultWarmup(String experiment, boolean quick) {
-        if (quick) {
-            return Duration.ofMillis(500);
-        }
-        return OPEN_LOOP.contains(experiment) ? Duration.ofSeconds(3) : Duration.ofSeconds(1);
-    }
-
     static String[] pinning(boolean noPin, String midCpus, String auxCpus, CliEnv env, String command) {
         int cpus = Runtime.getRuntime().availableProcessors();
         if (noPin) {

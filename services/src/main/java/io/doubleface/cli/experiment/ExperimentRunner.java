@@ -50,6 +50,11 @@ public final class ExperimentRunner {
         return Experiments.TAXONOMY;
     }
 
+    /** The per-run warm-up of experiment {@code name} when {@code --warmup} does not say (3 s open loop, else 1 s). */
+    public static Duration defaultWarmup(String name) {
+        return Experiments.of(name).defaultWarmup();
+    }
+
     /** Names of the experiments, in help order. */
     public static List<String> names() {
         return Experiments.NAMES;
