@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -24,14 +25,15 @@ import org.slf4j.LoggerFactory;
  * with live latencies and a no-profile mode that explores safely.
  *
  * <pre>
- *   I/O loops ─ admitted(t) ─▶ LoadDetector (lock-free ring / windows)
+ *   I/O loops ─ admitted(t) ─▶ LoadDetector (lock-free ring / windows) + admission count
  *   any thread ─ finished(model, latency) ─▶ LiveLatency[config][load bucket]
- *   tune-0, every interval:  load = median of detector.rate() over the smoothing window
+ *   tune-0, every interval:  fast = median of detector.rate() over the smoothing window
+ *                            load = min(fast, admissions counted over the count window / window)
  *        for each choice c:   p99(c) = max(profile p99(c, load), live p99 if enough samples)
  *                             feasible(c) = load·(1+margin) ≤ capacity(c) and live errors ≤ 1%
  *        best = lowest p99 among feasible (none: the peak-sustaining one)
- *        switch if the active one fails live (at once) or is over its capacity for a smoothing
- *        window, or if best has beaten it by the
+ *        switch if the active one fails live or is over its capacity (at once; the destination
+ *        must be feasible at the fast estimate too), or if best has beaten it by the
  *        hysteresis for a whole dwell time, a dwell after the last switch ─▶ engine.switchTo(best)
  * </pre>
  *
@@ -43,6 +45,15 @@ import org.slf4j.LoggerFactory;
  * measured inside the server while the profile's come from the client, so a live p99 is smaller
  * for the same behaviour: it may only <em>demote</em> a configuration (when it is worse than the
  * profile promised), never promote it over configurations that have no live numbers.
+ *
+ * <p>Why the count: an I/O loop that shares its core with other threads (or spins, busy-polling)
+ * does not admit requests as they arrive but in bursts when it gets the core back, so most gaps
+ * between admissions are microseconds and the median gap reads 2–10× the offered load for as long
+ * as this goes on (measured: 18,900–103,000 req/s read at an offered ≤ 12,000, results/
+ * mutune-steady-20261124T141907Z). A count of admissions over 100 ms moves only by the backlog a
+ * stall holds. The minimum of the two keeps the ring's speed on the way down (a step down shows in
+ * N/2 arrivals) and the count's robustness on the way up, at the price of seeing a step up no
+ * sooner than the count does (R·t/window after t ms of a step to R).
  *
  * <p>Decisions: see docs/tuning.md. Without a profile, the adapter starts on the anchor (the
  * first candidate, assumed to sustain peak load) and, while the load stays in one bucket,
@@ -69,6 +80,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     static final int PROBE_MAX_DWELLS = 20;
     /** Raw estimates kept for the smoothing median (at most): {@value}. */
     static final int SMOOTHING_SLOTS = 256;
+    /** Admission-count samples kept (two count windows at one sample per window/64): {@value}. */
+    static final int COUNT_SLOTS = 128;
 
     /** What the adapter needs of an engine (a fake in tests). */
     public interface Switcher {
@@ -102,6 +115,13 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private final long dwellNanos;
 
     private final long smoothingNanos;
+    private final long countWindowNanos;
+    private final LongAdder admissions = new LongAdder();
+    // adapter-thread state: (time, admissions) samples for the counted rate, one per window/64
+    private final long[] countAt = new long[COUNT_SLOTS];
+    private final long[] countValue = new long[COUNT_SLOTS];
+    private int counts;
+    private int countHead;
     // adapter-thread state: recent raw estimates for the smoothing median
     private final long[] estimateAt = new long[SMOOTHING_SLOTS];
     private final double[] estimate = new double[SMOOTHING_SLOTS];
@@ -109,10 +129,10 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private int estimates;
     private int estimateHead;
     private long beatenSince = -1;
-    private long overSince = -1;
 
     private volatile int bucket;
     private volatile double load;
+    private volatile double fastLoad;
     private volatile double predictedActive = Double.NaN;
     private volatile long switches;
     private final ArrayDeque<SwitchEvent> switchLog = new ArrayDeque<>();
@@ -159,6 +179,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         this.clock = clock;
         this.dwellNanos = settings.dwell().toNanos();
         this.smoothingNanos = settings.smoothing().toNanos();
+        this.countWindowNanos = settings.countWindow().toNanos();
         this.rejectedUntil = new long[choices.size() * LiveLatency.BUCKETS];
     }
 
@@ -219,6 +240,9 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     @Override
     public void admitted(long nanoTime) {
         detector.arrival(nanoTime);
+        if (countWindowNanos > 0) {
+            admissions.increment();
+        }
     }
 
     @Override
@@ -278,9 +302,12 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * @return the configuration active afterwards
      */
     public String evaluate(long now) {
-        double l = smoothed(now, detector.rate(now));
+        double fast = smoothed(now, detector.rate(now));
+        double counted = counted(now);
+        double l = Double.isNaN(counted) ? fast : Math.min(fast, counted);
         int b = LiveLatency.bucket(l);
         load = l;
+        fastLoad = fast;
         bucket = b;
         if (b != stableBucket) {
             stableBucket = b;
@@ -290,7 +317,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         if (!(l > 0)) {
             return current; // no estimate yet (or an empty window): no information to act on
         }
-        String next = profile != null ? decideWithProfile(current, l, now) : decideExploring(current, l, b, now);
+        String next = profile != null ? decideWithProfile(current, l, fast, now) : decideExploring(current, l, b, now);
         predictedActive = predictedP99(switcher.active(), l);
         return next;
     }
@@ -324,32 +351,50 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         return (n & 1) == 1 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
     }
 
-    private String decideWithProfile(String current, double l, long now) {
-        String best = bestFeasible(l, true);
-        if (best == null) {
-            best = anchor; // overload: nothing is feasible; the peak-sustaining one copes best
+    /**
+     * Admissions counted over the last {@link TuneSettings#countWindow()} (or since the first
+     * sample, while younger) per second; NaN when counting is off or no time has passed yet.
+     */
+    private double counted(long now) {
+        if (countWindowNanos == 0) {
+            return Double.NaN;
         }
-        if (best.equals(current)) {
+        long c = admissions.sum();
+        int newest = Math.floorMod(countHead - 1, COUNT_SLOTS);
+        if (counts == 0 || now - countAt[newest] >= countWindowNanos / 64) {
+            countAt[countHead] = now;
+            countValue[countHead] = c;
+            countHead = (countHead + 1) % COUNT_SLOTS;
+            counts = Math.min(counts + 1, COUNT_SLOTS);
+        }
+        // the newest sample at least a window old, else the oldest there is
+        int from = Math.floorMod(countHead - counts, COUNT_SLOTS);
+        for (int i = 1; i <= counts; i++) {
+            int k = Math.floorMod(countHead - i, COUNT_SLOTS);
+            if (now - countAt[k] >= countWindowNanos) {
+                from = k;
+                break;
+            }
+        }
+        long dt = now - countAt[from];
+        return dt <= 0 ? Double.NaN : (c - countValue[from]) * 1e9 / dt;
+    }
+
+    private String decideWithProfile(String current, double l, double fast, long now) {
+        if (!choices.contains(current) || !feasible(current, l)) {
+            // failing live or over its capacity: leave at once, for one that is feasible at the fast
+            // estimate too (on a real step up the count lags and would lead from one too-small
+            // configuration to the next); when nothing is, the peak-sustaining one copes best
+            beatenSince = -1;
+            String to = bestFeasible(Math.max(l, fast), l, true);
+            to = to == null ? anchor : to;
+            return to.equals(current) ? current : switchTo(current, to, l, now, Reason.INFEASIBLE);
+        }
+        String best = bestFeasible(l, l, true);
+        if (best == null || best.equals(current)) {
             beatenSince = -1;
             return current;
         }
-        if (!choices.contains(current) || failingLive(current, l)) {
-            beatenSince = -1;
-            overSince = -1;
-            return switchTo(current, best, l, now, Reason.INFEASIBLE);
-        }
-        if (!feasible(current, l)) {
-            // over the active one's capacity: act once the smoothed load has stayed there a whole
-            // smoothing window (a loop that stalls admits its backlog in a burst, which reads as a
-            // very high rate for a few milliseconds: up to 85,722 req/s read at an offered load of at
-            // most 5,885, results/mutune-steady-20261124T134706Z)
-            beatenSince = -1;
-            if (overSince < 0) {
-                overSince = now;
-            }
-            return now - overSince >= smoothingNanos ? switchTo(current, best, l, now, Reason.INFEASIBLE) : current;
-        }
-        overSince = -1;
         double pc = predictedP99(current, l);
         double pb = predictedP99(best, l);
         if (!(Double.isNaN(pc) || pb < pc * (1 - settings.hysteresis()))) {
@@ -367,12 +412,15 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         return current;
     }
 
-    /** Lowest predicted p99 among feasible choices with a prediction; {@code null} if none. */
-    private String bestFeasible(double l, boolean requireFeasible) {
+    /**
+     * Lowest predicted p99 at {@code l} among the choices with a prediction (feasible at
+     * {@code feasibleAt} if required); {@code null} if none.
+     */
+    private String bestFeasible(double feasibleAt, double l, boolean requireFeasible) {
         String best = null;
         double bestP = Double.POSITIVE_INFINITY;
         for (String c : choices) {
-            if (requireFeasible && !feasible(c, l)) {
+            if (requireFeasible && !feasible(c, feasibleAt)) {
                 continue;
             }
             double p = predictedP99(c, l);
@@ -412,7 +460,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             }
         }
         // the best known configuration in this bucket (the anchor when nothing is known)
-        String best = bestFeasible(l, true);
+        String best = bestFeasible(l, l, true);
         if (best == null) {
             best = anchor;
         }
@@ -467,9 +515,17 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     // ---- observability --------------------------------------------------------------------------------
 
-    /** The latest load estimate, requests per second. */
+    /**
+     * The latest load estimate the adapter acted on, requests per second: the smaller of the
+     * smoothed detector estimate ({@link #fastLoad()}) and the admission count over the count window.
+     */
     public double load() {
         return load;
+    }
+
+    /** The latest smoothed detector estimate, requests per second (before the count caps it). */
+    public double fastLoad() {
+        return fastLoad;
     }
 
     /** The active configuration's predicted p99 at the latest load, µs ({@code NaN} if unknown). */

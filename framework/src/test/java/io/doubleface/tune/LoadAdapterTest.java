@@ -183,6 +183,23 @@ class LoadAdapterTest {
         return d.engine.active();
     }
 
+    /** A driver (1-s dwell) after 3 s of 100 req/s: on sip. */
+    static Driver calmOnSip(java.util.Random rnd) {
+        Driver d = new Driver(settings().withDwell(Duration.ofSeconds(1)));
+        assertEquals("sip", poisson(d, rnd, 100, 3000));
+        return d;
+    }
+
+    /** Offers Poisson arrivals at {@code rate} until the active configuration changes (at most 1 s); the ms it took. */
+    static long msUntilLeaving(Driver d, java.util.Random rnd, double rate) {
+        String from = d.engine.active();
+        long t0 = d.now;
+        while (d.engine.active().equals(from) && d.now - t0 < 1000 * MS) {
+            poisson(d, rnd, rate, 1);
+        }
+        return (d.now - t0) / MS;
+    }
+
     @Test
     void aSteadyPoissonLoadNearACrossoverDoesNotMakeItFlap() {
         // around 800 req/s sip and sdp are within 2% of each other: estimate noise (±37% for a ring
@@ -197,7 +214,7 @@ class LoadAdapterTest {
         assertTrue(made <= 1, "switches in 20 s of a steady load: " + made + " " + d.engine.switches);
         // the same with decisions on raw estimates and no confirmation flaps: what the defaults prevent
         Driver raw = new Driver(settings().withDwell(Duration.ofMillis(50)).withSmoothing(Duration.ZERO)
-                .withHysteresis(0.05));
+                .withCountWindow(Duration.ZERO).withHysteresis(0.05));
         poisson(raw, new java.util.Random(42), 800, 21_000);
         // (seeded: 6 switches in those 20 s)
         assertTrue(raw.engine.switches.size() >= 4 && raw.engine.switches.size() > 3 * made,
@@ -206,14 +223,10 @@ class LoadAdapterTest {
 
     @Test
     void aFlashCrowdIsFollowedWithinTensOfMilliseconds() {
-        Driver d = new Driver(settings().withDwell(Duration.ofSeconds(1)));
         java.util.Random rnd = new java.util.Random(7);
-        assertEquals("sip", poisson(d, rnd, 100, 3000));
-        long t0 = d.now;
-        while (d.engine.active().equals("sip") && d.now - t0 < 1000 * MS) {
-            poisson(d, rnd, 8000, 1);
-        }
-        assertTrue(d.now - t0 <= 60 * MS, "left sip after " + (d.now - t0) / MS + " ms of 8,000 req/s");
+        Driver d = calmOnSip(rnd);
+        long took = msUntilLeaving(d, rnd, 8000);
+        assertTrue(took <= 60, "left sip after " + took + " ms of 8,000 req/s");
         assertEquals("infeasible", d.adapter.switchLog().get(1).reason());
     }
 
@@ -234,6 +247,54 @@ class LoadAdapterTest {
             assertEquals("sdp-1n-64w", poisson(d, rnd, 2000, 1000));
         }
         assertEquals(before, d.engine.switches.size(), "switches: " + d.engine.switches);
+    }
+
+    /**
+     * The loop gets the core back every {@code periodMs} and admits the arrivals of that period
+     * within {@code periodMs × 20} µs: what a spinning loop sharing its core does all the time.
+     */
+    static String bunched(Driver d, double rate, long periodMs, long ms) {
+        long perBurst = Math.round(rate * periodMs / 1000);
+        for (long t = 0; t < ms; t += periodMs) {
+            long start = d.now;
+            for (long i = 0; i < perBurst; i++) {
+                d.adapter.admitted(start + i * 10_000L);
+            }
+            for (long k = 0; k < periodMs; k++) {
+                d.now += MS;
+                d.adapter.evaluate(d.now);
+            }
+        }
+        return d.engine.active();
+    }
+
+    @Test
+    void admissionsBunchedByASharedCoreDoNotLookLikeOverload() {
+        Driver d = new Driver(settings());
+        assertEquals("sdp-1n-64w", poisson(d, new java.util.Random(5), 2000, 3000));
+        int before = d.engine.switches.size();
+        // 2,000 req/s admitted in bursts of 20 every 10 ms for 5 s: the ring's median gap is 10 µs
+        assertEquals("sdp-1n-64w", bunched(d, 2000, 10, 5000));
+        assertTrue(d.adapter.fastLoad() > 20_000, "the ring alone reads " + d.adapter.fastLoad());
+        assertEquals(2000, d.adapter.load(), 2000 * 0.05, "the count reads the offered load");
+        assertEquals(before, d.engine.switches.size(), "switches: " + d.engine.switches);
+        // without the count the same admissions push it off sdp (sdp feasible only to 8,000 / 1.1)
+        Driver ringOnly = new Driver(settings().withCountWindow(Duration.ZERO));
+        assertEquals("sdp-1n-64w", poisson(ringOnly, new java.util.Random(5), 2000, 3000));
+        assertEquals("sdb-1n-64w", bunched(ringOnly, 2000, 10, 1000));
+        assertEquals("infeasible", ringOnly.adapter.switchLog().getLast().reason());
+    }
+
+    @Test
+    void aRealStepOverCapacityIsStillLeftWithinTheCountWindow() {
+        // the count lags a step up: 100 -> 12,000 req/s crosses sip's 4,000 / 1.1 after ~30 ms
+        java.util.Random rnd = new java.util.Random(11);
+        Driver d = calmOnSip(rnd);
+        long took = msUntilLeaving(d, rnd, 12_000);
+        assertTrue(took >= 20 && took <= 45, "left sip after " + took + " ms of 12,000 req/s");
+        // straight to the one feasible at the fast estimate, not through sdp (feasible to 7,272)
+        assertEquals("sdb-1n-64w", d.engine.active());
+        assertEquals(List.of("sip", "sdb-1n-64w"), d.engine.switches);
     }
 
     @Test

@@ -144,6 +144,12 @@ final class ServeCommand {
                     + "raw estimate).")
         Duration tuneSmoothing;
 
+        @Option(names = "--tune-count-window", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = TuneSettings.DEFAULT_COUNT_WINDOW_MS + "ms",
+                description = "The adapter acts on the smaller of the smoothed estimate and the admissions counted over "
+                    + "this window, which a loop admitting its backlog in bursts cannot inflate (0ms: the estimate alone).")
+        Duration tuneCountWindow;
+
         @Option(names = "--tune-hysteresis", paramLabel = "FRACTION",
                 description = "Switch only if the predicted p99 improves by more than this fraction.")
         double tuneHysteresis = TuneSettings.DEFAULT_HYSTERESIS;
@@ -262,7 +268,7 @@ final class ServeCommand {
                 }
                 try {
                     tune = TuneSettings.of(tunePolicy, p).withDetector(tuneDetector).withDwell(tuneDwell)
-                            .withSmoothing(tuneSmoothing)
+                            .withSmoothing(tuneSmoothing).withCountWindow(tuneCountWindow)
                             .withHysteresis(tuneHysteresis).withMargin(tuneMargin);
                     if (tuneCandidates != null) {
                         tune = tune.withCandidates(tuneCandidates);

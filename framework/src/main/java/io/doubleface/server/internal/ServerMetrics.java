@@ -215,6 +215,8 @@ public final class ServerMetrics {
         j.field("profile", adapter.settings().profile() == null ? "none"
                 : adapter.settings().profile().metadata().service() + " " + adapter.settings().profile().metadata().date());
         j.field("load", adapter.load());
+        j.field("fast_load", adapter.fastLoad());
+        j.field("count_window_ms", adapter.settings().countWindow().toMillis());
         double p = adapter.predictedActiveP99();
         if (!Double.isNaN(p)) {
             j.field("predicted_p99_us", p);
