@@ -1,7 +1,10 @@
 package io.doubleface.jmh.tune;
 
 import io.doubleface.jmh.BenchmarkBase;
+import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.LoadDetector;
+import io.doubleface.tune.TunePolicy;
+import io.doubleface.tune.TuneSettings;
 import java.util.SplittableRandom;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -20,6 +23,9 @@ import org.openjdk.jmh.annotations.Threads;
  *       admission (target: under 20 ns), one thread; {@code arrivalTwoThreads}: the same with two
  *       threads recording into one detector, as two I/O loops do; {@code arrivalWithClock}
  *       includes the {@link System#nanoTime()} the engine takes.</li>
+ *   <li>{@code adapterAdmitted}, {@code adapterAdmittedTwoThreads}: the whole admission hook of the
+ *       load adapter ({@link LoadAdapter#admitted}: the detector plus the admission count the
+ *       adapter caps its estimate with).</li>
  *   <li>{@code rate}: one estimate (the adapter thread's work per decision).</li>
  *   <li>{@code detectStep}: one simulated step from 100 to 8,000 req/s with Poisson arrivals on a
  *       synthetic clock (no sleeping), estimating after every arrival until the estimate reaches
@@ -38,13 +44,26 @@ public class LoadDetectorBenchmark extends BenchmarkBase {
     public String detector;
 
     private LoadDetector shared;
+    private LoadAdapter adapter;
 
     @Setup(Level.Iteration)
     public void setUp() {
         shared = LoadDetector.create(detector);
+        adapter = new LoadAdapter(new LoadAdapter.Switcher() {
+            @Override
+            public String active() {
+                return "doubleface";
+            }
+
+            @Override
+            public void switchTo(String name) {
+                // never called: the adapter is not evaluated here
+            }
+        }, TuneSettings.of(TunePolicy.ADAPTIVE, null).withDetector(detector), System::nanoTime);
         long t = 0;
         for (int i = 0; i < 1000; i++) {
             shared.arrival(t += 100_000);
+            adapter.admitted(t);
         }
     }
 
@@ -68,6 +87,17 @@ public class LoadDetectorBenchmark extends BenchmarkBase {
     @Benchmark
     public void arrivalWithClock() {
         shared.arrival(System.nanoTime());
+    }
+
+    @Benchmark
+    public void adapterAdmitted(Clock c) {
+        adapter.admitted(c.t += 10_000);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public void adapterAdmittedTwoThreads(Clock c) {
+        adapter.admitted(c.t += 10_000);
     }
 
     @Benchmark
