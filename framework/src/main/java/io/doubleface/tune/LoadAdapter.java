@@ -116,6 +116,22 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      */
     public record SwitchEvent(Instant at, double load, String from, String to, double predictedP99Micros, String reason) {}
 
+    /**
+     * What the adapter has measured live for one configuration in one load bucket.
+     *
+     * @param config the configuration
+     * @param load the lowest load of the bucket (requests/s; buckets are 1.25× wide)
+     * @param samples requests recorded (after fading)
+     * @param errors failed requests among them
+     * @param p99Micros live p99 (µs, upper bound of its histogram bin); {@code NaN} below the minimum samples
+     * @param profileP99Micros the profile's p99 at {@code load} ({@code NaN} without a profile)
+     */
+    public record LiveCell(String config, double load, long samples, long errors, double p99Micros,
+            double profileP99Micros) {}
+
+    /** How often the adapter thread publishes {@link #liveTable()}: {@value} ms. */
+    static final long LIVE_SNAPSHOT_MS = 1000;
+
     private final Switcher switcher;
     private final TuneSettings settings;
     private final Profile profile;
@@ -146,6 +162,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private volatile int bucket;
     private volatile double load;
     private volatile double fastLoad;
+    private volatile List<LiveCell> liveTable = List.of();
+    private long liveSnapshotAt = Long.MIN_VALUE / 2;
     private volatile double predictedActive = Double.NaN;
     private volatile long switches;
     private final ArrayDeque<SwitchEvent> switchLog = new ArrayDeque<>();
@@ -361,6 +379,10 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         if (!(l > 0)) {
             return current; // no estimate yet (or an empty window): no information to act on
         }
+        if (now - liveSnapshotAt >= LIVE_SNAPSHOT_MS * 1_000_000) {
+            liveSnapshotAt = now;
+            liveTable = snapshotLive();
+        }
         evalDrift = profile == null ? Double.NaN : drift(l, b);
         String next = profile != null ? decideWithProfile(current, l, fast, now) : decideExploring(current, l, b, now);
         predictedActive = predict(switcher.active(), l);
@@ -558,7 +580,32 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         return to;
     }
 
+    /** The live table as it is now (adapter thread: {@link LiveLatency#p99} may halve a cell). */
+    private List<LiveCell> snapshotLive() {
+        List<LiveCell> out = new ArrayList<>();
+        for (String c : choices) {
+            int ci = live.index(c);
+            for (int b = 0; b < LiveLatency.BUCKETS; b++) {
+                long n = live.samples(ci, b);
+                if (n > 0) {
+                    double bl = LiveLatency.bucketLoad(b);
+                    out.add(new LiveCell(c, bl, n, live.errors(ci, b), live.p99(ci, b),
+                            profile == null ? Double.NaN : profile.p99(c, bl)));
+                }
+            }
+        }
+        return List.copyOf(out);
+    }
+
     // ---- observability --------------------------------------------------------------------------------
+
+    /**
+     * The live measurements per (configuration, load bucket) with at least one sample, as the
+     * adapter thread last published them (every {@value #LIVE_SNAPSHOT_MS} ms while it decides).
+     */
+    public List<LiveCell> liveTable() {
+        return liveTable;
+    }
 
     /**
      * The latest load estimate the adapter acted on, requests per second: the smaller of the

@@ -154,6 +154,14 @@ class LoadAdapterTest {
                 5 * 1000 / LoadAdapter.DRIFT_LIMIT * 0.25);
         assertEquals("sdp-1n-64w", d.run(100 / Math.log(2), 200), "the next best by the profile");
         assertEquals("better", d.adapter.switchLog().get(1).reason());
+        // what the adapter measured is published (once a second) for /admin/stats
+        d.run(100 / Math.log(2), 1000);
+        LoadAdapter.LiveCell sip = d.adapter.liveTable().stream().filter(c -> c.config().equals("sip")).findFirst()
+                .orElseThrow(() -> new AssertionError("no live cell for sip: " + d.adapter.liveTable()));
+        assertEquals(200, sip.samples());
+        assertEquals(0, sip.errors());
+        assertEquals(5120, sip.p99Micros(), 1e-9, "upper bound of the 5 ms histogram bin");
+        assertEquals(200, sip.profileP99Micros(), 20, "the profile's p99 at the bucket's load");
     }
 
     @Test

@@ -2,6 +2,7 @@ package io.doubleface.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.cli.demo.MiniJson;
@@ -80,7 +81,7 @@ class TrainCommandTest {
 
         CliRun s = new CliRun();
         exit = s.run("experiment", "mutune-steady", "--quick", "--no-pin", "--configs", "doubleface,adaptive",
-                "--profile", profileFile.toString(), "--duration", "1s", "--warmup", "300ms", "--global-warmup", "1s",
+                "--profile", profileFile.toString(), "--duration", "2s", "--warmup", "300ms", "--global-warmup", "1s",
                 "--shards", "5", "--out", tmp.toString());
         assertEquals(DoubleFaceCli.EXIT_OK, exit, s.out() + s.err());
         Path steady = only(tmp, "mutune-steady-quick-");
@@ -90,10 +91,29 @@ class TrainCommandTest {
         Map<String, Object> summary = MiniJson.object(Files.readString(steady.resolve("summary.json")));
         Map<String, Object> steps = MiniJson.path(summary, "results", "steps").asMap();
         assertEquals(3, steps.size(), steps.toString()); // --quick: 20%, 60%, 20% of capacity
+        int measured = 0;
+        for (Object o : steps.values()) {
+            // one repeat (--quick): its p99 is the merged one (none when a 1-s step has no full
+            // interval), and there is no spread to report
+            Map<?, ?> step = (Map<?, ?>) o;
+            List<?> reps = (List<?>) ((Map<?, ?>) step.get("p99_per_repeat")).get("doubleface");
+            if (step.get("doubleface") == null) {
+                assertEquals(List.of(), reps, step.toString());
+            } else {
+                measured++;
+                assertEquals(1, reps.size(), step.toString());
+                assertEquals(((Number) step.get("doubleface")).doubleValue(), ((Number) reps.get(0)).doubleValue(), 1e-9);
+            }
+            assertNull(step.get("best_static_repeat_spread"), step.toString());
+        }
+        assertTrue(measured > 0, "2-s steps leave one full interval after the first second: " + steps);
         for (Map<String, Object> run : MiniJson.objects(summary, "runs")) {
             assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
             assertTrue(MiniJson.path(run, "load", "requests").asLong() > 0, run.toString());
         }
+        assertTrue(MiniJson.objects(summary, "runs").stream().anyMatch(run -> "adaptive".equals(run.get("config"))
+                && run.get("adapter") instanceof Map<?, ?> a && a.containsKey("live") && a.containsKey("switch_log")),
+                "the adapter's stats after each adaptive run are in summary.json");
         Map<String, Object> choices = MiniJson.path(summary, "results", "adapter_choices").asMap();
         assertNotNull(choices.get("adaptive"), choices.toString());
         String report2 = Files.readString(steady.resolve("report.md"));

@@ -226,6 +226,19 @@ public final class ServerMetrics {
         j.endArray();
         j.field("switches", adapter.switches());
         j.key("switches_by_reason").begin().fields(adapter.switchesByReason()).end();
+        j.key("live").beginArray();
+        for (LoadAdapter.LiveCell c : adapter.liveTable()) {
+            j.begin().field("config", c.config()).field("load", Math.round(c.load())).field("samples", c.samples())
+                    .field("errors", c.errors());
+            if (!Double.isNaN(c.p99Micros())) {
+                j.field("p99_us", c.p99Micros());
+            }
+            if (!Double.isNaN(c.profileP99Micros())) {
+                j.field("profile_p99_us", c.profileP99Micros());
+            }
+            j.end();
+        }
+        j.endArray();
         j.key("switch_log").beginArray();
         for (LoadAdapter.SwitchEvent e : adapter.switchLog()) {
             j.begin().field("at", e.at().toString()).field("load", e.load()).field("from", e.from()).field("to", e.to());

@@ -708,7 +708,9 @@ final class Report {
         header.addAll(configs);
         header.add("best static");
         header.add("adaptive / best static");
+        header.add("best static's repeats: p99 max / min");
         List<List<String>> body = new ArrayList<>();
+        List<List<String>> spreadBody = new ArrayList<>();
         Map<String, Object> out = new LinkedHashMap<>();
         Map<String, List<String>> chosen = new LinkedHashMap<>();
         LineChart ch = new LineChart("p99 per load step (up, then down)", "step", "p99 (ms)").logY();
@@ -724,20 +726,32 @@ final class Report {
             String best = null;
             double bestV = Double.NaN;
             Map<String, Double> v = new LinkedHashMap<>();
+            Map<String, double[]> perRepeat = new LinkedHashMap<>();
+            List<String> sr = new ArrayList<>(List.of(Integer.toString(i + 1), Long.toString(rate)));
             for (String c : configs) {
                 Histogram h = new Histogram(3);
                 Map<String, Integer> picks = new LinkedHashMap<>();
+                List<Double> reps = new ArrayList<>();
                 for (ExperimentRunner.Row row : rows(pt, c)) {
+                    Histogram one = new Histogram(3);
                     for (Interval iv : intervals(row)) {
                         if (iv.at() >= from - 0.01 && iv.at() + iv.seconds() <= to + 0.2) {
-                            h.add(iv.latency());
+                            one.add(iv.latency());
                         }
+                    }
+                    h.add(one);
+                    Double p = percentile(one, 99);
+                    if (p != null) {
+                        reps.add(p);
                     }
                     if (Topology.isAdapter(c)) {
                         String a = activeAt(adapterSwitches(row, logStart(row)), initialOf(row), (from + to) / 2);
                         picks.merge(a, 1, Integer::sum);
                     }
                 }
+                double[] rv = reps.stream().mapToDouble(Double::doubleValue).toArray();
+                perRepeat.put(c, rv);
+                sr.add(cell(rv, "%.2f"));
                 Double p99 = percentile(h, 99);
                 v.put(c, p99);
                 r.add(ms(p99) + (picks.isEmpty() ? "" : " (" + String.join("/", picks.keySet()) + ")"));
@@ -754,13 +768,28 @@ final class Report {
             r.add(best == null ? "none" : best + " " + ms(bestV));
             Double ad = v.get("adaptive");
             r.add(ad == null || best == null ? "n/a" : String.format(Locale.ROOT, "%.2f", ad / bestV));
+            double[] br = best == null ? new double[0] : perRepeat.get(best);
+            double spread = br.length < 2 ? Double.NaN
+                    : Arrays.stream(br).max().getAsDouble() / Arrays.stream(br).min().getAsDouble();
+            r.add(Double.isNaN(spread) ? "n/a" : String.format(Locale.ROOT, "%.2f", spread));
+            d.put("best_static_repeat_spread", Double.isNaN(spread) ? null : MidTierSample.round(spread));
+            Map<String, Object> reps = new LinkedHashMap<>();
+            perRepeat.forEach((c, rv) -> reps.put(c, Arrays.stream(rv).mapToObj(MidTierSample::round).toList()));
+            d.put("p99_per_repeat", reps);
+            spreadBody.add(sr);
             d.put("best_static", best);
             d.put("adaptive_over_best_static", ad == null || best == null ? null : MidTierSample.round(ad / bestV));
             out.put("step " + (i + 1) + " " + rate + " req/s", d);
             body.add(r);
         }
         table(header, body);
-        text("\nIn parentheses: the configuration the adapter had active in the middle of the step.\n");
+        text("\nIn parentheses: the configuration the adapter had active in the middle of the step. The last "
+                + "column is the run-to-run noise of the best static configuration at that step: its largest "
+                + "repeat's p99 over its smallest.\n");
+        heading("p99 (ms) per load step, one value per repeat: median (min–max)");
+        List<String> sh = new ArrayList<>(List.of("step", "offered req/s"));
+        sh.addAll(configs);
+        table(sh, spreadBody);
         lostAndSwitches(pt);
         derived.put("steps", out);
         derived.put("adapter_choices", chosen);
@@ -922,6 +951,9 @@ final class Report {
             m.put("interval_log", Files.exists(r.load().hlog()) ? dir.relativize(r.load().hlog()).toString() : null);
             m.put("load", r.load().summary());
             m.put("mid_tier", r.mid().toJson());
+            if (r.adapter() != null) {
+                m.put("adapter", r.adapter()); // the mid-tier's /admin/stats "adapter" object after the run
+            }
             runs.add(m);
         }
         summary.put("runs", runs);

@@ -96,6 +96,10 @@ class AdaptiveSwitchingTest {
                         && e.containsKey("reason"), e.toString());
             }
             assertEquals(MiniJson.path(stats, "switches").asLong(), switches, "every engine switch was the adapter's");
+            List<Map<String, Object>> live = MiniJson.objects(stats, "adapter", "live");
+            assertTrue(live.stream().anyMatch(c -> "sip".equals(c.get("config"))
+                    && ((Number) c.get("samples")).longValue() > 0 && c.containsKey("profile_p99_us")),
+                    "live table: " + live);
 
             HttpResponse<String> metrics = cluster.adminGet("/metrics");
             assertEquals(200, metrics.statusCode());
