@@ -29,8 +29,7 @@ import org.slf4j.LoggerFactory;
  *   any thread ─ finished(model, latency) ─▶ LiveLatency[config][load bucket]
  *   tune-0, every interval:  fast = median of detector.rate() over the smoothing window
  *                            load = min(fast, admissions counted over the count window / window)
- *        for each choice c:   p99(c) = profile p99(c, load) × max(1, (live / profile) / drift)
- *                             drift = min(2, smallest live/profile ratio in the load bucket)
+ *        for each choice c:   p99(c) = profile p99(c, load) × max(1, (live / profile) / 2)
  *                             feasible(c) = load·(1+margin) ≤ capacity(c) and live errors ≤ 1%
  *        best = lowest p99 among feasible (none: the peak-sustaining one)
  *        switch if the active one fails live or is over its capacity (at once; the destination
@@ -45,11 +44,12 @@ import org.slf4j.LoggerFactory;
  * (decisions on raw estimates, 50 ms dwell) switch several times a second. Live latencies are
  * measured inside the server while the profile's come from the client, so a live p99 is smaller
  * for the same behaviour: it may only <em>demote</em> a configuration, never promote it over
- * configurations that have no live numbers. And it is compared with the profile relative to the
- * drift, not absolutely: with "demote when live exceeds the profile" the adapter left every
- * configuration it had measured, in turn, for ones it had not, whenever the machine ran slower
- * than on the day of training (mutune-steady-20261124T154547Z: doubleface-poll → sip → … → sdb
- * at 1,000 req/s).
+ * configurations that have no live numbers. And only beyond {@value #DRIFT_LIMIT}× the profile: with
+ * "demote when live exceeds the profile" the adapter left every configuration it measured, in
+ * turn, for ones it had not, whenever the machine ran slower than on the day of training; with a
+ * drift taken from the best live/profile ratio among measured configurations, one noisy profile
+ * point (doubleface at 1,000 req/s: 7.46 ms, repeats 4.69–10.23) made every other configuration
+ * look slow (results/mutune-steady-20261124T154547Z and -160641Z, docs/tuning.md).
  *
  * <p>Why the count: an I/O loop that shares its core with other threads (or spins, busy-polling)
  * does not admit requests as they arrive but in bursts when it gets the core back, so most gaps
@@ -83,7 +83,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * Live p99s up to this multiple of the profile's count as drift (a noisy or busier machine,
      * run-to-run noise), not as evidence against the profile: {@value}. The same static
      * configuration at the same load differed by 1.2–1.4× (up to 14× at 8,000 req/s) between
-     * the two passes of one mutune-steady run (docs/experiments.md).
+     * the two passes of one mutune-steady run (docs/experiments.md); a live p99 is measured
+     * inside the server and so smaller than the profile's for the same behaviour.
      */
     static final double DRIFT_LIMIT = 2.0;
     /** A probe whose live p99 exceeds this multiple of the anchor's is abandoned: {@value}. */
@@ -157,7 +158,6 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private int estimates;
     private int estimateHead;
     private long beatenSince = -1;
-    private double evalDrift = DRIFT_LIMIT;
 
     private volatile int bucket;
     private volatile double load;
@@ -293,16 +293,11 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     /**
      * The predicted p99 (µs) of {@code config} at {@code load}: without a profile the live p99 of
-     * its load bucket; with one, the profile's, raised by how much worse than the profile the
-     * configuration runs live compared with the drift ({@link #drift}): {@code profile × max(1,
-     * (live / profile) / drift)} — live numbers only demote; NaN if nothing is known.
+     * its load bucket; with one, the profile's, raised when the live p99 exceeds it by more than
+     * the drift limit: {@code profile × max(1, (live / profile) / }{@value #DRIFT_LIMIT}{@code )}
+     * — live numbers only demote; NaN if nothing is known.
      */
     public double predictedP99(String config, double load) {
-        return predicted(config, load, profile == null ? Double.NaN : drift(load, LiveLatency.bucket(load)));
-    }
-
-    /** {@link #predictedP99} with the drift of the load's bucket given (computed once per evaluation). */
-    private double predicted(String config, double load, double drift) {
         double l = live.p99(live.index(config), LiveLatency.bucket(load));
         if (profile == null) {
             return l;
@@ -311,32 +306,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         if (Double.isNaN(p)) {
             return l;
         }
-        return Double.isNaN(l) || !(p > 0) ? p : p * Math.max(1, (l / p) / drift);
-    }
-
-    /** {@link #predicted} at this evaluation's load and drift. */
-    private double predict(String config, double l) {
-        return predicted(config, l, evalDrift);
-    }
-
-    /**
-     * How much slower than the profile the machine runs in the bucket of {@code load}: the smallest
-     * live/profile p99 ratio among the configurations with live numbers there, at most
-     * {@value #DRIFT_LIMIT} ({@code DRIFT_LIMIT} when none has). A configuration is demoted only
-     * by what it does worse than that: a machine that is slower for everyone than when the
-     * profile was trained changes no ranking, and a configuration alone with live numbers is
-     * demoted only beyond {@value #DRIFT_LIMIT}× its profiled p99.
-     */
-    double drift(double load, int b) {
-        double d = DRIFT_LIMIT;
-        for (String c : choices) {
-            double l = live.p99(live.index(c), b);
-            double p = profile.p99(c, load);
-            if (!Double.isNaN(l) && p > 0) {
-                d = Math.min(d, l / p);
-            }
-        }
-        return d;
+        return Double.isNaN(l) || !(p > 0) ? p : p * Math.max(1, (l / p) / DRIFT_LIMIT);
     }
 
     /** Whether {@code config} may run at {@code load}: within its profiled capacity with the margin, and not failing live. */
@@ -383,9 +353,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             liveSnapshotAt = now;
             liveTable = snapshotLive();
         }
-        evalDrift = profile == null ? Double.NaN : drift(l, b);
         String next = profile != null ? decideWithProfile(current, l, fast, now) : decideExploring(current, l, b, now);
-        predictedActive = predict(switcher.active(), l);
+        predictedActive = predictedP99(switcher.active(), l);
         return next;
     }
 
@@ -462,8 +431,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             beatenSince = -1;
             return current;
         }
-        double pc = predict(current, l);
-        double pb = predict(best, l);
+        double pc = predictedP99(current, l);
+        double pb = predictedP99(best, l);
         if (!(Double.isNaN(pc) || pb < pc * (1 - settings.hysteresis()))) {
             beatenSince = -1;
             return current;
@@ -490,7 +459,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             if (requireFeasible && !feasible(c, feasibleAt)) {
                 continue;
             }
-            double p = predict(c, l);
+            double p = predictedP99(c, l);
             if (!Double.isNaN(p) && p < bestP) {
                 best = c;
                 bestP = p;
@@ -565,7 +534,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private String switchTo(String from, String to, double l, long now, Reason reason) {
         switcher.switchTo(to);
         lastSwitch = now;
-        double predicted = predict(to, l);
+        double predicted = predictedP99(to, l);
         SwitchEvent e = new SwitchEvent(Instant.now(), l, from, to, predicted, reason.label);
         synchronized (switchLog) {
             if (switchLog.size() == LOG_LIMIT) {

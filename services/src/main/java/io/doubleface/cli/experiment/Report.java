@@ -797,7 +797,7 @@ final class Report {
     }
 
     /** Errors, requests and switches per configuration: nothing may be lost across switches. */
-    private void lostAndSwitches(Experiments.Point pt) {
+    private void lostAndSwitches(Experiments.Point pt) throws IOException {
         heading("Requests, errors and adapter switches");
         List<List<String>> body = new ArrayList<>();
         Map<String, Object> out = new LinkedHashMap<>();
@@ -806,9 +806,12 @@ final class Report {
             double[] err = values(pt, c, "errors");
             double[] unf = values(pt, c, "unfinished");
             long switches = 0;
+            double warm = options.warmup().toMillis() / 1000.0;
             for (ExperimentRunner.Row r : rows(pt, c)) {
-                if (r.adapter() != null && r.adapter().get("switch_log") instanceof List<?> l) {
-                    switches += l.size();
+                // the stats' switch log covers the mid-tier's life (warm-ups, earlier repeats):
+                // count what happened from this run's generator start on
+                if (r.adapter() != null) {
+                    switches += adapterSwitches(r, logStart(r)).stream().filter(e -> e.getKey() >= -warm - 0.5).count();
                 }
             }
             body.add(List.of(c, cell(req, "%.0f"), cell(err, "%.0f"), cell(unf, "%.0f"),
