@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *                             feasible(c) = load·(1+margin) ≤ capacity(c) and live errors ≤ 1%
  *        best = lowest p99 among feasible (none: the peak-sustaining one)
  *        switch if the active one fails live or is over its capacity (at once; the destination
- *        must be feasible at the fast estimate too), or if best has beaten it by the
+ *        must be feasible at the fast estimate too), if best has beaten it 3× for a smoothing
+ *        window, or if best has beaten it by the
  *        hysteresis for a whole dwell time, a dwell after the last switch ─▶ engine.switchTo(best)
  * </pre>
  *
@@ -87,6 +88,14 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * inside the server and so smaller than the profile's for the same behaviour.
      */
     static final double DRIFT_LIMIT = 2.0;
+    /**
+     * An active configuration predicted this many times the best one's p99 is left after one
+     * smoothing window instead of a dwell ({@code far-better}): {@value}. In mutune-flash with
+     * the sip/doubleface pair, sip saturated at about 2,200 req/s during a 6,000-req/s spike,
+     * admitted no more, and the adapter, waiting for the estimate to reach sip's profiled 4,000 or
+     * for a dwell, left it after 1.4 s with a 1.6-s p99 (results/mutune-flash-20261124T170619Z).
+     */
+    static final double FAR_FACTOR = 3.0;
     /** A probe whose live p99 exceeds this multiple of the anchor's is abandoned: {@value}. */
     static final double PROBE_ABORT_FACTOR = 2.0;
     /** A probe lasts at most this many dwell times: {@value}. */
@@ -113,7 +122,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * @param from previous configuration
      * @param to new configuration
      * @param predictedP99Micros the new configuration's predicted p99 at that load ({@code NaN} if unknown)
-     * @param reason {@code better}, {@code infeasible}, {@code probe}, {@code probe-abort}, {@code unknown-load}
+     * @param reason {@code better}, {@code far-better}, {@code infeasible}, {@code probe}, {@code probe-abort},
+     *     {@code unknown-load}
      */
     public record SwitchEvent(Instant at, double load, String from, String to, double predictedP99Micros, String reason) {}
 
@@ -158,6 +168,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private int estimates;
     private int estimateHead;
     private long beatenSince = -1;
+    private long farSince = -1;
 
     private volatile int bucket;
     private volatile double load;
@@ -184,7 +195,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private volatile Map<ThreadingModel, Integer> modelIndex = Map.of();
 
     private enum Reason {
-        BETTER("better"), INFEASIBLE("infeasible"), PROBE("probe"), PROBE_ABORT("probe-abort"),
+        BETTER("better"), FAR_BETTER("far-better"), INFEASIBLE("infeasible"), PROBE("probe"), PROBE_ABORT("probe-abort"),
         UNKNOWN_LOAD("unknown-load");
 
         final String label;
@@ -435,6 +446,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         double pb = predictedP99(best, l);
         if (!(Double.isNaN(pc) || pb < pc * (1 - settings.hysteresis()))) {
             beatenSince = -1;
+            farSince = -1;
             return current;
         }
         // beaten: move only once it has been beaten for a whole dwell (noise does not stay put)
@@ -443,7 +455,23 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         }
         if (now - beatenSince >= dwellNanos && now - lastSwitch >= dwellNanos) {
             beatenSince = -1;
+            farSince = -1;
             return switchTo(current, best, l, now, Reason.BETTER);
+        }
+        // beaten FAR_FACTOR× over is not noise but a configuration past its knee — typically one
+        // saturating below its profiled capacity, which admits only what it serves, so the load
+        // estimate never reaches that capacity: leave once it has lasted a smoothing window
+        if (!Double.isNaN(pc) && pb * FAR_FACTOR <= pc) {
+            if (farSince < 0) {
+                farSince = now;
+            }
+            if (now - farSince >= smoothingNanos) {
+                beatenSince = -1;
+                farSince = -1;
+                return switchTo(current, best, l, now, Reason.FAR_BETTER);
+            }
+        } else {
+            farSince = -1;
         }
         return current;
     }

@@ -153,7 +153,8 @@ class LoadAdapterTest {
         assertEquals(5 * 1000 / LoadAdapter.DRIFT_LIMIT, d.adapter.predictedP99("sip", d.adapter.load()),
                 5 * 1000 / LoadAdapter.DRIFT_LIMIT * 0.25);
         assertEquals("sdp-1n-64w", d.run(100 / Math.log(2), 200), "the next best by the profile");
-        assertEquals("better", d.adapter.switchLog().get(1).reason());
+        // demoted to 2.5 ms against sdp's 300 µs: beaten more than 3×, so no dwell to wait for
+        assertEquals("far-better", d.adapter.switchLog().get(1).reason());
         // what the adapter measured is published (once a second) for /admin/stats
         d.run(100 / Math.log(2), 1000);
         LoadAdapter.LiveCell sip = d.adapter.liveTable().stream().filter(c -> c.config().equals("sip")).findFirst()
@@ -319,6 +320,33 @@ class LoadAdapterTest {
         // straight to the one feasible at the fast estimate, not through sdp (feasible to 7,272)
         assertEquals("sdb-1n-64w", d.engine.active());
         assertEquals(List.of("sip", "sdb-1n-64w"), d.engine.switches);
+    }
+
+    /** μTune's flash-crowd pair as trained here: sip wins at low load and is past its knee by 2,000. */
+    static Profile pair() {
+        return Profile.builder().service("ycsb").shards("test").machine("test").date("2026-11-24").commit("test")
+                .point("sip", ProfileTest.point(1000, 2254, false)).point("sip", ProfileTest.point(2000, 18_943, false))
+                .point("sip", ProfileTest.point(4000, 684_359, false)).point("sip", ProfileTest.point(6000, 4_603_903, true))
+                .point("sdb", ProfileTest.point(1000, 7461, false)).point("sdb", ProfileTest.point(2000, 5553, false))
+                .point("sdb", ProfileTest.point(14_000, 17_211, false))
+                .build();
+    }
+
+    @Test
+    void aConfigurationSaturatingBelowItsProfiledCapacityIsLeftWithoutWaitingForTheDwell() {
+        // 6,000 req/s offered, but sip serves (and so admits) only 2,200: the estimate never
+        // reaches its profiled capacity (4,000 / 1.1); far beaten by sdb, it is left anyway
+        Driver d = new Driver(TuneSettings.of(TunePolicy.ADAPTIVE, pair()).withDetector("ring-16")
+                .withDwell(Duration.ofSeconds(1)));
+        java.util.Random rnd = new java.util.Random(13);
+        assertEquals("sip", poisson(d, rnd, 100, 3000));
+        long took = msUntilLeaving(d, rnd, 2200);
+        assertTrue(took <= 150, "left sip after " + took + " ms (a dwell is 1,000)");
+        assertEquals("sdb-1n-64w", d.engine.active());
+        assertEquals("far-better", d.adapter.switchLog().getLast().reason());
+        // (the move to sip at 100 req/s was one too: the profile has it 3.3× better than sdb there)
+        assertEquals(List.of("sip", "sdb-1n-64w"), d.engine.switches);
+        assertEquals(2L, d.adapter.switchesByReason().get("far-better"));
     }
 
     @Test
