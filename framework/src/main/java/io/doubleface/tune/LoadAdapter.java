@@ -356,13 +356,13 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             stableBucket = b;
             stableSince = now;
         }
-        String current = switcher.active();
-        if (!(l > 0)) {
-            return current; // no estimate yet (or an empty window): no information to act on
-        }
         if (now - liveSnapshotAt >= LIVE_SNAPSHOT_MS * 1_000_000) {
             liveSnapshotAt = now;
             liveTable = snapshotLive();
+        }
+        String current = switcher.active();
+        if (!(l > 0)) {
+            return current; // no estimate yet (or an empty window): no information to act on
         }
         String next = profile != null ? decideWithProfile(current, l, fast, now) : decideExploring(current, l, b, now);
         predictedActive = predictedP99(switcher.active(), l);

@@ -96,7 +96,12 @@ class AdaptiveSwitchingTest {
                         && e.containsKey("reason"), e.toString());
             }
             assertEquals(MiniJson.path(stats, "switches").asLong(), switches, "every engine switch was the adapter's");
+            // the live table is republished once a second (LoadAdapter.LIVE_SNAPSHOT_MS): wait for it
             List<Map<String, Object>> live = MiniJson.objects(stats, "adapter", "live");
+            for (int i = 0; i < 30 && live.stream().noneMatch(c -> "sip".equals(c.get("config"))); i++) {
+                Thread.sleep(100);
+                live = MiniJson.objects(cluster.stats(), "adapter", "live");
+            }
             assertTrue(live.stream().anyMatch(c -> "sip".equals(c.get("config"))
                     && ((Number) c.get("samples")).longValue() > 0 && c.containsKey("profile_p99_us")),
                     "live table: " + live);
