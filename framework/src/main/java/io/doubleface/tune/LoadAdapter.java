@@ -433,11 +433,11 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             // estimate too (on a real step up the count lags and would lead from one too-small
             // configuration to the next); when nothing is, the peak-sustaining one copes best
             beatenSince = -1;
-            String to = bestFeasible(Math.max(l, fast), l, true);
+            String to = bestFeasible(Math.max(l, fast), l);
             to = to == null ? anchor : to;
             return to.equals(current) ? current : switchTo(current, to, l, now, Reason.INFEASIBLE);
         }
-        String best = bestFeasible(l, l, true);
+        String best = bestFeasible(l, l);
         if (best == null || best.equals(current)) {
             beatenSince = -1;
             return current;
@@ -477,14 +477,14 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     }
 
     /**
-     * Lowest predicted p99 at {@code l} among the choices with a prediction (feasible at
-     * {@code feasibleAt} if required); {@code null} if none.
+     * Lowest predicted p99 at {@code l} among the choices with a prediction that are feasible at
+     * {@code feasibleAt}; {@code null} if none.
      */
-    private String bestFeasible(double feasibleAt, double l, boolean requireFeasible) {
+    private String bestFeasible(double feasibleAt, double l) {
         String best = null;
         double bestP = Double.POSITIVE_INFINITY;
         for (String c : choices) {
-            if (requireFeasible && !feasible(c, feasibleAt)) {
+            if (!feasible(c, feasibleAt)) {
                 continue;
             }
             double p = predictedP99(c, l);
@@ -524,7 +524,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             }
         }
         // the best known configuration in this bucket (the anchor when nothing is known)
-        String best = bestFeasible(l, l, true);
+        String best = bestFeasible(l, l);
         if (best == null) {
             best = anchor;
         }
