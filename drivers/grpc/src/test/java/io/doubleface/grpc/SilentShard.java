@@ -58,13 +58,13 @@ final class SilentShard implements AutoCloseable {
     @Override
     public void close() throws IOException {
         server.close();
-        for (Socket s : accepted) {
-            s.close();
-        }
         try {
-            acceptor.join(5_000);
+            acceptor.join(5_000); // a connection accepted while closing is in the list once it stops
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        for (Socket s : accepted) {
+            s.close();
         }
     }
 }

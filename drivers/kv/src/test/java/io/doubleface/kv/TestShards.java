@@ -40,13 +40,15 @@ final class TestShards {
         private final ServerSocket server;
         private final List<Socket> accepted = new CopyOnWriteArrayList<>();
         private final BiConsumer<Socket, InputStream> behaviour;
+        private final Thread acceptor;
 
         FakeShard(int port, BiConsumer<Socket, InputStream> behaviour) throws IOException {
             this.server = new ServerSocket();
             server.setReuseAddress(true);
             server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
             this.behaviour = behaviour;
-            Threads.platform("fake-acc").newThread(this::acceptLoop).start();
+            this.acceptor = Threads.platform("fake-acc").newThread(this::acceptLoop);
+            acceptor.start();
         }
 
         /**
@@ -117,9 +119,23 @@ final class TestShards {
             }
         }
 
+        /**
+         * Stops listening and closes every accepted connection. Waits for the accept thread to
+         * leave {@code accept()}: until it does, the JDK keeps the listening socket open in the
+         * kernel, so a client could still connect (and that connection would be accepted after
+         * the drop and stay open and silent). After this returns, the port refuses connections.
+         */
         @Override
         public void close() throws IOException {
             server.close();
+            try {
+                acceptor.join(10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (acceptor.isAlive()) {
+                throw new IOException("fake shard's accept thread did not stop within 10 s");
+            }
             dropConnections();
         }
     }

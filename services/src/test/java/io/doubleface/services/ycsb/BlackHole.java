@@ -38,9 +38,9 @@ final class BlackHole implements AutoCloseable {
     @Override
     public void close() throws Exception {
         server.close();
+        acceptor.join(10_000); // a connection accepted while closing is in the list once it stops
         for (Socket s : accepted) {
             s.close();
         }
-        acceptor.join(10_000);
     }
 }
