@@ -18,6 +18,8 @@ public final class LoopStats {
     private static final VarHandle BATCHES;
     private static final VarHandle BATCHED_REPLIES;
     private static final VarHandle MAX_BATCH;
+    private static final VarHandle BUSY;
+    private static final VarHandle IDLE;
 
     static {
         try {
@@ -28,6 +30,8 @@ public final class LoopStats {
             BATCHES = l.findVarHandle(LoopStats.class, "batches", long.class);
             BATCHED_REPLIES = l.findVarHandle(LoopStats.class, "batchedReplies", long.class);
             MAX_BATCH = l.findVarHandle(LoopStats.class, "maxBatch", long.class);
+            BUSY = l.findVarHandle(LoopStats.class, "busyNanos", long.class);
+            IDLE = l.findVarHandle(LoopStats.class, "idleNanos", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -41,6 +45,8 @@ public final class LoopStats {
     private long batches;
     private long batchedReplies;
     private long maxBatch;
+    private long busyNanos;
+    private long idleNanos;
     /** Batch-size histogram: bucket b counts batches of size in [2^b, 2^(b+1)). */
     private final long[] batchBuckets = new long[16];
 
@@ -49,8 +55,14 @@ public final class LoopStats {
         this.name = name;
     }
 
-    /** Loop thread only: one I/O handler iteration that handled {@code ioEvents} events. */
-    void recordIteration(boolean couldBlock, int ioEvents) {
+    /**
+     * Loop thread only: one I/O handler iteration that handled {@code ioEvents} events, was busy
+     * {@code busy} ns (since the previous iteration ended: tasks, then processing ready I/O) and
+     * idle {@code idle} ns (waiting for I/O, blocked or spinning).
+     */
+    void recordIteration(boolean couldBlock, int ioEvents, long busy, long idle) {
+        BUSY.setOpaque(this, busyNanos + busy);
+        IDLE.setOpaque(this, idleNanos + idle);
         ITERATIONS.setOpaque(this, iterations + 1);
         if (couldBlock) {
             WAKEUPS.setOpaque(this, wakeups + 1);
@@ -87,6 +99,20 @@ public final class LoopStats {
     /** Iterations in which the loop was allowed to block in {@code epoll_wait} (no pending tasks). */
     public long wakeups() {
         return (long) WAKEUPS.getOpaque(this);
+    }
+
+    /**
+     * Nanoseconds this loop spent busy: processing ready I/O, running tasks and timers — all but
+     * {@link #idleNanos}. Counted per iteration when it ends, so a long wait or a long batch shows
+     * only once it is over. {@code busy / (busy + idle)} over an interval is the loop's utilization.
+     */
+    public long busyNanos() {
+        return (long) BUSY.getOpaque(this);
+    }
+
+    /** Nanoseconds this loop spent waiting for I/O (blocked in {@code epoll_wait} or spinning in the busy-poll wait). */
+    public long idleNanos() {
+        return (long) IDLE.getOpaque(this);
     }
 
     public long events() {

@@ -104,6 +104,27 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     static final int SMOOTHING_SLOTS = 256;
     /** Admission-count samples kept (two count windows at one sample per window/64): {@value}. */
     static final int COUNT_SLOTS = 128;
+    /** Snapshots of the loops' busy/idle time kept for the saturation window. */
+    static final int BUSY_SLOTS = 128;
+    /** A loop's busy share counts only if completed iterations cover at least this share of the window. */
+    static final double MIN_COVERAGE = 0.25;
+    /** How long a configuration found saturated at load L stays capped at L: {@value} s. */
+    static final long SATURATION_MEMORY_S = 30;
+
+    /**
+     * Cumulative busy and idle time of the I/O loops that admit requests — in production the
+     * engine's upstream loops ({@link io.doubleface.loop.LoopStats#busyNanos()}); tests give fakes.
+     */
+    public interface BusyMeter {
+        /** The number of loops; fixed. */
+        int loops();
+
+        /** Cumulative nanoseconds loop {@code i} was busy (processing I/O, tasks, timers). */
+        long busyNanos(int i);
+
+        /** Cumulative nanoseconds loop {@code i} waited for I/O. */
+        long idleNanos(int i);
+    }
 
     /** What the adapter needs of an engine (a fake in tests). */
     public interface Switcher {
@@ -189,14 +210,29 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private long probeStart;
     private final long[] rejectedUntil;
 
+    // saturation signal (adapter thread, except the published values)
+    private BusyMeter meter;
+    private long[] busyAt;
+    private long[][] busyValue;
+    private long[][] idleValue;
+    private int busySamples;
+    private int busyHead;
+    private final long saturationWindowNanos;
+    private volatile double utilization = Double.NaN;
+    /** Per choice: load at which it was found saturated (NaN: never) and until when that caps it. */
+    private final double[] saturatedAt;
+    private final long[] saturatedUntil;
+    /** The time of the latest evaluation, for {@link #feasible}. */
+    private volatile long evaluatedAt;
+
     private volatile boolean closed;
     private Thread thread;
     /** Index into {@link #live} of each prepared model, so the completion path does no string work. */
     private volatile Map<ThreadingModel, Integer> modelIndex = Map.of();
 
     private enum Reason {
-        BETTER("better"), FAR_BETTER("far-better"), INFEASIBLE("infeasible"), PROBE("probe"), PROBE_ABORT("probe-abort"),
-        UNKNOWN_LOAD("unknown-load");
+        BETTER("better"), FAR_BETTER("far-better"), INFEASIBLE("infeasible"), SATURATED("saturated"), PROBE("probe"),
+        PROBE_ABORT("probe-abort"), UNKNOWN_LOAD("unknown-load");
 
         final String label;
 
@@ -223,6 +259,25 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         this.smoothingNanos = settings.smoothing().toNanos();
         this.countWindowNanos = settings.countWindow().toNanos();
         this.rejectedUntil = new long[choices.size() * LiveLatency.BUCKETS];
+        this.saturationWindowNanos = settings.saturationWindow().toNanos();
+        this.saturatedAt = new double[choices.size()];
+        java.util.Arrays.fill(saturatedAt, Double.NaN);
+        this.saturatedUntil = new long[choices.size()];
+    }
+
+    /**
+     * Gives the adapter the busy/idle time of the loops that admit requests: its saturation
+     * signal (see {@link #utilization()}). Call before {@link #start}; without one, or with
+     * {@link TuneSettings#saturation()} 0, the adapter decides on the load estimates alone.
+     */
+    public synchronized LoadAdapter busyMeter(BusyMeter m) {
+        int n = m.loops();
+        this.busyAt = new long[BUSY_SLOTS];
+        this.busyValue = new long[BUSY_SLOTS][n];
+        this.idleValue = new long[BUSY_SLOTS][n];
+        this.busySamples = 0;
+        this.meter = m;
+        return this;
     }
 
     /**
@@ -253,6 +308,23 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             }
         }
         a.modelIndex = index;
+        List<io.doubleface.loop.LoopStats> loops = engine.context().io().stats();
+        a.busyMeter(new BusyMeter() {
+            @Override
+            public int loops() {
+                return loops.size();
+            }
+
+            @Override
+            public long busyNanos(int i) {
+                return loops.get(i).busyNanos();
+            }
+
+            @Override
+            public long idleNanos(int i) {
+                return loops.get(i).idleNanos();
+            }
+        });
         engine.listener(a);
         a.start();
         return a;
@@ -325,10 +397,12 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         if (failingLive(config, load)) {
             return false;
         }
+        int i = choices.indexOf(config);
+        double cap = i >= 0 && evaluatedAt - saturatedUntil[i] < 0 ? saturatedAt[i] : Double.POSITIVE_INFINITY;
         if (profile == null) {
-            return true;
+            return load * (1 + settings.margin()) <= cap;
         }
-        return load * (1 + settings.margin()) <= profile.capacity(config);
+        return load * (1 + settings.margin()) <= Math.min(cap, profile.capacity(config));
     }
 
     /** Whether {@code config} fails more than {@value #MAX_ERROR_RATE} of its live requests in the bucket of {@code load}. */
@@ -345,8 +419,11 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * @return the configuration active afterwards
      */
     public String evaluate(long now) {
+        evaluatedAt = now;
         double fast = smoothed(now, detector.rate(now));
         double counted = counted(now);
+        double u = utilization(now);
+        utilization = u;
         double l = Double.isNaN(counted) ? fast : Math.min(fast, counted);
         int b = LiveLatency.bucket(l);
         load = l;
@@ -364,7 +441,12 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         if (!(l > 0)) {
             return current; // no estimate yet (or an empty window): no information to act on
         }
-        String next = profile != null ? decideWithProfile(current, l, fast, now) : decideExploring(current, l, b, now);
+        String next;
+        if (saturated(current, u, now)) {
+            next = leaveSaturated(current, l, fast, now);
+        } else {
+            next = profile != null ? decideWithProfile(current, l, fast, now) : decideExploring(current, l, b, now);
+        }
         predictedActive = predictedP99(switcher.active(), l);
         return next;
     }
@@ -425,6 +507,95 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         }
         long dt = now - countAt[from];
         return dt <= 0 ? Double.NaN : (c - countValue[from]) * 1e9 / dt;
+    }
+
+    /**
+     * The highest busy share among the loops over the last saturation window, from completed
+     * iterations only; NaN when no loop has iterations covering {@value #MIN_COVERAGE} of the
+     * window (a loop blocked in one long wait, or none sampled long enough yet).
+     */
+    private double utilization(long now) {
+        BusyMeter m = meter;
+        if (m == null || settings.saturation() == 0) {
+            return Double.NaN;
+        }
+        int n = busyValue[0].length;
+        int newest = Math.floorMod(busyHead - 1, BUSY_SLOTS);
+        if (busySamples == 0 || now - busyAt[newest] >= saturationWindowNanos / 64) {
+            busyAt[busyHead] = now;
+            for (int i = 0; i < n; i++) {
+                busyValue[busyHead][i] = m.busyNanos(i);
+                idleValue[busyHead][i] = m.idleNanos(i);
+            }
+            newest = busyHead;
+            busyHead = (busyHead + 1) % BUSY_SLOTS;
+            busySamples = Math.min(busySamples + 1, BUSY_SLOTS);
+        }
+        int from = -1;
+        for (int k = 1; k <= busySamples; k++) {
+            int j = Math.floorMod(busyHead - k, BUSY_SLOTS);
+            if (now - busyAt[j] >= saturationWindowNanos) {
+                from = j;
+                break;
+            }
+        }
+        if (from < 0) {
+            return Double.NaN; // not a whole window sampled yet
+        }
+        double worst = Double.NaN;
+        for (int i = 0; i < n; i++) {
+            long busy = busyValue[newest][i] - busyValue[from][i];
+            long idle = idleValue[newest][i] - idleValue[from][i];
+            long covered = busy + idle;
+            if (covered >= MIN_COVERAGE * saturationWindowNanos) {
+                double share = (double) busy / covered;
+                if (!(share <= worst)) {
+                    worst = share;
+                }
+            }
+        }
+        return worst;
+    }
+
+    /**
+     * Whether the active configuration is saturated: a loop busy for at least the threshold share
+     * of the window, the window wholly after the last switch and a dwell (so neither the previous
+     * configuration nor the drain of its backlog is blamed on this one).
+     */
+    private boolean saturated(String current, double u, long now) {
+        return !Double.isNaN(u) && u >= settings.saturation() && choices.contains(current)
+                && now - lastSwitch >= dwellNanos + saturationWindowNanos;
+    }
+
+    /**
+     * Leaves a saturated configuration. It admits only what it serves, so the offered load is
+     * unknown but at least the admitted one: cap the configuration at that load for
+     * {@value #SATURATION_MEMORY_S} s (so the adapter does not come back while the load stays),
+     * and move to the best configuration the profile rates for more than the saturated one's
+     * profiled capacity — without a profile, back to the anchor. Staying is all that is left when
+     * nothing is rated for more.
+     */
+    private String leaveSaturated(String current, double l, double fast, long now) {
+        int i = choices.indexOf(current);
+        saturatedAt[i] = l;
+        saturatedUntil[i] = now + TimeUnit.SECONDS.toNanos(SATURATION_MEMORY_S);
+        beatenSince = -1;
+        farSince = -1;
+        probe = null;
+        String to;
+        if (profile != null) {
+            double cap = profile.capacity(current);
+            to = bestFeasible(Math.max(Math.max(l, fast), cap), l);
+            if (to == null && profile.capacity(anchor) > cap) {
+                to = anchor;
+            }
+        } else {
+            to = anchor;
+        }
+        if (to == null || to.equals(current)) {
+            return current;
+        }
+        return switchTo(current, to, l, now, Reason.SATURATED);
     }
 
     private String decideWithProfile(String current, double l, double fast, long now) {
@@ -620,6 +791,15 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     /** The active configuration's predicted p99 at the latest load, µs ({@code NaN} if unknown). */
     public double predictedActiveP99() {
         return predictedActive;
+    }
+
+    /**
+     * The highest busy share of the I/O loops over the last saturation window (0..1), as of the
+     * latest evaluation; NaN when not measured (no busy meter, the signal off, or no loop had
+     * completed iterations covering a quarter of the window).
+     */
+    public double utilization() {
+        return utilization;
     }
 
     /** Switches made by the adapter. */

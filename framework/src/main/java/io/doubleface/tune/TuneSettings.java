@@ -24,10 +24,13 @@ import java.util.Objects;
  *     (zero: on each raw estimate)
  * @param countWindow the load the adapter acts on is at most the admissions counted over this
  *     window divided by it (zero: the detector's smoothed estimate alone); see {@link LoadAdapter}
+ * @param saturation an I/O loop busy for at least this share of the saturation window marks the
+ *     active configuration saturated (0: the signal is off); see {@link LoadAdapter}
+ * @param saturationWindow the window over which the I/O loops' busy share is measured
  */
 public record TuneSettings(TunePolicy policy, Profile profile, String detector, Duration interval, double margin,
         double hysteresis, Duration dwell, int minSamples, List<String> candidates, Duration smoothing,
-        Duration countWindow) {
+        Duration countWindow, double saturation, Duration saturationWindow) {
 
     /** Default decision interval: {@value} µs. */
     public static final long DEFAULT_INTERVAL_MICROS = 1000;
@@ -51,6 +54,18 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
      * 12,000 req/s crosses a 4,000-req/s capacity within ~30 ms.
      */
     public static final long DEFAULT_COUNT_WINDOW_MS = 100;
+    /**
+     * Default saturation threshold: {@value}. An I/O loop below saturation waits for I/O between
+     * bursts; one that is not keeping up finds I/O ready at every poll, and its waits shrink to the
+     * cost of the {@code epoll_wait} call itself.
+     */
+    public static final double DEFAULT_SATURATION = 0.98;
+    /**
+     * Default saturation window: {@value} ms. With a loop that is the bottleneck, 96–99% of 100-ms
+     * windows read ≥ 0.98 busy; with one that keeps up but shares a noisy core, up to 3.6% did
+     * (bench/loop-utilization.py, docs/tuning.md): twice that long keeps those out.
+     */
+    public static final long DEFAULT_SATURATION_WINDOW_MS = 200;
     /** Configurations explored without a profile, the anchor first. */
     public static final List<String> DEFAULT_CANDIDATES = List.of(
             "doubleface", "doubleface-poll", "sip", "sdb", "aip", "adb");
@@ -63,6 +78,13 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
         Objects.requireNonNull(countWindow, "countWindow");
         if (countWindow.isNegative() || countWindow.toMillis() > 10_000) {
             throw new IllegalArgumentException("count window: " + countWindow.toMillis() + " ms (expected: 0 .. 10 s)");
+        }
+        Objects.requireNonNull(saturationWindow, "saturationWindow");
+        if (!(saturation == 0 || (saturation >= 0.5 && saturation <= 1))) {
+            throw new IllegalArgumentException("saturation: " + saturation + " (expected: 0 = off, or 0.5 .. 1)");
+        }
+        if (saturationWindow.toMillis() < 10 || saturationWindow.toMillis() > 10_000) {
+            throw new IllegalArgumentException("saturation window: " + saturationWindow.toMillis() + " ms (expected: 10 ms .. 10 s)");
         }
         if (smoothing.isNegative() || smoothing.toMillis() > 10_000) {
             throw new IllegalArgumentException("smoothing: " + smoothing.toMillis() + " ms (expected: 0 .. 10 s)");
@@ -102,43 +124,54 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
     public static TuneSettings of(TunePolicy policy, Profile profile) {
         return new TuneSettings(policy, profile, null, Duration.ofNanos(DEFAULT_INTERVAL_MICROS * 1000), DEFAULT_MARGIN,
                 DEFAULT_HYSTERESIS, Duration.ofMillis(DEFAULT_DWELL_MS), DEFAULT_MIN_SAMPLES, DEFAULT_CANDIDATES,
-                Duration.ofMillis(DEFAULT_SMOOTHING_MS), Duration.ofMillis(DEFAULT_COUNT_WINDOW_MS));
+                Duration.ofMillis(DEFAULT_SMOOTHING_MS), Duration.ofMillis(DEFAULT_COUNT_WINDOW_MS), DEFAULT_SATURATION,
+                Duration.ofMillis(DEFAULT_SATURATION_WINDOW_MS));
     }
 
     public TuneSettings withDetector(String d) {
-        return new TuneSettings(policy, profile, d, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow);
+        return new TuneSettings(policy, profile, d, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow);
     }
 
     public TuneSettings withInterval(Duration d) {
-        return new TuneSettings(policy, profile, detector, d, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow);
+        return new TuneSettings(policy, profile, detector, d, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow);
     }
 
     public TuneSettings withMargin(double m) {
-        return new TuneSettings(policy, profile, detector, interval, m, hysteresis, dwell, minSamples, candidates, smoothing, countWindow);
+        return new TuneSettings(policy, profile, detector, interval, m, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow);
     }
 
     public TuneSettings withHysteresis(double h) {
-        return new TuneSettings(policy, profile, detector, interval, margin, h, dwell, minSamples, candidates, smoothing, countWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, h, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow);
     }
 
     public TuneSettings withDwell(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, d, minSamples, candidates, smoothing, countWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, d, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow);
     }
 
     public TuneSettings withMinSamples(int n) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, n, candidates, smoothing, countWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, n, candidates, smoothing, countWindow, saturation, saturationWindow);
     }
 
     public TuneSettings withCandidates(List<String> c) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, c, smoothing, countWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, c, smoothing, countWindow, saturation, saturationWindow);
     }
 
     public TuneSettings withSmoothing(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, d, countWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, d, countWindow, saturation, saturationWindow);
     }
 
     public TuneSettings withCountWindow(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, d);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, d, saturation, saturationWindow);
+    }
+
+    public TuneSettings withSaturation(double u) {
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
+                countWindow, u, saturationWindow);
+    }
+
+    public TuneSettings withSaturationWindow(Duration d) {
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
+                countWindow, saturation, d);
     }
 
     /** The detector name in effect. */

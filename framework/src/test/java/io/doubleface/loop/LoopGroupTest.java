@@ -71,6 +71,65 @@ class LoopGroupTest {
         }
     }
 
+    static void spin(long millis) {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void busyAndIdleTimeSplitTheLoopsTime() throws Exception {
+        for (LoopGroup.Transport t : List.of(LoopGroup.Transport.AUTO, LoopGroup.Transport.NIO)) {
+            try (LoopGroup g = new LoopGroup("lgbusy", 1, t);
+                    LoopGroup clients = new LoopGroup("lgbusyc", 1, t)) {
+                LoopStats s = g.stats().get(0);
+                EventLoop loop = g.loops().get(0);
+                loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+                // nothing to do: waiting is idle (recorded when the wait ends, here by a task)
+                long b0 = s.busyNanos();
+                long i0 = s.idleNanos();
+                Thread.sleep(300);
+                loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+                assertTrue(s.idleNanos() - i0 >= TimeUnit.MILLISECONDS.toNanos(250), t + ": idle " + (s.idleNanos() - i0));
+                assertTrue(s.busyNanos() - b0 < TimeUnit.MILLISECONDS.toNanos(100), t + ": busy " + (s.busyNanos() - b0));
+                // a task is busy time
+                long b1 = s.busyNanos();
+                loop.submit(() -> spin(200)).get(10, TimeUnit.SECONDS);
+                loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+                assertTrue(s.busyNanos() - b1 >= TimeUnit.MILLISECONDS.toNanos(190), t + ": busy " + (s.busyNanos() - b1));
+                // processing I/O is busy time too (inside the handler's run: reported by it)
+                LinkedBlockingQueue<Boolean> handled = new LinkedBlockingQueue<>();
+                Channel server = new ServerBootstrap().group(g.group()).channel(g.serverChannelClass())
+                        .childHandler(new ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                                ((ByteBuf) msg).release();
+                                spin(150);
+                                handled.add(true);
+                            }
+                        })
+                        .bind(new InetSocketAddress("127.0.0.1", 0)).sync().channel();
+                Channel client = new Bootstrap().group(clients.group()).channel(clients.socketChannelClass())
+                        .handler(new ChannelInboundHandlerAdapter())
+                        .connect(server.localAddress()).sync().channel();
+                try {
+                    long b2 = s.busyNanos();
+                    long i2 = s.idleNanos();
+                    client.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1})).sync();
+                    assertNotNull(handled.poll(10, TimeUnit.SECONDS));
+                    loop.submit(() -> { }).get(10, TimeUnit.SECONDS);
+                    long busy = s.busyNanos() - b2;
+                    assertTrue(busy >= TimeUnit.MILLISECONDS.toNanos(140), t + ": busy " + busy + ", idle "
+                            + (s.idleNanos() - i2));
+                } finally {
+                    client.close().sync();
+                    server.close().sync();
+                }
+            }
+        }
+    }
+
     @Test
     void invalidSizeOrNameIsRejected() {
         IllegalArgumentException size = assertThrows(IllegalArgumentException.class,

@@ -37,15 +37,49 @@ class LoadAdapterTest {
         }
     }
 
+    /** One I/O loop whose busy share the test sets; advanced by the driver's clock. */
+    static final class FakeMeter implements LoadAdapter.BusyMeter {
+        double share = 0.3;
+        /** No iteration completes (one long wait or batch): the counters stand still. */
+        boolean frozen;
+        long busy;
+        long idle;
+
+        void advance(long nanos) {
+            if (frozen) {
+                return;
+            }
+            long b = Math.round(nanos * share);
+            busy += b;
+            idle += nanos - b;
+        }
+
+        @Override
+        public int loops() {
+            return 1;
+        }
+
+        @Override
+        public long busyNanos(int i) {
+            return busy;
+        }
+
+        @Override
+        public long idleNanos(int i) {
+            return idle;
+        }
+    }
+
     /** Drives a detector with periodic arrivals on a fake clock and evaluates every millisecond. */
     static final class Driver {
         final LoadAdapter adapter;
         final FakeSwitcher engine;
+        final FakeMeter meter = new FakeMeter();
         long now = 1_000 * MS;
 
         Driver(TuneSettings s) {
             engine = new FakeSwitcher(s.initial());
-            adapter = new LoadAdapter(engine, s, () -> now);
+            adapter = new LoadAdapter(engine, s, () -> now).busyMeter(meter);
         }
 
         /** Runs {@code ms} milliseconds of periodic arrivals at {@code rate}; returns the active configuration. */
@@ -60,6 +94,7 @@ class LoadAdapterTest {
                     nextArrival += gap;
                 }
                 now = tick;
+                meter.advance(MS);
                 adapter.evaluate(now);
             }
             return engine.active();
@@ -203,6 +238,7 @@ class LoadAdapterTest {
                 next += -Math.log(1 - rnd.nextDouble()) / rate * 1e9;
             }
             d.now = tick;
+            d.meter.advance(MS);
             d.adapter.evaluate(d.now);
         }
         return d.engine.active();
@@ -347,6 +383,110 @@ class LoadAdapterTest {
         // (the move to sip at 100 req/s was one too: the profile has it 3.3× better than sdb there)
         assertEquals(List.of("sip", "sdb-1n-64w"), d.engine.switches);
         assertEquals(2L, d.adapter.switchesByReason().get("far-better"));
+    }
+
+    // ---- saturation (the I/O loop's busy share) -------------------------------------------------------
+
+    /** A driver (100-ms dwell) settled on sdp at 3,000 req/s, its loop 50% busy. */
+    static Driver settledOnSdp(java.util.Random rnd) {
+        Driver d = new Driver(settings());
+        d.meter.share = 0.5;
+        assertEquals("sdp-1n-64w", poisson(d, rnd, 3000, 2000));
+        return d;
+    }
+
+    @Test
+    void aSaturatedLoopIsLeftForAConfigurationRatedForMoreThoughTheLoadIsWithinCapacity() {
+        // sdp (profiled to 8,000) admits 3,000 req/s with its loop always busy: saturated below its
+        // profiled capacity, which neither the estimate nor the profile shows
+        java.util.Random rnd = new java.util.Random(7);
+        Driver d = settledOnSdp(rnd);
+        d.meter.share = 0.995;
+        long took = msUntilLeaving(d, rnd, 3000);
+        assertEquals("sdb-1n-64w", d.engine.active(), "the one rated for more than sdp's 8,000");
+        assertEquals("saturated", d.adapter.switchLog().getLast().reason());
+        assertTrue(took >= 150 && took <= 260, "left after " + took + " ms (window 200 ms)");
+        assertTrue(d.adapter.utilization() >= 0.98, "utilization " + d.adapter.utilization());
+        // sdb keeps up; sdp stays capped at the load it admitted: no way back while the load stays
+        d.meter.share = 0.5;
+        assertEquals("sdb-1n-64w", poisson(d, rnd, 3000, 20_000));
+        assertTrue(!d.adapter.feasible("sdp-1n-64w", 3000), "capped at the saturated load");
+        assertTrue(d.adapter.feasible("sdp-1n-64w", 2000), "below it, feasible");
+        // after 30 s the cap is forgotten and sdp, predicted better, is tried again
+        assertEquals("sdp-1n-64w", poisson(d, rnd, 3000, 11_000));
+        assertEquals(1L, d.adapter.switchesByReason().get("saturated"));
+    }
+
+    @Test
+    void aBusySpellShorterThanTheWindowIsNotSaturation() {
+        java.util.Random rnd = new java.util.Random(8);
+        Driver d = settledOnSdp(rnd);
+        for (int i = 0; i < 20; i++) { // 150 ms fully busy, 100 ms at half: windows read ≤ 0.88
+            d.meter.share = 1.0;
+            poisson(d, rnd, 3000, 150);
+            d.meter.share = 0.5;
+            poisson(d, rnd, 3000, 100);
+        }
+        assertEquals("sdp-1n-64w", d.engine.active());
+        assertEquals(0L, d.adapter.switchesByReason().get("saturated"));
+    }
+
+    @Test
+    void aBusyLoopRightAfterASwitchIsNotBlamedOnTheNewConfiguration() {
+        // a step from 100 to 3,000 req/s moves sip to sdp; the loop stays busy while sdp drains
+        // what sip left: within a dwell and a window of the switch, that is not sdp's saturation
+        java.util.Random rnd = new java.util.Random(9);
+        Driver d = new Driver(settings());
+        assertEquals("sip", poisson(d, rnd, 100, 2000));
+        d.meter.share = 1.0;
+        long t0 = d.now;
+        while (!d.engine.active().equals("sdp-1n-64w") && d.now - t0 < 2000 * MS) {
+            poisson(d, rnd, 3000, 1);
+        }
+        assertEquals("sdp-1n-64w", d.engine.active());
+        assertEquals("sdp-1n-64w", poisson(d, rnd, 3000, 290), "within dwell (100) + window (200) of the switch");
+        d.meter.share = 0.5;
+        assertEquals("sdp-1n-64w", poisson(d, rnd, 3000, 2000));
+    }
+
+    @Test
+    void aSaturatedPeakSustainingConfigurationHasNowhereToGo() {
+        java.util.Random rnd = new java.util.Random(10);
+        Driver d = new Driver(settings());
+        d.meter.share = 0.5;
+        assertEquals("sdb-1n-64w", poisson(d, rnd, 11_000, 1000));
+        d.meter.share = 1.0;
+        assertEquals("sdb-1n-64w", poisson(d, rnd, 11_000, 2000));
+        assertEquals(0, d.adapter.switches() - d.adapter.switchesByReason().get("better")
+                - d.adapter.switchesByReason().get("far-better") - d.adapter.switchesByReason().get("infeasible"));
+    }
+
+    @Test
+    void withTheSignalOffOrNoIterationsCoveringTheWindowABusyLoopIsIgnored() {
+        java.util.Random rnd = new java.util.Random(11);
+        Driver off = new Driver(settings().withSaturation(0));
+        off.meter.share = 0.5;
+        assertEquals("sdp-1n-64w", poisson(off, rnd, 3000, 2000));
+        off.meter.share = 1.0;
+        assertEquals("sdp-1n-64w", poisson(off, rnd, 3000, 2000));
+        assertTrue(Double.isNaN(off.adapter.utilization()));
+        // a loop in one long iteration reports nothing until it ends: unknown, not saturated
+        Driver stuck = settledOnSdp(rnd);
+        stuck.meter.share = 1.0;
+        stuck.meter.frozen = true;
+        assertEquals("sdp-1n-64w", poisson(stuck, rnd, 3000, 1000));
+        assertTrue(Double.isNaN(stuck.adapter.utilization()), "utilization " + stuck.adapter.utilization());
+    }
+
+    @Test
+    void saturationSettingsAreValidated() {
+        TuneSettings s = settings();
+        assertEquals(0.98, s.saturation());
+        assertEquals(Duration.ofMillis(200), s.saturationWindow());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> s.withSaturation(0.3));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> s.withSaturation(1.5));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> s.withSaturationWindow(Duration.ofMillis(5)));
     }
 
     @Test

@@ -150,6 +150,17 @@ final class ServeCommand {
                     + "this window, which a loop admitting its backlog in bursts cannot inflate (0ms: the estimate alone).")
         Duration tuneCountWindow;
 
+        @Option(names = "--tune-saturation", paramLabel = "FRACTION",
+                description = "An I/O loop busy at least this share of the saturation window marks the active "
+                    + "configuration saturated: the adapter leaves it for one rated for more, and caps it at the load "
+                    + "it admitted for 30 s (0: off).")
+        double tuneSaturation = TuneSettings.DEFAULT_SATURATION;
+
+        @Option(names = "--tune-saturation-window", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = TuneSettings.DEFAULT_SATURATION_WINDOW_MS + "ms",
+                description = "The window over which the I/O loops' busy share is measured.")
+        Duration tuneSaturationWindow;
+
         @Option(names = "--tune-hysteresis", paramLabel = "FRACTION",
                 description = "Switch only if the predicted p99 improves by more than this fraction.")
         double tuneHysteresis = TuneSettings.DEFAULT_HYSTERESIS;
@@ -269,6 +280,7 @@ final class ServeCommand {
                 try {
                     tune = TuneSettings.of(tunePolicy, p).withDetector(tuneDetector).withDwell(tuneDwell)
                             .withSmoothing(tuneSmoothing).withCountWindow(tuneCountWindow)
+                            .withSaturation(tuneSaturation).withSaturationWindow(tuneSaturationWindow)
                             .withHysteresis(tuneHysteresis).withMargin(tuneMargin);
                     if (tuneCandidates != null) {
                         tune = tune.withCandidates(tuneCandidates);

@@ -59,6 +59,9 @@ public final class ServerMetrics {
                 return Double.isNaN(p) ? Double.NaN : p / 1e6;
             }).baseUnit("seconds").description("predicted p99 of the active configuration at the estimated load")
                     .register(registry);
+            Gauge.builder("doubleface.tune.utilization", adapter, LoadAdapter::utilization)
+                    .description("highest busy share of the I/O loops over the saturation window (the saturation signal)")
+                    .register(registry);
         }
         for (Outcome o : Outcome.values()) {
             FunctionCounter.builder("doubleface.requests", engine.stats(), s -> s.count(o))
@@ -96,6 +99,12 @@ public final class ServerMetrics {
                     FunctionCounter.builder("doubleface.loop.events", s, LoopStats::events)
                             .tag("loop", s.name()).tag("group", s.group())
                             .description("I/O events handled").register(registry);
+                    FunctionCounter.builder("doubleface.loop.busy.seconds", s, x -> x.busyNanos() / 1e9)
+                            .tag("loop", s.name()).tag("group", s.group())
+                            .description("time processing I/O, tasks and timers").register(registry);
+                    FunctionCounter.builder("doubleface.loop.idle.seconds", s, x -> x.idleNanos() / 1e9)
+                            .tag("loop", s.name()).tag("group", s.group())
+                            .description("time waiting for I/O (blocked or busy-polling)").register(registry);
                     FunctionCounter.builder("doubleface.loop.tail.batches", s, LoopStats::batches)
                             .tag("loop", s.name()).tag("group", s.group())
                             .description("DoubleFace tail batches").register(registry);
@@ -159,6 +168,8 @@ public final class ServerMetrics {
                 j.field("events", s.events());
                 j.field("events_per_iteration", s.iterations() == 0 ? 0.0 : (double) s.events() / s.iterations());
                 j.field("events_per_wakeup", s.wakeups() == 0 ? 0.0 : (double) s.events() / s.wakeups());
+                j.field("busy_ms", s.busyNanos() / 1000 / 1000.0);
+                j.field("idle_ms", s.idleNanos() / 1000 / 1000.0);
                 j.field("tail_batches", s.batches());
                 j.field("tail_replies", s.batchedReplies());
                 j.field("tail_batch_mean", s.batches() == 0 ? 0.0 : (double) s.batchedReplies() / s.batches());
@@ -217,6 +228,12 @@ public final class ServerMetrics {
         j.field("load", adapter.load());
         j.field("fast_load", adapter.fastLoad());
         j.field("count_window_ms", adapter.settings().countWindow().toMillis());
+        j.field("saturation", adapter.settings().saturation());
+        j.field("saturation_window_ms", adapter.settings().saturationWindow().toMillis());
+        double u = adapter.utilization();
+        if (!Double.isNaN(u)) {
+            j.field("utilization", u);
+        }
         double p = adapter.predictedActiveP99();
         if (!Double.isNaN(p)) {
             j.field("predicted_p99_us", p);
