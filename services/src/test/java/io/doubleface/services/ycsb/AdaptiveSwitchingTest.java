@@ -110,6 +110,16 @@ class AdaptiveSwitchingTest {
             assertEquals(200, metrics.statusCode());
             assertTrue(metrics.body().contains("doubleface_tune_switches_total{reason=\"infeasible\"}"), metrics.body());
             assertTrue(metrics.body().contains("doubleface_tune_load_requests_per_second"), metrics.body());
+            assertTrue(metrics.body().contains("doubleface_tune_utilization"), metrics.body());
+            assertTrue(metrics.body().contains("doubleface_loop_busy_seconds_total{group=\"io\""), metrics.body());
+            // the saturation signal: its settings, and the loops' busy/idle time it reads
+            assertEquals(0.98, MiniJson.path(stats, "adapter", "saturation").asDouble(), 1e-9);
+            assertEquals(200, MiniJson.path(stats, "adapter", "saturation_window_ms").asLong());
+            List<Map<String, Object>> loops = MiniJson.objects(stats, "loops");
+            Map<String, Object> io = loops.stream().filter(l -> "io".equals(l.get("group"))).findFirst().orElseThrow();
+            double busy = ((Number) io.get("busy_ms")).doubleValue();
+            double idle = ((Number) io.get("idle_ms")).doubleValue();
+            assertTrue(busy > 0 && idle > 0, "io loop busy " + busy + " ms, idle " + idle + " ms");
             assertTrue(metrics.body().contains("doubleface_config_switches_total " + switches + ".0"), metrics.body());
 
             assertEquals(threadsAtStart, serverThreads(), "no thread created or destroyed by " + switches + " switches");
