@@ -569,19 +569,13 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     /**
      * Leaves a saturated configuration. It admits only what it serves, so the offered load is
-     * unknown but at least the admitted one: cap the configuration at that load for
-     * {@value #SATURATION_MEMORY_S} s (so the adapter does not come back while the load stays),
-     * and move to the best configuration the profile rates for more than the saturated one's
-     * profiled capacity — without a profile, back to the anchor. Staying is all that is left when
-     * nothing is rated for more.
+     * unknown but at least the admitted one: move to the best configuration the profile rates for
+     * more than the saturated one's profiled capacity — without a profile, back to the anchor —
+     * and cap the one left at the load it admitted for {@value #SATURATION_MEMORY_S} s (so the
+     * adapter does not come back while the load stays). When nothing is rated for more it stays,
+     * uncapped.
      */
     private String leaveSaturated(String current, double l, double fast, long now) {
-        int i = choices.indexOf(current);
-        saturatedAt[i] = l;
-        saturatedUntil[i] = now + TimeUnit.SECONDS.toNanos(SATURATION_MEMORY_S);
-        beatenSince = -1;
-        farSince = -1;
-        probe = null;
         String to;
         if (profile != null) {
             double cap = profile.capacity(current);
@@ -593,8 +587,17 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             to = anchor;
         }
         if (to == null || to.equals(current)) {
+            // nowhere better: stay, and do not cap it — a capped configuration with nowhere to go
+            // is "infeasible", and leaving it for one rated lower made the adapter flap between a
+            // draining doubleface and a saturating sip in a flash crowd (mutune-flash-20261124T191516Z)
             return current;
         }
+        int i = choices.indexOf(current);
+        saturatedAt[i] = l;
+        saturatedUntil[i] = now + TimeUnit.SECONDS.toNanos(SATURATION_MEMORY_S);
+        beatenSince = -1;
+        farSince = -1;
+        probe = null;
         return switchTo(current, to, l, now, Reason.SATURATED);
     }
 

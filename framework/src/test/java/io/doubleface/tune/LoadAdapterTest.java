@@ -462,6 +462,25 @@ class LoadAdapterTest {
     }
 
     @Test
+    void aPeakSustainingConfigurationDrainingAFlashCrowdIsNotCappedAndLeftForALowerRatedOne() {
+        // μTune's pair in a flash crowd: sip saturates at 2,200 and is left for sdb; sdb's loop stays
+        // busy (draining, and the crowd goes on); sdb is saturated with nowhere better to go: it must
+        // stay — not be capped at 2,200 and so become "infeasible" and leave for sip (found in
+        // mutune-flash-20261124T191516Z: doubleface -> sip "infeasible" mid-spike, 4 flaps)
+        Driver d = new Driver(TuneSettings.of(TunePolicy.ADAPTIVE, pair()).withDetector("ring-16")
+                .withDwell(Duration.ofMillis(500)));
+        java.util.Random rnd = new java.util.Random(14);
+        d.meter.share = 0.4;
+        assertEquals("sip", poisson(d, rnd, 100, 3000));
+        d.meter.share = 1.0;
+        msUntilLeaving(d, rnd, 2200);
+        assertEquals("sdb-1n-64w", d.engine.active());
+        assertEquals("sdb-1n-64w", poisson(d, rnd, 2200, 3000), "stays on sdb through the crowd: " + d.engine.switches);
+        assertTrue(d.adapter.feasible("sdb-1n-64w", 2200), "not capped");
+        assertEquals(List.of("sip", "sdb-1n-64w"), d.engine.switches);
+    }
+
+    @Test
     void withTheSignalOffOrNoIterationsCoveringTheWindowABusyLoopIsIgnored() {
         java.util.Random rnd = new java.util.Random(11);
         Driver off = new Driver(settings().withSaturation(0));
