@@ -632,10 +632,14 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             farSince = -1;
             return switchTo(current, best, l, now, Reason.BETTER);
         }
-        // beaten FAR_FACTOR× over is not noise but a configuration past its knee — typically one
-        // saturating below its profiled capacity, which admits only what it serves, so the load
-        // estimate never reaches that capacity: leave once it has lasted a smoothing window
-        if (!Double.isNaN(pc) && pb * FAR_FACTOR <= pc) {
+        // beaten FAR_FACTOR× over by one rated for more is not noise but a configuration past its
+        // knee — typically one saturating below its profiled capacity, which admits only what it
+        // serves, so the load estimate never reaches that capacity: leave once it has lasted a
+        // smoothing window. Only towards more capacity: a move down (to a low-load specialist)
+        // waits for the dwell like any other, else the estimate's noise on a steep profile curve
+        // flaps between the two every 50-200 ms (mutune-steady-20261124T194031Z: sip and
+        // doubleface-poll at 900-1,900 req/s)
+        if (!Double.isNaN(pc) && pb * FAR_FACTOR <= pc && profile.capacity(best) > profile.capacity(current)) {
             if (farSince < 0) {
                 farSince = now;
             }
