@@ -143,8 +143,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * @param from previous configuration
      * @param to new configuration
      * @param predictedP99Micros the new configuration's predicted p99 at that load ({@code NaN} if unknown)
-     * @param reason {@code better}, {@code far-better}, {@code infeasible}, {@code probe}, {@code probe-abort},
-     *     {@code unknown-load}
+     * @param reason {@code better}, {@code far-better}, {@code infeasible}, {@code saturated}, {@code probe},
+     *     {@code probe-abort}, {@code unknown-load}
      */
     public record SwitchEvent(Instant at, double load, String from, String to, double predictedP99Micros, String reason) {}
 

@@ -61,9 +61,10 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
      */
     public static final double DEFAULT_SATURATION = 0.98;
     /**
-     * Default saturation window: {@value} ms. With a loop that is the bottleneck, 96–99% of 100-ms
-     * windows read ≥ 0.98 busy; with one that keeps up but shares a noisy core, up to 3.6% did
-     * (bench/loop-utilization.py, docs/tuning.md): twice that long keeps those out.
+     * Default saturation window: {@value} ms. With a loop that is the bottleneck, 96–98% of these
+     * windows read ≥ 0.98 busy once it saturates; with loops that keep up on a noisy shared core,
+     * at most 2 of 181 did, at a load already past the knee (results/loop-utilization-20261124,
+     * docs/tuning.md "Saturation").
      */
     public static final long DEFAULT_SATURATION_WINDOW_MS = 200;
     /** Configurations explored without a profile, the anchor first. */
