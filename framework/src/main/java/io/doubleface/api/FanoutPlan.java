@@ -1,20 +1,61 @@
 package io.doubleface.api;
 
 /**
- * Collects the shard calls of one request during {@link FanoutService#plan}. Not thread-safe:
- * used only by the thread running {@code plan}.
+ * Collects the shard calls of one round of a request: in {@link FanoutService#plan} the first
+ * round, in {@link FanoutService#merge} (as {@code next}) the following one. Not thread-safe: used
+ * only by the thread running {@code plan} or {@code merge}, and only during that call.
+ *
+ * <pre>{@code
+ * // one call to shard 3 of the "cache" backend; its reply (a Set<String>) is processed by FOLLOWERS
+ * plan.call(cache, 3, RedisCommands.smembers("followers:" + user), FOLLOWERS);
+ * }</pre>
+ *
+ * @param <Q> the request
+ * @param <P> the processed reply
  */
-public interface FanoutPlan {
+public interface FanoutPlan<Q, P> {
+
+    /** Most calls one round may plan: {@value}. */
+    int MAX_CALLS = 1024;
 
     /**
-     * Adds a call to {@code shard} (0-based index into the server's shard list).
+     * Adds a call of {@code command} to shard {@code shard} of {@code backend}; its reply is
+     * processed by {@code onReply} and lands at the returned call number in {@link Replies}.
      *
-     * @return the call number, which {@link FanoutService#onReply} receives with its reply
-     * @throws IllegalArgumentException if {@code shard} is out of range or the fanout limit is
-     *     exceeded
+     * @param backend one of the server's backends (from {@code FanoutServer.Builder#backend})
+     * @param shard 0-based index into the backend's shard list
+     * @return the call number (0, 1, 2, … in the order of this round's calls)
+     * @throws IllegalArgumentException if the backend is not one of this server's, the shard is out
+     *     of range, or the round already has {@value #MAX_CALLS} calls
      */
-    int call(int shard, ShardRequest request);
+    <V, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command,
+            ReplyHandler<? super Q, ? super V, ? extends P> onReply);
 
-    /** The number of shards the server fans out over. */
-    int shardCount();
+    /**
+     * Adds the same command to every shard of {@code backend} (a broadcast), in shard order.
+     *
+     * @return the call number of shard 0's call; shard {@code i}'s call is that plus {@code i}
+     */
+    default <V, C extends Command<V>> int broadcast(Backend<? super C> backend, C command,
+            ReplyHandler<? super Q, ? super V, ? extends P> onReply) {
+        int first = call(backend, 0, command, onReply);
+        for (int s = 1; s < backend.shardCount(); s++) {
+            call(backend, s, command, onReply);
+        }
+        return first;
+    }
+
+    /**
+     * Makes call {@code call} of this round optional: its failure (or lateness, at the deadline) is
+     * reported by {@link Replies} instead of failing the request, whatever the failure policy.
+     *
+     * @throws IllegalArgumentException if there is no such call in this round
+     */
+    void optional(int call);
+
+    /** Sets the failure policy of this request from this round on (default {@link FailurePolicy#failFast()}). */
+    void failurePolicy(FailurePolicy policy);
+
+    /** The number of calls added to this round so far. */
+    int calls();
 }

@@ -1,27 +1,37 @@
 package io.doubleface.api;
 
-import io.netty.buffer.ByteBuf;
-import java.util.List;
-
 /**
  * A mid-tier fanout service, written once and run unchanged under every threading model.
  *
- * <p>A service never touches threads. It declares the three steps of a fanout request and the
- * framework runs them wherever the active configuration says:
+ * <p>A service never touches threads. It declares the steps of a fanout request and the framework
+ * runs them wherever the active configuration says:
  *
  * <pre>
- *   upstream request ──decode──▶ Q ──plan──▶ K shard calls ──▶ K replies
- *                                            │ onReply(reply i) ─▶ P_i  (one per reply)
- *                                            ▼
- *                                   merge(P_0 … P_K-1) ─▶ R ──encode──▶ upstream response
+ *   upstream request ──decode──▶ Q ──plan──▶ calls on any backends ──▶ replies
+ *                                             │ onReply(reply i) ─▶ P_i   (the call's ReplyHandler)
+ *                                             ▼
+ *                        merge(Q, replies, next) ─▶ R ──encode──▶ upstream response
+ *                              │
+ *                              └─ or adds calls to next ─▶ another round (multi-stage)
  * </pre>
  *
- * <p>Threading: {@link #plan}, {@link #onReply} and {@link #merge} may be called on any thread
- * (an event loop, a worker, a request thread), and calls for <em>different</em> requests run
- * concurrently. For one request the framework guarantees happens-before between plan, every
- * onReply and merge, so per-request state needs no synchronisation. Implementations must not
- * block in {@code onReply} or {@code merge}: under the event-loop models they run on an I/O
- * thread.
+ * <p><b>Rounds.</b> {@link #plan} adds the first round of calls, each with the
+ * {@link ReplyHandler} that processes its reply. When every call of the round has a reply (or has
+ * failed, as the {@link FailurePolicy} allows), {@link #merge} runs. It either returns the response,
+ * or adds calls to {@code next} and returns {@code null}: the framework then runs that round and
+ * calls {@code merge} again with its replies. Results of earlier rounds the service still needs
+ * go into the request object {@code Q} during {@code merge} (merge runs alone for its request, so
+ * this is safe); reply handlers must not write shared state (see {@link ReplyHandler}).
+ *
+ * <p><b>Guarantees, under every model and across rounds:</b> each request is answered exactly
+ * once; the deadline covers all rounds; a run-time configuration switch never moves a request in
+ * flight to another model; under DoubleFace every round runs on the request's loop. For one
+ * request the framework guarantees happens-before between plan, every reply handler of a round,
+ * merge, and the next round, so per-request state needs no synchronisation.
+ *
+ * <p><b>Threading:</b> {@code plan} and {@code merge} may be called on any thread (an event loop, a
+ * worker, a request thread), and calls for different requests run concurrently. They must not
+ * block: under the event-loop models they run on an I/O thread.
  *
  * @param <Q> the decoded upstream request
  * @param <P> one processed shard reply
@@ -29,23 +39,20 @@ import java.util.List;
  */
 public interface FanoutService<Q, P, R> {
 
-    /** Adds the shard calls for {@code request} to {@code plan}; at least one call. */
-    void plan(Q request, FanoutPlan plan);
+    /**
+     * Adds the first round of calls for {@code request} to {@code plan}: at least one call.
+     *
+     * @throws RuntimeException the request fails with {@code 500}
+     */
+    void plan(Q request, FanoutPlan<Q, P> plan);
 
     /**
-     * Processes the reply to call number {@code call} (in the order the calls were planned).
+     * Builds the response from the replies of the last round, or plans another round.
      *
-     * @param reply the reply payload in the canonical record encoding (see
-     *     {@link io.doubleface.data.Records}); owned by the framework and released right after
-     *     this method returns, so the result must not keep a reference to it
-     * @return the processed reply handed to {@link #merge}
+     * @param replies the round's replies by call number; valid only during this call
+     * @param next where to add the calls of another round; if any are added, return {@code null}
+     * @return the response, or {@code null} if calls were added to {@code next}
+     * @throws RuntimeException the request fails with {@code 500}
      */
-    P onReply(Q request, int call, ByteBuf reply);
-
-    /**
-     * Builds the response from all processed replies, indexed by call number.
-     *
-     * @param processed one entry per planned call, in plan order; never {@code null} entries
-     */
-    R merge(Q request, List<P> processed);
+    R merge(Q request, Replies<P> replies, FanoutPlan<Q, P> next);
 }

@@ -2,31 +2,40 @@ package io.doubleface.api;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.handler.codec.http.QueryStringDecoder;
 
 /**
- * Maps a service onto an HTTP/1.1 path: decodes the query into the typed request and encodes
- * the typed response. Both methods run on an event loop and must not block. Thread-safe.
+ * Maps a service onto an HTTP/1.1 route ({@code FanoutServer.Builder#route}): decodes the request
+ * — path variables, query, headers, body — into the typed request and encodes the typed response.
+ * Both methods run on an event loop and must not block. Thread-safe.
+ *
+ * <pre>{@code
+ * final class PostBinding implements HttpBinding<NewPost, Long> {
+ *     public NewPost decode(HttpRequestView req) throws BadRequestException {
+ *         long user = req.pathLong("user");                 // from "/users/{user}/posts"
+ *         return req.body(JSON_POST).withAuthor(user);      // body through the codec you pick
+ *     }
+ *     public ByteBuf encode(Long id, ByteBufAllocator alloc) {
+ *         return ByteBufUtil.writeAscii(alloc, "{\"id\":" + id + "}");
+ *     }
+ * }
+ * }</pre>
  *
  * @param <Q> the decoded request
  * @param <R> the response
  */
 public interface HttpBinding<Q, R> {
 
-    /** The path served, e.g. {@code /query}. */
-    String path();
-
     /**
-     * Decodes a {@code GET} request.
+     * Decodes a request that matched the route.
      *
      * @throws BadRequestException with a short reason for a {@code 400}
      */
-    Q decode(QueryStringDecoder query) throws BadRequestException;
+    Q decode(HttpRequestView request) throws BadRequestException;
 
     /** Encodes a response body; the caller owns (and releases or writes) the returned buffer. */
     ByteBuf encode(R response, ByteBufAllocator alloc);
 
-    /** The {@code Content-Type} of encoded responses. */
+    /** The {@code Content-Type} of encoded responses (default {@code application/json}). */
     default String contentType() {
         return "application/json";
     }

@@ -1,9 +1,11 @@
 package io.doubleface.api;
 
 /**
- * A store-neutral shard command: every driver (KV, Redis, MongoDB, gRPC) implements these
- * operations over the same deterministic YCSB dataset, so a service's replies are byte-identical
- * whatever the store. Immutable; safe to share between threads and reuse across requests.
+ * A read of the deterministic YCSB record set ({@link io.doubleface.data.Records}): the command of
+ * the built-in KV shards, whose reply is the record in the canonical encoding. The Redis, MongoDB
+ * and gRPC KV-leaf drivers of this release still accept it too, translated to their stores'
+ * layouts; it moves to the YCSB workload once those drivers run only their stores' native commands.
+ * Immutable; safe to share between threads and reuse across requests.
  *
  * @param op the operation
  * @param key the record key (READ) or the first key (SCAN); {@code 0 <= key}
@@ -11,7 +13,7 @@ package io.doubleface.api;
  *     {@link #ALL_FIELDS}
  * @param count the number of records to return (SCAN); 1 for READ
  */
-public record ShardRequest(Op op, long key, int field, int count) {
+public record ShardRequest(Op op, long key, int field, int count) implements Command<io.netty.buffer.ByteBuf> {
 
     /** {@link #field} value meaning "every field of the record". */
     public static final int ALL_FIELDS = -1;

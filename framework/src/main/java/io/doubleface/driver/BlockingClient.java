@@ -1,22 +1,24 @@
 package io.doubleface.driver;
 
-import io.doubleface.api.ShardRequest;
-import io.netty.buffer.ByteBuf;
+import io.doubleface.api.Command;
 
 /**
  * The blocking face of a driver, for the thread-per-request and Type-1 models. Thread-safe: many
  * threads call it at once; each call uses a connection no other thread uses meanwhile.
+ *
+ * @param <C> the driver's command type
  */
-public interface BlockingClient extends AutoCloseable {
+public interface BlockingClient<C extends Command<?>> extends AutoCloseable {
 
     /**
      * Calls one shard and blocks until its reply.
      *
      * @param timeoutNanos the longest the call may take (> 0)
-     * @return the reply payload (canonical encoding); the caller releases it
+     * @return the reply, of the command's reply type; the caller releases it if it is
+     *     reference-counted
      * @throws ShardException on connection failure, timeout or a shard error
      */
-    ByteBuf call(int shard, ShardRequest request, long timeoutNanos) throws ShardException;
+    Object call(int shard, C command, long timeoutNanos) throws ShardException;
 
     /**
      * Calls several shards at once from the calling thread — all requests are written before any
@@ -26,12 +28,12 @@ public interface BlockingClient extends AutoCloseable {
      *
      * @param timeoutNanos the longest the whole call may take (> 0)
      */
-    void callAll(int[] shards, ShardRequest[] requests, long timeoutNanos, Sink sink);
+    void callAll(int[] shards, java.util.List<C> commands, long timeoutNanos, Sink sink);
 
     /** Receives the outcomes of {@link #callAll}; on the calling thread. */
     interface Sink {
-        /** Reply to call {@code index}; ownership of {@code reply} passes to the sink. */
-        void onReply(int index, ByteBuf reply);
+        /** Reply to call {@code index}; ownership of {@code reply} (if reference-counted) passes to the sink. */
+        void onReply(int index, Object reply);
 
         /** Call {@code index} failed. */
         void onFailure(int index, ShardException cause);

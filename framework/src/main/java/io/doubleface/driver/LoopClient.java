@@ -1,6 +1,6 @@
 package io.doubleface.driver;
 
-import io.doubleface.api.ShardRequest;
+import io.doubleface.api.Command;
 import io.netty.channel.EventLoop;
 
 /**
@@ -15,18 +15,19 @@ import io.netty.channel.EventLoop;
  * {@code send} itself (a failure detected while sending is delivered by a later loop task), so a
  * caller may send several calls in a row without re-entrancy.
  */
-public interface LoopClient extends AutoCloseable {
+public interface LoopClient<C extends Command<?>> extends AutoCloseable {
 
     /** The loop this client's connections are registered on. */
     EventLoop loop();
 
     /**
-     * Sends {@code request} to {@code shard}. Writes may be buffered until the end of the current
-     * loop iteration (one flush per connection per iteration).
+     * Sends {@code command} to {@code shard}. Writes may be buffered until the end of the current
+     * loop iteration (one flush per connection per iteration). The reply delivered to the listener
+     * is of the command's reply type ({@code V} of {@code Command<V>}).
      *
      * @param tag passed back to the listener unchanged, so one listener object can serve many calls
      */
-    void send(int shard, ShardRequest request, ReplyListener listener, int tag);
+    void send(int shard, C command, ReplyListener listener, int tag);
 
     /** Fails outstanding calls with {@link ShardException.Kind#CLOSED} and closes the connections. */
     @Override

@@ -1,17 +1,15 @@
 package io.doubleface.driver;
 
-import io.netty.buffer.ByteBuf;
-
 /** Completion callback of {@link LoopClient#send}; invoked on the client's loop. */
 public interface ReplyListener {
 
     /**
      * A reply arrived.
      *
-     * @param reply the payload in the canonical encoding of {@link io.doubleface.data.Records};
-     *     ownership passes to the listener, which must release it exactly once
+     * @param reply the reply, of the reply type of the command sent; if it is reference-counted
+     *     (a {@code ByteBuf}), ownership passes to the listener, which must release it exactly once
      */
-    void onReply(int tag, ByteBuf reply);
+    void onReply(int tag, Object reply);
 
     /** The call failed; no reply will follow for this tag. */
     void onFailure(int tag, ShardException cause);

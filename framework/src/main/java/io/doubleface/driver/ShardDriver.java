@@ -1,5 +1,6 @@
 package io.doubleface.driver;
 
+import io.doubleface.api.Command;
 import io.netty.channel.EventLoop;
 
 /**
@@ -17,8 +18,11 @@ import io.netty.channel.EventLoop;
  * <p>Thread-safety: the factory methods are thread-safe; what they return documents its own rules.
  * The driver owns every client it opened and closes them in {@link #close()}; it never shuts down
  * an event loop it was given (those belong to the server).
+ *
+ * @param <C> the commands this driver runs (its store's own language); the reply type of each is
+ *     the command's type argument
  */
-public interface ShardDriver extends AutoCloseable {
+public interface ShardDriver<C extends Command<?>> extends AutoCloseable {
 
     /** Number of shards; shard ids are {@code 0 .. shardCount()-1}. */
     int shardCount();
@@ -30,10 +34,10 @@ public interface ShardDriver extends AutoCloseable {
      * Opens an asynchronous client bound to {@code loop}. Connections are made lazily on first use
      * of a shard (or eagerly, at the driver's choice) and reconnected after a failure.
      */
-    LoopClient openOn(EventLoop loop);
+    LoopClient<C> openOn(EventLoop loop);
 
     /** Opens a blocking client, safe for concurrent use by many threads. */
-    BlockingClient openBlocking();
+    BlockingClient<C> openBlocking();
 
     /** Closes every client this driver opened. Idempotent. */
     @Override

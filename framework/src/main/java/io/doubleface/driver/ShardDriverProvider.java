@@ -21,7 +21,7 @@ public interface ShardDriverProvider {
      *
      * @throws IllegalArgumentException if {@code uri} is malformed (the message says how)
      */
-    ShardDriver open(String uri, DriverSettings settings);
+    ShardDriver<?> open(String uri, DriverSettings settings);
 
     /**
      * Writes the deterministic dataset ({@link io.doubleface.data.Records}, keys

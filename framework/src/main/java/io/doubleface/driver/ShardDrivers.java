@@ -64,7 +64,7 @@ public final class ShardDrivers {
     }
 
     /** Opens a driver of {@code uri} with its scheme's provider. */
-    public static ShardDriver open(String uri, DriverSettings settings) {
+    public static ShardDriver<?> open(String uri, DriverSettings settings) {
         return provider(uri).open(uri, settings);
     }
 }

@@ -36,17 +36,16 @@ import org.slf4j.LoggerFactory;
  *   switchTo(b):  create b if new ─▶ a.park() ─▶ b.activate() ─▶ active.set(b)
  * </pre>
  *
- * <p>Threading: {@link #submit} from any upstream loop; {@link #switchTo} from any thread.
+ * <p>One engine serves every route of a server: each {@link #submit} names the service that runs
+ * the request, and all services share the server's backends, models and configuration.
  *
- * @param <Q> request
- * @param <P> processed reply
- * @param <R> response
+ * <p>Threading: {@link #submit} from any upstream loop; {@link #switchTo} from any thread.
  */
-public final class FanoutEngine<Q, P, R> implements AutoCloseable {
+public final class FanoutEngine implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(FanoutEngine.class);
 
-    private final FanoutService<Q, P, R> service;
+    private final Object backendOwner;
     private final ModelContext ctx;
     private final long deadlineNanos;
     private final RequestStats stats = new RequestStats();
@@ -64,23 +63,24 @@ public final class FanoutEngine<Q, P, R> implements AutoCloseable {
     public record SwitchRecord(Instant at, String from, String to) {}
 
     /**
+     * @param backendOwner the owner of the backends in {@code ctx} ({@link io.doubleface.api.Backend#belongsTo})
      * @param deadlineNanos per-request deadline; a request not answered by then gets 504
      */
-    public FanoutEngine(FanoutService<Q, P, R> service, ModelContext ctx, String initial, long deadlineNanos) {
+    public FanoutEngine(ModelContext ctx, Object backendOwner, String initial, long deadlineNanos) {
         if (deadlineNanos <= 0) {
             throw new IllegalArgumentException("deadline: " + deadlineNanos + " ns (expected: > 0)");
         }
-        this.service = service;
+        this.backendOwner = backendOwner;
         this.ctx = ctx;
         this.deadlineNanos = deadlineNanos;
         switchTo(initial);
     }
 
     /**
-     * Admits one request on {@code loop} (the loop of its upstream connection) under the active
-     * configuration. The outcome goes to {@code sink} exactly once.
+     * Admits one request of {@code service} on {@code loop} (the loop of its upstream connection)
+     * under the active configuration. The outcome goes to {@code sink} exactly once.
      */
-    public void submit(EventLoop loop, Q request, ResponseSink<R> sink) {
+    public <Q, R> void submit(EventLoop loop, FanoutService<Q, ?, R> service, Q request, ResponseSink<R> sink) {
         ThreadingModel model = active.get();
         stats.admitted();
         EngineListener l = listener;
@@ -89,8 +89,8 @@ public final class FanoutEngine<Q, P, R> implements AutoCloseable {
             l.admitted(now);
             sink = new ObservedSink<>(sink, l, model, now);
         }
-        FanoutExchange<Q, P, R> ex = new FanoutExchange<>(service, request, loop, sink,
-                ctx.driver().shardCount(), deadlineNanos, null);
+        FanoutExchange<Q, ?, R> ex = new FanoutExchange<>(service, request, loop, sink, backendOwner, deadlineNanos, null);
+        ex.model(model);
         ex.armDeadline();
         try {
             model.execute(ex);

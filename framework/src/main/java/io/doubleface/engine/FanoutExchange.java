@@ -1,28 +1,40 @@
 package io.doubleface.engine;
 
+import io.doubleface.api.Backend;
+import io.doubleface.api.Command;
+import io.doubleface.api.FailurePolicy;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
-import io.doubleface.api.ShardRequest;
+import io.doubleface.api.Replies;
+import io.doubleface.api.ReplyHandler;
 import io.doubleface.driver.ShardException;
+import io.doubleface.model.ThreadingModel;
 import io.doubleface.sched.ReplyOwner;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
-import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One upstream request in flight: its plan, its replies, and the guarantee that it completes
- * exactly once — with the merged response, a shard failure, or the deadline, whichever comes
+ * One upstream request in flight: its rounds of calls, their replies, and the guarantee that it
+ * completes exactly once — with the merged response, a failure, or the deadline, whichever comes
  * first.
  *
- * <p>Concurrency: the plan is built by one thread before any call is sent. Each processed reply
- * is written to its own slot by the thread that ran {@code onReply}, then {@code remaining} is
- * decremented atomically; the thread that takes it to zero has seen every slot (the decrement
- * chain is a happens-before chain) and merges. {@code finished} is a CAS flag that lets exactly
+ * <p>Rounds: {@link #plan()} collects round 0; when every call of a round has an outcome, the
+ * thread the model prescribes runs {@link #completeRound()}, which merges; a merge that plans more
+ * calls starts the next round on that thread ({@link ThreadingModel#sendRound}). Tags carry the
+ * round number (high 16 bits) and the call number (low 16 bits), so a reply can never land in the
+ * wrong round.
+ *
+ * <p>Concurrency: a round's calls are planned by one thread before any is sent. Each reply
+ * handler writes its own slot, publishes it with a release store of the slot's status, and
+ * decrements {@code remaining}; the thread that takes it to zero has seen every slot (the decrement
+ * chain is a happens-before chain). {@code roundState} (collecting → merging) lets exactly one of
+ * the last outcome and the deadline merge a round; {@code finished} is a CAS flag that lets exactly
  * one of merge, failure and deadline answer the client; later replies are released and dropped.
  * Under DoubleFace all of this happens on one thread and the atomics are uncontended.
  *
@@ -30,21 +42,87 @@ import java.util.concurrent.TimeUnit;
  * @param <P> processed reply
  * @param <R> response
  */
-public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutPlan {
+public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutPlan<Q, P>, Replies<P> {
 
-    /** Most calls one request may plan: {@value}. */
-    public static final int MAX_FANOUT = 1024;
+    /** Most calls one round may plan: {@value}. */
+    public static final int MAX_FANOUT = FanoutPlan.MAX_CALLS;
+
+    /** Most rounds one request may run: {@value}. */
+    public static final int MAX_ROUNDS = 64;
+
+    private static final int COLLECTING = 0;
+    private static final int MERGING = 1;
+    private static final byte PENDING = 0;
+    private static final byte OK = 1;
+    private static final byte FAILED = 2;
 
     private static final VarHandle REMAINING;
     private static final VarHandle FINISHED;
+    private static final VarHandle ROUND_STATE;
+    private static final VarHandle STATUS = MethodHandles.arrayElementVarHandle(byte[].class);
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             REMAINING = l.findVarHandle(FanoutExchange.class, "remaining", int.class);
             FINISHED = l.findVarHandle(FanoutExchange.class, "finished", int.class);
+            ROUND_STATE = l.findVarHandle(FanoutExchange.class, "roundState", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The calls of one round and their outcomes. Reused between rounds. */
+    private static final class Round {
+        int calls;
+        Backend<?>[] backends = new Backend<?>[8];
+        int[] shards = new int[8];
+        Object[] commands = new Object[8];
+        ReplyHandler<?, ?, ?>[] handlers = new ReplyHandler<?, ?, ?>[8];
+        boolean[] optional;
+        Object[] processed;
+        byte[] status;
+        ShardException[] failures;
+        int failed;
+
+        void add(Backend<?> backend, int shard, Object command, ReplyHandler<?, ?, ?> handler) {
+            if (calls == shards.length) {
+                int n = calls * 2;
+                backends = Arrays.copyOf(backends, n);
+                shards = Arrays.copyOf(shards, n);
+                commands = Arrays.copyOf(commands, n);
+                handlers = Arrays.copyOf(handlers, n);
+                if (optional != null) {
+                    optional = Arrays.copyOf(optional, n);
+                }
+            }
+            backends[calls] = backend;
+            shards[calls] = shard;
+            commands[calls] = command;
+            handlers[calls] = handler;
+            calls++;
+        }
+
+        void open(FailurePolicy policy) {
+            processed = new Object[calls];
+            status = new byte[calls];
+            failures = !policy.isFailFast() || optional != null ? new ShardException[calls] : null;
+            failed = 0;
+        }
+
+        boolean isOptional(int call) {
+            return optional != null && optional[call];
+        }
+
+        void clear() {
+            Arrays.fill(backends, 0, calls, null);
+            Arrays.fill(commands, 0, calls, null);
+            Arrays.fill(handlers, 0, calls, null);
+            optional = null;
+            processed = null;
+            status = null;
+            failures = null;
+            calls = 0;
         }
     }
 
@@ -52,64 +130,102 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private final Q request;
     private final EventLoop upstreamLoop;
     private final ResponseSink<R> sink;
-    private final int shardCount;
+    private final Object backendOwner;
     private final long startNanos;
     private final long deadlineNanos;
     private final Runnable onFinish;
+    private ThreadingModel model;
 
-    private int calls;
-    private int[] shards = new int[8];
-    private ShardRequest[] requests = new ShardRequest[8];
-    private Object[] processed;
+    private Round cur = new Round();
+    private Round spare;
+    private Round target; // where call() adds: cur during plan, spare during merge, else null
+    private int round;
+    private FailurePolicy policy = FailurePolicy.failFast();
+    private volatile boolean expired;
+    private boolean roundToSend; // thread-per-request: set and taken by the request thread
 
     @SuppressWarnings("unused") // via REMAINING
     private volatile int remaining;
     @SuppressWarnings("unused") // via FINISHED
     private volatile int finished;
+    @SuppressWarnings("unused") // via ROUND_STATE
+    private volatile int roundState;
     private ScheduledFuture<?> deadlineTimer;
 
     /**
      * @param upstreamLoop the loop of the upstream connection (deadline timer runs there)
+     * @param backendOwner the server whose backends the plan may call ({@link Backend#belongsTo})
      * @param deadlineNanos the time budget, from now
      * @param onFinish run once when the exchange finishes, on the finishing thread (counters)
      */
     public FanoutExchange(FanoutService<Q, P, R> service, Q request, EventLoop upstreamLoop, ResponseSink<R> sink,
-            int shardCount, long deadlineNanos, Runnable onFinish) {
+            Object backendOwner, long deadlineNanos, Runnable onFinish) {
         this.service = service;
         this.request = request;
         this.upstreamLoop = upstreamLoop;
         this.sink = sink;
-        this.shardCount = shardCount;
+        this.backendOwner = backendOwner;
         this.startNanos = System.nanoTime();
         this.deadlineNanos = deadlineNanos;
         this.onFinish = onFinish;
     }
 
-    // ---- plan ----------------------------------------------------------------------------------
+    /** The model that runs this request; set once by the engine before {@link ThreadingModel#execute}. */
+    public void model(ThreadingModel model) {
+        this.model = model;
+    }
+
+    // ---- plan (FanoutPlan) ---------------------------------------------------------------------
 
     @Override
-    public int call(int shard, ShardRequest request) {
-        if (shard < 0 || shard >= shardCount) {
-            throw new IllegalArgumentException("shard: " + shard + " (expected: 0.." + (shardCount - 1) + ")");
+    public <V, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command,
+            ReplyHandler<? super Q, ? super V, ? extends P> onReply) {
+        Round r = target;
+        if (r == null) {
+            throw new IllegalStateException("plan used outside plan/merge (calls may only be added while they run)");
         }
-        if (request == null) {
-            throw new IllegalArgumentException("request: null");
+        Objects.requireNonNull(backend, "backend");
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(onReply, "onReply");
+        if (!backend.belongsTo(backendOwner)) {
+            throw new IllegalArgumentException("backend '" + backend.name() + "' is not one of this server's");
         }
-        if (calls == MAX_FANOUT) {
-            throw new IllegalArgumentException("fanout: more than " + MAX_FANOUT + " calls");
+        if (shard < 0 || shard >= backend.shardCount()) {
+            throw new IllegalArgumentException("shard: " + shard + " (expected: 0.." + (backend.shardCount() - 1)
+                    + " for backend '" + backend.name() + "')");
         }
-        if (calls == shards.length) {
-            shards = Arrays.copyOf(shards, calls * 2);
-            requests = Arrays.copyOf(requests, calls * 2);
+        if (r.calls == MAX_FANOUT) {
+            throw new IllegalArgumentException("fanout: more than " + MAX_FANOUT + " calls in one round");
         }
-        shards[calls] = shard;
-        requests[calls] = request;
-        return calls++;
+        r.add(backend, shard, command, onReply);
+        return r.calls - 1;
     }
 
     @Override
-    public int shardCount() {
-        return shardCount;
+    public void optional(int call) {
+        Round r = target;
+        if (r == null) {
+            throw new IllegalStateException("plan used outside plan/merge");
+        }
+        Objects.checkIndex(call, r.calls);
+        if (r.optional == null) {
+            r.optional = new boolean[r.shards.length];
+        }
+        r.optional[call] = true;
+    }
+
+    @Override
+    public void failurePolicy(FailurePolicy policy) {
+        if (target == null) {
+            throw new IllegalStateException("plan used outside plan/merge");
+        }
+        this.policy = Objects.requireNonNull(policy, "policy");
+    }
+
+    @Override
+    public int calls() {
+        Round r = target;
+        return r != null ? r.calls : cur.calls;
     }
 
     /**
@@ -119,19 +235,27 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      * @return {@code false} if planning failed (the client has been answered)
      */
     public boolean plan() {
+        target = cur;
         try {
             service.plan(request, this);
         } catch (RuntimeException e) {
             finish(Outcome.INTERNAL_ERROR, "plan failed: " + e);
             return false;
+        } finally {
+            target = null;
         }
-        if (calls == 0) {
+        if (cur.calls == 0) {
             finish(Outcome.INTERNAL_ERROR, "plan added no shard calls");
             return false;
         }
-        processed = new Object[calls];
-        REMAINING.setRelease(this, calls);
+        openRound();
         return true;
+    }
+
+    private void openRound() {
+        cur.open(policy);
+        REMAINING.setRelease(this, cur.calls);
+        ROUND_STATE.setRelease(this, COLLECTING);
     }
 
     /**
@@ -143,69 +267,179 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         deadlineTimer = upstreamLoop.schedule(this::onDeadline, deadlineNanos, TimeUnit.NANOSECONDS);
     }
 
-    // ---- replies -------------------------------------------------------------------------------
+    // ---- outcomes of calls ---------------------------------------------------------------------
 
     /**
-     * Runs the service's {@code onReply} for call {@code call} and releases {@code payload}.
+     * Runs the handler of the call {@code tag} names and releases {@code reply}.
      *
-     * @return {@code true} if this was the last outstanding reply: the caller must now run
-     *     {@link #mergeAndComplete()} (on the thread its model prescribes)
+     * @return {@code true} if this was the round's last outstanding outcome: the caller must now
+     *     run {@link #completeRound()} (on the thread its model prescribes)
      */
-    public boolean processReply(int call, ByteBuf payload) {
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public boolean processReply(int tag, Object reply) {
+        int call = tag & 0xFFFF;
         try {
-            if (finished != 0) {
+            if (finished != 0 || (tag >>> 16) != (round & 0x7FFF)) {
                 return false;
             }
-            processed[call] = service.onReply(request, call, payload);
+            Round r = cur;
+            r.processed[call] = ((ReplyHandler) r.handlers[call]).onReply(request, call, reply);
+            STATUS.setRelease(r.status, call, OK);
         } catch (RuntimeException e) {
             finish(Outcome.INTERNAL_ERROR, "onReply failed for call " + call + ": " + e);
             return false;
         } finally {
-            payload.release();
+            ReferenceCountUtil.release(reply);
         }
         return (int) REMAINING.getAndAdd(this, -1) == 1;
     }
 
-    /** Merges the processed replies and answers the client (unless it was answered already). */
-    @SuppressWarnings("unchecked")
-    public void mergeAndComplete() {
-        if (!FINISHED.compareAndSet(this, 0, 1)) {
-            return;
+    /**
+     * The call {@code tag} names failed. Under fail-fast (and the call not optional) the client is
+     * answered now: 503, or 504 for a timeout. Otherwise the failure is recorded for
+     * {@link Replies#failure}.
+     *
+     * @return {@code true} if this was the round's last outstanding outcome: the caller must now
+     *     run {@link #completeRound()} (on the thread its model prescribes)
+     */
+    public boolean failCall(int tag, ShardException cause) {
+        int call = tag & 0xFFFF;
+        if (finished != 0 || (tag >>> 16) != (round & 0x7FFF)) {
+            return false;
         }
-        R response;
-        try {
-            response = service.merge(request, (List<P>) Arrays.asList(processed));
-        } catch (RuntimeException e) {
-            processed = null;
-            done();
-            sink.fail(Outcome.INTERNAL_ERROR, "merge failed: " + e);
-            return;
+        Round r = cur;
+        if (r.failures == null || (policy.isFailFast() && !r.isOptional(call))) {
+            Outcome o = cause.kind() == ShardException.Kind.TIMEOUT ? Outcome.TIMEOUT : Outcome.UNAVAILABLE;
+            finish(o, describe(r, call) + cause.getMessage());
+            return false;
         }
-        processed = null;
-        done();
-        sink.complete(response);
+        r.failures[call] = cause;
+        STATUS.setRelease(r.status, call, FAILED);
+        return (int) REMAINING.getAndAdd(this, -1) == 1;
     }
 
-    /** A shard call failed: answer 503, or 504 for a timeout, unless already answered. */
-    public void fail(int call, ShardException cause) {
-        Outcome o = cause.kind() == ShardException.Kind.TIMEOUT ? Outcome.TIMEOUT : Outcome.UNAVAILABLE;
-        finish(o, cause.getMessage());
+    private static String describe(Round r, int call) {
+        Backend<?> b = r.backends[call];
+        return b == null ? "" : "backend " + b.name() + ": ";
     }
 
-    /** Answers the client with a failure unless it was answered already. */
-    public void finish(Outcome outcome, String reason) {
-        if (FINISHED.compareAndSet(this, 0, 1)) {
-            processed = null;
-            done();
-            sink.fail(outcome, reason);
+    /** Merges the round whose last outcome the caller delivered, unless the deadline took it. */
+    public void completeRound() {
+        if (finished == 0 && ROUND_STATE.compareAndSet(this, COLLECTING, MERGING)) {
+            mergeRound(false);
         }
     }
 
     private void onDeadline() {
         deadlineTimer = null;
-        int left = (int) REMAINING.getAcquire(this);
-        finish(Outcome.TIMEOUT, "deadline of " + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms exceeded with "
-                + left + " of " + calls + " shard replies missing");
+        expired = true;
+        if (finished != 0 || !ROUND_STATE.compareAndSet(this, COLLECTING, MERGING)) {
+            return; // answered, or a merge is running: it sees 'expired' before starting a round
+        }
+        Round r = cur;
+        int missing = 0;
+        boolean required = false;
+        for (int i = 0; i < r.calls; i++) {
+            if ((byte) STATUS.getAcquire(r.status, i) != OK) {
+                missing++;
+                required |= policy.isFailFast() && !r.isOptional(i);
+            }
+        }
+        if (required) {
+            finish(Outcome.TIMEOUT, "deadline of " + TimeUnit.NANOSECONDS.toMillis(deadlineNanos)
+                    + " ms exceeded with " + missing + " of " + r.calls + " shard replies missing"
+                    + (round > 0 ? " (round " + round + ")" : ""));
+            return;
+        }
+        mergeRound(true);
+    }
+
+    @SuppressWarnings("unchecked")
+    private void mergeRound(boolean atDeadline) {
+        Round r = cur;
+        int failed = 0;
+        for (int i = 0; i < r.calls; i++) {
+            if ((byte) STATUS.getAcquire(r.status, i) != OK) {
+                failed++;
+            }
+        }
+        r.failed = failed;
+        int min = policy.minReplies();
+        if (r.calls - failed < min) {
+            finish(atDeadline ? Outcome.TIMEOUT : Outcome.UNAVAILABLE, "only " + (r.calls - failed) + " of "
+                    + r.calls + " shard calls answered" + (atDeadline ? " by the deadline" : "") + " (quorum: " + min
+                    + ")" + firstFailure(r));
+            return;
+        }
+        Round nx = spare != null ? spare : (spare = new Round());
+        target = nx;
+        R response;
+        try {
+            response = service.merge(request, this, this);
+        } catch (RuntimeException e) {
+            nx.clear();
+            finish(Outcome.INTERNAL_ERROR, "merge failed: " + e);
+            return;
+        } finally {
+            target = null;
+        }
+        if (nx.calls == 0) {
+            if (response == null) {
+                finish(Outcome.INTERNAL_ERROR, "merge returned no response and planned no further calls");
+                return;
+            }
+            complete(response);
+            return;
+        }
+        if (response != null) {
+            ReferenceCountUtil.release(response);
+            nx.clear();
+            finish(Outcome.INTERNAL_ERROR, "merge returned a response and also planned further calls");
+            return;
+        }
+        if (round + 1 >= MAX_ROUNDS) {
+            nx.clear();
+            finish(Outcome.INTERNAL_ERROR, "more than " + MAX_ROUNDS + " rounds");
+            return;
+        }
+        if (expired || atDeadline || nanosLeft() <= 0) {
+            nx.clear();
+            finish(Outcome.TIMEOUT, "deadline of " + TimeUnit.NANOSECONDS.toMillis(deadlineNanos)
+                    + " ms exceeded before round " + (round + 1) + " could start");
+            return;
+        }
+        r.clear();
+        spare = r;
+        cur = nx;
+        round++;
+        openRound();
+        model.sendRound(this);
+    }
+
+    private String firstFailure(Round r) {
+        for (int i = 0; i < r.calls; i++) {
+            if (r.failures != null && r.failures[i] != null) {
+                return "; first failure: " + describe(r, i) + r.failures[i].getMessage();
+            }
+        }
+        return "";
+    }
+
+    private void complete(R response) {
+        if (FINISHED.compareAndSet(this, 0, 1)) {
+            done();
+            sink.complete(response);
+        } else {
+            ReferenceCountUtil.release(response);
+        }
+    }
+
+    /** Answers the client with a failure unless it was answered already. */
+    public void finish(Outcome outcome, String reason) {
+        if (FINISHED.compareAndSet(this, 0, 1)) {
+            done();
+            sink.fail(outcome, reason);
+        }
     }
 
     private void done() {
@@ -221,21 +455,92 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
     }
 
+    // ---- Replies (valid during merge) ------------------------------------------------------------
+
+    @Override
+    public int size() {
+        return cur.calls;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public P get(int call) {
+        Objects.checkIndex(call, cur.calls);
+        return cur.status[call] == OK ? (P) cur.processed[call] : null;
+    }
+
+    @Override
+    public boolean ok(int call) {
+        Objects.checkIndex(call, cur.calls);
+        return cur.status[call] == OK;
+    }
+
+    @Override
+    public ShardException failure(int call) {
+        Objects.checkIndex(call, cur.calls);
+        Round r = cur;
+        if (r.status[call] == OK) {
+            return null;
+        }
+        ShardException e = r.failures == null ? null : r.failures[call];
+        return e != null ? e : new ShardException(ShardException.Kind.TIMEOUT, r.shards[call],
+                "no reply by the request deadline of " + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms");
+    }
+
+    @Override
+    public Backend<?> backend(int call) {
+        Objects.checkIndex(call, cur.calls);
+        return cur.backends[call];
+    }
+
+    @Override
+    public int failed() {
+        return cur.failed;
+    }
+
+    @Override
+    public int round() {
+        return round;
+    }
+
     // ---- accessors for models -----------------------------------------------------------------
 
-    /** Number of planned calls. */
-    public int calls() {
-        return calls;
-    }
-
-    /** Shard of call {@code i}. */
+    /** Shard of call {@code i} of the current round. */
+    @Override
     public int shard(int i) {
-        return shards[i];
+        return cur.shards[i];
     }
 
-    /** Request of call {@code i}. */
-    public ShardRequest request(int i) {
-        return requests[i];
+    /** Backend index ({@link Backend#index()}) of call {@code i} of the current round. */
+    public int backendIndex(int i) {
+        return cur.backends[i].index();
+    }
+
+    /** Command of call {@code i} of the current round. */
+    public Command<?> command(int i) {
+        return (Command<?>) cur.commands[i];
+    }
+
+    /** The tag to send call {@code i} of the current round with (round and call number). */
+    public int tag(int i) {
+        return ((round & 0x7FFF) << 16) | i;
+    }
+
+    /** The call number a tag names. */
+    public static int callOf(int tag) {
+        return tag & 0xFFFF;
+    }
+
+    /** For models that send rounds from their own loop (thread-per-request): a round waits to be sent. */
+    public void markRoundToSend() {
+        roundToSend = true;
+    }
+
+    /** Takes the mark of {@link #markRoundToSend()}: whether a round waits to be sent. */
+    public boolean takeRoundToSend() {
+        boolean r = roundToSend;
+        roundToSend = false;
+        return r && finished == 0;
     }
 
     /** The loop of the upstream connection. */
@@ -261,9 +566,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     @Override
-    protected void processScheduled(int call, ByteBuf payload) {
-        if (processReply(call, payload)) {
-            mergeAndComplete();
+    protected void processScheduled(int tag, Object payload) {
+        if (processReply(tag, payload)) {
+            completeRound();
         }
     }
 }

@@ -59,9 +59,9 @@ abstract class AbstractModel implements ThreadingModel {
     static void mergeOnUpstream(FanoutExchange<?, ?, ?> ex) {
         EventLoop loop = ex.upstreamLoop();
         if (loop.inEventLoop()) {
-            ex.mergeAndComplete();
+            ex.completeRound();
         } else {
-            loop.execute(ex::mergeAndComplete);
+            loop.execute(ex::completeRound);
         }
     }
 

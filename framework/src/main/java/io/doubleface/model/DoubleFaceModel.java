@@ -7,9 +7,9 @@ import io.doubleface.engine.FanoutExchange;
 import io.doubleface.engine.Outcome;
 import io.doubleface.sched.ReplyScheduler;
 import io.doubleface.sched.SchedulingPolicy;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
+import io.netty.util.ReferenceCountUtil;
 
 /**
  * The integrated reactor. Upstream and downstream I/O of a request share one event loop: the
@@ -24,7 +24,7 @@ import io.netty.channel.SingleThreadEventLoop;
 final class DoubleFaceModel extends AbstractModel {
 
     private final String policy;
-    private final LoopClient[] clients;
+    private final LoopClient<?>[][] clients; // [loop][backend], loop-confined lazy init
     private final ReplyScheduler[] schedulers;
 
     DoubleFaceModel(Configuration config, ModelContext ctx) {
@@ -32,7 +32,7 @@ final class DoubleFaceModel extends AbstractModel {
         this.policy = config.policy() != null ? config.policy() : ctx.defaultPolicy();
         SchedulingPolicy.create(policy); // validate now, not on the first request
         int n = ctx.io().size();
-        this.clients = new LoopClient[n];
+        this.clients = new LoopClient<?>[n][];
         this.schedulers = new ReplyScheduler[n];
     }
 
@@ -43,25 +43,35 @@ final class DoubleFaceModel extends AbstractModel {
 
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
-        EventLoop loop = ex.upstreamLoop();
-        int i = ctx.io().indexOf(loop);
-        if (i < 0) {
+        if (ctx.io().indexOf(ex.upstreamLoop()) < 0) {
             ex.finish(Outcome.INTERNAL_ERROR, "doubleface: upstream connection is not on an I/O loop");
             return;
         }
-        if (!ex.plan()) {
-            return;
+        if (ex.plan()) {
+            sendRound(ex);
         }
-        LoopClient client = clients[i];
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public void sendRound(FanoutExchange<?, ?, ?> ex) {
+        EventLoop loop = ex.upstreamLoop();
+        int i = ctx.io().indexOf(loop);
+        LoopClient<?>[] perBackend = clients[i];
         ReplyScheduler scheduler = schedulers[i];
-        if (client == null) { // first request on this loop: loop-confined lazy init
-            client = clients[i] = ctx.ioClient(i);
+        if (perBackend == null) { // first request on this loop: loop-confined lazy init
+            perBackend = clients[i] = new LoopClient<?>[ctx.backends().size()];
             scheduler = schedulers[i] = new ReplyScheduler((SingleThreadEventLoop) loop,
                     SchedulingPolicy.create(policy), ctx.io().stats().get(i));
         }
         Listener listener = new Listener(ex, scheduler);
         for (int c = 0, n = ex.calls(); c < n; c++) {
-            client.send(ex.shard(c), ex.request(c), listener, c);
+            int b = ex.backendIndex(c);
+            LoopClient client = perBackend[b];
+            if (client == null) {
+                client = perBackend[b] = ctx.ioClient(b, i);
+            }
+            client.send(ex.shard(c), ex.command(c), listener, ex.tag(c));
         }
     }
 
@@ -76,9 +86,9 @@ final class DoubleFaceModel extends AbstractModel {
         }
 
         @Override
-        public void onReply(int tag, ByteBuf reply) {
+        public void onReply(int tag, Object reply) {
             if (ex.isFinished()) { // answered already (deadline, failure): nothing to process
-                reply.release();
+                ReferenceCountUtil.release(reply);
                 return;
             }
             scheduler.enqueue(ex, tag, reply);
@@ -86,7 +96,9 @@ final class DoubleFaceModel extends AbstractModel {
 
         @Override
         public void onFailure(int tag, ShardException cause) {
-            ex.fail(tag, cause);
+            if (ex.failCall(tag, cause)) {
+                ex.completeRound();
+            }
         }
     }
 }

@@ -1,17 +1,17 @@
 package io.doubleface.model;
 
+import io.doubleface.api.Backend;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ShardDriver;
 import io.doubleface.loop.LoopGroup;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What every threading model of one server shares: the server's I/O loops, the driver, one
- * per-I/O-loop asynchronous client (the DoubleFace per-loop connections, shared by every
- * DoubleFace configuration), one blocking client (shared by the thread and Type-1 models), and
- * the server-wide defaults.
+ * What every threading model of one server shares: the server's I/O loops, its backends, for each
+ * backend one per-I/O-loop asynchronous client (the DoubleFace per-loop connections, shared by
+ * every DoubleFace configuration) and one blocking client (shared by the thread and Type-1
+ * models), and the server-wide defaults.
  *
  * <p>Threading: immutable after construction except the lazily opened blocking client, which is
  * created under a lock on first use. Owns the clients it opened; the server owns the loops and
@@ -23,32 +23,43 @@ public final class ModelContext implements AutoCloseable {
     public static final int DEFAULT_QUEUE_LIMIT = 16_384;
 
     private final LoopGroup io;
-    private final ShardDriver driver;
+    private final List<Backend<?>> backends;
     private final String defaultPolicy;
     private final int queueLimit;
-    private final LoopClient[] ioClients;
+    private final LoopClient<?>[][] ioClients;
     private final List<AutoCloseable> owned = new ArrayList<>();
-    private BlockingClient blocking;
+    private final BlockingClient<?>[] blocking;
 
     /**
      * @param io the server's I/O loops (upstream; DoubleFace downstream too)
      * @param defaultPolicy the DoubleFace scheduling policy of configurations that name none
      * @param queueLimit bound of each worker pool's queue
      */
-    public ModelContext(LoopGroup io, ShardDriver driver, String defaultPolicy, int queueLimit) {
+    public ModelContext(LoopGroup io, List<Backend<?>> backends, String defaultPolicy, int queueLimit) {
+        if (backends.isEmpty()) {
+            throw new IllegalArgumentException("backends: none (expected: at least one)");
+        }
+        for (int i = 0; i < backends.size(); i++) {
+            if (backends.get(i).index() != i) {
+                throw new IllegalArgumentException("backend " + backends.get(i).name() + " has index "
+                        + backends.get(i).index() + " (expected: " + i + ")");
+            }
+        }
         this.io = io;
-        this.driver = driver;
+        this.backends = List.copyOf(backends);
         this.defaultPolicy = defaultPolicy;
         this.queueLimit = queueLimit;
-        this.ioClients = new LoopClient[io.size()];
+        this.ioClients = new LoopClient<?>[backends.size()][io.size()];
+        this.blocking = new BlockingClient<?>[backends.size()];
     }
 
     public LoopGroup io() {
         return io;
     }
 
-    public ShardDriver driver() {
-        return driver;
+    /** The server's backends, by {@link Backend#index()}. */
+    public List<Backend<?>> backends() {
+        return backends;
     }
 
     public String defaultPolicy() {
@@ -59,22 +70,23 @@ public final class ModelContext implements AutoCloseable {
         return queueLimit;
     }
 
-    /** The asynchronous client bound to I/O loop {@code index}; opened on first use. Thread-safe. */
-    public synchronized LoopClient ioClient(int index) {
-        LoopClient c = ioClients[index];
+    /** The asynchronous client of {@code backend} bound to I/O loop {@code loop}; opened on first use. Thread-safe. */
+    public synchronized LoopClient<?> ioClient(int backend, int loop) {
+        LoopClient<?> c = ioClients[backend][loop];
         if (c == null) {
-            c = driver.openOn(io.loops().get(index));
-            ioClients[index] = c;
+            c = backends.get(backend).driver().openOn(io.loops().get(loop));
+            ioClients[backend][loop] = c;
         }
         return c;
     }
 
-    /** The shared blocking client; opened on first use. Thread-safe. */
-    public synchronized BlockingClient blocking() {
-        if (blocking == null) {
-            blocking = driver.openBlocking();
+    /** The shared blocking client of {@code backend}; opened on first use. Thread-safe. */
+    public synchronized BlockingClient<?> blocking(int backend) {
+        BlockingClient<?> c = blocking[backend];
+        if (c == null) {
+            c = blocking[backend] = backends.get(backend).driver().openBlocking();
         }
-        return blocking;
+        return c;
     }
 
     /** Registers something to close with the context (e.g. a model's backend loops). */
@@ -84,13 +96,17 @@ public final class ModelContext implements AutoCloseable {
 
     @Override
     public synchronized void close() {
-        for (LoopClient c : ioClients) {
-            if (c != null) {
-                c.loop().execute(c::close);
+        for (LoopClient<?>[] perLoop : ioClients) {
+            for (LoopClient<?> c : perLoop) {
+                if (c != null) {
+                    c.loop().execute(c::close);
+                }
             }
         }
-        if (blocking != null) {
-            blocking.close();
+        for (BlockingClient<?> c : blocking) {
+            if (c != null) {
+                c.close();
+            }
         }
         for (AutoCloseable c : owned) {
             try {

@@ -1,12 +1,11 @@
 package io.doubleface.model;
 
-import io.doubleface.api.ShardRequest;
+import io.doubleface.api.Command;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.engine.FanoutExchange;
 import io.doubleface.engine.Outcome;
 import io.doubleface.loop.Threads;
-import io.netty.buffer.ByteBuf;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -27,11 +26,14 @@ import java.util.concurrent.Executors;
 final class ThreadPerRequestModel extends AbstractModel {
 
     private final ExecutorService threads;
-    private final BlockingClient client;
+    private final BlockingClient<?>[] clients; // by backend
 
     ThreadPerRequestModel(Configuration config, ModelContext ctx) {
         super(config, ctx);
-        this.client = ctx.blocking();
+        this.clients = new BlockingClient<?>[ctx.backends().size()];
+        for (int b = 0; b < clients.length; b++) {
+            clients[b] = ctx.blocking(b);
+        }
         this.threads = config.inline() ? null
                 : config.virtualThreads()
                 ? Executors.newThreadPerTaskExecutor(Threads.virtual("vreq"))
@@ -51,34 +53,87 @@ final class ThreadPerRequestModel extends AbstractModel {
         if (ex.isFinished()) { // the deadline passed while queued
             return;
         }
-        if (!ex.plan()) {
-            return;
+        try {
+            if (!ex.plan()) {
+                return;
+            }
+            // Every round on this thread: a merge that plans another round (completeRound, inside the
+        // last callback of this round's callAll) only marks it; it is sent once callAll returned.
+            do {
+                callRound(ex);
+            } while (ex.takeRoundToSend());
+        } catch (RuntimeException e) {
+            // a driver's bug must not leave the request to its deadline
+            ex.finish(Outcome.INTERNAL_ERROR, "request thread failed: " + e);
+            throw e;
         }
+    }
+
+    /** For this model a next round is sent by {@link #run}'s loop, on the request thread. */
+    @Override
+    public void sendRound(FanoutExchange<?, ?, ?> ex) {
+        ex.markRoundToSend();
+    }
+
+    /**
+     * Calls every shard of the current round with blocking I/O from this thread: one
+     * {@link BlockingClient#callAll} per backend the round uses (all its requests written before
+     * any reply is awaited), backends one after the other.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void callRound(FanoutExchange<?, ?, ?> ex) {
         int n = ex.calls();
-        int[] shards = new int[n];
-        ShardRequest[] requests = new ShardRequest[n];
+        long usedBackends = 0;
         for (int c = 0; c < n; c++) {
-            shards[c] = ex.shard(c);
-            requests[c] = ex.request(c);
+            usedBackends |= 1L << Math.min(63, ex.backendIndex(c));
         }
-        long left = ex.nanosLeft();
-        if (left <= 0) {
-            ex.finish(Outcome.TIMEOUT, "deadline exceeded before the shards were called");
-            return;
-        }
-        client.callAll(shards, requests, left, new BlockingClient.Sink() {
-            @Override
-            public void onReply(int index, ByteBuf reply) {
-                if (ex.processReply(index, reply)) {
-                    ex.mergeAndComplete();
+        for (int b = 0; b < clients.length; b++) {
+            if (b < 63 && (usedBackends & (1L << b)) == 0) {
+                continue;
+            }
+            int k = 0;
+            for (int c = 0; c < n; c++) {
+                if (ex.backendIndex(c) == b) {
+                    k++;
                 }
             }
-
-            @Override
-            public void onFailure(int index, ShardException cause) {
-                ex.fail(index, cause);
+            if (k == 0) {
+                continue;
             }
-        });
+            int[] shards = new int[k];
+            Command<?>[] commands = new Command<?>[k]; // handed over as a List: C[] would not be a C[] at run time
+            int[] tags = new int[k];
+            for (int c = 0, j = 0; c < n; c++) {
+                if (ex.backendIndex(c) == b) {
+                    shards[j] = ex.shard(c);
+                    commands[j] = ex.command(c);
+                    tags[j++] = ex.tag(c);
+                }
+            }
+            if (ex.isFinished()) {
+                return;
+            }
+            long left = ex.nanosLeft();
+            if (left <= 0) {
+                ex.finish(Outcome.TIMEOUT, "deadline exceeded before the shards were called");
+                return;
+            }
+            ((BlockingClient) clients[b]).callAll(shards, java.util.Arrays.asList(commands), left, new BlockingClient.Sink() {
+                @Override
+                public void onReply(int index, Object reply) {
+                    if (ex.processReply(tags[index], reply)) {
+                        ex.completeRound();
+                    }
+                }
+
+                @Override
+                public void onFailure(int index, ShardException cause) {
+                    if (ex.failCall(tags[index], cause)) {
+                        ex.completeRound();
+                    }
+                }
+            });
+        }
     }
 
     @Override

@@ -35,6 +35,13 @@ public interface ThreadingModel extends AutoCloseable {
      */
     void execute(FanoutExchange<?, ?, ?> exchange);
 
+    /**
+     * Sends the calls of the exchange's current round after a merge planned another one (a
+     * multi-stage request). Called on the thread that merged, which is the thread the model runs
+     * merge on; every outcome then goes through the exchange as for the first round.
+     */
+    void sendRound(FanoutExchange<?, ?, ?> exchange);
+
     /** Loop groups this model owns besides the server's I/O loops (backend loops, reactors), for stats. */
     default List<io.doubleface.loop.LoopGroup> ownLoopGroups() {
         return List.of();

@@ -4,7 +4,6 @@ import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.engine.FanoutExchange;
 import io.doubleface.engine.Outcome;
-import io.netty.buffer.ByteBuf;
 import java.util.concurrent.ThreadPoolExecutor;
 
 /**
@@ -17,44 +16,57 @@ import java.util.concurrent.ThreadPoolExecutor;
 final class Type1Model extends AbstractModel {
 
     private final ThreadPoolExecutor workers;
-    private final BlockingClient client;
+    private final BlockingClient<?>[] clients; // by backend
 
     Type1Model(Configuration config, ModelContext ctx) {
         super(config, ctx);
-        this.client = ctx.blocking();
+        this.clients = new BlockingClient<?>[ctx.backends().size()];
+        for (int b = 0; b < clients.length; b++) {
+            clients[b] = ctx.blocking(b);
+        }
         this.workers = fixedPool("t1-wk", config.workers(), ctx.queueLimit());
     }
 
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
-        if (!ex.plan()) {
-            return;
+        if (ex.plan()) {
+            sendRound(ex);
         }
+    }
+
+    @Override
+    public void sendRound(FanoutExchange<?, ?, ?> ex) {
         for (int c = 0, n = ex.calls(); c < n; c++) {
-            final int call = c;
-            if (!submit(workers, () -> callOne(ex, call), ex, "type1 worker")) {
+            int shard = ex.shard(c);
+            Object command = ex.command(c);
+            BlockingClient<?> client = clients[ex.backendIndex(c)];
+            int tag = ex.tag(c);
+            if (!submit(workers, () -> callOne(ex, client, shard, command, tag), ex, "type1 worker")) {
                 return;
             }
         }
     }
 
-    private void callOne(FanoutExchange<?, ?, ?> ex, int call) {
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void callOne(FanoutExchange<?, ?, ?> ex, BlockingClient client, int shard, Object command, int tag) {
         if (ex.isFinished()) {
             return;
         }
         long left = ex.nanosLeft();
         if (left <= 0) {
-            ex.finish(Outcome.TIMEOUT, "deadline exceeded before shard " + ex.shard(call) + " was called");
+            ex.finish(Outcome.TIMEOUT, "deadline exceeded before shard " + shard + " was called");
             return;
         }
-        ByteBuf reply;
+        Object reply;
         try {
-            reply = client.call(ex.shard(call), ex.request(call), left);
+            reply = client.call(shard, (io.doubleface.api.Command) command, left);
         } catch (ShardException e) {
-            ex.fail(call, e);
+            if (ex.failCall(tag, e)) {
+                mergeOnUpstream(ex);
+            }
             return;
         }
-        if (ex.processReply(call, reply)) {
+        if (ex.processReply(tag, reply)) {
             mergeOnUpstream(ex);
         }
     }

@@ -5,7 +5,6 @@ import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardException;
 import io.doubleface.engine.FanoutExchange;
 import io.doubleface.loop.LoopGroup;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import java.util.concurrent.ThreadPoolExecutor;
 
@@ -25,16 +24,18 @@ import java.util.concurrent.ThreadPoolExecutor;
 final class Type2aModel extends AbstractModel {
 
     private final LoopGroup backend;
-    private final LoopClient[] clients;
+    private final LoopClient<?>[][] clients; // [backend loop][backend]
     private final ThreadPoolExecutor workers;
 
     Type2aModel(Configuration config, ModelContext ctx) {
         super(config, ctx);
         int b = config.backends() == 0 ? ctx.io().size() : config.backends();
         this.backend = new LoopGroup("t2a-be", b, ctx.io().isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO);
-        this.clients = new LoopClient[b];
+        this.clients = new LoopClient<?>[b][ctx.backends().size()];
         for (int i = 0; i < b; i++) {
-            clients[i] = ctx.driver().openOn(backend.loops().get(i));
+            for (int k = 0; k < ctx.backends().size(); k++) {
+                clients[i][k] = ctx.backends().get(k).driver().openOn(backend.loops().get(i));
+            }
         }
         this.workers = config.workers() == 0 ? null : fixedPool("t2a-wk", config.workers(), ctx.queueLimit());
     }
@@ -57,13 +58,17 @@ final class Type2aModel extends AbstractModel {
         if (ex.isFinished()) { // the deadline passed while queued for a worker
             return;
         }
-        if (!ex.plan()) {
-            return;
+        if (ex.plan()) {
+            sendRound(ex);
         }
+    }
+
+    @Override
+    public void sendRound(FanoutExchange<?, ?, ?> ex) {
         Listener listener = new Listener(ex);
         int b = clients.length;
         if (b == 1) {
-            clients[0].loop().execute(() -> sendAll(ex, clients[0], listener, 0, 1));
+            backend.loops().get(0).execute(() -> sendAll(ex, clients[0], listener, 0, 1));
             return;
         }
         // one hop per backend loop the request uses
@@ -74,16 +79,19 @@ final class Type2aModel extends AbstractModel {
         for (int i = 0; i < b; i++) {
             if (b > 64 || (used & (1L << i)) != 0) {
                 final int backendIndex = i;
-                LoopClient client = clients[i];
-                client.loop().execute(() -> sendAll(ex, client, listener, backendIndex, b));
+                LoopClient<?>[] perBackend = clients[i];
+                backend.loops().get(i).execute(() -> sendAll(ex, perBackend, listener, backendIndex, b));
             }
         }
     }
 
-    private static void sendAll(FanoutExchange<?, ?, ?> ex, LoopClient client, Listener l, int backendIndex, int b) {
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void sendAll(FanoutExchange<?, ?, ?> ex, LoopClient<?>[] perBackend, Listener l, int backendIndex,
+            int b) {
         for (int c = 0, n = ex.calls(); c < n; c++) {
             if (ex.shard(c) % b == backendIndex) {
-                client.send(ex.shard(c), ex.request(c), l, c);
+                LoopClient client = perBackend[ex.backendIndex(c)];
+                client.send(ex.shard(c), ex.command(c), l, ex.tag(c));
             }
         }
     }
@@ -101,9 +109,11 @@ final class Type2aModel extends AbstractModel {
 
     @Override
     public void close() {
-        for (LoopClient c : clients) {
-            EventLoop loop = c.loop();
-            loop.execute(c::close);
+        for (LoopClient<?>[] perBackend : clients) {
+            for (LoopClient<?> c : perBackend) {
+                EventLoop loop = c.loop();
+                loop.execute(c::close);
+            }
         }
         backend.close();
         if (workers != null) {
@@ -120,7 +130,7 @@ final class Type2aModel extends AbstractModel {
         }
 
         @Override
-        public void onReply(int tag, ByteBuf reply) {
+        public void onReply(int tag, Object reply) {
             if (ex.processReply(tag, reply)) {
                 mergeOnUpstream(ex);
             }
@@ -128,7 +138,9 @@ final class Type2aModel extends AbstractModel {
 
         @Override
         public void onFailure(int tag, ShardException cause) {
-            ex.fail(tag, cause);
+            if (ex.failCall(tag, cause)) {
+                mergeOnUpstream(ex);
+            }
         }
     }
 }

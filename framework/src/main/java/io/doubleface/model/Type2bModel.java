@@ -6,7 +6,6 @@ import io.doubleface.driver.ShardException;
 import io.doubleface.engine.FanoutExchange;
 import io.doubleface.engine.Outcome;
 import io.doubleface.loop.LoopGroup;
-import io.netty.buffer.ByteBuf;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -25,16 +24,18 @@ import java.util.concurrent.ThreadPoolExecutor;
 final class Type2bModel extends AbstractModel {
 
     private final LoopGroup reactors;
-    private final LoopClient[] clients;
+    private final LoopClient<?>[][] clients; // [reactor][backend]
     private final ThreadPoolExecutor workers;
 
     Type2bModel(Configuration config, ModelContext ctx) {
         super(config, ctx);
         int r = config.backends() == 0 ? 1 : config.backends();
         this.reactors = new LoopGroup("t2b-rx", r, ctx.io().isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO);
-        this.clients = new LoopClient[r];
+        this.clients = new LoopClient<?>[r][ctx.backends().size()];
         for (int i = 0; i < r; i++) {
-            clients[i] = ctx.driver().openOn(reactors.loops().get(i));
+            for (int k = 0; k < ctx.backends().size(); k++) {
+                clients[i][k] = ctx.backends().get(k).driver().openOn(reactors.loops().get(i));
+            }
         }
         this.workers = config.fixedPool()
                 ? fixedPool("t2b-wk", config.workers(), ctx.queueLimit())
@@ -48,23 +49,29 @@ final class Type2bModel extends AbstractModel {
 
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
-        if (!ex.plan()) {
-            return;
+        if (ex.plan()) {
+            sendRound(ex);
         }
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public void sendRound(FanoutExchange<?, ?, ?> ex) {
         Listener listener = new Listener(ex, workers);
         int r = clients.length;
         for (int i = 0; i < r; i++) {
             final int reactor = i;
-            LoopClient client = clients[i];
+            LoopClient<?>[] perBackend = clients[i];
             boolean used = false;
             for (int c = 0, n = ex.calls(); c < n && !used; c++) {
                 used = ex.shard(c) % r == reactor;
             }
             if (used) {
-                client.loop().execute(() -> {
+                reactors.loops().get(i).execute(() -> {
                     for (int c = 0, n = ex.calls(); c < n; c++) {
                         if (ex.shard(c) % r == reactor) {
-                            client.send(ex.shard(c), ex.request(c), listener, c);
+                            LoopClient client = perBackend[ex.backendIndex(c)];
+                            client.send(ex.shard(c), ex.command(c), listener, ex.tag(c));
                         }
                     }
                 });
@@ -85,8 +92,10 @@ final class Type2bModel extends AbstractModel {
 
     @Override
     public void close() {
-        for (LoopClient c : clients) {
-            c.loop().execute(c::close);
+        for (LoopClient<?>[] perBackend : clients) {
+            for (LoopClient<?> c : perBackend) {
+                c.loop().execute(c::close);
+            }
         }
         reactors.close();
         shutdown(workers);
@@ -103,7 +112,7 @@ final class Type2bModel extends AbstractModel {
         }
 
         @Override
-        public void onReply(int tag, ByteBuf reply) {
+        public void onReply(int tag, Object reply) {
             try {
                 workers.execute(() -> {
                     if (ex.processReply(tag, reply)) {
@@ -111,14 +120,16 @@ final class Type2bModel extends AbstractModel {
                     }
                 });
             } catch (RejectedExecutionException e) {
-                reply.release();
+                io.netty.util.ReferenceCountUtil.release(reply);
                 ex.finish(Outcome.UNAVAILABLE, "overloaded: type2b worker queue full");
             }
         }
 
         @Override
         public void onFailure(int tag, ShardException cause) {
-            ex.fail(tag, cause);
+            if (ex.failCall(tag, cause)) {
+                mergeOnUpstream(ex);
+            }
         }
     }
 }

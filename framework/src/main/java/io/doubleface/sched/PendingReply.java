@@ -1,7 +1,5 @@
 package io.doubleface.sched;
 
-import io.netty.buffer.ByteBuf;
-
 /**
  * A shard reply decoded during a loop iteration and waiting for the end-of-iteration tail task.
  * Loop-confined; pooled per loop by {@link ReplyScheduler}.
@@ -10,11 +8,11 @@ public final class PendingReply {
 
     ReplyOwner owner;
     int call;
-    ByteBuf payload;
+    Object payload;
     PendingReply nextInGroup;
 
     /** For policies and tests: a reply of {@code owner} to call {@code call} (payload may be null in tests). */
-    public PendingReply(ReplyOwner owner, int call, ByteBuf payload) {
+    public PendingReply(ReplyOwner owner, int call, Object payload) {
         this.owner = owner;
         this.call = call;
         this.payload = payload;
@@ -28,7 +26,7 @@ public final class PendingReply {
         return call;
     }
 
-    public ByteBuf payload() {
+    public Object payload() {
         return payload;
     }
 }

@@ -20,7 +20,7 @@ public abstract class ReplyOwner {
 
     /**
      * Processes one scheduled reply (the service's {@code onReply}, then merge if it was the last);
-     * takes ownership of {@code payload}. Called by {@link ReplyScheduler} on the owning loop.
+     * takes ownership of {@code payload} (released if reference-counted). Called by {@link ReplyScheduler} on the owning loop.
      */
-    protected abstract void processScheduled(int call, io.netty.buffer.ByteBuf payload);
+    protected abstract void processScheduled(int call, Object payload);
 }

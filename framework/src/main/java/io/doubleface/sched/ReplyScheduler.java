@@ -1,7 +1,6 @@
 package io.doubleface.sched;
 
 import io.doubleface.loop.LoopStats;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.SingleThreadEventLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +54,7 @@ public final class ReplyScheduler implements Runnable {
     }
 
     /** Parks a reply until the end of this iteration; takes ownership of {@code payload}. */
-    public void enqueue(ReplyOwner owner, int call, ByteBuf payload) {
+    public void enqueue(ReplyOwner owner, int call, Object payload) {
         assert loop.inEventLoop();
         if (size == batch.length) {
             batch = java.util.Arrays.copyOf(batch, size * 2);
@@ -105,7 +104,7 @@ public final class ReplyScheduler implements Runnable {
             work[i] = null;
             ReplyOwner owner = r.owner;
             int call = r.call;
-            ByteBuf payload = r.payload;
+            Object payload = r.payload;
             r.owner = null;
             r.payload = null;
             r.nextInGroup = null;

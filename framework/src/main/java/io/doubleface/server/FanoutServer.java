@@ -1,9 +1,15 @@
 package io.doubleface.server;
 
+import io.doubleface.api.Backend;
+import io.doubleface.api.Command;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.driver.ShardDriver;
+import io.doubleface.server.internal.HttpRouter;
+import io.netty.handler.codec.http.HttpMethod;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.Configuration;
@@ -47,18 +53,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running mid-tier: an HTTP/1.1 upstream, optionally a gRPC upstream ({@link Builder#grpc}), and
- * an admin listener around a {@link FanoutEngine}.
+ * A running mid-tier: named backends, HTTP/1.1 routes, optionally gRPC methods
+ * ({@link Builder#grpc}), and an admin listener, around one {@link FanoutEngine}.
  *
  * <pre>{@code
- * FanoutServer<Query, Part, Result> server = FanoutServer.builder(service, binding)
- *         .driver(KvDriver.parse("kv://127.0.0.1:7101-7120"))
- *         .port(8080).adminPort(9090)
- *         .configuration("doubleface")
- *         .start();
- * ...
- * server.switchTo("type2a-1f2b");   // or PUT /admin/config?name=type2a-1f2b
- * server.close();
+ * FanoutServer.Builder b = FanoutServer.builder().port(8080).adminPort(9090);
+ * Backend<RedisCommand<?>> cache = b.backend("cache", RedisDriver.of("redis://127.0.0.1:7201-7220"));
+ * Backend<MongoCommand<?>> posts = b.backend("posts", MongoDriver.of("mongodb://127.0.0.1:7301-7304"));
+ * TimelineService timeline = new TimelineService(cache, posts);
+ * b.route(HttpMethod.GET, "/users/{user}/timeline", timeline, new TimelineBinding());
+ * try (FanoutServer server = b.configuration("doubleface").start()) {
+ *     server.switchTo("type2a-1f2b");   // or PUT /admin/config?name=type2a-1f2b
+ *     ...
+ * }
  * }</pre>
  *
  * <p>Loops: the I/O loops ({@code io-0 … io-(n-1)}) carry the upstream connections and, under
@@ -70,12 +77,12 @@ import org.slf4j.LoggerFactory;
  * loop ({@code directExecutor}, see {@link GrpcFanoutHandler}). The admin listener has its own loop ({@code admin-0}), so scraping
  * stats never shows up in the measured loops' counters.
  *
- * <p>Ownership: the server owns its loops; it closes the driver on {@link #close()} only if the
- * builder was told so ({@link Builder#driver(ShardDriver, boolean)}).
+ * <p>Ownership: the server owns its loops; it closes a backend's driver on {@link #close()} unless
+ * the builder was told not to ({@link Builder#backend(String, ShardDriver, boolean)}).
  *
  * <p>Threading: thread-safe.
  */
-public final class FanoutServer<Q, P, R> implements AutoCloseable {
+public final class FanoutServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(FanoutServer.class);
 
@@ -93,9 +100,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
 
     private final LoopGroup io;
     private final LoopGroup admin;
-    private final FanoutEngine<Q, P, R> engine;
-    private final ShardDriver driver;
-    private final boolean closeDriver;
+    private final FanoutEngine engine;
+    private final List<Backend<?>> backends;
+    private final List<ShardDriver<?>> ownedDrivers;
     private final Channel listener;
     private final Server grpcServer;
     private final Channel adminListener;
@@ -104,28 +111,36 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
     private volatile boolean closing;
 
-    private FanoutServer(Builder<Q, P, R> b) throws InterruptedException {
-        this.driver = Objects.requireNonNull(b.driver, "driver (call Builder.driver)");
-        this.closeDriver = b.closeDriver;
+    private FanoutServer(Builder b) throws InterruptedException {
+        if (b.backends.isEmpty()) {
+            throw new IllegalStateException("no backend (call Builder.backend)");
+        }
+        if (b.routes.isEmpty() && b.grpcMethods.isEmpty()) {
+            throw new IllegalStateException("nothing to serve (call Builder.route or Builder.grpcMethod)");
+        }
+        this.backends = List.copyOf(b.backends);
+        this.ownedDrivers = List.copyOf(b.ownedDrivers);
         this.io = new LoopGroup("io", b.ioThreads, b.transport);
         LoopGroup adminGroup = null;
-        FanoutEngine<Q, P, R> eng = null;
+        FanoutEngine eng = null;
         Channel l = null;
         Server grpc = null;
         LoadAdapter tuner = null;
         try {
-            ModelContext ctx = new ModelContext(io, driver, b.policy, b.queueLimit);
+            ModelContext ctx = new ModelContext(io, backends, b.policy, b.queueLimit);
             String initial = b.tune != null ? b.tune.initial() : b.configuration;
-            eng = new FanoutEngine<>(b.service, ctx, initial, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()));
+            eng = new FanoutEngine(ctx, b, initial, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()));
             this.engine = eng;
             eng.prepare(b.prepare);
             if (b.tune != null) {
                 tuner = LoadAdapter.attach(eng, b.tune);
             }
             this.adapter = tuner;
-            l = bindUpstream(b);
-            if (b.grpcBinding != null) {
-                grpc = startGrpc(b, b.grpcBinding);
+            if (!b.routes.isEmpty()) {
+                l = bindUpstream(b);
+            }
+            if (b.grpcPort >= 0) {
+                grpc = startGrpc(b);
             }
             this.metrics = new ServerMetrics(eng, this::loopGroups, tuner);
             if (b.adminPort >= 0) {
@@ -156,16 +171,17 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
             io.close();
             throw e;
         }
-        log.info("listening on http://{}:{}{} (admin {}), {} I/O loops ({}), configuration {}{}, shards {}",
-                b.host, port(), grpcServer == null ? "" : " and grpc://" + b.host + ":" + grpcPort(),
+        log.info("listening on {}{} (admin {}), {} I/O loops ({}), configuration {}{}, backends {}",
+                listener == null ? "" : "http://" + b.host + ":" + port(),
+                grpcServer == null ? "" : (listener == null ? "" : " and ") + "grpc://" + b.host + ":" + grpcPort(),
                 adminListener == null ? "off" : "http://" + b.host + ":" + adminPort(),
                 io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(),
                 adapter == null ? "" : " (" + b.tune.policy().label() + ", " + adapter.detector().describe() + ", "
                         + (b.tune.profile() == null ? "no profile" : "profile") + ")",
-                driver.describe());
+                backends);
     }
 
-    private Channel bindUpstream(Builder<Q, P, R> b) throws InterruptedException {
+    private Channel bindUpstream(Builder b) throws InterruptedException {
         ServerChannel server;
         try {
             server = io.serverChannelClass().getDeclaredConstructor().newInstance();
@@ -189,16 +205,16 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
      * Starts the gRPC upstream on the I/O loops: accepts on them (boss), registers each connection
      * on the next frontend loop of the active configuration (worker), runs calls on that loop.
      */
-    private <I, O> Server startGrpc(Builder<Q, P, R> b, GrpcBinding<Q, R, I, O> binding) {
-        MethodDescriptor<I, O> method = binding.method();
-        if (method.getType() != MethodDescriptor.MethodType.UNARY) {
-            throw new IllegalArgumentException("grpc method " + method.getFullMethodName() + ": " + method.getType()
-                    + " (expected: UNARY)");
+    private Server startGrpc(Builder b) {
+        Map<String, ServerServiceDefinition.Builder> services = new LinkedHashMap<>();
+        for (GrpcMethod<?, ?, ?, ?> m : b.grpcMethods) {
+            m.addTo(services, engine, io);
         }
-        ServerServiceDefinition service = ServerServiceDefinition.builder(method.getServiceName())
-                .addMethod(method, new GrpcFanoutHandler<>(engine, binding, io))
-                .build();
-        Server s = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.grpcPort))
+        NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.grpcPort));
+        for (ServerServiceDefinition.Builder sd : services.values()) {
+            nb.addService(sd.build());
+        }
+        Server s = nb
                 .bossEventLoopGroup(io.group())                                     // shut down by the server
                 .workerEventLoopGroup(new FrontendLoopGroup(io, engine::nextFrontendLoop))
                 .channelType(io.serverChannelClass())
@@ -209,7 +225,6 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
                 .maxInboundMessageSize(b.limits.maxBodySize())
                 .maxInboundMetadataSize(b.limits.maxHeaderSize())
                 .maxConnectionIdle(b.limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .addService(service)
                 .build();
         try {
             return s.start();
@@ -226,11 +241,11 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
      */
     private final class Acceptor extends ChannelInboundHandlerAdapter {
         private final HttpLimits limits;
-        private final HttpBinding<Q, R> binding;
+        private final HttpRouter router;
 
-        Acceptor(Builder<Q, P, R> b) {
+        Acceptor(Builder b) {
             this.limits = b.limits;
-            this.binding = b.binding;
+            this.router = b.routes.build();
         }
 
         @Override
@@ -257,7 +272,7 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
                                     .setMaxInitialLineLength(limits.maxInitialLineLength())
                                     .setMaxHeaderSize(limits.maxHeaderSize())
                                     .setMaxChunkSize(8192), CODEC_PIPELINE_DEPTH),
-                            new HttpFanoutHandler<>(engine, binding, limits, engine.stats()));
+                            new HttpFanoutHandler(engine, router, limits, engine.stats()));
                 }
             });
             EventLoop loop = engine.nextFrontendLoop();
@@ -317,14 +332,19 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         return all;
     }
 
-    /** Starts building a server for {@code service}, served over HTTP by {@code binding}. */
-    public static <Q, P, R> Builder<Q, P, R> builder(FanoutService<Q, P, R> service, HttpBinding<Q, R> binding) {
-        return new Builder<>(service, binding);
+    /** Starts building a server: add backends, then routes or gRPC methods, then {@link Builder#start()}. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** The bound upstream port. */
+    /** The bound HTTP upstream port, or -1 without HTTP routes. */
     public int port() {
-        return ((InetSocketAddress) listener.localAddress()).getPort();
+        return listener == null ? -1 : ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    /** The server's backends, in the order they were added. */
+    public List<Backend<?>> backends() {
+        return backends;
     }
 
     /** The bound gRPC upstream port, or -1 without a gRPC upstream. */
@@ -342,7 +362,7 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         return engine.switchTo(configuration);
     }
 
-    public FanoutEngine<Q, P, R> engine() {
+    public FanoutEngine engine() {
         return engine;
     }
 
@@ -368,7 +388,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         if (adapter != null) {
             adapter.close();
         }
-        listener.close().syncUninterruptibly();
+        if (listener != null) {
+            listener.close().syncUninterruptibly();
+        }
         if (grpcServer != null) {
             grpcServer.shutdownNow(); // ends open calls with CANCELLED / UNAVAILABLE
             try {
@@ -382,8 +404,12 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
             adminListener.close().syncUninterruptibly();
         }
         engine.close();
-        if (closeDriver) {
-            driver.close();
+        for (ShardDriver<?> d : ownedDrivers) {
+            try {
+                d.close();
+            } catch (RuntimeException e) {
+                log.warn("closing driver {} failed", d.describe(), e);
+            }
         }
         if (admin != null) {
             admin.close();
@@ -392,11 +418,11 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
     }
 
     /** Server options; every one has a documented default. Not thread-safe. */
-    public static final class Builder<Q, P, R> {
-        private final FanoutService<Q, P, R> service;
-        private final HttpBinding<Q, R> binding;
-        private ShardDriver driver;
-        private boolean closeDriver;
+    public static final class Builder {
+        private final List<Backend<?>> backends = new ArrayList<>();
+        private final List<ShardDriver<?>> ownedDrivers = new ArrayList<>();
+        private final HttpRouter.Builder routes = new HttpRouter.Builder();
+        private final List<GrpcMethod<?, ?, ?, ?>> grpcMethods = new ArrayList<>();
         private String host = "127.0.0.1";
         private int port = 8080;
         private int adminPort = -1;
@@ -408,59 +434,122 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         private HttpLimits limits = HttpLimits.DEFAULTS;
         private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
         private int grpcPort = -1;
-        private GrpcBinding<Q, R, ?, ?> grpcBinding;
         private TuneSettings tune;
         private List<String> prepare = List.of();
 
-        private Builder(FanoutService<Q, P, R> service, HttpBinding<Q, R> binding) {
-            this.service = Objects.requireNonNull(service, "service");
-            this.binding = Objects.requireNonNull(binding, "binding");
+        private Builder() {}
+
+        /**
+         * Adds a backend: {@code driver} over its own shard list, under {@code name}. The server
+         * closes the driver when it stops.
+         *
+         * @param name unique among this server's backends; used in logs, stats and failure messages
+         * @return the handle services pass to {@link io.doubleface.api.FanoutPlan#call}
+         * @throws IllegalArgumentException if the name is empty or taken
+         */
+        public <C extends Command<?>> Backend<C> backend(String name, ShardDriver<C> driver) {
+            return backend(name, driver, true);
         }
 
-        /** The shards; the server does not close it. */
-        public Builder<Q, P, R> driver(ShardDriver driver) {
-            return driver(driver, false);
+        /**
+         * Adds a backend, as {@link #backend(String, ShardDriver)}; {@code closeOnStop}: whether the
+         * server closes the driver when it stops (pass {@code false} to share one driver).
+         */
+        public <C extends Command<?>> Backend<C> backend(String name, ShardDriver<C> driver, boolean closeOnStop) {
+            Objects.requireNonNull(driver, "driver");
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("backend name: '" + name + "' (expected: non-empty)");
+            }
+            for (Backend<?> b : backends) {
+                if (b.name().equals(name)) {
+                    throw new IllegalArgumentException("backend name: '" + name + "' is taken");
+                }
+            }
+            Backend<C> b = new Backend<>(name, backends.size(), driver, this);
+            backends.add(b);
+            if (closeOnStop) {
+                ownedDrivers.add(driver);
+            }
+            return b;
         }
 
-        /** The shards; {@code closeOnStop}: the server closes the driver when it stops. */
-        public Builder<Q, P, R> driver(ShardDriver driver, boolean closeOnStop) {
-            this.driver = Objects.requireNonNull(driver, "driver");
-            this.closeDriver = closeOnStop;
+        /**
+         * Serves {@code service} on HTTP {@code method} and {@code pattern}: literal segments and
+         * whole-segment variables, e.g. {@code /users/{user}/timeline} (read them with
+         * {@link io.doubleface.api.HttpRequestView#pathParam}). A path no route matches gets
+         * {@code 404}; a path matched only with other methods, {@code 405} with {@code Allow}.
+         *
+         * @throws IllegalArgumentException for a malformed pattern or a route added twice
+         */
+        public <Q, R> Builder route(HttpMethod method, String pattern, FanoutService<Q, ?, R> service,
+                HttpBinding<Q, R> binding) {
+            routes.add(method, pattern, service, binding);
             return this;
         }
 
+        /** {@link #route} with {@code GET}. */
+        public <Q, R> Builder get(String pattern, FanoutService<Q, ?, R> service, HttpBinding<Q, R> binding) {
+            return route(HttpMethod.GET, pattern, service, binding);
+        }
+
+        /** {@link #route} with {@code POST}. */
+        public <Q, R> Builder post(String pattern, FanoutService<Q, ?, R> service, HttpBinding<Q, R> binding) {
+            return route(HttpMethod.POST, pattern, service, binding);
+        }
+
         /** Address to listen on (default {@code 127.0.0.1}). */
-        public Builder<Q, P, R> host(String host) {
+        public Builder host(String host) {
             this.host = Objects.requireNonNull(host, "host");
             return this;
         }
 
         /** Upstream port (default 8080; 0 = any free port). */
-        public Builder<Q, P, R> port(int port) {
+        public Builder port(int port) {
             this.port = checkPort("port", port);
             return this;
         }
 
         /**
-         * Also serves the service over gRPC on {@code port} (0 = any free port), the unary method of
-         * {@code binding}, on the same I/O loops and through the same engine as HTTP (default: no
+         * Starts a gRPC upstream on {@code port} (0 = any free port) serving the methods added with
+         * {@link #grpcMethod}, on the same I/O loops and through the same engine as HTTP (default: no
          * gRPC upstream). Request messages are limited by {@link HttpLimits#maxBodySize()}, headers
          * by {@link HttpLimits#maxHeaderSize()}, idle connections by {@link HttpLimits#idleTimeout()}.
          */
-        public Builder<Q, P, R> grpc(int port, GrpcBinding<Q, R, ?, ?> binding) {
+        public Builder grpc(int port) {
             this.grpcPort = checkPort("grpcPort", port);
-            this.grpcBinding = Objects.requireNonNull(binding, "binding");
+            return this;
+        }
+
+        /** {@link #grpc(int)} and {@link #grpcMethod} in one call. */
+        public <Q, R> Builder grpc(int port, FanoutService<Q, ?, R> service, GrpcBinding<Q, R, ?, ?> binding) {
+            return grpc(port).grpcMethod(service, binding);
+        }
+
+        /**
+         * Serves {@code service} on the unary gRPC method of {@code binding} (methods of several
+         * services of the user's {@code .proto} files may be added; each method once).
+         *
+         * @throws IllegalArgumentException if the method is not unary or was added already
+         */
+        public <Q, R> Builder grpcMethod(FanoutService<Q, ?, R> service, GrpcBinding<Q, R, ?, ?> binding) {
+            GrpcMethod<Q, R, ?, ?> m = GrpcMethod.of(service, binding);
+            for (GrpcMethod<?, ?, ?, ?> o : grpcMethods) {
+                if (o.fullName().equals(m.fullName())) {
+                    throw new IllegalArgumentException("grpc method " + m.fullName() + " added twice");
+                }
+            }
+            grpcMethods.add(m);
             return this;
         }
 
         /** Admin port (default: no admin listener; 0 = any free port). */
-        public Builder<Q, P, R> adminPort(int port) {
+        public Builder adminPort(int port) {
             this.adminPort = port < 0 ? -1 : checkPort("adminPort", port);
             return this;
         }
 
         /** I/O loops (default: the number of CPUs). */
-        public Builder<Q, P, R> ioThreads(int n) {
+        public Builder ioThreads(int n) {
             if (n < 1 || n > 1024) {
                 throw new IllegalArgumentException("ioThreads: " + n + " (expected: 1..1024)");
             }
@@ -469,26 +558,26 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         }
 
         /** Transport of all loops (default {@link LoopGroup.Transport#AUTO}: epoll if available). */
-        public Builder<Q, P, R> transport(LoopGroup.Transport transport) {
+        public Builder transport(LoopGroup.Transport transport) {
             this.transport = Objects.requireNonNull(transport, "transport");
             return this;
         }
 
         /** Initial configuration (default {@code doubleface}); see {@link io.doubleface.model.Configuration}. */
-        public Builder<Q, P, R> configuration(String name) {
+        public Builder configuration(String name) {
             Configuration.parse(name); // fail fast
             this.configuration = name;
             return this;
         }
 
         /** DoubleFace scheduling policy of configurations that name none (default {@code completion-first}). */
-        public Builder<Q, P, R> policy(String policy) {
+        public Builder policy(String policy) {
             this.policy = SchedulingPolicy.create(policy).name();
             return this;
         }
 
         /** Per-request deadline (default {@value #DEFAULT_DEADLINE_MS} ms): later → 504. */
-        public Builder<Q, P, R> deadline(Duration deadline) {
+        public Builder deadline(Duration deadline) {
             if (deadline == null || deadline.toMillis() < 1) {
                 throw new IllegalArgumentException("deadline: " + deadline + " (expected: >= 1 ms)");
             }
@@ -497,13 +586,13 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
         }
 
         /** HTTP limits (default {@link HttpLimits#DEFAULTS}). */
-        public Builder<Q, P, R> limits(HttpLimits limits) {
+        public Builder limits(HttpLimits limits) {
             this.limits = Objects.requireNonNull(limits, "limits");
             return this;
         }
 
         /** Bound of each worker pool's queue (default {@value ModelContext#DEFAULT_QUEUE_LIMIT}); beyond → 503. */
-        public Builder<Q, P, R> queueLimit(int n) {
+        public Builder queueLimit(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("queueLimit: " + n + " (expected: > 0)");
             }
@@ -516,7 +605,7 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
          * server starts in the adapter's initial configuration and the adapter switches from
          * there; {@link #configuration} is ignored. Default: off.
          */
-        public Builder<Q, P, R> adaptive(TuneSettings settings) {
+        public Builder adaptive(TuneSettings settings) {
             this.tune = settings;
             return this;
         }
@@ -525,7 +614,7 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
          * Configurations to build at start, parked, so that switching to them later creates no
          * thread (default: none — a configuration is then built on its first switch).
          */
-        public Builder<Q, P, R> prepare(List<String> configurations) {
+        public Builder prepare(List<String> configurations) {
             for (String c : configurations) {
                 Configuration.parse(c); // fail fast
             }
@@ -546,9 +635,9 @@ public final class FanoutServer<Q, P, R> implements AutoCloseable {
          * @throws IllegalStateException if a port cannot be bound
          * @throws IllegalArgumentException if the configuration does not fit (e.g. too many frontends)
          */
-        public FanoutServer<Q, P, R> start() {
+        public FanoutServer start() {
             try {
-                return new FanoutServer<>(this);
+                return new FanoutServer(this);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while starting", e);

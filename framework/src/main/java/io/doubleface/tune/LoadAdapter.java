@@ -285,7 +285,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * switch creates a thread), switches to the initial one, starts listening to the engine and
      * starts the {@code tune-0} thread.
      */
-    public static LoadAdapter attach(FanoutEngine<?, ?, ?> engine, TuneSettings settings) {
+    public static LoadAdapter attach(FanoutEngine engine, TuneSettings settings) {
         List<String> choices = settings.choices();
         engine.prepare(choices);
         LoadAdapter a = new LoadAdapter(new Switcher() {

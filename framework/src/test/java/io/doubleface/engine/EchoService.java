@@ -1,14 +1,17 @@
 package io.doubleface.engine;
 
 import io.doubleface.api.BadRequestException;
+import io.doubleface.api.Backend;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.HttpBinding;
+import io.doubleface.api.HttpRequestView;
+import io.doubleface.api.Replies;
+import io.doubleface.api.ReplyHandler;
 import io.doubleface.api.ShardRequest;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.List;
 
 /**
@@ -20,32 +23,31 @@ public final class EchoService implements FanoutService<EchoService.Query, Integ
     /** The decoded request. */
     public record Query(long key, int fan) {}
 
+    private static final ReplyHandler<Query, ByteBuf, Integer> LENGTH = (q, call, reply) -> reply.readableBytes();
+
+    private final Backend<ShardRequest> shards;
+
+    public EchoService(Backend<ShardRequest> shards) {
+        this.shards = shards;
+    }
+
     @Override
-    public void plan(Query q, FanoutPlan plan) {
+    public void plan(Query q, FanoutPlan<Query, Integer> plan) {
         for (int s = 0; s < q.fan(); s++) {
-            plan.call(s, ShardRequest.readField(q.key(), 0));
+            plan.call(shards, s, ShardRequest.readField(q.key(), 0), LENGTH);
         }
     }
 
     @Override
-    public Integer onReply(Query q, int call, ByteBuf reply) {
-        return reply.readableBytes();
+    public String merge(Query q, Replies<Integer> replies, FanoutPlan<Query, Integer> next) {
+        return q.key() + ":" + replies.values().stream().mapToInt(Integer::intValue).sum();
     }
 
-    @Override
-    public String merge(Query q, List<Integer> processed) {
-        return q.key() + ":" + processed.stream().mapToInt(Integer::intValue).sum();
-    }
-
-    /** The HTTP binding of {@link EchoService} on {@code /echo}. */
+    /** The HTTP binding of {@link EchoService} (the tests serve it on {@code GET /echo}). */
     public static final class Binding implements HttpBinding<Query, String> {
-        @Override
-        public String path() {
-            return "/echo";
-        }
 
         @Override
-        public Query decode(QueryStringDecoder query) throws BadRequestException {
+        public Query decode(HttpRequestView query) throws BadRequestException {
             long key = number(query, "key", -1);
             int fan = (int) number(query, "fan", 1);
             if (key < 0 || key >= GeneratedShards.RECORDS) {
@@ -54,8 +56,8 @@ public final class EchoService implements FanoutService<EchoService.Query, Integ
             return new Query(key, fan);
         }
 
-        private static long number(QueryStringDecoder query, String name, long dflt) throws BadRequestException {
-            List<String> v = query.parameters().get(name);
+        private static long number(HttpRequestView query, String name, long dflt) throws BadRequestException {
+            List<String> v = query.query().get(name);
             if (v == null || v.isEmpty()) {
                 return dflt;
             }

@@ -5,11 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.api.Backend;
+import io.doubleface.api.FailurePolicy;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
+import io.doubleface.api.Replies;
+import io.doubleface.api.ReplyHandler;
 import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.LoopGroup;
+import io.doubleface.model.Configuration;
+import io.doubleface.model.ThreadingModel;
+import io.doubleface.testing.NoIoDriver;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
@@ -30,6 +37,10 @@ class FanoutExchangeTest {
     private static final int SHARDS = 4;
     private static final long LONG_DEADLINE = TimeUnit.SECONDS.toNanos(30);
 
+    private static final Object OWNER = new Object();
+    private static final Backend<ShardRequest> BACKEND = new Backend<>("b", 0, new NoIoDriver(SHARDS), OWNER);
+    private static final Backend<ShardRequest> FOREIGN = new Backend<>("f", 0, new NoIoDriver(SHARDS), new Object());
+
     private static LoopGroup group;
     private static EventLoop loop;
 
@@ -44,40 +55,92 @@ class FanoutExchangeTest {
         group.close();
     }
 
-    /** A service whose plan is given per test; records onReply and merge calls. */
-    private static final class Service implements FanoutService<String, String, String> {
-        final Consumer<FanoutPlan> planner;
+    /**
+     * A service whose plan (and, optionally, next rounds) is given per test; records reply handler
+     * and merge calls. Merge answers {@code q[r0=…,r1=…]}, with {@code !k} for a call without reply.
+     */
+    private static class Service implements FanoutService<String, String, String> {
+        final Consumer<FanoutPlan<String, String>> planner;
         final List<Integer> replied = new CopyOnWriteArrayList<>();
         final AtomicInteger merges = new AtomicInteger();
+        final List<String> failures = new CopyOnWriteArrayList<>();
         volatile boolean failOnReply;
         volatile boolean failMerge;
+        /** Planner of round {@code merges} (1, 2, …), or none: the merge answers. */
+        volatile java.util.function.BiConsumer<Integer, FanoutPlan<String, String>> nextRound;
+        final StringBuilder earlier = new StringBuilder();
 
-        Service(Consumer<FanoutPlan> planner) {
-            this.planner = planner;
-        }
-
-        @Override
-        public void plan(String request, FanoutPlan plan) {
-            planner.accept(plan);
-        }
-
-        @Override
-        public String onReply(String request, int call, ByteBuf reply) {
+        final ReplyHandler<String, ByteBuf, String> handler = (q, call, reply) -> {
             if (failOnReply) {
                 throw new IllegalStateException("bad reply");
             }
             replied.add(call);
             return "r" + call + "=" + reply.readableBytes();
+        };
+
+        Service(Consumer<FanoutPlan<String, String>> planner) {
+            this.planner = planner;
         }
 
         @Override
-        public String merge(String request, List<String> processed) {
-            merges.incrementAndGet();
+        public void plan(String request, FanoutPlan<String, String> plan) {
+            planner.accept(plan);
+        }
+
+        @Override
+        public String merge(String request, Replies<String> replies, FanoutPlan<String, String> next) {
+            int m = merges.incrementAndGet();
             if (failMerge) {
                 throw new IllegalStateException("cannot merge");
             }
-            return request + "[" + String.join(",", processed) + "]";
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < replies.size(); i++) {
+                b.append(i == 0 ? "" : ",").append(replies.ok(i) ? replies.get(i) : "!" + i);
+                if (!replies.ok(i)) {
+                    failures.add(replies.failure(i).kind() + ":" + replies.failure(i).getMessage());
+                }
+            }
+            if (nextRound != null && m <= 2) {
+                earlier.append("[").append(b).append("]");
+                nextRound.accept(m, next);
+                return next.calls() > 0 ? null : "no calls";
+            }
+            return request + earlier + "[" + b + "]";
         }
+    }
+
+    /** A model that records the rounds the exchange asks it to send. */
+    private static final class RoundRecorder implements ThreadingModel {
+        final List<Integer> sentRounds = new CopyOnWriteArrayList<>();
+
+        @Override
+        public Configuration configuration() {
+            return Configuration.parse("doubleface");
+        }
+
+        @Override
+        public List<EventLoop> frontendLoops() {
+            return List.of(loop);
+        }
+
+        @Override
+        public void execute(FanoutExchange<?, ?, ?> exchange) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void sendRound(FanoutExchange<?, ?, ?> exchange) {
+            sentRounds.add(exchange.round());
+        }
+
+        @Override
+        public void activate() {}
+
+        @Override
+        public void park() {}
+
+        @Override
+        public void close() {}
     }
 
     /** Records every outcome, in order. */
@@ -99,12 +162,18 @@ class FanoutExchangeTest {
         }
     }
 
-    private static Consumer<FanoutPlan> calls(int... shards) {
-        return p -> {
+    private static Service service(int... shards) {
+        Service[] self = new Service[1];
+        self[0] = new Service(p -> {
             for (int s : shards) {
-                p.call(s, ShardRequest.readField(s, 0));
+                p.call(BACKEND, s, ShardRequest.readField(s, 0), self[0].handler);
             }
-        };
+        });
+        return self[0];
+    }
+
+    private static Service noCalls() {
+        return new Service(p -> { });
     }
 
     private static ByteBuf payload(int bytes) {
@@ -112,12 +181,20 @@ class FanoutExchangeTest {
     }
 
     private static FanoutExchange<String, String, String> exchange(Service service, Sink sink, AtomicInteger finished) {
-        return new FanoutExchange<>(service, "q", loop, sink, SHARDS, LONG_DEADLINE, finished::incrementAndGet);
+        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, OWNER, LONG_DEADLINE,
+                finished::incrementAndGet);
+        ex.model(new RoundRecorder());
+        return ex;
+    }
+
+    /** Tag of call {@code call} in round 0. */
+    private static int t(int call) {
+        return call;
     }
 
     @Test
     void replyForEveryCallIsMergedOnceInPlanOrder() {
-        Service service = new Service(calls(2, 0, 1));
+        Service service = service(2, 0, 1);
         Sink sink = new Sink();
         AtomicInteger finished = new AtomicInteger();
         FanoutExchange<String, String, String> ex = exchange(service, sink, finished);
@@ -126,7 +203,7 @@ class FanoutExchangeTest {
         assertEquals(3, ex.calls());
         assertEquals(2, ex.shard(0));
         assertEquals(0, ex.shard(1));
-        assertEquals(ShardRequest.readField(1, 0), ex.request(2));
+        assertEquals(ShardRequest.readField(1, 0), ex.command(2));
         assertEquals(3, ex.outstanding());
 
         ByteBuf p2 = payload(30);
@@ -137,8 +214,8 @@ class FanoutExchangeTest {
         assertEquals(1, ex.outstanding());
         assertFalse(ex.isFinished());
         assertTrue(ex.processReply(1, p1), "the last reply asks for the merge");
-        ex.mergeAndComplete();
-        ex.mergeAndComplete(); // a second merge request is a no-op
+        ex.completeRound();
+        ex.completeRound(); // a second merge request is a no-op
 
         assertEquals(List.of("OK q[r0=10,r1=20,r2=30]"), sink.all());
         assertEquals(1, service.merges.get());
@@ -152,7 +229,7 @@ class FanoutExchangeTest {
 
     @Test
     void processScheduledMergesOnTheLastReply() {
-        Service service = new Service(calls(0, 1));
+        Service service = service(0, 1);
         Sink sink = new Sink();
         FanoutExchange<String, String, String> ex = exchange(service, sink, new AtomicInteger());
         assertTrue(ex.plan());
@@ -164,15 +241,15 @@ class FanoutExchangeTest {
 
     @Test
     void failureAfterSuccessIsIgnored() {
-        Service service = new Service(calls(0));
+        Service service = service(0);
         Sink sink = new Sink();
         AtomicInteger finished = new AtomicInteger();
         FanoutExchange<String, String, String> ex = exchange(service, sink, finished);
         assertTrue(ex.plan());
         assertTrue(ex.processReply(0, payload(5)));
-        ex.mergeAndComplete();
+        ex.completeRound();
 
-        ex.fail(0, new ShardException(ShardException.Kind.UNAVAILABLE, 0, "late failure"));
+        ex.failCall(0, new ShardException(ShardException.Kind.UNAVAILABLE, 0, "late failure"));
         ex.finish(Outcome.TIMEOUT, "late deadline");
 
         assertEquals(List.of("OK q[r0=5]"), sink.all());
@@ -181,19 +258,19 @@ class FanoutExchangeTest {
 
     @Test
     void replyAfterFailureIsReleasedAndDropped() {
-        Service service = new Service(calls(0, 1, 2));
+        Service service = service(0, 1, 2);
         Sink sink = new Sink();
         AtomicInteger finished = new AtomicInteger();
         FanoutExchange<String, String, String> ex = exchange(service, sink, finished);
         assertTrue(ex.plan());
         assertFalse(ex.processReply(0, payload(3)));
 
-        ex.fail(1, new ShardException(ShardException.Kind.UNAVAILABLE, 1, "connection refused"));
+        ex.failCall(1, new ShardException(ShardException.Kind.UNAVAILABLE, 1, "connection refused"));
         ByteBuf late = payload(4);
         assertFalse(ex.processReply(2, late));
-        ex.mergeAndComplete();
+        ex.completeRound();
 
-        assertEquals(List.of("UNAVAILABLE shard 1 unavailable: connection refused"), sink.all());
+        assertEquals(List.of("UNAVAILABLE backend b: shard 1 unavailable: connection refused"), sink.all());
         assertEquals(0, late.refCnt(), "late reply released");
         assertEquals(List.of(0), service.replied, "onReply not run for a reply after the failure");
         assertEquals(0, service.merges.get());
@@ -204,9 +281,9 @@ class FanoutExchangeTest {
     void shardTimeoutAnswers504AndOtherShardFailures503() {
         for (ShardException.Kind kind : ShardException.Kind.values()) {
             Sink sink = new Sink();
-            FanoutExchange<String, String, String> ex = exchange(new Service(calls(0)), sink, new AtomicInteger());
+            FanoutExchange<String, String, String> ex = exchange(service(0), sink, new AtomicInteger());
             assertTrue(ex.plan());
-            ex.fail(0, new ShardException(kind, 0, "x"));
+            ex.failCall(0, new ShardException(kind, 0, "x"));
             Outcome expected = kind == ShardException.Kind.TIMEOUT ? Outcome.TIMEOUT : Outcome.UNAVAILABLE;
             assertTrue(sink.all().get(0).startsWith(expected + " "), kind + ": " + sink.all());
         }
@@ -215,7 +292,7 @@ class FanoutExchangeTest {
     @Test
     void planAddingNoCallsIsAnInternalError() {
         Sink sink = new Sink();
-        FanoutExchange<String, String, String> ex = exchange(new Service(p -> { }), sink, new AtomicInteger());
+        FanoutExchange<String, String, String> ex = exchange(noCalls(), sink, new AtomicInteger());
         assertFalse(ex.plan());
         assertEquals(List.of("INTERNAL_ERROR plan added no shard calls"), sink.all());
         assertTrue(ex.isFinished());
@@ -233,22 +310,39 @@ class FanoutExchangeTest {
     }
 
     @Test
-    void callToAShardOutOfRangeIsRejected() {
-        FanoutExchange<String, String, String> ex = exchange(new Service(p -> { }), new Sink(), new AtomicInteger());
-        assertEquals(SHARDS, ex.shardCount());
-        IllegalArgumentException high = assertThrows(IllegalArgumentException.class,
-                () -> ex.call(SHARDS, ShardRequest.readRecord(1)));
-        assertTrue(high.getMessage().contains("shard: " + SHARDS) && high.getMessage().contains("0.." + (SHARDS - 1)),
-                high.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> ex.call(-1, ShardRequest.readRecord(1)));
-        assertThrows(IllegalArgumentException.class, () -> ex.call(0, null));
-        assertEquals(0, ex.calls(), "rejected calls are not planned");
+    void callToAShardOutOfRangeOrAForeignBackendIsRejected() {
+        List<Throwable> thrown = new CopyOnWriteArrayList<>();
+        Service probe = new Service(p -> {
+            for (Runnable r : List.<Runnable>of(
+                    () -> p.call(BACKEND, SHARDS, ShardRequest.readRecord(1), (q, c, v) -> "x"),
+                    () -> p.call(BACKEND, -1, ShardRequest.readRecord(1), (q, c, v) -> "x"),
+                    () -> p.call(FOREIGN, 0, ShardRequest.readRecord(1), (q, c, v) -> "x"))) {
+                try {
+                    r.run();
+                } catch (IllegalArgumentException e) {
+                    thrown.add(e);
+                }
+            }
+            assertThrows(NullPointerException.class, () -> p.call(BACKEND, 0, (ShardRequest) null, (q, c, v) -> "x"));
+            assertEquals(0, p.calls(), "rejected calls are not planned");
+            p.call(BACKEND, 0, ShardRequest.readRecord(1), (q, c, v) -> "x");
+        });
+        FanoutExchange<String, String, String> ex = exchange(probe, new Sink(), new AtomicInteger());
+        assertTrue(ex.plan());
+        assertEquals(3, thrown.size());
+        assertTrue(thrown.get(0).getMessage().contains("shard: " + SHARDS)
+                && thrown.get(0).getMessage().contains("0.." + (SHARDS - 1)), thrown.get(0).getMessage());
+        assertTrue(thrown.get(2).getMessage().contains("backend 'f' is not one of this server's"),
+                thrown.get(2).getMessage());
+        assertThrows(IllegalStateException.class,
+                () -> ex.call(BACKEND, 0, ShardRequest.readRecord(1), (q, c, v) -> "x"),
+                "the plan cannot be used after plan returned");
     }
 
     @Test
     void planCallingAShardOutOfRangeAnswers500() {
         Sink sink = new Sink();
-        FanoutExchange<String, String, String> ex = exchange(new Service(calls(0, 9)), sink, new AtomicInteger());
+        FanoutExchange<String, String, String> ex = exchange(service(0, 9), sink, new AtomicInteger());
         assertFalse(ex.plan());
         String event = sink.all().get(0);
         assertTrue(event.startsWith("INTERNAL_ERROR") && event.contains("shard: 9"), event);
@@ -256,16 +350,19 @@ class FanoutExchangeTest {
 
     @Test
     void fanoutIsLimited() {
-        FanoutExchange<String, String, String> ex = exchange(new Service(p -> { }), new Sink(), new AtomicInteger());
-        for (int i = 0; i < FanoutExchange.MAX_FANOUT; i++) {
-            assertEquals(i, ex.call(i % SHARDS, ShardRequest.readRecord(i)));
-        }
-        assertThrows(IllegalArgumentException.class, () -> ex.call(0, ShardRequest.readRecord(0)));
+        Service s = new Service(p -> {
+            for (int i = 0; i < FanoutExchange.MAX_FANOUT; i++) {
+                assertEquals(i, p.call(BACKEND, i % SHARDS, ShardRequest.readRecord(i), (q, c, v) -> "x"));
+            }
+            assertThrows(IllegalArgumentException.class,
+                    () -> p.call(BACKEND, 0, ShardRequest.readRecord(0), (q, c, v) -> "x"));
+        });
+        assertTrue(exchange(s, new Sink(), new AtomicInteger()).plan());
     }
 
     @Test
     void onReplyThrowingAnswers500AndReleasesEveryPayload() {
-        Service service = new Service(calls(0, 1));
+        Service service = service(0, 1);
         Sink sink = new Sink();
         FanoutExchange<String, String, String> ex = exchange(service, sink, new AtomicInteger());
         assertTrue(ex.plan());
@@ -282,23 +379,23 @@ class FanoutExchangeTest {
 
     @Test
     void mergeThrowingAnswers500() {
-        Service service = new Service(calls(0));
+        Service service = service(0);
         service.failMerge = true;
         Sink sink = new Sink();
         FanoutExchange<String, String, String> ex = exchange(service, sink, new AtomicInteger());
         assertTrue(ex.plan());
         assertTrue(ex.processReply(0, payload(1)));
-        ex.mergeAndComplete();
+        ex.completeRound();
         assertEquals(1, sink.all().size());
         assertTrue(sink.all().get(0).startsWith("INTERNAL_ERROR merge failed"), sink.all().get(0));
     }
 
     @Test
     void deadlineAnswers504ListingTheMissingReplies() throws Exception {
-        Service service = new Service(calls(0, 1, 2));
+        Service service = service(0, 1, 2);
         Sink sink = new Sink();
         AtomicInteger finished = new AtomicInteger();
-        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, SHARDS,
+        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, OWNER,
                 TimeUnit.MILLISECONDS.toNanos(50), finished::incrementAndGet);
         loop.submit(() -> {
             assertTrue(ex.plan());
@@ -321,18 +418,220 @@ class FanoutExchangeTest {
 
     @Test
     void completionBeforeTheDeadlineIsTheOnlyAnswer() throws Exception {
-        Service service = new Service(calls(0));
+        Service service = service(0);
         Sink sink = new Sink();
-        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, SHARDS,
+        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, OWNER,
                 TimeUnit.MILLISECONDS.toNanos(20), null);
         loop.submit(() -> {
             assertTrue(ex.plan());
             ex.armDeadline();
             assertTrue(ex.processReply(0, payload(1)));
-            ex.mergeAndComplete();
+            ex.completeRound();
         }).get(10, TimeUnit.SECONDS);
         // let a (cancelled) deadline pass: it must not answer a second time
         loop.schedule(() -> { }, 60, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS);
         assertEquals(List.of("OK q[r0=1]"), sink.all());
+    }
+
+    // ---- rounds ------------------------------------------------------------------------------------
+
+    @Test
+    void mergeThatPlansCallsStartsTheNextRoundAndTheLastMergeAnswers() {
+        Service service = service(0, 1);
+        service.nextRound = (m, next) -> next.call(BACKEND, 3, ShardRequest.readField(3, 0), service.handler);
+        Sink sink = new Sink();
+        AtomicInteger finished = new AtomicInteger();
+        FanoutExchange<String, String, String> ex = exchange(service, sink, finished);
+        RoundRecorder model = new RoundRecorder();
+        ex.model(model);
+        assertTrue(ex.plan());
+        assertFalse(ex.processReply(0, payload(1)));
+        assertTrue(ex.processReply(1, payload(2)));
+        ex.completeRound();
+        assertEquals(List.of(1), model.sentRounds, "round 1 sent by the model");
+        assertEquals(1, ex.round());
+        assertEquals(1, ex.calls());
+        assertEquals(3, ex.shard(0));
+        assertEquals((1 << 16), ex.tag(0), "the tag carries the round");
+        ByteBuf stale = payload(9);
+        assertFalse(ex.processReply(1, stale), "a round-0 tag cannot land in round 1");
+        assertEquals(0, stale.refCnt());
+        assertTrue(ex.processReply(ex.tag(0), payload(3)));
+        ex.completeRound();
+        // round 2: the planner adds one more call again
+        assertEquals(List.of(1, 2), model.sentRounds);
+        assertTrue(ex.processReply(ex.tag(0), payload(4)));
+        ex.completeRound();
+        assertEquals(List.of("OK q[r0=1,r1=2][r0=3][r0=4]"), sink.all());
+        assertEquals(1, finished.get());
+    }
+
+    @Test
+    void mergeReturningNothingAndPlanningNothingIsAnInternalError() {
+        Service service = service(0);
+        service.nextRound = (m, next) -> { };
+        Sink sink = new Sink();
+        FanoutExchange<String, String, String> ex = exchange(service, sink, new AtomicInteger());
+        assertTrue(ex.plan());
+        assertTrue(ex.processReply(0, payload(1)));
+        ex.completeRound();
+        // the test service answers "no calls" in that case: a response, so the request completes
+        assertEquals(List.of("OK no calls"), sink.all());
+
+        Service bad = new Service(p -> p.call(BACKEND, 0, ShardRequest.readRecord(0), (q, c, v) -> "x")) {
+            @Override
+            public String merge(String request, Replies<String> replies, FanoutPlan<String, String> next) {
+                return null;
+            }
+        };
+        Sink sink2 = new Sink();
+        FanoutExchange<String, String, String> ex2 = exchange(bad, sink2, new AtomicInteger());
+        assertTrue(ex2.plan());
+        assertTrue(ex2.processReply(0, payload(1)));
+        ex2.completeRound();
+        assertEquals(List.of("INTERNAL_ERROR merge returned no response and planned no further calls"), sink2.all());
+    }
+
+    @Test
+    void mergeReturningAResponseAndPlanningCallsIsAnInternalError() {
+        Service both = new Service(p -> p.call(BACKEND, 0, ShardRequest.readRecord(0), (q, c, v) -> "x")) {
+            @Override
+            public String merge(String request, Replies<String> replies, FanoutPlan<String, String> next) {
+                next.call(BACKEND, 1, ShardRequest.readRecord(0), (q, c, v) -> "y");
+                return "done";
+            }
+        };
+        Sink sink = new Sink();
+        FanoutExchange<String, String, String> ex = exchange(both, sink, new AtomicInteger());
+        assertTrue(ex.plan());
+        assertTrue(ex.processReply(0, payload(1)));
+        ex.completeRound();
+        assertEquals(List.of("INTERNAL_ERROR merge returned a response and also planned further calls"), sink.all());
+    }
+
+    @Test
+    void failedCallInTheSecondRoundFailsTheRequestUnderFailFast() {
+        Service service = service(0);
+        service.nextRound = (m, next) -> next.call(BACKEND, 2, ShardRequest.readField(2, 0), service.handler);
+        Sink sink = new Sink();
+        FanoutExchange<String, String, String> ex = exchange(service, sink, new AtomicInteger());
+        assertTrue(ex.plan());
+        assertTrue(ex.processReply(0, payload(1)));
+        ex.completeRound();
+        assertFalse(ex.failCall(ex.tag(0), new ShardException(ShardException.Kind.TIMEOUT, 2, "no reply within 5 ms")));
+        assertEquals(List.of("TIMEOUT backend b: shard 2 timeout: no reply within 5 ms"), sink.all());
+    }
+
+    // ---- failure policies --------------------------------------------------------------------------
+
+    @Test
+    void bestEffortMergesWhatArrivedAndReportsTheFailures() {
+        Service service = new Service(null);
+        Service s = new Service(p -> {
+            p.failurePolicy(FailurePolicy.bestEffort());
+            for (int i = 0; i < 3; i++) {
+                p.call(BACKEND, i, ShardRequest.readField(i, 0), service.handler);
+            }
+        });
+        Sink sink = new Sink();
+        FanoutExchange<String, String, String> ex = exchange(s, sink, new AtomicInteger());
+        assertTrue(ex.plan());
+        assertFalse(ex.processReply(0, payload(1)));
+        assertFalse(ex.failCall(1, new ShardException(ShardException.Kind.UNAVAILABLE, 1, "connection refused")));
+        assertTrue(ex.processReply(2, payload(3)));
+        ex.completeRound();
+        assertEquals(List.of("OK q[r0=1,!1,r2=3]"), sink.all());
+        assertEquals(List.of("UNAVAILABLE:shard 1 unavailable: connection refused"), s.failures);
+    }
+
+    @Test
+    void quorumFailsARoundWithTooFewReplies() {
+        Service h = new Service(null);
+        Service s = new Service(p -> {
+            p.failurePolicy(FailurePolicy.quorum(2));
+            for (int i = 0; i < 3; i++) {
+                p.call(BACKEND, i, ShardRequest.readField(i, 0), h.handler);
+            }
+        });
+        Sink sink = new Sink();
+        FanoutExchange<String, String, String> ex = exchange(s, sink, new AtomicInteger());
+        assertTrue(ex.plan());
+        assertFalse(ex.failCall(0, new ShardException(ShardException.Kind.UNAVAILABLE, 0, "down")));
+        assertFalse(ex.processReply(1, payload(1)));
+        assertTrue(ex.failCall(2, new ShardException(ShardException.Kind.SHARD_ERROR, 2, "WRONGTYPE")));
+        ex.completeRound();
+        assertEquals(List.of("UNAVAILABLE only 1 of 3 shard calls answered (quorum: 2); first failure: backend b: "
+                + "shard 0 unavailable: down"), sink.all());
+        assertEquals(0, s.merges.get());
+
+        Sink ok = new Sink();
+        FanoutExchange<String, String, String> ex2 = exchange(s, ok, new AtomicInteger());
+        assertTrue(ex2.plan());
+        assertFalse(ex2.failCall(0, new ShardException(ShardException.Kind.UNAVAILABLE, 0, "down")));
+        assertFalse(ex2.processReply(1, payload(1)));
+        assertTrue(ex2.processReply(2, payload(2)));
+        ex2.completeRound();
+        assertEquals(List.of("OK q[!0,r1=1,r2=2]"), ok.all());
+    }
+
+    @Test
+    void optionalCallFailsAloneUnderFailFast() {
+        Service h = new Service(null);
+        Service s = new Service(p -> {
+            p.call(BACKEND, 0, ShardRequest.readField(0, 0), h.handler);
+            p.optional(p.call(BACKEND, 1, ShardRequest.readField(1, 0), h.handler));
+        });
+        Sink sink = new Sink();
+        FanoutExchange<String, String, String> ex = exchange(s, sink, new AtomicInteger());
+        assertTrue(ex.plan());
+        assertFalse(ex.failCall(1, new ShardException(ShardException.Kind.TIMEOUT, 1, "slow")));
+        assertTrue(ex.processReply(0, payload(4)));
+        ex.completeRound();
+        assertEquals(List.of("OK q[r0=4,!1]"), sink.all());
+        assertEquals(List.of("TIMEOUT:shard 1 timeout: slow"), s.failures);
+    }
+
+    @Test
+    void bestEffortMergesAtTheDeadlineWithTheLateCallsReported() throws Exception {
+        Service h = new Service(null);
+        Service s = new Service(p -> {
+            p.failurePolicy(FailurePolicy.bestEffort());
+            p.call(BACKEND, 0, ShardRequest.readField(0, 0), h.handler);
+            p.call(BACKEND, 1, ShardRequest.readField(1, 0), h.handler);
+        });
+        Sink sink = new Sink();
+        FanoutExchange<String, String, String> ex = new FanoutExchange<>(s, "q", loop, sink, OWNER,
+                TimeUnit.MILLISECONDS.toNanos(40), null);
+        ex.model(new RoundRecorder());
+        loop.submit(() -> {
+            assertTrue(ex.plan());
+            ex.armDeadline();
+            assertFalse(ex.processReply(0, payload(6)));
+        }).get(10, TimeUnit.SECONDS);
+        assertEquals("OK q[r0=6,!1]", sink.events.poll(10, TimeUnit.SECONDS));
+        assertEquals(List.of("TIMEOUT:shard 1 timeout: no reply by the request deadline of 40 ms"), s.failures);
+        ByteBuf late = payload(2);
+        assertFalse(loop.submit(() -> ex.processReply(1, late)).get(10, TimeUnit.SECONDS));
+        assertEquals(0, late.refCnt(), "a reply after the deadline merge is released");
+    }
+
+    @Test
+    void deadlineInsideTheSecondRoundAnswers504NamingTheRound() throws Exception {
+        Service service = service(0);
+        service.nextRound = (m, next) -> next.call(BACKEND, 1, ShardRequest.readField(1, 0), service.handler);
+        Sink sink = new Sink();
+        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, OWNER,
+                TimeUnit.MILLISECONDS.toNanos(60), null);
+        RoundRecorder model = new RoundRecorder();
+        ex.model(model);
+        loop.submit(() -> {
+            assertTrue(ex.plan());
+            ex.armDeadline();
+            assertTrue(ex.processReply(0, payload(1)));
+            ex.completeRound();
+        }).get(10, TimeUnit.SECONDS);
+        assertEquals(List.of(1), model.sentRounds);
+        assertEquals("TIMEOUT deadline of 60 ms exceeded with 1 of 1 shard replies missing (round 1)",
+                sink.events.poll(10, TimeUnit.SECONDS));
     }
 }

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Test controls: {@link #reverseNext(int)} holds the next {@code n} calls and answers them in
  * reverse order (so requests complete out of order); {@link #failShard} makes one shard fail.
  */
-public final class GeneratedShards implements ShardDriver {
+public final class GeneratedShards implements ShardDriver<ShardRequest> {
 
     /** Keys in the dataset: {@value}. */
     public static final long RECORDS = 1000;
@@ -77,8 +77,8 @@ public final class GeneratedShards implements ShardDriver {
     }
 
     @Override
-    public LoopClient openOn(EventLoop loop) {
-        LoopClient c = new LoopClient() {
+    public LoopClient<ShardRequest> openOn(EventLoop loop) {
+        LoopClient<ShardRequest> c = new LoopClient<>() {
             @Override
             public EventLoop loop() {
                 return loop;
@@ -127,8 +127,8 @@ public final class GeneratedShards implements ShardDriver {
     }
 
     @Override
-    public BlockingClient openBlocking() {
-        return new BlockingClient() {
+    public BlockingClient<ShardRequest> openBlocking() {
+        return new BlockingClient<>() {
             @Override
             public ByteBuf call(int shard, ShardRequest request, long timeoutNanos) throws ShardException {
                 awaitTurn(shard);
@@ -143,11 +143,11 @@ public final class GeneratedShards implements ShardDriver {
             }
 
             @Override
-            public void callAll(int[] shardIds, ShardRequest[] requests, long timeoutNanos, Sink sink) {
+            public void callAll(int[] shardIds, java.util.List<ShardRequest> requests, long timeoutNanos, Sink sink) {
                 for (int i = 0; i < shardIds.length; i++) {
                     ByteBuf r;
                     try {
-                        r = call(shardIds[i], requests[i], timeoutNanos);
+                        r = call(shardIds[i], requests.get(i), timeoutNanos);
                     } catch (ShardException e) {
                         sink.onFailure(i, e);
                         continue;

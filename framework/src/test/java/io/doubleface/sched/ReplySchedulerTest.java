@@ -69,7 +69,8 @@ class ReplySchedulerTest {
         }
 
         @Override
-        protected void processScheduled(int call, ByteBuf payload) {
+        protected void processScheduled(int call, Object value) {
+            ByteBuf payload = (ByteBuf) value;
             rec.log.add(name + ":" + call);
             payloads.add(payload);
             assertEquals(1, payload.refCnt(), "payload handed over once, unreleased");
@@ -146,7 +147,7 @@ class ReplySchedulerTest {
         Owner late = new Owner("late", 1, rec);
         Owner first = new Owner("first", 2, rec) {
             @Override
-            protected void processScheduled(int call, ByteBuf payload) {
+            protected void processScheduled(int call, Object payload) {
                 super.processScheduled(call, payload);
                 if (call == 0) {
                     s.enqueue(late, 0, Unpooled.buffer(1)); // e.g. a synchronous failure path

@@ -23,12 +23,12 @@ class TestOwner extends ReplyOwner {
     }
 
     @Override
-    protected void processScheduled(int call, ByteBuf payload) {
+    protected void processScheduled(int call, Object payload) {
         processed.add(call);
         threads.add(Thread.currentThread());
         outstanding--;
         if (payload != null) {
-            payload.release();
+            ((ByteBuf) payload).release();
         }
     }
 

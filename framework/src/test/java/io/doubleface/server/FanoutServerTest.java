@@ -41,13 +41,14 @@ class FanoutServerTest {
     private static final int FIELD_REPLY = Records.replySize(ShardRequest.readField(0, 0));
 
     private static GeneratedShards driver;
-    private static FanoutServer<EchoService.Query, Integer, String> server;
+    private static FanoutServer server;
 
     @BeforeAll
     static void start() {
         driver = new GeneratedShards(4);
-        server = FanoutServer.builder(new EchoService(), new EchoService.Binding())
-                .driver(driver)
+        FanoutServer.Builder b = FanoutServer.builder();
+        b.get("/echo", new EchoService(b.backend("echo", driver, false)), new EchoService.Binding());
+        server = b
                 .port(0)
                 .ioThreads(2)
                 .configuration("doubleface")
@@ -115,7 +116,7 @@ class FanoutServerTest {
                 c.send(get("/echo?key=3&fan=2"));
                 Response failed = c.read();
                 assertEquals(503, failed.status(), config);
-                assertEquals("shard 1 unavailable: down", failed.body(), config);
+                assertEquals("backend echo: shard 1 unavailable: down", failed.body(), config);
                 driver.failShard(-1);
                 c.send(get("/echo?key=3&fan=2"));
                 assertEquals(200, c.read().status(), config);

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.api.Backend;
+import io.doubleface.api.ShardRequest;
 import io.doubleface.engine.EchoService;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.GeneratedShards;
@@ -12,6 +14,8 @@ import io.doubleface.engine.RequestStats;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.ModelContext;
 import io.doubleface.server.internal.HttpFanoutHandler;
+import io.doubleface.server.internal.HttpRouter;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -47,13 +51,18 @@ class HttpFanoutHandlerTest {
     private static final HttpLimits LIMITS = new HttpLimits(64, 128, 16, 8, Duration.ofSeconds(60));
 
     private static LoopGroup io;
-    private static FanoutEngine<EchoService.Query, Integer, String> engine;
+    private static FanoutEngine engine;
+    private static HttpRouter router;
 
     @BeforeAll
     static void start() {
         io = new LoopGroup("hfh", 1, LoopGroup.Transport.AUTO);
-        ModelContext ctx = new ModelContext(io, new GeneratedShards(2), "completion-first", 100);
-        engine = new FanoutEngine<>(new EchoService(), ctx, "thread-2", TimeUnit.SECONDS.toNanos(5));
+        Object owner = new Object();
+        Backend<ShardRequest> backend = new Backend<>("echo", 0, new GeneratedShards(2), owner);
+        ModelContext ctx = new ModelContext(io, List.of(backend), "completion-first", 100);
+        engine = new FanoutEngine(ctx, owner, "thread-2", TimeUnit.SECONDS.toNanos(5));
+        router = new HttpRouter.Builder().add(HttpMethod.GET, "/echo", new EchoService(backend), new EchoService.Binding())
+                .build();
     }
 
     @AfterAll
@@ -71,7 +80,7 @@ class HttpFanoutHandlerTest {
                         .setMaxInitialLineLength(LIMITS.maxInitialLineLength())
                         .setMaxHeaderSize(LIMITS.maxHeaderSize())
                         .setMaxChunkSize(8192)),
-                new HttpFanoutHandler<>(engine, new EchoService.Binding(), LIMITS, stats));
+                new HttpFanoutHandler(engine, router, LIMITS, stats));
     }
 
     private record Response(int status, String body, String connection, String allow, long contentLength) {}

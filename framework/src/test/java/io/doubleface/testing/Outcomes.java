@@ -39,7 +39,8 @@ public class Outcomes implements ReplyListener {
     }
 
     @Override
-    public void onReply(int tag, ByteBuf reply) {
+    public void onReply(int tag, Object value) {
+        ByteBuf reply = (ByteBuf) value;
         try {
             replies[tag] = ByteBufUtil.getBytes(reply);
         } finally {

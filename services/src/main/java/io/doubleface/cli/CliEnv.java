@@ -27,7 +27,7 @@ record CliEnv(PrintWriter out, PrintWriter err, StopSignal stop, Listener listen
         default void mongoLeafStarted(MongoLeafServer leaf) {}
 
         /** A mid-tier is listening. */
-        default void serving(FanoutServer<?, ?, ?> server) {}
+        default void serving(FanoutServer server) {}
     }
 
     /** The process's stdout and stderr; long-running commands stop on SIGINT/SIGTERM. */

@@ -227,14 +227,15 @@ final class DemoCommand implements Callable<Integer> {
         System.setProperty("java.awt.headless", "true");
 
         KvLeafServer leaf = null;
-        FanoutServer<YcsbQuery, byte[], YcsbService.Result> server = null;
+        FanoutServer server = null;
         try {
-            YcsbService service = new YcsbService(records, YcsbService.DEFAULT_SCAN_RECORDS, 0);
+            YcsbService service;
             try {
                 leaf = KvLeafServer.builder().shards(shards).basePort(0).records(records).transport(transport).start();
-                server = FanoutServer.builder(service, new YcsbBinding(shards, records))
-                        .driver(new KvDriver(leaf.addresses()), true) // closed by the server
-                        .port(0).ioThreads(ioThreads).transport(transport)
+                FanoutServer.Builder b = FanoutServer.builder();
+                service = YcsbService.install(b, new KvDriver(leaf.addresses()), records,
+                        YcsbService.DEFAULT_SCAN_RECORDS, 0, false);
+                server = b.port(0).ioThreads(ioThreads).transport(transport)
                         .deadline(Duration.ofSeconds(DEADLINE_SECONDS))
                         .configuration(configs.names().get(0)).start();
             } catch (IllegalArgumentException e) {
@@ -248,7 +249,7 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private int run(YcsbService service, KvLeafServer leaf, FanoutServer<YcsbQuery, byte[], YcsbService.Result> server,
+    private int run(YcsbService service, KvLeafServer leaf, FanoutServer server,
             ZonedDateTime started) throws InterruptedException {
         PrintWriter o = env.out();
         URI base = URI.create("http://127.0.0.1:" + server.port());
@@ -379,7 +380,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** Phase 1: the same queries under every configuration, every body checked. */
-    private boolean checkCorrectness(YcsbService service, FanoutServer<?, ?, ?> server, URI base, List<String> names)
+    private boolean checkCorrectness(YcsbService service, FanoutServer server, URI base, List<String> names)
             throws InterruptedException {
         PrintWriter o = env.out();
         List<String> paths = new ArrayList<>(checkRequests);
@@ -436,7 +437,7 @@ final class DemoCommand implements Callable<Integer> {
      * Runs {@code b} and sets {@code counters} to the mid-tier's counter deltas from the end of the
      * warm-up (a snapshot taken {@code warmup} after the start) to the end of the run.
      */
-    private LoadResult measure(FanoutServer<?, ?, ?> server, LoadGenerator.Builder b,
+    private LoadResult measure(FanoutServer server, LoadGenerator.Builder b,
             AtomicReference<DemoRow.Counters> counters) throws InterruptedException {
         LoadGenerator g = b.build();
         AtomicReference<Snapshot> atStart = new AtomicReference<>();
@@ -466,7 +467,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /** The mid-tier's loop counters and every thread's context switches at one moment. */
     private record Snapshot(MidTierCounters counters, ThreadSwitches threads) {
-        static Snapshot of(FanoutServer<?, ?, ?> server) {
+        static Snapshot of(FanoutServer server) {
             return new Snapshot(MidTierCounters.of(server), ThreadSwitches.snapshot());
         }
     }
@@ -475,7 +476,7 @@ final class DemoCommand implements Callable<Integer> {
      * Thread-group names of the mid-tier, as {@link MidTierCounters} counts them: its loops (I/O
      * loops, the models' own loop groups) and the models' worker pools.
      */
-    private static Set<String> midTierThreadGroups(FanoutServer<?, ?, ?> server) {
+    private static Set<String> midTierThreadGroups(FanoutServer server) {
         Set<String> names = new HashSet<>(WORKER_POOLS);
         names.add(server.ioLoops().name());
         for (ThreadingModel m : server.engine().models()) {

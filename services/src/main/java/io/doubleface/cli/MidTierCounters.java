@@ -36,7 +36,7 @@ record MidTierCounters(long iterations, long events, long contextSwitches) {
     private static final String VIRTUAL_THREAD_CARRIERS = "ForkJoinPool-";
 
     /** Reads the counters now. Takes a few hundred microseconds ({@code /proc}). */
-    static MidTierCounters of(FanoutServer<?, ?, ?> server) {
+    static MidTierCounters of(FanoutServer server) {
         List<LoopGroup> groups = new ArrayList<>();
         groups.add(server.ioLoops());
         for (ThreadingModel m : server.engine().models()) {

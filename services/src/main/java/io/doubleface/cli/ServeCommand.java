@@ -1,5 +1,6 @@
 package io.doubleface.cli;
 
+import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.driver.ShardDrivers;
@@ -293,22 +294,20 @@ final class ServeCommand {
                         "--profile applies only to --config adaptive, adaptive-window or fm");
             }
             KvLeafServer leaf = null;
-            FanoutServer<YcsbQuery, byte[], YcsbService.Result> server = null;
+            FanoutServer server = null;
             try {
-                YcsbService service = new YcsbService(records, scanRecords, replyWorkMicros * 1000);
-                ShardDriver driver;
+                ShardDriver<ShardRequest> driver;
                 if (shards == null) {
                     // the embedded default: loopback only, whatever --host says; nobody else needs the shards
                     leaf = KvLeafServer.builder().shards(embeddedShards).basePort(0).records(records)
                             .transport(transport).start();
                     driver = new KvDriver(leaf.addresses());
                 } else {
-                    driver = ShardDrivers.open(shards, DriverSettings.DEFAULT.withRecords(records));
+                    driver = recordDriver(ShardDrivers.open(shards, DriverSettings.DEFAULT.withRecords(records)));
                 }
-                FanoutServer.Builder<YcsbQuery, byte[], YcsbService.Result> b = FanoutServer
-                        .builder(service, new YcsbBinding(driver.shardCount(), records))
-                        .driver(driver, true) // closed by the server
-                        .host(host).port(port).adminPort(adminPort)
+                FanoutServer.Builder b = FanoutServer.builder();
+                YcsbService.install(b, driver, records, scanRecords, replyWorkMicros * 1000, grpcPort != null);
+                b.host(host).port(port).adminPort(adminPort)
                         .transport(transport).policy(policy).deadline(deadline)
                         .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
                                 HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout));
@@ -316,7 +315,7 @@ final class ServeCommand {
                     b.ioThreads(ioThreads);
                 }
                 if (grpcPort != null) {
-                    b.grpc(grpcPort, new YcsbGrpcBinding(driver.shardCount(), records));
+                    b.grpc(grpcPort);
                 }
                 if (prepare != null) {
                     b.prepare(prepare.names());
@@ -340,7 +339,13 @@ final class ServeCommand {
             return DoubleFaceCli.EXIT_OK;
         }
 
-        private void printBanner(PrintWriter out, FanoutServer<?, ?, ?> server, KvLeafServer leaf, String profileSource) {
+        /** The record-command driver of a shard URI (every provider of this release runs {@link ShardRequest}). */
+        @SuppressWarnings("unchecked")
+        private static ShardDriver<ShardRequest> recordDriver(ShardDriver<?> d) {
+            return (ShardDriver<ShardRequest>) d;
+        }
+
+        private void printBanner(PrintWriter out, FanoutServer server, KvLeafServer leaf, String profileSource) {
             String h = Hosts.forUrl(host);
             String base = "http://" + h + ":" + server.port();
             out.println("doubleface serve ycsb " + VersionProvider.version() + ": listening on " + base
@@ -349,7 +354,7 @@ final class ServeCommand {
             if (server.grpcPort() >= 0) {
                 String grpc = "grpc://" + h + ":" + server.grpcPort();
                 out.println("  grpc     " + grpc + " doubleface.ycsb.v1.FanoutService/Query   try: doubleface call " + grpc
-                        + " --fanout " + Math.min(YcsbBinding.DEFAULT_FANOUT, server.engine().context().driver().shardCount())
+                        + " --fanout " + Math.min(YcsbBinding.DEFAULT_FANOUT, server.backends().get(0).shardCount())
                         + " --size small --key 42");
             }
             out.println("  config   " + server.engine().active().name() + " (policy " + policy + ", deadline "
@@ -364,11 +369,11 @@ final class ServeCommand {
             if (leaf != null) {
                 out.println("  shards   embedded KV leaf: " + Hosts.describe(leaf));
             } else {
-                out.println("  shards   " + shards + " (" + server.engine().context().driver().shardCount()
+                out.println("  shards   " + shards + " (" + server.backends().get(0).shardCount()
                         + " shards, " + records + " records each)");
             }
             out.println("  query    curl '" + base + "/query?fanout=" + Math.min(YcsbBinding.DEFAULT_FANOUT,
-                    server.engine().context().driver().shardCount()) + "&size=small&key=42'");
+                    server.backends().get(0).shardCount()) + "&size=small&key=42'");
             if (server.adminPort() >= 0) {
                 String admin = "http://" + h + ":" + server.adminPort();
                 out.println("  admin    " + admin + "/admin/config   " + admin + "/admin/stats   " + admin + "/metrics");

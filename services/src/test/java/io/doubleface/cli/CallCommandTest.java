@@ -45,7 +45,7 @@ class CallCommandTest {
         CompletableFuture<Integer> serveExit = serve.start("serve", "ycsb", "--port", "0", "--grpc-port", "0",
                 "--admin-port", "-1", "--shards", shards, "--records", "300", "--io-threads", "2");
         try {
-            FanoutServer<?, ?, ?> server = serve.server.get(30, TimeUnit.SECONDS);
+            FanoutServer server = serve.server.get(30, TimeUnit.SECONDS);
             String grpc = "grpc://127.0.0.1:" + server.grpcPort();
             assertTrue(serve.out().contains("  grpc     " + grpc + " doubleface.ycsb.v1.FanoutService/Query"),
                     serve.out());

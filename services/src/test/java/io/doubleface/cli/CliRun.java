@@ -16,7 +16,7 @@ final class CliRun {
     final StringWriter out = new StringWriter();
     final StringWriter err = new StringWriter();
     final StopSignal stop = StopSignal.manual();
-    final CompletableFuture<FanoutServer<?, ?, ?>> server = new CompletableFuture<>();
+    final CompletableFuture<FanoutServer> server = new CompletableFuture<>();
     final CompletableFuture<KvLeafServer> leaf = new CompletableFuture<>();
     final CliEnv env = new CliEnv(new PrintWriter(out, true), new PrintWriter(err, true), stop, new CliEnv.Listener() {
         @Override
@@ -25,7 +25,7 @@ final class CliRun {
         }
 
         @Override
-        public void serving(FanoutServer<?, ?, ?> s) {
+        public void serving(FanoutServer s) {
             server.complete(s);
         }
     });

@@ -53,7 +53,7 @@ class LoadCommandTest {
         CliRun serve = new CliRun();
         CompletableFuture<Integer> exit = serve.start("serve", "ycsb", "--port", "0", "--admin-port", "0",
                 "--embedded-shards", "2", "--records", "100", "--io-threads", "1");
-        FanoutServer<?, ?, ?> server = serve.server.get(30, TimeUnit.SECONDS);
+        FanoutServer server = serve.server.get(30, TimeUnit.SECONDS);
         try {
             CliRun r = new CliRun();
             assertEquals(0, r.run("load", "--target", "http://127.0.0.1:" + server.port(), "--mix",

@@ -18,7 +18,7 @@ class LoadGrpcCommandTest {
         CliRun serve = new CliRun();
         CompletableFuture<Integer> exit = serve.start("serve", "ycsb", "--port", "0", "--grpc-port", "0",
                 "--admin-port", "-1", "--embedded-shards", "2", "--records", "100", "--io-threads", "1");
-        FanoutServer<?, ?, ?> server = serve.server.get(30, TimeUnit.SECONDS);
+        FanoutServer server = serve.server.get(30, TimeUnit.SECONDS);
         String target = "grpc://127.0.0.1:" + server.grpcPort();
         try {
             CliRun r = new CliRun();

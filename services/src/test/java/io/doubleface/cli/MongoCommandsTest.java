@@ -37,7 +37,7 @@ class MongoCommandsTest {
         final StringWriter err = new StringWriter();
         final StopSignal stop = StopSignal.manual();
         final CompletableFuture<MongoLeafServer> leaf = new CompletableFuture<>();
-        final CompletableFuture<FanoutServer<?, ?, ?>> server = new CompletableFuture<>();
+        final CompletableFuture<FanoutServer> server = new CompletableFuture<>();
         final CliEnv env = new CliEnv(new PrintWriter(out, true), new PrintWriter(err, true), stop, new CliEnv.Listener() {
             @Override
             public void mongoLeafStarted(MongoLeafServer l) {
@@ -45,7 +45,7 @@ class MongoCommandsTest {
             }
 
             @Override
-            public void serving(FanoutServer<?, ?, ?> s) {
+            public void serving(FanoutServer s) {
                 server.complete(s);
             }
         });
@@ -122,7 +122,7 @@ class MongoCommandsTest {
             CompletableFuture<Integer> exit = serve.start("serve", "ycsb", "--port", "0", "--admin-port", "-1",
                     "--shards", uri + "," + "127.0.0.1:" + bare.getLocalAddress().getPort(), "--records", "30",
                     "--io-threads", "1");
-            FanoutServer<?, ?, ?> server = serve.server.get(60, TimeUnit.SECONDS);
+            FanoutServer server = serve.server.get(60, TimeUnit.SECONDS);
             try {
                 HttpResponse<String> q = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + server.port() + "/query?fanout=2&size=large&key=25")).build(),

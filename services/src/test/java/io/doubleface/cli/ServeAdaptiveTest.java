@@ -37,7 +37,7 @@ class ServeAdaptiveTest {
                 .build().write(file);
         CliRun r = new CliRun();
         CompletableFuture<Integer> exit = r.start(args("--config", "adaptive", "--profile", file.toString()));
-        FanoutServer<?, ?, ?> server = r.server.get(30, TimeUnit.SECONDS);
+        FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         try {
             assertNotNull(server.adapter());
             assertEquals("adb-1n-4w-4r", server.engine().active().name());
@@ -53,7 +53,7 @@ class ServeAdaptiveTest {
         CliRun r = new CliRun();
         CompletableFuture<Integer> exit = r.start(args("--config", "fm", "--profile", "none", "--tune-candidates",
                 "doubleface,sip"));
-        FanoutServer<?, ?, ?> server = r.server.get(30, TimeUnit.SECONDS);
+        FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         try {
             assertEquals("doubleface", server.engine().active().name());
             assertTrue(r.out().contains("adapter  fm, detector window-5ms, no profile: exploring from doubleface over "
@@ -67,7 +67,7 @@ class ServeAdaptiveTest {
     void staticConfigurationHasNoAdapterAndPreparesWhatItIsTold() throws Exception {
         CliRun r = new CliRun();
         CompletableFuture<Integer> exit = r.start(args("--config", "sdb-1n-8w", "--prepare", "sip,adb"));
-        FanoutServer<?, ?, ?> server = r.server.get(30, TimeUnit.SECONDS);
+        FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         try {
             assertNull(server.adapter());
             assertEquals("sdb-1n-8w", server.engine().active().name());

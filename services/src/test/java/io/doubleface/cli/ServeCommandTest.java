@@ -35,7 +35,7 @@ class ServeCommandTest {
         CliRun r = new CliRun();
         CompletableFuture<Integer> exit = r.start("serve", "ycsb", "--port", "0", "--admin-port", "0",
                 "--embedded-shards", "4", "--records", "100", "--io-threads", "2", "--config", "type1-4");
-        FanoutServer<?, ?, ?> server = r.server.get(30, TimeUnit.SECONDS);
+        FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         URI base = URI.create("http://127.0.0.1:" + server.port());
         URI admin = URI.create("http://127.0.0.1:" + server.adminPort());
         try {
@@ -71,7 +71,7 @@ class ServeCommandTest {
             CliRun r = new CliRun();
             CompletableFuture<Integer> exit = r.start("serve", "ycsb", "--port", "0", "--admin-port", "-1",
                     "--shards", leaf.uri(), "--records", "50", "--io-threads", "1");
-            FanoutServer<?, ?, ?> server = r.server.get(30, TimeUnit.SECONDS);
+            FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
             try {
                 assertEquals(-1, server.adminPort());
                 HttpResponse<String> q = send(HttpRequest.newBuilder(

@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Threading: thread-safe. {@link #close} shuts the channels and the loop group down.
  */
-final class GrpcBlockingClient implements BlockingClient {
+final class GrpcBlockingClient implements BlockingClient<ShardRequest> {
 
     /** Loops of the blocking client's group: {@value}. */
     static final int LOOPS = 2;
@@ -99,9 +99,9 @@ final class GrpcBlockingClient implements BlockingClient {
     }
 
     @Override
-    public void callAll(int[] shards, ShardRequest[] requests, long timeoutNanos, Sink sink) {
-        if (shards.length != requests.length) {
-            throw new IllegalArgumentException("shards: " + shards.length + ", requests: " + requests.length
+    public void callAll(int[] shards, java.util.List<ShardRequest> requests, long timeoutNanos, Sink sink) {
+        if (shards.length != requests.size()) {
+            throw new IllegalArgumentException("shards: " + shards.length + ", requests: " + requests.size()
                     + " (expected: as many)");
         }
         if (timeoutNanos <= 0) {
@@ -119,7 +119,7 @@ final class GrpcBlockingClient implements BlockingClient {
             int index = i;
             try {
                 Objects.checkIndex(shards[i], channels.length);
-                calls[i] = KvCalls.start(channel(shards[i]), options, requests[i], new ClientCall.Listener<>() {
+                calls[i] = KvCalls.start(channel(shards[i]), options, requests.get(i), new ClientCall.Listener<>() {
                     private Reply reply;
 
                     @Override

@@ -1,5 +1,6 @@
 package io.doubleface.grpc;
 
+import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
@@ -49,7 +50,7 @@ import org.slf4j.LoggerFactory;
  * thread-safe. The driver closes every client it opened in {@link #close()}; it never shuts down
  * an event loop it was given.
  */
-public final class GrpcDriver implements ShardDriver {
+public final class GrpcDriver implements ShardDriver<ShardRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(GrpcDriver.class);
 
@@ -160,7 +161,7 @@ public final class GrpcDriver implements ShardDriver {
      * of a {@link io.doubleface.loop.LoopGroup}).
      */
     @Override
-    public LoopClient openOn(EventLoop loop) {
+    public LoopClient<ShardRequest> openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
         GrpcLoopClient c = new GrpcLoopClient(this, loop, socketChannelClass(loop));
@@ -173,7 +174,7 @@ public final class GrpcDriver implements ShardDriver {
     }
 
     @Override
-    public BlockingClient openBlocking() {
+    public BlockingClient<ShardRequest> openBlocking() {
         requireOpen();
         GrpcBlockingClient c = new GrpcBlockingClient(this);
         blockingClients.add(c);

@@ -20,7 +20,7 @@ public final class GrpcDriverProvider implements ShardDriverProvider {
     }
 
     @Override
-    public ShardDriver open(String uri, DriverSettings settings) {
+    public ShardDriver<?> open(String uri, DriverSettings settings) {
         return new GrpcDriver(GrpcDriver.parse(uri), settings);
     }
 

@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * when called from another thread. {@link #close} may be called from any thread (it hops to the
  * loop). No locks.
  */
-final class GrpcLoopClient implements LoopClient {
+final class GrpcLoopClient implements LoopClient<ShardRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(GrpcLoopClient.class);
 

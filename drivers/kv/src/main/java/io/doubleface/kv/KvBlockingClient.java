@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * thread uses meanwhile. {@link #close} may be called from any thread; it also closes borrowed
  * connections, so threads blocked in a call return at once with {@code CLOSED}.
  */
-final class KvBlockingClient implements BlockingClient {
+final class KvBlockingClient implements BlockingClient<ShardRequest> {
 
     /** A blocking connection; used by one thread at a time. */
     private static final class Conn {
@@ -109,13 +109,13 @@ final class KvBlockingClient implements BlockingClient {
     }
 
     @Override
-    public void callAll(int[] shards, ShardRequest[] requests, long timeoutNanos, Sink sink) {
-        if (shards.length != requests.length) {
-            throw new IllegalArgumentException("shards: " + shards.length + " entries, requests: " + requests.length
+    public void callAll(int[] shards, java.util.List<ShardRequest> requests, long timeoutNanos, Sink sink) {
+        if (shards.length != requests.size()) {
+            throw new IllegalArgumentException("shards: " + shards.length + " entries, requests: " + requests.size()
                     + " (expected: the same)");
         }
         for (int i = 0; i < shards.length; i++) {
-            check(shards[i], requests[i], timeoutNanos);
+            check(shards[i], requests.get(i), timeoutNanos);
         }
         long deadline = System.nanoTime() + timeoutNanos;
         int n = shards.length;
@@ -126,7 +126,7 @@ final class KvBlockingClient implements BlockingClient {
             try {
                 Conn c = borrow(shards[i], deadline);
                 conns[i] = c;
-                write(shards[i], c, requests[i]);
+                write(shards[i], c, requests.get(i));
                 waiting++;
             } catch (ShardException e) {
                 if (conns[i] != null) {

@@ -1,5 +1,6 @@
 package io.doubleface.kv;
 
+import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * thread-safe. The driver closes every client it opened in {@link #close()}; it never shuts down
  * an event loop it was given.
  */
-public final class KvDriver implements ShardDriver {
+public final class KvDriver implements ShardDriver<ShardRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(KvDriver.class);
 
@@ -185,7 +186,7 @@ public final class KvDriver implements ShardDriver {
      * (e.g. a loop of a {@link io.doubleface.loop.LoopGroup}).
      */
     @Override
-    public LoopClient openOn(EventLoop loop) {
+    public LoopClient<ShardRequest> openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
         KvLoopClient c = new KvLoopClient(this, loop, socketChannelClass(loop));
@@ -198,7 +199,7 @@ public final class KvDriver implements ShardDriver {
     }
 
     @Override
-    public BlockingClient openBlocking() {
+    public BlockingClient<ShardRequest> openBlocking() {
         requireOpen();
         KvBlockingClient c = new KvBlockingClient(this);
         blockingClients.add(c);

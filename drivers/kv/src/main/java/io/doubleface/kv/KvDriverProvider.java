@@ -20,7 +20,7 @@ public final class KvDriverProvider implements ShardDriverProvider {
     }
 
     @Override
-    public ShardDriver open(String uri, DriverSettings s) {
+    public ShardDriver<?> open(String uri, DriverSettings s) {
         return new KvDriver(KvDriver.parse(uri), KvDriver.Options.DEFAULT.withConnectTimeout(s.connectTimeout())
                 .withCallTimeout(s.callTimeout()).withMaxOutstanding(s.maxOutstanding()));
     }

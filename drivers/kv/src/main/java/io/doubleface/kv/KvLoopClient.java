@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * when called from another thread. {@link #close} may be called from any thread (it hops to the
  * loop). No locks.
  */
-final class KvLoopClient implements LoopClient {
+final class KvLoopClient implements LoopClient<ShardRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(KvLoopClient.class);
 

@@ -39,7 +39,7 @@ import org.bson.RawBsonDocument;
  * <p>Threading: thread-safe. {@link #close} from any thread; calls in progress then fail (CLOSED
  * or UNAVAILABLE) as their connections close.
  */
-final class MongoBlockingClient implements BlockingClient {
+final class MongoBlockingClient implements BlockingClient<ShardRequest> {
 
     private static final ThreadFactory FAN_OUT = Threads.virtual("mongo-fan");
 
@@ -152,13 +152,13 @@ final class MongoBlockingClient implements BlockingClient {
     private record Outcome(int index, ByteBuf reply, ShardException failure) {}
 
     @Override
-    public void callAll(int[] shardIds, ShardRequest[] requests, long timeoutNanos, Sink sink) {
-        if (shardIds.length != requests.length) {
-            throw new IllegalArgumentException("shards: " + shardIds.length + " entries, requests: " + requests.length
+    public void callAll(int[] shardIds, java.util.List<ShardRequest> requests, long timeoutNanos, Sink sink) {
+        if (shardIds.length != requests.size()) {
+            throw new IllegalArgumentException("shards: " + shardIds.length + " entries, requests: " + requests.size()
                     + " (expected: the same)");
         }
         for (int i = 0; i < shardIds.length; i++) {
-            check(shardIds[i], requests[i], timeoutNanos);
+            check(shardIds[i], requests.get(i), timeoutNanos);
         }
         int n = shardIds.length;
         if (n == 0) {
@@ -167,14 +167,14 @@ final class MongoBlockingClient implements BlockingClient {
         BlockingQueue<Outcome> done = new ArrayBlockingQueue<>(n);
         for (int i = 0; i < n - 1; i++) {
             int index = i;
-            Runnable task = () -> done.add(callQuietly(index, shardIds[index], requests[index], timeoutNanos));
+            Runnable task = () -> done.add(callQuietly(index, shardIds[index], requests.get(index), timeoutNanos));
             try {
                 FAN_OUT.newThread(task).start();
             } catch (RuntimeException | OutOfMemoryError e) {
                 task.run(); // cannot fork: run it here
             }
         }
-        done.add(callQuietly(n - 1, shardIds[n - 1], requests[n - 1], timeoutNanos));
+        done.add(callQuietly(n - 1, shardIds[n - 1], requests.get(n - 1), timeoutNanos));
         boolean interrupted = false;
         for (int received = 0; received < n; received++) {
             Outcome o;

@@ -1,5 +1,6 @@
 package io.doubleface.mongo;
 
+import io.doubleface.api.ShardRequest;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.connection.TransportSettings;
@@ -69,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * {@link #close} are thread-safe. The driver closes every client it opened in {@link #close()};
  * it never shuts down an event loop it was given.
  */
-public final class MongoDriver implements ShardDriver {
+public final class MongoDriver implements ShardDriver<ShardRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(MongoDriver.class);
 
@@ -520,7 +521,7 @@ public final class MongoDriver implements ShardDriver {
      * {@link IoEventLoop} (e.g. of a {@link io.doubleface.loop.LoopGroup}).
      */
     @Override
-    public LoopClient openOn(EventLoop loop) {
+    public LoopClient<ShardRequest> openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
         if (options.transport() == Transport.NETTY || options.transport() == Transport.LOOP) {
@@ -538,7 +539,7 @@ public final class MongoDriver implements ShardDriver {
     }
 
     @Override
-    public BlockingClient openBlocking() {
+    public BlockingClient<ShardRequest> openBlocking() {
         requireOpen();
         MongoBlockingClient c = new MongoBlockingClient(this);
         blockingClients.add(c);

@@ -43,7 +43,7 @@ public final class MongoDriverProvider implements ShardDriverProvider {
     }
 
     @Override
-    public ShardDriver open(String uri, DriverSettings s) {
+    public ShardDriver<?> open(String uri, DriverSettings s) {
         return MongoDriver.open(uri, MongoDriver.Options.DEFAULT.with(s));
     }
 

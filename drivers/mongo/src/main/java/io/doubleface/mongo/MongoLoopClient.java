@@ -69,7 +69,7 @@ import org.slf4j.LoggerFactory;
  * {@link #close} may be called from any thread (it hops to the loop). {@link #stats()} from any
  * thread.
  */
-public final class MongoLoopClient implements LoopClient {
+public final class MongoLoopClient implements LoopClient<ShardRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(MongoLoopClient.class);
 

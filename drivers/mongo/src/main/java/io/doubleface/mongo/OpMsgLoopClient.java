@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: confined to {@link #loop()}; {@link #close} from any thread (hops to the loop).
  */
-final class OpMsgLoopClient implements LoopClient {
+final class OpMsgLoopClient implements LoopClient<ShardRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(OpMsgLoopClient.class);
 

@@ -39,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Threading: thread-safe. {@link #close} closes every connection, borrowed ones included, so
  * blocked threads return with {@code CLOSED}.
  */
-final class RedisBlockingClient implements BlockingClient {
+final class RedisBlockingClient implements BlockingClient<ShardRequest> {
 
     private final RedisDriver driver;
     private final RedisClient client;
@@ -127,9 +127,9 @@ final class RedisBlockingClient implements BlockingClient {
 
     @Override
     @SuppressWarnings("unchecked")
-    public void callAll(int[] shards, ShardRequest[] requests, long timeoutNanos, Sink sink) {
-        if (shards.length != requests.length) {
-            throw new IllegalArgumentException("shards.length " + shards.length + " != requests.length " + requests.length);
+    public void callAll(int[] shards, java.util.List<ShardRequest> requests, long timeoutNanos, Sink sink) {
+        if (shards.length != requests.size()) {
+            throw new IllegalArgumentException("shards.length " + shards.length + " != requests.size() " + requests.size());
         }
         int n = shards.length;
         long deadline = System.nanoTime() + timeoutNanos;
@@ -149,7 +149,7 @@ final class RedisBlockingClient implements BlockingClient {
                         borrowed[shard] = borrow(shard);
                     }
                     RedisAsyncCommands<byte[], byte[]> cmds = borrowed[shard].async();
-                    ShardRequest r = requests[i];
+                    ShardRequest r = requests.get(i);
                     RedisLayout layout = driver.layout(shard);
                     RedisFuture<?> f;
                     if (r.op() == ShardRequest.Op.SCAN) {
@@ -185,7 +185,7 @@ final class RedisBlockingClient implements BlockingClient {
                 }
                 delivered[i] = true;
                 pending--;
-                deliver(i, shards[i], requests[i], futures[i], sink);
+                deliver(i, shards[i], requests.get(i), futures[i], sink);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,5 +1,6 @@
 package io.doubleface.redis;
 
+import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
@@ -65,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * client it opened and shuts down the Lettuce resources it created; it never shuts down an
  * event loop it was given.
  */
-public final class RedisDriver implements ShardDriver {
+public final class RedisDriver implements ShardDriver<ShardRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
 
@@ -254,7 +255,7 @@ public final class RedisDriver implements ShardDriver {
      * (e.g. a loop of a {@link io.doubleface.loop.LoopGroup}).
      */
     @Override
-    public LoopClient openOn(EventLoop loop) {
+    public LoopClient<ShardRequest> openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
         RedisLoopClient c = mode == ConnectionMode.PER_LOOP
@@ -270,7 +271,7 @@ public final class RedisDriver implements ShardDriver {
     }
 
     @Override
-    public BlockingClient openBlocking() {
+    public BlockingClient<ShardRequest> openBlocking() {
         requireOpen();
         RedisBlockingClient c = new RedisBlockingClient(this);
         blockingClients.add(c);

@@ -45,7 +45,7 @@ public final class RedisDriverProvider implements ShardDriverProvider {
     }
 
     @Override
-    public ShardDriver open(String uri, DriverSettings settings) {
+    public ShardDriver<?> open(String uri, DriverSettings settings) {
         return RedisDriver.open(uri, settings);
     }
 

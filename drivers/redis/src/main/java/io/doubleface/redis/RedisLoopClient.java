@@ -61,7 +61,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: confined to {@link #loop()}; {@link #close} may be called from any thread.
  */
-final class RedisLoopClient implements LoopClient {
+final class RedisLoopClient implements LoopClient<ShardRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLoopClient.class);
 

@@ -26,10 +26,10 @@ import java.util.List;
 @ChannelHandler.Sharable
 public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
-    private final FanoutEngine<?, ?, ?> engine;
+    private final FanoutEngine engine;
     private final ServerMetrics metrics;
 
-    public AdminHandler(FanoutEngine<?, ?, ?> engine, ServerMetrics metrics) {
+    public AdminHandler(FanoutEngine engine, ServerMetrics metrics) {
         this.engine = engine;
         this.metrics = metrics;
     }

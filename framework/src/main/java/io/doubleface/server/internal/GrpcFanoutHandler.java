@@ -1,6 +1,7 @@
 package io.doubleface.server.internal;
 
 import io.doubleface.api.BadRequestException;
+import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.Outcome;
@@ -35,13 +36,16 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
 
     private static final Logger log = LoggerFactory.getLogger(GrpcFanoutHandler.class);
 
-    private final FanoutEngine<Q, ?, R> engine;
+    private final FanoutEngine engine;
+    private final FanoutService<Q, ?, R> service;
     private final GrpcBinding<Q, R, I, O> binding;
     private final LoopGroup io;
     private final RequestStats stats;
 
-    public GrpcFanoutHandler(FanoutEngine<Q, ?, R> engine, GrpcBinding<Q, R, I, O> binding, LoopGroup io) {
+    public GrpcFanoutHandler(FanoutEngine engine, FanoutService<Q, ?, R> service, GrpcBinding<Q, R, I, O> binding,
+            LoopGroup io) {
         this.engine = engine;
+        this.service = service;
         this.binding = binding;
         this.io = io;
         this.stats = engine.stats();
@@ -129,7 +133,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
             }
             submitted = true;
             request = null;
-            engine.submit(loop, q, this);
+            engine.submit(loop, service, q, this);
         }
 
         @Override

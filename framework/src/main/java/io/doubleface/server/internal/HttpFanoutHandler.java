@@ -1,7 +1,9 @@
 package io.doubleface.server.internal;
 
 import io.doubleface.api.BadRequestException;
+import io.doubleface.api.BodyCodec;
 import io.doubleface.api.HttpBinding;
+import io.doubleface.api.HttpRequestView;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.Outcome;
 import io.doubleface.engine.RequestStats;
@@ -9,6 +11,8 @@ import io.doubleface.engine.ResponseSink;
 import io.doubleface.server.HttpLimits;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -17,6 +21,7 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMethod;
@@ -31,13 +36,17 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP/1.1 upstream of one connection: validates and routes requests, submits them to the
- * {@link FanoutEngine}, and writes the responses back <em>in request order</em> (pipelining), with
- * keep-alive.
+ * The HTTP/1.1 upstream of one connection: validates requests, routes them ({@link HttpRouter}:
+ * {@code 404} for an unknown path, {@code 405} with {@code Allow} for a wrong method), collects the
+ * body (at most {@link HttpLimits#maxBodySize()}), decodes them with the route's binding, submits
+ * them to the {@link FanoutEngine} with the route's service, and writes the responses back <em>in
+ * request order</em> (pipelining), with keep-alive.
  *
  * <p>State machine per request: {@code IDLE} → (request head) {@code BODY} → (last content)
  * dispatch → {@code IDLE}; a broken request moves to {@code CLOSING}: its error response is
@@ -50,22 +59,23 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: all state is confined to the channel's event loop.
  */
-public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter {
+public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
     private static final Logger log = LoggerFactory.getLogger(HttpFanoutHandler.class);
 
     private enum State { IDLE, BODY, DISCARD_BODY, CLOSING }
 
-    private final FanoutEngine<Q, ?, R> engine;
-    private final HttpBinding<Q, R> binding;
+    private final FanoutEngine engine;
+    private final HttpRouter router;
     private final HttpLimits limits;
     private final RequestStats stats;
+    private final View view = new View();
 
     private ChannelHandlerContext ctx;
     private State state = State.IDLE;
     private HttpRequest head;
     private long bodyBytes;
-    private boolean bodyBad;
+    private CompositeByteBuf body; // the request's body so far; null while there is none
 
     // pipelining: ring of finished responses waiting for their turn
     private Object[] ring;
@@ -75,10 +85,9 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
     private long nextToWrite;
     private boolean closed;
 
-    public HttpFanoutHandler(FanoutEngine<Q, ?, R> engine, HttpBinding<Q, R> binding, HttpLimits limits,
-            RequestStats stats) {
+    public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, HttpLimits limits, RequestStats stats) {
         this.engine = engine;
-        this.binding = binding;
+        this.router = router;
         this.limits = limits;
         this.stats = stats;
         this.maxPipelined = limits.maxPipelined();
@@ -128,7 +137,7 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
         }
         head = req;
         bodyBytes = 0;
-        bodyBad = false;
+        releaseBody();
         long declared;
         try {
             declared = HttpUtil.getContentLength(req, -1L);
@@ -148,16 +157,35 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
             reject(Outcome.BAD_REQUEST, "malformed request body: " + shortReason(content.decoderResult().cause()));
             return;
         }
-        bodyBytes += content.content().readableBytes();
+        int n = content.content().readableBytes();
+        bodyBytes += n;
         if (bodyBytes > limits.maxBodySize()) {
+            releaseBody();
             reject(Outcome.BODY_TOO_LARGE, "request body exceeds " + limits.maxBodySize() + " bytes");
             return;
+        }
+        if (n > 0) {
+            if (body == null) {
+                body = ctx.alloc().compositeBuffer(64);
+            }
+            body.addComponent(true, content.content().retain());
         }
         if (content instanceof LastHttpContent) {
             HttpRequest req = head;
             head = null;
             state = State.IDLE;
-            dispatch(req);
+            try {
+                dispatch(req);
+            } finally {
+                releaseBody();
+            }
+        }
+    }
+
+    private void releaseBody() {
+        if (body != null) {
+            body.release();
+            body = null;
         }
     }
 
@@ -178,22 +206,35 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
             park(seq, text(HttpResponseStatus.BAD_REQUEST, "malformed request target: " + shortReason(e)), !keepAlive);
             return;
         }
-        if (!binding.path().equals(path)) {
-            stats.answered(Outcome.NOT_FOUND);
-            park(seq, text(HttpResponseStatus.NOT_FOUND, "no such path: " + truncate(path)), !keepAlive);
-            return;
-        }
-        if (!HttpMethod.GET.equals(req.method())) {
+        HttpRouter.Match match = router.route(req.method(), path);
+        if (match.route() == null) {
+            if (match.allowed().isEmpty()) {
+                stats.answered(Outcome.NOT_FOUND);
+                park(seq, text(HttpResponseStatus.NOT_FOUND, "no such path: " + truncate(path)), !keepAlive);
+                return;
+            }
+            StringBuilder allow = new StringBuilder();
+            for (HttpMethod m : match.allowed()) {
+                allow.append(allow.length() == 0 ? "" : ", ").append(m.name());
+            }
             stats.answered(Outcome.METHOD_NOT_ALLOWED);
             FullHttpResponse r = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "method " + req.method() + " not allowed on "
-                    + binding.path() + " (use GET)");
-            r.headers().set(HttpHeaderNames.ALLOW, "GET");
+                    + truncate(path) + " (use " + allow + ")");
+            r.headers().set(HttpHeaderNames.ALLOW, allow.toString());
             park(seq, r, !keepAlive);
             return;
         }
+        dispatch(seq, keepAlive, req, query, path, match);
+    }
+
+    private <Q, R> void dispatch(long seq, boolean keepAlive, HttpRequest req, QueryStringDecoder query, String path,
+            HttpRouter.Match match) {
+        @SuppressWarnings("unchecked")
+        HttpRouter.Route<Q, R> route = (HttpRouter.Route<Q, R>) match.route();
         Q request;
         try {
-            request = binding.decode(query);
+            view.set(req, query, path, route, match.values(), body);
+            request = route.binding().decode(view);
         } catch (BadRequestException e) {
             stats.answered(Outcome.BAD_REQUEST);
             park(seq, text(HttpResponseStatus.BAD_REQUEST, e.getMessage()), !keepAlive);
@@ -208,15 +249,88 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
             stats.answered(Outcome.INTERNAL_ERROR);
             park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "decoding the request failed: " + e), !keepAlive);
             return;
+        } finally {
+            view.clear();
         }
         if (nextSeq - nextToWrite >= maxPipelined) {
             ctx.channel().config().setAutoRead(false); // back-pressure: too many unanswered
         }
-        engine.submit(ctx.channel().eventLoop(), request, new Sink(seq, !keepAlive));
+        engine.submit(ctx.channel().eventLoop(), route.service(), request, new Sink<>(seq, !keepAlive, route.binding()));
+    }
+
+    /** The request as the binding sees it; one per connection, reused (decode is synchronous). */
+    private static final class View implements HttpRequestView {
+        private HttpRequest req;
+        private QueryStringDecoder query;
+        private String path;
+        private HttpRouter.Route<?, ?> route;
+        private String[] values;
+        private ByteBuf body;
+
+        void set(HttpRequest req, QueryStringDecoder query, String path, HttpRouter.Route<?, ?> route, String[] values,
+                ByteBuf body) {
+            this.req = req;
+            this.query = query;
+            this.path = path;
+            this.route = route;
+            this.values = values;
+            this.body = body;
+        }
+
+        void clear() {
+            set(null, null, null, null, null, null);
+        }
+
+        @Override
+        public HttpMethod method() {
+            return req.method();
+        }
+
+        @Override
+        public String path() {
+            return path;
+        }
+
+        @Override
+        public String pathParam(String name) {
+            return route.variable(values, name);
+        }
+
+        @Override
+        public Map<String, List<String>> query() {
+            return query.parameters();
+        }
+
+        @Override
+        public HttpHeaders headers() {
+            return req.headers();
+        }
+
+        @Override
+        public ByteBuf body() {
+            return body == null ? Unpooled.EMPTY_BUFFER : body.asReadOnly();
+        }
+
+        @Override
+        public <T> T body(BodyCodec<T> codec) throws BadRequestException {
+            if (body == null || !body.isReadable()) {
+                throw new BadRequestException("request body: empty (expected: a body)");
+            }
+            try {
+                return codec.decode(body.asReadOnly());
+            } catch (BadRequestException e) {
+                throw e;
+            } catch (Exception e) {
+                String m = e.getMessage();
+                throw new BadRequestException("malformed request body: " + truncate(m == null ? e.getClass().getSimpleName()
+                        : m.lines().findFirst().orElse(m)));
+            }
+        }
     }
 
     /** A broken request: answer in order, then close; discard the rest of the stream. */
     private void reject(Outcome outcome, String reason) {
+        releaseBody();
         stats.answered(outcome);
         state = State.CLOSING;
         head = null;
@@ -225,13 +339,15 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
     }
 
     /** Completion of one admitted request; may be called on any thread. */
-    private final class Sink implements ResponseSink<R> {
+    private final class Sink<R> implements ResponseSink<R> {
         private final long seq;
         private final boolean close;
+        private final HttpBinding<?, R> binding;
 
-        Sink(long seq, boolean close) {
+        Sink(long seq, boolean close, HttpBinding<?, R> binding) {
             this.seq = seq;
             this.close = close;
+            this.binding = binding;
         }
 
         @Override
@@ -350,6 +466,7 @@ public final class HttpFanoutHandler<Q, R> extends ChannelInboundHandlerAdapter 
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
         releaseParked();
+        releaseBody();
         ctx.fireChannelInactive();
     }
 

@@ -27,21 +27,21 @@ import java.util.function.Supplier;
  */
 public final class ServerMetrics {
 
-    private final FanoutEngine<?, ?, ?> engine;
+    private final FanoutEngine engine;
     private final Supplier<List<LoopGroup>> loopGroups;
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Set<String> registeredLoops = new HashSet<>();
     private final long startMillis = System.currentTimeMillis();
     private final LoadAdapter adapter;
 
-    public ServerMetrics(FanoutEngine<?, ?, ?> engine, Supplier<List<LoopGroup>> loopGroups) {
+    public ServerMetrics(FanoutEngine engine, Supplier<List<LoopGroup>> loopGroups) {
         this(engine, loopGroups, null);
     }
 
     /**
      * @param adapter the load adapter, or {@code null}
      */
-    public ServerMetrics(FanoutEngine<?, ?, ?> engine, Supplier<List<LoopGroup>> loopGroups, LoadAdapter adapter) {
+    public ServerMetrics(FanoutEngine engine, Supplier<List<LoopGroup>> loopGroups, LoadAdapter adapter) {
         this.engine = engine;
         this.loopGroups = loopGroups;
         this.adapter = adapter;
@@ -79,7 +79,7 @@ public final class ServerMetrics {
         }).description("requests admitted and not yet answered (approximate)").register(registry);
     }
 
-    private static long unadmitted(FanoutEngine<?, ?, ?> e) {
+    private static long unadmitted(FanoutEngine e) {
         // answered without reaching the engine: refused by the HTTP layer
         return e.stats().count(Outcome.NOT_FOUND) + e.stats().count(Outcome.METHOD_NOT_ALLOWED)
                 + e.stats().count(Outcome.URI_TOO_LONG) + e.stats().count(Outcome.HEADERS_TOO_LARGE)
@@ -145,8 +145,18 @@ public final class ServerMetrics {
         j.field("config", engine.active().name());
         j.field("uptime_ms", System.currentTimeMillis() - startMillis);
         j.field("deadline_ms", engine.deadlineMillis());
-        j.field("driver", engine.context().driver().describe());
-        j.field("shards", engine.context().driver().shardCount());
+        // the first backend's shard list, as before there were several (scripts read these two)
+        j.field("driver", engine.context().backends().get(0).describe());
+        j.field("shards", engine.context().backends().get(0).shardCount());
+        j.key("backends").beginArray();
+        for (io.doubleface.api.Backend<?> be : engine.context().backends()) {
+            j.begin();
+            j.field("name", be.name());
+            j.field("driver", be.describe());
+            j.field("shards", be.shardCount());
+            j.end();
+        }
+        j.endArray();
         j.key("requests").begin();
         j.field("admitted", engine.stats().admittedCount());
         long total = 0;

@@ -76,7 +76,7 @@ public class SchedulerBenchmark extends BenchmarkBase {
         }
 
         @Override
-        protected void processScheduled(int call, ByteBuf payload) {
+        protected void processScheduled(int call, Object payload) {
             outstanding--;
             counter.processed(call);
         }

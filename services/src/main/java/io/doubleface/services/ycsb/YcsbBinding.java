@@ -2,9 +2,9 @@ package io.doubleface.services.ycsb;
 
 import io.doubleface.api.BadRequestException;
 import io.doubleface.api.HttpBinding;
+import io.doubleface.api.HttpRequestView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -39,13 +39,8 @@ public final class YcsbBinding implements HttpBinding<YcsbQuery, YcsbService.Res
     }
 
     @Override
-    public String path() {
-        return "/query";
-    }
-
-    @Override
-    public YcsbQuery decode(QueryStringDecoder query) throws BadRequestException {
-        Map<String, List<String>> p = query.parameters();
+    public YcsbQuery decode(HttpRequestView request) throws BadRequestException {
+        Map<String, List<String>> p = request.query();
         for (String name : p.keySet()) {
             if (!name.equals("fanout") && !name.equals("size") && !name.equals("key")) {
                 throw new BadRequestException("unknown parameter: " + name + " (expected: fanout, size, key)");

@@ -1,6 +1,5 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.ShardRequest;
 import io.doubleface.data.Records;
 import io.netty.buffer.ByteBuf;
@@ -27,30 +26,21 @@ public final class YcsbReference {
      */
     public static byte[] body(YcsbService service, int shards, YcsbQuery query) {
         List<ShardRequest> calls = new ArrayList<>();
-        service.plan(query, new FanoutPlan() {
-            @Override
-            public int call(int shard, ShardRequest request) {
-                calls.add(request);
-                return calls.size() - 1;
-            }
-
-            @Override
-            public int shardCount() {
-                return shards;
-            }
-        });
+        for (int i = 0; i < query.fanout(); i++) {
+            calls.add(service.command(query, i));
+        }
         List<byte[]> parts = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             ByteBuf reply = Unpooled.buffer(Records.replySize(calls.get(i)));
             try {
                 Records.writeReply(calls.get(i), service.records(), reply);
-                parts.add(service.onReply(query, i, reply));
+                parts.add(service.process(reply));
             } finally {
                 reply.release();
             }
         }
         ByteBuf body = new YcsbBinding(shards, service.records())
-                .encode(service.merge(query, parts), UnpooledByteBufAllocator.DEFAULT);
+                .encode(new YcsbService.Result(query, parts), UnpooledByteBufAllocator.DEFAULT);
         try {
             return ByteBufUtil.getBytes(body);
         } finally {

@@ -1,8 +1,14 @@
 package io.doubleface.services.ycsb;
 
+import io.doubleface.api.Backend;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
+import io.doubleface.api.Replies;
+import io.doubleface.api.ReplyHandler;
+import io.doubleface.api.ShardRequest;
 import io.doubleface.data.Records;
+import io.doubleface.driver.ShardDriver;
+import io.doubleface.server.FanoutServer;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -14,6 +20,9 @@ import java.util.List;
  * order ({@code merge}). Since record contents are a function of (key, field), the response to a
  * query is byte-identical whatever store and threading model served it.
  *
+ * <p>Written on the public API only, as any user's service: one backend of the record command
+ * ({@link ShardRequest}), one reply handler shared by every call, fail-fast.
+ *
  * <p>Optional synthetic CPU work per reply ({@code replyWorkNanos}), like the paper's handlers.
  *
  * <p>Stateless and thread-safe.
@@ -23,16 +32,38 @@ public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbS
     /** Records per {@code large} scan: {@value} (× ~1 kB = 20 kB per shard). */
     public static final int DEFAULT_SCAN_RECORDS = 20;
 
+    private final Backend<ShardRequest> shards;
     private final long records;
     private final int scanRecords;
     private final long replyWorkNanos;
+    /** onReply of every call: one constant, so planning allocates nothing for it. */
+    private final ReplyHandler<YcsbQuery, io.netty.buffer.ByteBuf, byte[]> toJson;
 
     /**
+     * Adds the YCSB workload to a server: a backend {@code "records"} over {@code driver} (closed by
+     * the server), {@code GET /query} ({@link YcsbBinding}) and, if {@code grpc} is set, the gRPC
+     * method {@link YcsbGrpcBinding} (the caller sets the gRPC port).
+     *
+     * @return the service
+     */
+    public static YcsbService install(FanoutServer.Builder builder, ShardDriver<ShardRequest> driver, long records,
+            int scanRecords, long replyWorkNanos, boolean grpc) {
+        Backend<ShardRequest> b = builder.backend("records", driver);
+        YcsbService service = new YcsbService(b, records, scanRecords, replyWorkNanos);
+        builder.get("/query", service, new YcsbBinding(b.shardCount(), records));
+        if (grpc) {
+            builder.grpcMethod(service, new YcsbGrpcBinding(b.shardCount(), records));
+        }
+        return service;
+    }
+
+    /**
+     * @param shards the backend holding the records
      * @param records the key space of the shards ({@code --records})
      * @param scanRecords records per {@code large} scan
      * @param replyWorkNanos CPU time to burn per reply in {@code onReply} (0 = none)
      */
-    public YcsbService(long records, int scanRecords, long replyWorkNanos) {
+    public YcsbService(Backend<ShardRequest> shards, long records, int scanRecords, long replyWorkNanos) {
         if (records < 1) {
             throw new IllegalArgumentException("records: " + records + " (expected: > 0)");
         }
@@ -43,9 +74,11 @@ public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbS
         if (replyWorkNanos < 0) {
             throw new IllegalArgumentException("replyWorkNanos: " + replyWorkNanos + " (expected: >= 0)");
         }
+        this.shards = shards;
         this.records = records;
         this.scanRecords = scanRecords;
         this.replyWorkNanos = replyWorkNanos;
+        this.toJson = (q, call, reply) -> process(reply);
     }
 
     public long records() {
@@ -55,17 +88,30 @@ public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbS
     /** The merged response: the query and one JSON fragment per call, in call order. */
     public record Result(YcsbQuery query, List<byte[]> parts) {}
 
-    @Override
-    public void plan(YcsbQuery q, FanoutPlan plan) {
-        int shards = plan.shardCount();
-        for (int i = 0; i < q.fanout(); i++) {
-            long k = (q.key() + i) % records;
-            plan.call((int) ((q.key() + i) % shards), q.size().request(k, scanRecords));
-        }
+    /** The number of shards of the backend. */
+    public int shardCount() {
+        return shards.shardCount();
     }
 
     @Override
-    public byte[] onReply(YcsbQuery q, int call, ByteBuf reply) {
+    public void plan(YcsbQuery q, FanoutPlan<YcsbQuery, byte[]> plan) {
+        for (int i = 0; i < q.fanout(); i++) {
+            plan.call(shards, shard(q, i), command(q, i), toJson);
+        }
+    }
+
+    /** The shard of call {@code i} of {@code q}. */
+    int shard(YcsbQuery q, int i) {
+        return (int) ((q.key() + i) % shards.shardCount());
+    }
+
+    /** The command of call {@code i} of {@code q}. */
+    ShardRequest command(YcsbQuery q, int i) {
+        return q.size().request((q.key() + i) % records, scanRecords);
+    }
+
+    /** The per-reply work: the synthetic CPU work, if any, and the JSON fragment. */
+    byte[] process(ByteBuf reply) {
         if (replyWorkNanos > 0) {
             burn(replyWorkNanos);
         }
@@ -73,8 +119,8 @@ public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbS
     }
 
     @Override
-    public Result merge(YcsbQuery q, List<byte[]> processed) {
-        return new Result(q, processed);
+    public Result merge(YcsbQuery q, Replies<byte[]> replies, FanoutPlan<YcsbQuery, byte[]> next) {
+        return new Result(q, replies.values());
     }
 
     /**

@@ -36,7 +36,7 @@ final class GrpcTestCluster implements AutoCloseable {
 
     final GrpcLeafServer leaf;
     final GrpcDriver driver;
-    final FanoutServer<YcsbQuery, byte[], YcsbService.Result> server;
+    final FanoutServer server;
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     final ManagedChannel channel;

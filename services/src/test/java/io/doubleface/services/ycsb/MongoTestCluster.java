@@ -25,7 +25,7 @@ final class MongoTestCluster implements AutoCloseable {
 
     final MongoLeafServer leaf;
     final MongoDriver driver;
-    final FanoutServer<YcsbQuery, byte[], YcsbService.Result> server;
+    final FanoutServer server;
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 

@@ -29,7 +29,7 @@ final class RedisTestCluster implements AutoCloseable {
     final RedisServers servers;
     private final boolean ownsServers;
     final RedisDriver driver;
-    final FanoutServer<YcsbQuery, byte[], YcsbService.Result> server;
+    final FanoutServer server;
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 

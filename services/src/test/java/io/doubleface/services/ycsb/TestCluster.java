@@ -49,7 +49,7 @@ final class TestCluster implements AutoCloseable {
 
     final KvLeafServer leaf;
     final KvDriver driver;
-    final FanoutServer<YcsbQuery, byte[], YcsbService.Result> server;
+    final FanoutServer server;
     /** The YCSB service inside the server (possibly wrapped, see {@link Builder#wrap}). */
     final YcsbService service;
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)

@@ -1,0 +1,104 @@
+package io.doubleface.api;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An HTTP request as a {@link HttpBinding} sees it: method, path, the route's path variables, the
+ * query, headers and the whole body (at most the server's body limit). Valid only during
+ * {@link HttpBinding#decode}: keep values, not the view or its buffers. Not thread-safe.
+ *
+ * <p>The typed accessors throw {@link BadRequestException} with a reason that names the parameter
+ * and what was expected, so a binding can pass them straight through as the {@code 400} answer.
+ */
+public interface HttpRequestView {
+
+    /** The request method. */
+    HttpMethod method();
+
+    /** The decoded path, e.g. {@code /users/42/timeline}. */
+    String path();
+
+    /**
+     * The value of path variable {@code name} of the route's pattern (e.g. {@code {user}} in
+     * {@code /users/{user}/timeline}).
+     *
+     * @throws IllegalArgumentException if the route's pattern has no such variable (a programming error)
+     */
+    String pathParam(String name);
+
+    /**
+     * Path variable {@code name} as a number.
+     *
+     * @throws BadRequestException if it is not a decimal {@code long}
+     */
+    default long pathLong(String name) throws BadRequestException {
+        String v = pathParam(name);
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new BadRequestException(name + ": '" + abbreviate(v) + "' (expected: a number)");
+        }
+    }
+
+    /** The query parameters, decoded, in order of appearance (empty if none). */
+    Map<String, List<String>> query();
+
+    /**
+     * The single value of query parameter {@code name}, or {@code null} if absent.
+     *
+     * @throws BadRequestException if it is given more than once
+     */
+    default String queryParam(String name) throws BadRequestException {
+        List<String> v = query().get(name);
+        if (v == null) {
+            return null;
+        }
+        if (v.size() != 1) {
+            throw new BadRequestException(name + ": given " + v.size() + " times (expected: once)");
+        }
+        return v.get(0);
+    }
+
+    /**
+     * Query parameter {@code name} as a number in {@code [min, max]}, or {@code dflt} if absent.
+     *
+     * @throws BadRequestException if it is not a number in range, or given more than once
+     */
+    default long queryLong(String name, long dflt, long min, long max) throws BadRequestException {
+        String s = queryParam(name);
+        if (s == null) {
+            return dflt;
+        }
+        long v;
+        try {
+            v = Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            throw new BadRequestException(name + ": '" + abbreviate(s) + "' (expected: " + min + ".." + max + ")");
+        }
+        if (v < min || v > max) {
+            throw new BadRequestException(name + ": " + v + " (expected: " + min + ".." + max + ")");
+        }
+        return v;
+    }
+
+    /** The request headers. */
+    HttpHeaders headers();
+
+    /** The body (read-only, empty if none). */
+    ByteBuf body();
+
+    /**
+     * The body decoded by {@code codec}.
+     *
+     * @throws BadRequestException if the body is empty or the codec fails (with its reason)
+     */
+    <T> T body(BodyCodec<T> codec) throws BadRequestException;
+
+    private static String abbreviate(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "…";
+    }
+}

@@ -1,0 +1,42 @@
+package io.doubleface.server;
+
+import io.doubleface.api.FanoutService;
+import io.doubleface.api.GrpcBinding;
+import io.doubleface.engine.FanoutEngine;
+import io.doubleface.loop.LoopGroup;
+import io.doubleface.server.internal.GrpcFanoutHandler;
+import io.grpc.MethodDescriptor;
+import io.grpc.ServerServiceDefinition;
+import java.util.Map;
+import java.util.Objects;
+
+/** One gRPC method of a server: a service and its binding (method descriptor, decode, encode). */
+final class GrpcMethod<Q, R, I, O> {
+
+    private final FanoutService<Q, ?, R> service;
+    private final GrpcBinding<Q, R, I, O> binding;
+
+    private GrpcMethod(FanoutService<Q, ?, R> service, GrpcBinding<Q, R, I, O> binding) {
+        this.service = Objects.requireNonNull(service, "service");
+        this.binding = Objects.requireNonNull(binding, "binding");
+        MethodDescriptor<I, O> m = Objects.requireNonNull(binding.method(), "binding.method()");
+        if (m.getType() != MethodDescriptor.MethodType.UNARY) {
+            throw new IllegalArgumentException("grpc method " + m.getFullMethodName() + ": " + m.getType()
+                    + " (expected: UNARY)");
+        }
+    }
+
+    static <Q, R, I, O> GrpcMethod<Q, R, I, O> of(FanoutService<Q, ?, R> service, GrpcBinding<Q, R, I, O> binding) {
+        return new GrpcMethod<>(service, binding);
+    }
+
+    String fullName() {
+        return binding.method().getFullMethodName();
+    }
+
+    void addTo(Map<String, ServerServiceDefinition.Builder> services, FanoutEngine engine, LoopGroup io) {
+        MethodDescriptor<I, O> m = binding.method();
+        services.computeIfAbsent(m.getServiceName(), ServerServiceDefinition::builder)
+                .addMethod(m, new GrpcFanoutHandler<>(engine, service, binding, io));
+    }
+}

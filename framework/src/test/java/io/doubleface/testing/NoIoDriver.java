@@ -1,0 +1,40 @@
+package io.doubleface.testing;
+
+import io.doubleface.api.ShardRequest;
+import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ShardDriver;
+import io.netty.channel.EventLoop;
+
+/** A driver of {@code shards} shards that opens no client: for tests that drive replies by hand. */
+public final class NoIoDriver implements ShardDriver<ShardRequest> {
+
+    private final int shards;
+
+    public NoIoDriver(int shards) {
+        this.shards = shards;
+    }
+
+    @Override
+    public int shardCount() {
+        return shards;
+    }
+
+    @Override
+    public String describe() {
+        return "none://" + shards;
+    }
+
+    @Override
+    public LoopClient<ShardRequest> openOn(EventLoop loop) {
+        throw new UnsupportedOperationException("no I/O in this test");
+    }
+
+    @Override
+    public BlockingClient<ShardRequest> openBlocking() {
+        throw new UnsupportedOperationException("no I/O in this test");
+    }
+
+    @Override
+    public void close() {}
+}
