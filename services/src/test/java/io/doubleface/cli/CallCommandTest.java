@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 class CallCommandTest {
 
     static String expected(int shards, int records, YcsbQuery q) {
-        return new String(YcsbReference.body(new YcsbService(records, YcsbService.DEFAULT_SCAN_RECORDS, 0), shards, q),
+        return new String(YcsbReference.body(records, YcsbService.DEFAULT_SCAN_RECORDS, q),
                 StandardCharsets.UTF_8);
     }
 

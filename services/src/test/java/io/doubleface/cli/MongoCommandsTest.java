@@ -83,7 +83,7 @@ class MongoCommandsTest {
     static byte[] call(String uri, long records, int shard, ShardRequest r) throws Exception {
         try (ShardDriver d = ShardDrivers.open(uri, DriverSettings.DEFAULT.withRecords(records));
                 BlockingClient c = d.openBlocking()) {
-            ByteBuf b = c.call(shard, r, TimeUnit.SECONDS.toNanos(10));
+            ByteBuf b = (ByteBuf) c.call(shard, r, TimeUnit.SECONDS.toNanos(10));
             try {
                 return ByteBufUtil.getBytes(b);
             } finally {

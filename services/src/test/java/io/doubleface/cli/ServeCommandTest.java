@@ -103,7 +103,7 @@ class ServeCommandTest {
         try (KvDriver driver = new KvDriver(leaf.addresses()); BlockingClient client = driver.openBlocking()) {
             assertTrue(r.out().startsWith("listening on 127.0.0.1:"), r.out());
             assertTrue(r.out().contains("(2 shards, 10 records)"), r.out());
-            ByteBuf reply = client.call(1, ShardRequest.readRecord(3), TimeUnit.SECONDS.toNanos(5));
+            ByteBuf reply = (ByteBuf) client.call(1, ShardRequest.readRecord(3), TimeUnit.SECONDS.toNanos(5));
             try {
                 assertEquals(1, reply.getUnsignedShort(reply.readerIndex()), "one record in a READ reply");
                 assertEquals(3, reply.getLong(reply.readerIndex() + 2), "the record asked for");

@@ -50,17 +50,18 @@ class GrpcBlockingClientTest {
         GrpcDriver driver = closeLater(new GrpcDriver(leaf.addresses(), GrpcLoopClientTest.GENEROUS));
         BlockingClient client = driver.openBlocking();
         assertArrayEquals(GrpcLoopClientTest.expected(ShardRequest.readField(5, 2)),
-                bytes(client.call(1, ShardRequest.readField(5, 2), LONG)));
+                bytes((ByteBuf) client.call(1, ShardRequest.readField(5, 2), LONG)));
         assertArrayEquals(GrpcLoopClientTest.expected(ShardRequest.scan(90, 20)),
-                bytes(client.call(3, ShardRequest.scan(90, 20), LONG)));
+                bytes((ByteBuf) client.call(3, ShardRequest.scan(90, 20), LONG)));
         int[] shards = {0, 1, 2, 3, 0};
         ShardRequest[] requests = {ShardRequest.readRecord(1), ShardRequest.readField(2, 3), ShardRequest.scan(4, 7),
             ShardRequest.readRecord(GrpcLoopClientTest.RECORDS), ShardRequest.readRecord(99)};
         byte[][] replies = new byte[5][];
         ShardException[] failures = new ShardException[5];
-        client.callAll(shards, requests, LONG, new BlockingClient.Sink() {
+        client.callAll(shards, java.util.Arrays.asList(requests), LONG, new BlockingClient.Sink() {
             @Override
-            public void onReply(int index, ByteBuf reply) {
+            public void onReply(int index, Object value) {
+                ByteBuf reply = (ByteBuf) value;
                 assertEquals(null, replies[index]);
                 replies[index] = bytes(reply);
             }
@@ -88,15 +89,16 @@ class GrpcBlockingClientTest {
                 () -> client.call(0, ShardRequest.readRecord(1), TimeUnit.MILLISECONDS.toNanos(200)));
         assertEquals(Kind.TIMEOUT, e.kind(), e.toString());
         assertArrayEquals(GrpcLoopClientTest.expected(ShardRequest.readRecord(1)),
-                bytes(client.call(1, ShardRequest.readRecord(1), LONG)));
+                bytes((ByteBuf) client.call(1, ShardRequest.readRecord(1), LONG)));
         leaf.close();
         e = assertThrows(ShardException.class, () -> client.call(1, ShardRequest.readRecord(1), LONG));
         assertEquals(Kind.UNAVAILABLE, e.kind(), e.toString());
         ShardException[] failures = new ShardException[2];
-        client.callAll(new int[] {0, 1}, new ShardRequest[] {ShardRequest.readRecord(1), ShardRequest.readRecord(2)},
+        client.callAll(new int[] {0, 1}, java.util.List.of(ShardRequest.readRecord(1), ShardRequest.readRecord(2)),
                 TimeUnit.MILLISECONDS.toNanos(300), new BlockingClient.Sink() {
                     @Override
-                    public void onReply(int index, ByteBuf reply) {
+                    public void onReply(int index, Object value) {
+                ByteBuf reply = (ByteBuf) value;
                         reply.release();
                         throw new AssertionError("reply to " + index);
                     }

@@ -276,7 +276,8 @@ class GrpcLoopClientTest {
         Outcomes out = new Outcomes(loop, n);
         ReplyListener spy = new ReplyListener() {
             @Override
-            public void onReply(int tag, ByteBuf reply) {
+            public void onReply(int tag, Object value) {
+                ByteBuf reply = (ByteBuf) value;
                 calledInsideSend[0] |= insideSend[0];
                 out.onReply(tag, reply);
             }

@@ -72,7 +72,7 @@ class KvBlockingClientTest {
         BlockingClient client = open(new KvDriver(leaf.addresses()));
         for (int i = 0; i < REQUESTS.size(); i++) {
             ShardRequest r = REQUESTS.get(i);
-            assertArrayEquals(TestShards.expected(r, RECORDS), bytes(client.call(i % 2, r, GENEROUS)), r.toString());
+            assertArrayEquals(TestShards.expected(r, RECORDS), bytes((ByteBuf) client.call(i % 2, r, GENEROUS)), r.toString());
         }
     }
 
@@ -93,9 +93,10 @@ class KvBlockingClientTest {
         ShardException[] failures = new ShardException[n];
         int[] outcomes = new int[n];
         Thread caller = Thread.currentThread();
-        client.callAll(shards, requests, GENEROUS, new BlockingClient.Sink() {
+        client.callAll(shards, java.util.Arrays.asList(requests), GENEROUS, new BlockingClient.Sink() {
             @Override
-            public void onReply(int index, ByteBuf reply) {
+            public void onReply(int index, Object value) {
+                ByteBuf reply = (ByteBuf) value;
                 assertEquals(caller, Thread.currentThread());
                 outcomes[index]++;
                 replies[index] = bytes(reply);
@@ -139,7 +140,7 @@ class KvBlockingClientTest {
         assertEquals(Kind.SHARD_ERROR, e.kind());
         assertTrue(e.getMessage().contains("NOT_FOUND"), e.getMessage());
         assertArrayEquals(TestShards.expected(ShardRequest.readRecord(3), RECORDS),
-                bytes(client.call(0, ShardRequest.readRecord(3), GENEROUS)));
+                bytes((ByteBuf) client.call(0, ShardRequest.readRecord(3), GENEROUS)));
     }
 
     @Test
@@ -154,7 +155,7 @@ class KvBlockingClientTest {
             done.add(pool.submit(() -> {
                 for (int i = 0; i < 200; i++) {
                     ShardRequest r = ShardRequest.readField((seed * 31L + i) % RECORDS, i % 10);
-                    assertArrayEquals(TestShards.expected(r, RECORDS), bytes(client.call(i % 4, r, GENEROUS)));
+                    assertArrayEquals(TestShards.expected(r, RECORDS), bytes((ByteBuf) client.call(i % 4, r, GENEROUS)));
                 }
                 return null;
             }));
@@ -182,9 +183,10 @@ class KvBlockingClientTest {
         BlockingClient client = open(new KvDriver(List.of(silent.address(), leaf.addresses().get(0))));
         ShardRequest[] requests = {ShardRequest.readRecord(1), ShardRequest.readRecord(2)};
         Object[] outcome = new Object[2];
-        client.callAll(new int[] {0, 1}, requests, TimeUnit.MILLISECONDS.toNanos(300), new BlockingClient.Sink() {
+        client.callAll(new int[] {0, 1}, java.util.Arrays.asList(requests), TimeUnit.MILLISECONDS.toNanos(300), new BlockingClient.Sink() {
             @Override
-            public void onReply(int index, ByteBuf reply) {
+            public void onReply(int index, Object value) {
+                ByteBuf reply = (ByteBuf) value;
                 outcome[index] = bytes(reply);
             }
 
@@ -203,13 +205,13 @@ class KvBlockingClientTest {
         int port = leaf.port(0);
         BlockingClient client = open(new KvDriver(leaf.addresses(),
                 KvDriver.Options.DEFAULT.withConnectTimeout(Duration.ofSeconds(5))));
-        bytes(client.call(0, ShardRequest.readRecord(1), GENEROUS)); // a pooled connection now exists
+        bytes((ByteBuf) client.call(0, ShardRequest.readRecord(1), GENEROUS)); // a pooled connection now exists
         leaf.close();
         ShardException e = assertThrows(ShardException.class, () -> client.call(0, ShardRequest.readRecord(1), GENEROUS));
         assertEquals(Kind.UNAVAILABLE, e.kind(), e.getMessage());
         closeLater(KvLeafServer.builder().shards(1).basePort(port).records(RECORDS).start());
         assertArrayEquals(TestShards.expected(ShardRequest.readRecord(4), RECORDS),
-                bytes(client.call(0, ShardRequest.readRecord(4), GENEROUS)));
+                bytes((ByteBuf) client.call(0, ShardRequest.readRecord(4), GENEROUS)));
     }
 
     @Test
@@ -217,11 +219,11 @@ class KvBlockingClientTest {
         KvLeafServer leaf = KvLeafServer.builder().shards(1).records(RECORDS).start();
         int port = leaf.port(0);
         BlockingClient client = open(new KvDriver(leaf.addresses()));
-        bytes(client.call(0, ShardRequest.readRecord(1), GENEROUS));
+        bytes((ByteBuf) client.call(0, ShardRequest.readRecord(1), GENEROUS));
         leaf.close();
         closeLater(KvLeafServer.builder().shards(1).basePort(port).records(RECORDS).start());
         assertArrayEquals(TestShards.expected(ShardRequest.readRecord(6), RECORDS),
-                bytes(client.call(0, ShardRequest.readRecord(6), GENEROUS)));
+                bytes((ByteBuf) client.call(0, ShardRequest.readRecord(6), GENEROUS)));
     }
 
     @Test

@@ -250,7 +250,7 @@ class KvLeafServerTest {
         try (KvDriver driver = new KvDriver(leaf.addresses())) {
             BlockingClient client = driver.openBlocking();
             for (int key = 0; key < RECORDS; key++) {
-                ByteBuf b = client.call(key % 2, ShardRequest.readRecord(key), TimeUnit.SECONDS.toNanos(30));
+                ByteBuf b = (ByteBuf) client.call(key % 2, ShardRequest.readRecord(key), TimeUnit.SECONDS.toNanos(30));
                 try {
                     assertArrayEquals(TestShards.expected(ShardRequest.readRecord(key), RECORDS), ByteBufUtil.getBytes(b));
                 } finally {

@@ -50,7 +50,7 @@ class MongoBlockingClientTest {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
                 BlockingClient c = d.openBlocking()) {
             for (ShardRequest r : MongoLoopClientTest.REQUESTS) {
-                assertArrayEquals(MongoLoopClientTest.expected(r), bytes(c.call(1, r, LONG)), r.toString());
+                assertArrayEquals(MongoLoopClientTest.expected(r), bytes((ByteBuf) c.call(1, r, LONG)), r.toString());
             }
             ShardException e = assertThrows(ShardException.class, () -> c.call(0, ShardRequest.readRecord(RECORDS), LONG));
             assertEquals(ShardException.Kind.SHARD_ERROR, e.kind());
@@ -75,7 +75,8 @@ class MongoBlockingClientTest {
             Thread caller = Thread.currentThread();
             BlockingClient.Sink sink = new BlockingClient.Sink() {
                 @Override
-                public void onReply(int index, ByteBuf reply) {
+                public void onReply(int index, Object value) {
+                ByteBuf reply = (ByteBuf) value;
                     assertTrue(Thread.currentThread() == caller);
                     assertNull(replies[index]);
                     replies[index] = bytes(reply);
@@ -87,7 +88,7 @@ class MongoBlockingClientTest {
                     failures[index] = cause;
                 }
             };
-            c.callAll(shards, requests, LONG, sink);
+            c.callAll(shards, java.util.Arrays.asList(requests), LONG, sink);
             for (int i = 0; i < n; i++) {
                 assertNull(failures[i], () -> String.valueOf(failures));
                 assertArrayEquals(MongoLoopClientTest.expected(requests[i]), replies[i], requests[i].toString());
@@ -95,7 +96,7 @@ class MongoBlockingClientTest {
 
             own.stop(2);
             java.util.Arrays.fill(replies, null);
-            c.callAll(shards, requests, LONG, sink);
+            c.callAll(shards, java.util.Arrays.asList(requests), LONG, sink);
             for (int i = 0; i < n; i++) {
                 if (shards[i] == 2) {
                     assertNotNull(failures[i], "index " + i);
@@ -113,7 +114,7 @@ class MongoBlockingClientTest {
                 MongoDriver d = new MongoDriver(MongoDriver.parse("mongodb://127.0.0.1:" + proxy.port()).shards(),
                         MongoLoopClientTest.options());
                 BlockingClient c = d.openBlocking()) {
-            bytes(c.call(0, ShardRequest.readRecord(1), LONG));
+            bytes((ByteBuf) c.call(0, ShardRequest.readRecord(1), LONG));
             proxy.stall(true);
             ShardException e = assertThrows(ShardException.class,
                     () -> c.call(0, ShardRequest.readRecord(2), TimeUnit.MILLISECONDS.toNanos(300)));
@@ -125,7 +126,7 @@ class MongoBlockingClientTest {
     void closedClientFailsWithClosed() throws Exception {
         MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
         BlockingClient c = d.openBlocking();
-        bytes(c.call(0, ShardRequest.readRecord(1), LONG));
+        bytes((ByteBuf) c.call(0, ShardRequest.readRecord(1), LONG));
         d.close();
         ShardException e = assertThrows(ShardException.class, () -> c.call(0, ShardRequest.readRecord(2), LONG));
         assertEquals(ShardException.Kind.CLOSED, e.kind());

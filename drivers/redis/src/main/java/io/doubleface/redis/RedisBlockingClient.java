@@ -1,5 +1,6 @@
 package io.doubleface.redis;
 
+import io.doubleface.api.Command;
 import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
@@ -39,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Threading: thread-safe. {@link #close} closes every connection, borrowed ones included, so
  * blocked threads return with {@code CLOSED}.
  */
-final class RedisBlockingClient implements BlockingClient<ShardRequest> {
+final class RedisBlockingClient implements BlockingClient<Command<?>> {
 
     private final RedisDriver driver;
     private final RedisClient client;
@@ -95,7 +96,8 @@ final class RedisBlockingClient implements BlockingClient<ShardRequest> {
     }
 
     @Override
-    public ByteBuf call(int shard, ShardRequest request, long timeoutNanos) throws ShardException {
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public Object call(int shard, Command<?> request, long timeoutNanos) throws ShardException {
         if (shard < 0 || shard >= idle.length) {
             throw new IndexOutOfBoundsException("shard " + shard + " (expected: 0.." + (idle.length - 1) + ")");
         }
@@ -108,14 +110,19 @@ final class RedisBlockingClient implements BlockingClient<ShardRequest> {
             RedisCommands<byte[], byte[]> sync = c.sync();
             RedisLayout layout = driver.layout(shard);
             Object value;
-            if (request.op() == ShardRequest.Op.SCAN) {
-                value = sync.mget(layout.scanKeys(request, records));
-            } else if (request.field() == ShardRequest.ALL_FIELDS) {
-                value = sync.hmget(layout.hashKey(request.key()), ALL_FIELDS);
+            if (request instanceof RedisCommand<?> rc) {
+                value = ((RedisCommands) sync).dispatch(rc.type(), rc.newOutput(), rc.newArgs());
+            } else if (!(request instanceof ShardRequest r)) {
+                throw new IllegalArgumentException("command: " + request.getClass().getName()
+                        + " (expected: a RedisCommand, see io.doubleface.redis.Redis)");
+            } else if (r.op() == ShardRequest.Op.SCAN) {
+                value = sync.mget(layout.scanKeys(r, records));
+            } else if (r.field() == ShardRequest.ALL_FIELDS) {
+                value = sync.hmget(layout.hashKey(r.key()), ALL_FIELDS);
             } else {
-                value = sync.hget(layout.hashKey(request.key()), RedisLayout.fieldName(request.field()));
+                value = sync.hget(layout.hashKey(r.key()), RedisLayout.fieldName(r.field()));
             }
-            return RedisLoopClient.encode(request, value, records, alloc);
+            return RedisLoopClient.reply(request, value, records, alloc);
         } catch (RedisLayout.BadReplyException e) {
             throw new ShardException(Kind.SHARD_ERROR, shard, e.getMessage(), e);
         } catch (RuntimeException e) {
@@ -127,7 +134,7 @@ final class RedisBlockingClient implements BlockingClient<ShardRequest> {
 
     @Override
     @SuppressWarnings("unchecked")
-    public void callAll(int[] shards, java.util.List<ShardRequest> requests, long timeoutNanos, Sink sink) {
+    public void callAll(int[] shards, java.util.List<Command<?>> requests, long timeoutNanos, Sink sink) {
         if (shards.length != requests.size()) {
             throw new IllegalArgumentException("shards.length " + shards.length + " != requests.size() " + requests.size());
         }
@@ -149,16 +156,7 @@ final class RedisBlockingClient implements BlockingClient<ShardRequest> {
                         borrowed[shard] = borrow(shard);
                     }
                     RedisAsyncCommands<byte[], byte[]> cmds = borrowed[shard].async();
-                    ShardRequest r = requests.get(i);
-                    RedisLayout layout = driver.layout(shard);
-                    RedisFuture<?> f;
-                    if (r.op() == ShardRequest.Op.SCAN) {
-                        f = cmds.mget(layout.scanKeys(r, records));
-                    } else if (r.field() == ShardRequest.ALL_FIELDS) {
-                        f = cmds.hmget(layout.hashKey(r.key()), ALL_FIELDS);
-                    } else {
-                        f = cmds.hget(layout.hashKey(r.key()), RedisLayout.fieldName(r.field()));
-                    }
+                    RedisFuture<?> f = RedisLoopClient.issue(cmds, requests.get(i), driver.layout(shard), records);
                     futures[i] = f;
                     int index = i;
                     f.whenComplete((v, e) -> completed.offer(index));
@@ -208,7 +206,7 @@ final class RedisBlockingClient implements BlockingClient<ShardRequest> {
         }
     }
 
-    private void deliver(int i, int shard, ShardRequest r, RedisFuture<?> f, Sink sink) {
+    private void deliver(int i, int shard, Command<?> r, RedisFuture<?> f, Sink sink) {
         Object value;
         try {
             value = f.get();
@@ -216,9 +214,9 @@ final class RedisBlockingClient implements BlockingClient<ShardRequest> {
             sink.onFailure(i, RedisErrors.map(e, shard, closed));
             return;
         }
-        ByteBuf reply;
+        Object reply;
         try {
-            reply = RedisLoopClient.encode(r, value, records, alloc);
+            reply = RedisLoopClient.reply(r, value, records, alloc);
         } catch (RedisLayout.BadReplyException e) {
             sink.onFailure(i, new ShardException(Kind.SHARD_ERROR, shard, e.getMessage(), e));
             return;

@@ -256,6 +256,20 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
      */
     @Override
     public LoopClient<ShardRequest> openOn(EventLoop loop) {
+        return cast(openAny(loop));
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static <C extends io.doubleface.api.Command<?>> LoopClient<C> cast(LoopClient<?> c) {
+        return (LoopClient) c; // one client serves both command families (it checks each command)
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static <C extends io.doubleface.api.Command<?>> BlockingClient<C> cast(BlockingClient<?> c) {
+        return (BlockingClient) c;
+    }
+
+    private LoopClient<?> openAny(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
         RedisLoopClient c = mode == ConnectionMode.PER_LOOP
@@ -272,6 +286,10 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
 
     @Override
     public BlockingClient<ShardRequest> openBlocking() {
+        return cast(openAnyBlocking());
+    }
+
+    private BlockingClient<?> openAnyBlocking() {
         requireOpen();
         RedisBlockingClient c = new RedisBlockingClient(this);
         blockingClients.add(c);
@@ -281,6 +299,61 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
             throw new IllegalStateException("redis driver " + description + " is closed");
         }
         return c;
+    }
+
+    /**
+     * The Redis shards of {@code uri} as a backend of native commands, with the default settings:
+     * {@code builder.backend("cache", RedisDriver.of("redis://127.0.0.1:7201-7220"))}. The URI
+     * forms and options are those of {@link #open(String, DriverSettings)}.
+     *
+     * @throws IllegalArgumentException if {@code uri} is malformed
+     */
+    public static ShardDriver<RedisCommand<?>> of(String uri) {
+        return of(uri, DriverSettings.DEFAULT);
+    }
+
+    /** {@link #of(String)} with {@code settings} (timeouts, outstanding-call bound). */
+    public static ShardDriver<RedisCommand<?>> of(String uri, DriverSettings settings) {
+        return open(uri, settings).commands();
+    }
+
+    /**
+     * This driver as a driver of native {@link RedisCommand}s ({@link Redis}): the same shards,
+     * settings and clients; closing the view closes this driver.
+     */
+    public ShardDriver<RedisCommand<?>> commands() {
+        RedisDriver d = this;
+        return new ShardDriver<>() {
+            @Override
+            public int shardCount() {
+                return d.shardCount();
+            }
+
+            @Override
+            public String describe() {
+                return d.describe();
+            }
+
+            @Override
+            public LoopClient<RedisCommand<?>> openOn(EventLoop loop) {
+                return cast(d.openAny(loop));
+            }
+
+            @Override
+            public BlockingClient<RedisCommand<?>> openBlocking() {
+                return cast(d.openAnyBlocking());
+            }
+
+            @Override
+            public void close() {
+                d.close();
+            }
+
+            @Override
+            public String toString() {
+                return d.toString();
+            }
+        };
     }
 
     private void requireOpen() {

@@ -1,5 +1,6 @@
 package io.doubleface.redis;
 
+import io.doubleface.api.Command;
 import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
@@ -61,7 +62,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: confined to {@link #loop()}; {@link #close} may be called from any thread.
  */
-final class RedisLoopClient implements LoopClient<ShardRequest> {
+final class RedisLoopClient implements LoopClient<Command<?>> {
 
     private static final Logger log = LoggerFactory.getLogger(RedisLoopClient.class);
 
@@ -90,13 +91,13 @@ final class RedisLoopClient implements LoopClient<ShardRequest> {
     /** One send: its completion ({@link #accept}) and its timeout ({@link #run}). */
     private final class Call implements BiConsumer<Object, Throwable>, Runnable {
         final int shard;
-        final ShardRequest request;
+        final Command<?> request;
         final ReplyListener listener;
         final int tag;
         ScheduledFuture<?> timeout;
         boolean done;
 
-        Call(int shard, ShardRequest request, ReplyListener listener, int tag) {
+        Call(int shard, Command<?> request, ReplyListener listener, int tag) {
             this.shard = shard;
             this.request = request;
             this.listener = listener;
@@ -191,7 +192,7 @@ final class RedisLoopClient implements LoopClient<ShardRequest> {
     }
 
     @Override
-    public void send(int shard, ShardRequest request, ReplyListener listener, int tag) {
+    public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
         if (!loop.inEventLoop()) {
             throw new IllegalStateException("send from " + Thread.currentThread().getName()
                     + " (expected: on the client's loop " + loop + ")");
@@ -199,6 +200,10 @@ final class RedisLoopClient implements LoopClient<ShardRequest> {
         Objects.checkIndex(shard, links.length);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(listener, "listener");
+        if (!(request instanceof RedisCommand<?>) && !(request instanceof ShardRequest)) {
+            throw new IllegalArgumentException("command: " + request.getClass().getName()
+                    + " (expected: a RedisCommand, see io.doubleface.redis.Redis)");
+        }
         Call c = new Call(shard, request, listener, tag);
         inSend = true;
         try {
@@ -321,17 +326,27 @@ final class RedisLoopClient implements LoopClient<ShardRequest> {
 
     /** Issues the Redis command of {@code c}; its completion comes back through {@link Call#accept}. */
     private void issue(RedisAsyncCommands<byte[], byte[]> cmds, Call c) {
-        ShardRequest r = c.request;
-        RedisLayout layout = driver.layout(c.shard);
-        RedisFuture<?> f;
-        if (r.op() == ShardRequest.Op.SCAN) {
-            f = cmds.mget(layout.scanKeys(r, records));
-        } else if (r.field() == ShardRequest.ALL_FIELDS) {
-            f = cmds.hmget(layout.hashKey(r.key()), ALL_FIELDS);
-        } else {
-            f = cmds.hget(layout.hashKey(r.key()), RedisLayout.fieldName(r.field()));
+        issue(cmds, c.request, driver.layout(c.shard), records).whenComplete(c);
+    }
+
+    /**
+     * Sends {@code command} on {@code cmds}: a {@link RedisCommand} as it is (Lettuce's
+     * {@code dispatch}), a record read ({@link ShardRequest}) as the layout's HGET/HMGET/MGET.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static RedisFuture<?> issue(RedisAsyncCommands<byte[], byte[]> cmds, Command<?> command, RedisLayout layout,
+            long records) {
+        if (command instanceof RedisCommand<?> rc) {
+            return ((RedisAsyncCommands) cmds).dispatch(rc.type(), rc.newOutput(), rc.newArgs());
         }
-        f.whenComplete(c);
+        ShardRequest r = (ShardRequest) command;
+        if (r.op() == ShardRequest.Op.SCAN) {
+            return cmds.mget(layout.scanKeys(r, records));
+        } else if (r.field() == ShardRequest.ALL_FIELDS) {
+            return cmds.hmget(layout.hashKey(r.key()), ALL_FIELDS);
+        } else {
+            return cmds.hget(layout.hashKey(r.key()), RedisLayout.fieldName(r.field()));
+        }
     }
 
     private void finish(Call c, Object value, Throwable error) {
@@ -347,9 +362,9 @@ final class RedisLoopClient implements LoopClient<ShardRequest> {
             notifyFailure(c.listener, c.tag, RedisErrors.map(error, c.shard, closed));
             return;
         }
-        ByteBuf reply;
+        Object reply;
         try {
-            reply = encode(c.request, value, records, alloc);
+            reply = reply(c.request, value, records, alloc);
         } catch (RedisLayout.BadReplyException | RuntimeException e) {
             notifyFailure(c.listener, c.tag, new ShardException(Kind.SHARD_ERROR, c.shard, e.getMessage(), e));
             return;
@@ -359,6 +374,12 @@ final class RedisLoopClient implements LoopClient<ShardRequest> {
         } catch (Throwable t) {
             log.warn("reply listener {} threw", c.listener, t);
         }
+    }
+
+    /** The reply handed to the listener: a {@link RedisCommand}'s value as Lettuce decoded it; a record read's canonical encoding. */
+    static Object reply(Command<?> command, Object value, long records, ByteBufAllocator alloc)
+            throws RedisLayout.BadReplyException {
+        return command instanceof ShardRequest r ? encode(r, value, records, alloc) : value;
     }
 
     @SuppressWarnings("unchecked")

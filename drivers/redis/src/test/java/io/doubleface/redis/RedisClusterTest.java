@@ -71,7 +71,7 @@ class RedisClusterTest {
                 BlockingClient blocking = driver.openBlocking();
                 for (ShardRequest r : List.of(ShardRequest.readRecord(9), ShardRequest.scan(90, 20))) {
                     for (int s = 0; s < 3; s++) {
-                        ByteBuf b = blocking.call(s, r, TimeUnit.SECONDS.toNanos(20));
+                        ByteBuf b = (ByteBuf) blocking.call(s, r, TimeUnit.SECONDS.toNanos(20));
                         try {
                             assertArrayEquals(RedisDriverTest.expected(r), ByteBufUtil.getBytes(b));
                         } finally {

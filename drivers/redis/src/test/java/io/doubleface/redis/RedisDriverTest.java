@@ -134,7 +134,7 @@ class RedisDriverTest {
         RedisDriver driver = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
         BlockingClient client = driver.openBlocking();
         for (ShardRequest r : REQUESTS) {
-            ByteBuf b = client.call(1, r, TimeUnit.SECONDS.toNanos(20));
+            ByteBuf b = (ByteBuf) client.call(1, r, TimeUnit.SECONDS.toNanos(20));
             try {
                 assertArrayEquals(expected(r), ByteBufUtil.getBytes(b), r.toString());
             } finally {
@@ -148,9 +148,10 @@ class RedisDriverTest {
         }
         byte[][] got = new byte[n][];
         int[] calls = new int[n];
-        client.callAll(shards, REQUESTS.toArray(new ShardRequest[0]), TimeUnit.SECONDS.toNanos(20), new BlockingClient.Sink() {
+        client.callAll(shards, REQUESTS, TimeUnit.SECONDS.toNanos(20), new BlockingClient.Sink() {
             @Override
-            public void onReply(int index, ByteBuf reply) {
+            public void onReply(int index, Object value) {
+                ByteBuf reply = (ByteBuf) value;
                 calls[index]++;
                 got[index] = ByteBufUtil.getBytes(reply);
                 reply.release();
@@ -303,7 +304,7 @@ class RedisDriverTest {
         LoopClient client = driver.openOn(loop);
         BlockingClient blocking = driver.openBlocking();
         warmUp(client, loop, 2);
-        blocking.call(1, ShardRequest.readField(1, 0), TimeUnit.SECONDS.toNanos(5)).release();
+        ((ByteBuf) blocking.call(1, ShardRequest.readField(1, 0), TimeUnit.SECONDS.toNanos(5))).release();
         own.kill(1);
         // REJECT while disconnected: failures come at once, as UNAVAILABLE, not after the 20 s call timeout
         Outcomes out = new Outcomes(loop, 2);
@@ -334,7 +335,7 @@ class RedisDriverTest {
         }
         while (true) {
             try {
-                ByteBuf b = blocking.call(1, ShardRequest.readRecord(5), TimeUnit.SECONDS.toNanos(5));
+                ByteBuf b = (ByteBuf) blocking.call(1, ShardRequest.readRecord(5), TimeUnit.SECONDS.toNanos(5));
                 assertArrayEquals(expected(ShardRequest.readRecord(5)), ByteBufUtil.getBytes(b));
                 b.release();
                 break;
@@ -382,7 +383,7 @@ class RedisDriverTest {
             LoopClient client = driver.openOn(loop);
             warmUp(client, loop, 2);
             BlockingClient blocking = driver.openBlocking();
-            blocking.call(0, ShardRequest.readField(0, 0), TimeUnit.SECONDS.toNanos(5)).release();
+            ((ByteBuf) blocking.call(0, ShardRequest.readField(0, 0), TimeUnit.SECONDS.toNanos(5))).release();
             assertTrue(connectedClients(own, 0) >= 3, "loop + blocking connections + this probe");
             driver.close();
             driver.close(); // idempotent

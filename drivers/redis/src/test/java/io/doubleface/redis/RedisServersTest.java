@@ -31,7 +31,7 @@ class RedisServersTest {
             s.load(RedisDriverTest.RECORDS);
             BlockingClient c = d.openBlocking();
             for (ShardRequest r : RedisDriverTest.REQUESTS) {
-                ByteBuf b = c.call(1, r, TimeUnit.SECONDS.toNanos(20));
+                ByteBuf b = (ByteBuf) c.call(1, r, TimeUnit.SECONDS.toNanos(20));
                 try {
                     assertTrue(java.util.Arrays.equals(RedisDriverTest.expected(r), ByteBufUtil.getBytes(b)), r.toString());
                 } finally {

@@ -25,21 +25,30 @@ public final class YcsbReference {
      * @param shards the number of shards the server fans out over
      */
     public static byte[] body(YcsbService service, int shards, YcsbQuery query) {
+        return body(service.records(), service.scanRecords(), query);
+    }
+
+    /**
+     * The exact response body for {@code query} over shards holding {@code records} records each,
+     * with {@code scanRecords} records per {@code large} scan. (The shard count decides only which
+     * shard serves a call, not its reply.)
+     */
+    public static byte[] body(long records, int scanRecords, YcsbQuery query) {
         List<ShardRequest> calls = new ArrayList<>();
         for (int i = 0; i < query.fanout(); i++) {
-            calls.add(service.command(query, i));
+            calls.add(YcsbService.command(query, i, records, scanRecords));
         }
         List<byte[]> parts = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             ByteBuf reply = Unpooled.buffer(Records.replySize(calls.get(i)));
             try {
-                Records.writeReply(calls.get(i), service.records(), reply);
-                parts.add(service.process(reply));
+                Records.writeReply(calls.get(i), records, reply);
+                parts.add(YcsbService.toJson(reply));
             } finally {
                 reply.release();
             }
         }
-        ByteBuf body = new YcsbBinding(shards, service.records())
+        ByteBuf body = new YcsbBinding(1, records)
                 .encode(new YcsbService.Result(query, parts), UnpooledByteBufAllocator.DEFAULT);
         try {
             return ByteBufUtil.getBytes(body);

@@ -107,7 +107,17 @@ public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbS
 
     /** The command of call {@code i} of {@code q}. */
     ShardRequest command(YcsbQuery q, int i) {
+        return command(q, i, records, scanRecords);
+    }
+
+    /** The command of call {@code i} of {@code q} over {@code records} records per shard. */
+    static ShardRequest command(YcsbQuery q, int i, long records, int scanRecords) {
         return q.size().request((q.key() + i) % records, scanRecords);
+    }
+
+    /** Records per {@code large} scan. */
+    public int scanRecords() {
+        return scanRecords;
     }
 
     /** The per-reply work: the synthetic CPU work, if any, and the JSON fragment. */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.api.FanoutPlan;
+import io.doubleface.api.Replies;
 import io.doubleface.api.FanoutService;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
@@ -51,23 +52,20 @@ class DoubleFaceConfinementTest {
         }
 
         @Override
-        public void plan(YcsbQuery q, FanoutPlan plan) {
+        public void plan(YcsbQuery q, FanoutPlan<YcsbQuery, byte[]> plan) {
             if (traces.put(q, new Trace(Thread.currentThread())) != null) {
                 throw new IllegalStateException("plan ran twice for one request");
             }
-            inner.plan(q, plan);
+            inner.plan(q, new InterceptingPlan<>(plan, (r, call, reply, h) -> {
+                traces.get(r).replies.add(Thread.currentThread());
+                return h.onReply(r, call, reply);
+            }));
         }
 
         @Override
-        public byte[] onReply(YcsbQuery q, int call, ByteBuf reply) {
-            traces.get(q).replies.add(Thread.currentThread());
-            return inner.onReply(q, call, reply);
-        }
-
-        @Override
-        public YcsbService.Result merge(YcsbQuery q, List<byte[]> processed) {
+        public YcsbService.Result merge(YcsbQuery q, Replies<byte[]> replies, FanoutPlan<YcsbQuery, byte[]> next) {
             traces.get(q).merges.add(Thread.currentThread());
-            return inner.merge(q, processed);
+            return inner.merge(q, replies, next);
         }
     }
 

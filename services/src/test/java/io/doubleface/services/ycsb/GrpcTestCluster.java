@@ -48,10 +48,9 @@ final class GrpcTestCluster implements AutoCloseable {
             b.replaced.forEach(addresses::set);
             driver = new GrpcDriver(addresses, DriverSettings.DEFAULT.withCallTimeout(b.callTimeout)
                     .withConnectTimeout(Duration.ofSeconds(5)).withRecords(RECORDS));
-            YcsbService service = new YcsbService(RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, 0);
-            server = FanoutServer.builder(service, new YcsbBinding(b.shards, RECORDS))
-                    .grpc(0, new YcsbGrpcBinding(b.shards, RECORDS))
-                    .driver(driver, true).port(0).adminPort(-1).ioThreads(2)
+            FanoutServer.Builder sb = FanoutServer.builder();
+            YcsbService.install(sb, driver, RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, 0, true);
+            server = sb.grpc(0).port(0).adminPort(-1).ioThreads(2)
                     .configuration(b.configuration).deadline(b.deadline).start();
             channel = NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
         } catch (RuntimeException e) {

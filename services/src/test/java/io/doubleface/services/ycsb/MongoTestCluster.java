@@ -39,9 +39,9 @@ final class MongoTestCluster implements AutoCloseable {
             String uri = "mongodb://" + a.stream().map(x -> x.getHostString() + ":" + x.getPort())
                     .collect(Collectors.joining(","));
             driver = MongoDriver.open(uri, options.withRecords(TestCluster.RECORDS));
-            YcsbService service = new YcsbService(TestCluster.RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, 0);
-            server = FanoutServer.builder(service, new YcsbBinding(shards, TestCluster.RECORDS))
-                    .driver(driver, true).port(0).adminPort(0).ioThreads(2).configuration(configuration)
+            FanoutServer.Builder b = FanoutServer.builder();
+            YcsbService.install(b, driver, TestCluster.RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, 0, false);
+            server = b.port(0).adminPort(0).ioThreads(2).configuration(configuration)
                     .deadline(deadline).start();
         } catch (RuntimeException e) {
             if (sharedLeaf == null) {

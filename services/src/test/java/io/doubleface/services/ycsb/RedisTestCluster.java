@@ -42,9 +42,9 @@ final class RedisTestCluster implements AutoCloseable {
                     .withConnectTimeout(Duration.ofSeconds(5));
             driver = RedisDriver.open(servers.uri() + options, settings);
             int shards = driver.shardCount();
-            YcsbService service = new YcsbService(RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, 0);
-            server = FanoutServer.builder(service, new YcsbBinding(shards, RECORDS))
-                    .driver(driver, true).port(0).adminPort(0).ioThreads(2)
+            FanoutServer.Builder b = FanoutServer.builder();
+            YcsbService.install(b, driver, RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, 0, false);
+            server = b.port(0).adminPort(0).ioThreads(2)
                     .configuration(configuration).deadline(deadline).start();
         } catch (RuntimeException e) {
             if (ownsServers) {

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.api.BadRequestException;
 import io.doubleface.api.FanoutPlan;
+import io.doubleface.api.HttpRequestView;
+import io.doubleface.api.Replies;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.HttpBinding;
 import io.netty.buffer.ByteBuf;
@@ -42,27 +44,24 @@ class ServiceFailureTest {
         }
 
         @Override
-        public void plan(YcsbQuery q, FanoutPlan plan) {
-            inner.plan(q, plan);
+        public void plan(YcsbQuery q, FanoutPlan<YcsbQuery, byte[]> plan) {
+            inner.plan(q, new InterceptingPlan<>(plan, (r, call, reply, h) -> {
+                if (r.key() == REPLY_FAILS && call == 2) {
+                    throw new IllegalStateException("boom in onReply");
+                }
+                return h.onReply(r, call, reply);
+            }));
             if (q.key() == PLAN_FAILS) {
                 throw new IllegalStateException("boom in plan");
             }
         }
 
         @Override
-        public byte[] onReply(YcsbQuery q, int call, ByteBuf reply) {
-            if (q.key() == REPLY_FAILS && call == 2) {
-                throw new IllegalStateException("boom in onReply");
-            }
-            return inner.onReply(q, call, reply);
-        }
-
-        @Override
-        public YcsbService.Result merge(YcsbQuery q, List<byte[]> processed) {
+        public YcsbService.Result merge(YcsbQuery q, Replies<byte[]> replies, FanoutPlan<YcsbQuery, byte[]> next) {
             if (q.key() == MERGE_FAILS) {
                 throw new IllegalStateException("boom in merge");
             }
-            return inner.merge(q, processed);
+            return inner.merge(q, replies, next);
         }
     }
 
@@ -70,12 +69,7 @@ class ServiceFailureTest {
     static HttpBinding<YcsbQuery, YcsbService.Result> faultyEncoding(HttpBinding<YcsbQuery, YcsbService.Result> inner) {
         return new HttpBinding<>() {
             @Override
-            public String path() {
-                return inner.path();
-            }
-
-            @Override
-            public YcsbQuery decode(QueryStringDecoder query) throws BadRequestException {
+            public YcsbQuery decode(HttpRequestView query) throws BadRequestException {
                 return inner.decode(query);
             }
 

@@ -43,7 +43,6 @@ final class TestCluster implements AutoCloseable {
     static final Duration GENEROUS = Duration.ofSeconds(30);
 
     /** The service the responses are computed with when no network or thread is involved. */
-    private static final YcsbService REFERENCE = new YcsbService(RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, 0);
 
     private static final Map<String, String> EXPECTED = new ConcurrentHashMap<>();
 
@@ -61,10 +60,11 @@ final class TestCluster implements AutoCloseable {
             List<InetSocketAddress> addresses = new ArrayList<>(leaf.addresses());
             b.replaced.forEach(addresses::set);
             driver = new KvDriver(addresses, b.driverOptions);
-            service = new YcsbService(RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, b.replyWorkNanos);
-            FanoutServer.Builder<YcsbQuery, byte[], YcsbService.Result> sb = FanoutServer
-                    .builder(b.wrap.apply(service), b.binding.apply(new YcsbBinding(b.shards, RECORDS)))
-                    .driver(driver, true).port(0).adminPort(0).ioThreads(b.ioThreads)
+            FanoutServer.Builder sb = FanoutServer.builder();
+            service = new YcsbService(sb.backend("records", driver), RECORDS, YcsbService.DEFAULT_SCAN_RECORDS,
+                    b.replyWorkNanos);
+            sb.get("/query", b.wrap.apply(service), b.binding.apply(new YcsbBinding(b.shards, RECORDS)))
+                    .port(0).adminPort(0).ioThreads(b.ioThreads)
                     .configuration(b.configuration).deadline(b.deadline).limits(b.limits);
             server = b.tweak.apply(sb).start();
         } catch (RuntimeException e) {
@@ -79,7 +79,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     /** A cluster with the test defaults, then {@code tweak} applied to the server builder. */
-    static TestCluster start(int shards, UnaryOperator<FanoutServer.Builder<YcsbQuery, byte[], YcsbService.Result>> tweak) {
+    static TestCluster start(int shards, UnaryOperator<FanoutServer.Builder> tweak) {
         return builder(shards).tweak(tweak).start();
     }
 
@@ -99,7 +99,7 @@ final class TestCluster implements AutoCloseable {
                 .withConnectTimeout(Duration.ofSeconds(5));
         private final Map<Integer, InetSocketAddress> replaced = new HashMap<>();
         private Function<YcsbService, FanoutService<YcsbQuery, byte[], YcsbService.Result>> wrap = s -> s;
-        private UnaryOperator<FanoutServer.Builder<YcsbQuery, byte[], YcsbService.Result>> tweak = b -> b;
+        private UnaryOperator<FanoutServer.Builder> tweak = b -> b;
         private UnaryOperator<HttpBinding<YcsbQuery, YcsbService.Result>> binding = b -> b;
 
         private Builder(int shards) {
@@ -154,7 +154,7 @@ final class TestCluster implements AutoCloseable {
             return this;
         }
 
-        Builder tweak(UnaryOperator<FanoutServer.Builder<YcsbQuery, byte[], YcsbService.Result>> tweak) {
+        Builder tweak(UnaryOperator<FanoutServer.Builder> tweak) {
             this.tweak = tweak;
             return this;
         }
@@ -254,7 +254,7 @@ final class TestCluster implements AutoCloseable {
     }
 
     private static String compute(int shards, YcsbQuery q) {
-        return new String(YcsbReference.body(REFERENCE, shards, q), StandardCharsets.UTF_8);
+        return new String(YcsbReference.body(RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, q), StandardCharsets.UTF_8);
     }
 
     /** Whether {@code q} calls shard {@code shard} (call i goes to shard {@code (key + i) % shards}). */

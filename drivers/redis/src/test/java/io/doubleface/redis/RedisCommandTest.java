@@ -1,0 +1,176 @@
+package io.doubleface.redis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.ShardException;
+import io.doubleface.loop.LoopGroup;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandType;
+import io.netty.channel.EventLoop;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Native Redis commands ({@link Redis}) through the loop and blocking clients, against real redis-server. */
+@Timeout(60)
+class RedisCommandTest {
+
+    static final Redis<String, String> R = Redis.utf8();
+    static final DriverSettings SETTINGS = DriverSettings.DEFAULT.withCallTimeout(Duration.ofSeconds(20))
+            .withConnectTimeout(Duration.ofSeconds(5));
+    static final long T = TimeUnit.SECONDS.toNanos(10);
+
+    static RedisServers servers;
+    static LoopGroup loops;
+    static ShardDriver<RedisCommand<?>> driver;
+
+    @BeforeAll
+    static void start() {
+        servers = RedisServers.start(2, 0);
+        loops = new LoopGroup("redis-cmd", 1, LoopGroup.Transport.AUTO);
+        driver = RedisDriver.of(servers.uri(), SETTINGS);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (driver != null) {
+            driver.close();
+        }
+        if (loops != null) {
+            loops.close();
+        }
+        if (servers != null) {
+            servers.close();
+        }
+    }
+
+    /** Sends {@code command} to {@code shard} from the loop client and waits for its one outcome. */
+    static Object onLoop(LoopClient<RedisCommand<?>> client, int shard, RedisCommand<?> command) throws Exception {
+        CompletableFuture<Object> out = new CompletableFuture<>();
+        EventLoop loop = client.loop();
+        loop.execute(() -> client.send(shard, command, new ReplyListener() {
+            @Override
+            public void onReply(int tag, Object reply) {
+                if (!loop.inEventLoop()) {
+                    out.completeExceptionally(new AssertionError("reply off the loop"));
+                }
+                out.complete(reply == null ? "(nil)" : reply);
+            }
+
+            @Override
+            public void onFailure(int tag, ShardException cause) {
+                out.completeExceptionally(cause);
+            }
+        }, 7));
+        try {
+            return out.get(30, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw (Exception) e.getCause();
+        }
+    }
+
+    @Test
+    void everyTypedHelperRoundTripsThroughTheLoopClient() throws Exception {
+        LoopClient<RedisCommand<?>> c = driver.openOn(loops.loops().get(0));
+        try {
+            assertEquals("OK", onLoop(c, 0, R.set("user:1:name", "ada")));
+            assertEquals("ada", onLoop(c, 0, R.get("user:1:name")));
+            assertEquals("(nil)", onLoop(c, 0, R.get("user:1:missing")));
+            assertEquals(1L, onLoop(c, 1, R.incr("counter")));
+            assertEquals(2L, onLoop(c, 1, R.incr("counter")));
+            assertEquals(true, onLoop(c, 1, R.expire("counter", 60)));
+            assertEquals(2L, onLoop(c, 1, R.sadd("followers:1", "2", "3")));
+            assertEquals(Set.of("2", "3"), onLoop(c, 1, R.smembers("followers:1")));
+            assertEquals(3L, onLoop(c, 0, R.lpush("timeline:1", "p1", "p2", "p3")));
+            assertEquals(List.of("p3", "p2"), onLoop(c, 0, R.lrange("timeline:1", 0, 1)));
+            assertEquals(true, onLoop(c, 0, R.hset("post:1", "title", "hello")));
+            assertEquals(false, onLoop(c, 0, R.hset("post:1", "title", "hello again")));
+            assertEquals("hello again", onLoop(c, 0, R.hget("post:1", "title")));
+            assertEquals(Map.of("title", "hello again"), onLoop(c, 0, R.hgetall("post:1")));
+            @SuppressWarnings("unchecked")
+            List<KeyValue<String, String>> hm = (List<KeyValue<String, String>>) onLoop(c, 0,
+                    R.hmget("post:1", "title", "nope"));
+            assertEquals("hello again", hm.get(0).getValue());
+            assertFalse(hm.get(1).hasValue());
+            @SuppressWarnings("unchecked")
+            List<KeyValue<String, String>> mg = (List<KeyValue<String, String>>) onLoop(c, 0,
+                    R.mget("user:1:name", "user:1:missing"));
+            assertEquals("ada", mg.get(0).getValue());
+            assertFalse(mg.get(1).hasValue());
+            assertEquals(1L, onLoop(c, 1, R.zadd("scores", 1.5, "a")));
+            assertEquals(1L, onLoop(c, 1, R.zadd("scores", 3.0, "b")));
+            assertEquals(List.of("a", "b"), onLoop(c, 1, R.zrange("scores", 0, -1)));
+            assertEquals(List.of("b", "a"), onLoop(c, 1, R.zrevrange("scores", 0, -1)));
+            assertEquals(List.of(ScoredValue.just(3.0, "b"), ScoredValue.just(1.5, "a")),
+                    onLoop(c, 1, R.zrevrangeWithScores("scores", 0, -1)));
+            assertEquals(List.of(ScoredValue.just(1.5, "a")), onLoop(c, 1, R.zrangeWithScores("scores", 0, 0)));
+            assertEquals(1L, onLoop(c, 0, R.<Long>raw(CommandType.EXISTS, IntegerOutput::new, a -> a.addKey("post:1"))));
+            assertEquals(2L, onLoop(c, 0, R.del("post:1", "user:1:name")));
+            assertEquals("(nil)", onLoop(c, 0, R.get("user:1:name")));
+        } finally {
+            c.close();
+        }
+    }
+
+    @Test
+    void errorReplyFailsTheCallWithTheShardsMessage() throws Exception {
+        LoopClient<RedisCommand<?>> c = driver.openOn(loops.loops().get(0));
+        try {
+            onLoop(c, 0, R.set("plain", "x"));
+            ShardException e = assertThrows(ShardException.class, () -> onLoop(c, 0, R.smembers("plain")));
+            assertEquals(ShardException.Kind.SHARD_ERROR, e.kind());
+            assertTrue(e.getMessage().contains("WRONGTYPE"), e.getMessage());
+            ShardException noScript = assertThrows(ShardException.class, () -> onLoop(c, 0,
+                    R.evalsha("0000000000000000000000000000000000000000", ScriptOutputType.INTEGER, new String[0])));
+            assertTrue(noScript.getMessage().contains("NOSCRIPT"), noScript.getMessage());
+            assertEquals("x", onLoop(c, 0, R.get("plain")), "the connection is still usable");
+        } finally {
+            c.close();
+        }
+    }
+
+    @Test
+    void blockingClientRunsTheSameCommandsAndCallAllInParallel() throws Exception {
+        try (BlockingClient<RedisCommand<?>> b = driver.openBlocking()) {
+            assertEquals("OK", b.call(0, R.set("b:k", "v"), T));
+            assertEquals("v", b.call(0, R.get("b:k"), T));
+            String sha = (String) b.call(1, R.<String>raw(CommandType.SCRIPT, io.lettuce.core.output.StatusOutput::new,
+                    a -> a.add("LOAD").add("return tonumber(ARGV[1]) + 1")), T);
+            assertEquals(42L, b.call(1, R.evalsha(sha, ScriptOutputType.INTEGER, new String[0], "41"), T));
+            List<Object> replies = new ArrayList<>(List.of("-", "-"));
+            b.callAll(new int[] {0, 1}, List.of(R.get("b:k"), R.incr("b:n")), T, new BlockingClient.Sink() {
+                @Override
+                public void onReply(int index, Object reply) {
+                    replies.set(index, reply);
+                }
+
+                @Override
+                public void onFailure(int index, ShardException cause) {
+                    replies.set(index, cause);
+                }
+            });
+            assertEquals(List.of("v", 1L), replies);
+            assertNull(b.call(0, R.get("b:none"), T));
+        }
+    }
+}
