@@ -296,7 +296,13 @@ class ServiceApiTest {
                 Cluster c = new Cluster(model, silent.address(), Duration.ofMillis(700))) {
             RawHttp.Response failFast = c.call(RawHttp.get("/chain/0"));
             assertEquals(504, failFast.status(), failFast.toString());
-            assertEquals("deadline of 700 ms exceeded with 1 of 1 shard replies missing (round 1)\n", failFast.text());
+            // the loop models' deadline timer answers; the blocking models' call, bounded by the time
+            // left, times out at the same moment and answers first
+            assertTrue(failFast.text().equals("deadline of 700 ms exceeded with 1 of 1 shard replies missing (round 1)\n")
+                    || failFast.text().startsWith("backend b: shard 1 timeout"), failFast.text());
+            if (model.startsWith("doubleface") || model.startsWith("type2")) {
+                assertTrue(failFast.text().endsWith("(round 1)\n"), failFast.text());
+            }
 
             RawHttp.Response best = c.call(RawHttp.get("/chain/0/best-effort"));
             assertEquals(200, best.status(), best.toString());
