@@ -41,7 +41,10 @@ public interface Replies<P> {
     /** The round number (0 for the calls of {@code plan}). */
     int round();
 
-    /** The processed replies of the calls that succeeded, in call order (a new list). */
+    /**
+     * The processed replies of the calls that succeeded, in call order. Safe to keep after merge
+     * (a new list, or a view of slots the framework never reuses).
+     */
     default List<P> values() {
         List<P> out = new ArrayList<>(size() - failed());
         for (int i = 0; i < size(); i++) {

@@ -16,6 +16,7 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
@@ -496,6 +497,17 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     @Override
     public int failed() {
         return cur.failed;
+    }
+
+    /** Without failures, a view of the round's slots (no copy; the slots are never reused). */
+    @Override
+    @SuppressWarnings("unchecked")
+    public List<P> values() {
+        Round r = cur;
+        if (r.failed == 0) {
+            return (List<P>) Arrays.asList(r.processed);
+        }
+        return Replies.super.values();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.doubleface.mongo;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.doubleface.api.Command;
 import io.doubleface.api.ShardRequest;
 import io.doubleface.data.Records;
 import io.doubleface.driver.BlockingClient;
@@ -39,7 +40,7 @@ import org.bson.RawBsonDocument;
  * <p>Threading: thread-safe. {@link #close} from any thread; calls in progress then fail (CLOSED
  * or UNAVAILABLE) as their connections close.
  */
-final class MongoBlockingClient implements BlockingClient<ShardRequest> {
+final class MongoBlockingClient implements BlockingClient<Command<?>> {
 
     private static final ThreadFactory FAN_OUT = Threads.virtual("mongo-fan");
 
@@ -109,8 +110,8 @@ final class MongoBlockingClient implements BlockingClient<ShardRequest> {
     }
 
     @Override
-    public ByteBuf call(int shard, ShardRequest request, long timeoutNanos) throws ShardException {
-        check(shard, request, timeoutNanos);
+    public Object call(int shard, Command<?> command, long timeoutNanos) throws ShardException {
+        check(shard, command, timeoutNanos);
         Shard s = shards[shard];
         if (closed) {
             throw new ShardException(ShardException.Kind.CLOSED, shard, "client closed");
@@ -118,6 +119,21 @@ final class MongoBlockingClient implements BlockingClient<ShardRequest> {
         Throwable down = s.downCause();
         if (down != null) {
             throw MongoErrors.down(shard, s.address, down);
+        }
+        if (command instanceof MongoCommand<?> mc) {
+            try {
+                s.collection(); // opens the shard's client on first use
+                String db = mc.database() != null ? mc.database() : driver.database(shard);
+                return mc.sync(s.client.getDatabase(db), timeoutNanos);
+            } catch (ShardException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw MongoErrors.map(e, shard, s.address, s.downCause(), closed);
+            }
+        }
+        if (!(command instanceof ShardRequest request)) {
+            throw new IllegalArgumentException("command: " + command.getClass().getName()
+                    + " (expected: a MongoCommand, see io.doubleface.mongo.Mongo)");
         }
         List<RawBsonDocument> docs;
         try {
@@ -149,10 +165,10 @@ final class MongoBlockingClient implements BlockingClient<ShardRequest> {
     }
 
     /** An outcome of one call of {@link #callAll}. */
-    private record Outcome(int index, ByteBuf reply, ShardException failure) {}
+    private record Outcome(int index, Object reply, ShardException failure) {}
 
     @Override
-    public void callAll(int[] shardIds, java.util.List<ShardRequest> requests, long timeoutNanos, Sink sink) {
+    public void callAll(int[] shardIds, java.util.List<Command<?>> requests, long timeoutNanos, Sink sink) {
         if (shardIds.length != requests.size()) {
             throw new IllegalArgumentException("shards: " + shardIds.length + " entries, requests: " + requests.size()
                     + " (expected: the same)");
@@ -186,7 +202,7 @@ final class MongoBlockingClient implements BlockingClient<ShardRequest> {
                 received--;
                 continue;
             }
-            if (o.reply != null) {
+            if (o.failure == null) {
                 sink.onReply(o.index, o.reply);
             } else {
                 sink.onFailure(o.index, o.failure);
@@ -197,7 +213,7 @@ final class MongoBlockingClient implements BlockingClient<ShardRequest> {
         }
     }
 
-    private Outcome callQuietly(int index, int shard, ShardRequest request, long timeoutNanos) {
+    private Outcome callQuietly(int index, int shard, Command<?> request, long timeoutNanos) {
         try {
             return new Outcome(index, call(shard, request, timeoutNanos), null);
         } catch (ShardException e) {
@@ -207,7 +223,7 @@ final class MongoBlockingClient implements BlockingClient<ShardRequest> {
         }
     }
 
-    private void check(int shard, ShardRequest request, long timeoutNanos) {
+    private void check(int shard, Command<?> request, long timeoutNanos) {
         Objects.checkIndex(shard, shards.length);
         Objects.requireNonNull(request, "request");
         if (timeoutNanos <= 0) {

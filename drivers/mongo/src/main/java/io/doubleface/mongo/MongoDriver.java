@@ -521,7 +521,13 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
      * {@link IoEventLoop} (e.g. of a {@link io.doubleface.loop.LoopGroup}).
      */
     @Override
+    @SuppressWarnings("unchecked")
     public LoopClient<ShardRequest> openOn(EventLoop loop) {
+        return (LoopClient<ShardRequest>) openAny(loop);
+    }
+
+    @SuppressWarnings("rawtypes")
+    private LoopClient openAny(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
         if (options.transport() == Transport.NETTY || options.transport() == Transport.LOOP) {
@@ -539,7 +545,12 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
     }
 
     @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
     public BlockingClient<ShardRequest> openBlocking() {
+        return (BlockingClient) openAnyBlocking();
+    }
+
+    private MongoBlockingClient openAnyBlocking() {
         requireOpen();
         MongoBlockingClient c = new MongoBlockingClient(this);
         blockingClients.add(c);
@@ -549,6 +560,65 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
             throw new IllegalStateException("mongodb driver " + description + " is closed");
         }
         return c;
+    }
+
+    /**
+     * The MongoDB shards of {@code uri} as a backend of native commands ({@link Mongo}), with the
+     * default options: {@code builder.backend("posts", MongoDriver.of("mongodb://127.0.0.1:7301-7304/app"))}.
+     * The URI forms and options are those of {@link #parse}; the database in the URI is the one
+     * commands use unless they name another ({@link MongoCommand#inDatabase}).
+     *
+     * @throws IllegalArgumentException if {@code uri} is malformed or names {@code mongodb+loop://}
+     *     (our OP_MSG client runs only the YCSB record read)
+     */
+    public static ShardDriver<MongoCommand<?>> of(String uri) {
+        return of(uri, Options.DEFAULT);
+    }
+
+    /** {@link #of(String)} with {@code options}. */
+    public static ShardDriver<MongoCommand<?>> of(String uri, Options options) {
+        return open(uri, options).commands();
+    }
+
+    /**
+     * This driver as a driver of native {@link MongoCommand}s: the same shards, options and clients;
+     * closing the view closes this driver.
+     *
+     * @throws IllegalArgumentException with {@link Transport#LOOP}, whose client runs only the record read
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public ShardDriver<MongoCommand<?>> commands() {
+        if (options.transport() == Transport.LOOP) {
+            throw new IllegalArgumentException("mongodb driver " + description
+                    + ": transport=loop (mongodb+loop://) runs only the YCSB record read, not native commands");
+        }
+        MongoDriver d = this;
+        return new ShardDriver<>() {
+            @Override
+            public int shardCount() {
+                return d.shardCount();
+            }
+
+            @Override
+            public String describe() {
+                return d.describe();
+            }
+
+            @Override
+            public LoopClient<MongoCommand<?>> openOn(EventLoop loop) {
+                return (LoopClient) d.openAny(loop);
+            }
+
+            @Override
+            public BlockingClient<MongoCommand<?>> openBlocking() {
+                return (BlockingClient) d.openAnyBlocking();
+            }
+
+            @Override
+            public void close() {
+                d.close();
+            }
+        };
     }
 
     private void requireOpen() {

@@ -6,6 +6,7 @@ import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoClients;
 import com.mongodb.reactivestreams.client.MongoCollection;
+import io.doubleface.api.Command;
 import io.doubleface.api.ShardRequest;
 import io.doubleface.data.Records;
 import io.doubleface.driver.LoopClient;
@@ -69,7 +70,7 @@ import org.slf4j.LoggerFactory;
  * {@link #close} may be called from any thread (it hops to the loop). {@link #stats()} from any
  * thread.
  */
-public final class MongoLoopClient implements LoopClient<ShardRequest> {
+public final class MongoLoopClient implements LoopClient<Command<?>> {
 
     private static final Logger log = LoggerFactory.getLogger(MongoLoopClient.class);
 
@@ -175,23 +176,23 @@ public final class MongoLoopClient implements LoopClient<ShardRequest> {
     }
 
     /** One call: the driver's subscriber, then (on the loop) the listener's completion. */
-    private final class Call implements Subscriber<RawBsonDocument>, Runnable {
+    private final class Call implements Subscriber<Object>, Runnable {
         final Shard shard;
-        final ShardRequest request;
+        final Command<?> request;
         final ReplyListener listener;
         final int tag;
         final long deadline;
         volatile Subscription subscription;
         // written by the driver's serial signals, read on the loop after the hop (happens-before via execute)
-        RawBsonDocument first;
-        List<RawBsonDocument> more;
+        Object first;
+        List<Object> more;
         Throwable error;
         // loop-confined
         boolean finished;
         Call prev;
         Call next;
 
-        Call(Shard shard, ShardRequest request, ReplyListener listener, int tag, long deadline) {
+        Call(Shard shard, Command<?> request, ReplyListener listener, int tag, long deadline) {
             this.shard = shard;
             this.request = request;
             this.listener = listener;
@@ -206,12 +207,12 @@ public final class MongoLoopClient implements LoopClient<ShardRequest> {
         }
 
         @Override
-        public void onNext(RawBsonDocument d) {
+        public void onNext(Object d) {
             if (first == null) {
                 first = d;
             } else {
                 if (more == null) {
-                    more = new ArrayList<>(MongoRecords.expectedDocuments(request, records));
+                    more = new ArrayList<>(request instanceof ShardRequest r ? MongoRecords.expectedDocuments(r, records) : 16);
                     more.add(first);
                 }
                 more.add(d);
@@ -254,8 +255,13 @@ public final class MongoLoopClient implements LoopClient<ShardRequest> {
             complete(this);
         }
 
-        List<RawBsonDocument> documents() {
+        List<Object> documents() {
             return more != null ? more : first != null ? List.of(first) : List.of();
+        }
+
+        @SuppressWarnings("unchecked")
+        List<RawBsonDocument> records() {
+            return (List<RawBsonDocument>) (List<?>) documents();
         }
     }
 
@@ -270,13 +276,17 @@ public final class MongoLoopClient implements LoopClient<ShardRequest> {
     }
 
     @Override
-    public void send(int shard, ShardRequest request, ReplyListener listener, int tag) {
+    public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
         if (!loop.inEventLoop()) {
             throw new IllegalStateException("send from " + Thread.currentThread().getName()
                     + " (expected: on the client's loop " + loop + ")");
         }
         Objects.checkIndex(shard, shards.length);
         Objects.requireNonNull(request, "request");
+        if (!(request instanceof MongoCommand<?>) && !(request instanceof ShardRequest)) {
+            throw new IllegalArgumentException("command: " + request.getClass().getName()
+                    + " (expected: a MongoCommand, see io.doubleface.mongo.Mongo)");
+        }
         if (loopName == null) {
             loopName = Thread.currentThread().getName();
         }
@@ -325,7 +335,17 @@ public final class MongoLoopClient implements LoopClient<ShardRequest> {
         }
     }
 
-    private Publisher<RawBsonDocument> publisher(Shard s, ShardRequest request) {
+    @SuppressWarnings("unchecked")
+    private Publisher<Object> publisher(Shard s, Command<?> command) {
+        if (command instanceof MongoCommand<?> mc) {
+            String db = mc.database() != null ? mc.database() : driver.database(s.id);
+            return (Publisher<Object>) mc.op().reactive(s.client.getDatabase(db));
+        }
+        ShardRequest request = (ShardRequest) command;
+        return (Publisher<Object>) (Publisher<?>) recordPublisher(s, request);
+    }
+
+    private Publisher<RawBsonDocument> recordPublisher(Shard s, ShardRequest request) {
         var find = s.collection.find(MongoRecords.filter(request, records))
                 .projection(MongoRecords.projection(request));
         if (request.op() == ShardRequest.Op.READ) {
@@ -361,10 +381,23 @@ public final class MongoLoopClient implements LoopClient<ShardRequest> {
                     c.shard.downCause(), closed));
             return;
         }
-        ByteBuf out = PooledByteBufAllocator.DEFAULT.buffer(Records.replySize(c.request));
+        if (c.request instanceof MongoCommand<?> mc) {
+            Object reply;
+            try {
+                reply = mc.op().reply(c.documents());
+            } catch (RuntimeException e) {
+                notifyFailure(c.listener, c.tag, new ShardException(ShardException.Kind.SHARD_ERROR, c.shard.id,
+                        c.shard.address + ": " + e.getMessage()));
+                return;
+            }
+            notifyReply(c.listener, c.tag, reply);
+            return;
+        }
+        ShardRequest request = (ShardRequest) c.request;
+        ByteBuf out = PooledByteBufAllocator.DEFAULT.buffer(Records.replySize(request));
         String bad;
         try {
-            bad = MongoRecords.writeReply(c.request, records, c.documents(), out);
+            bad = MongoRecords.writeReply(request, records, c.records(), out);
         } catch (RuntimeException e) {
             bad = e.toString();
         }
@@ -417,7 +450,7 @@ public final class MongoLoopClient implements LoopClient<ShardRequest> {
         loop.execute(() -> notifyFailure(listener, tag, cause));
     }
 
-    private static void notifyReply(ReplyListener listener, int tag, ByteBuf reply) {
+    private static void notifyReply(ReplyListener listener, int tag, Object reply) {
         try {
             listener.onReply(tag, reply);
         } catch (Throwable t) {

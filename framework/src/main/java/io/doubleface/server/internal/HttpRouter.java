@@ -29,6 +29,7 @@ public final class HttpRouter {
         final FanoutService<Q, ?, R> service;
         final HttpBinding<Q, R> binding;
         final boolean literal; // no variables
+        final Match matched;   // the match of a literal route: shared, nothing to allocate
 
         Route(HttpMethod method, String pattern, FanoutService<Q, ?, R> service, HttpBinding<Q, R> binding) {
             this.method = Objects.requireNonNull(method, "method");
@@ -61,6 +62,7 @@ public final class HttpRouter {
                 }
             }
             literal = seen.isEmpty();
+            matched = literal ? new Match(this, NO_VALUES, null) : null;
         }
 
         public HttpMethod method() {
@@ -167,7 +169,13 @@ public final class HttpRouter {
         for (Route<?, ?> r : routes) {
             String[] values;
             if (r.literal) {
-                values = path.equals(r.pattern) ? NO_VALUES : null;
+                if (!path.equals(r.pattern)) {
+                    continue;
+                }
+                if (r.method.equals(method)) {
+                    return r.matched;
+                }
+                values = NO_VALUES;
             } else {
                 if (parts == null) {
                     parts = path.equals("/") || path.isEmpty() ? NO_VALUES : path.substring(1).split("/", -1);
