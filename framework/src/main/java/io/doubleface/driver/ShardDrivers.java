@@ -1,10 +1,14 @@
 package io.doubleface.driver;
 
+import io.doubleface.api.Command;
+import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Finds the {@link ShardDriverProvider} of a shard URI by its scheme. The providers on the class
@@ -66,5 +70,49 @@ public final class ShardDrivers {
     /** Opens a driver of {@code uri} with its scheme's provider. */
     public static ShardDriver<?> open(String uri, DriverSettings settings) {
         return provider(uri).open(uri, settings);
+    }
+
+    /**
+     * {@code driver} seen as a driver of another command family {@code C}, for drivers whose
+     * clients run several families (each client checks every command it is sent): same shards,
+     * same clients, closing the view closes {@code driver}.
+     *
+     * @param openOn opens a client of {@code driver} on a loop
+     * @param openBlocking opens a blocking client of {@code driver}
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static <C extends Command<?>> ShardDriver<C> view(ShardDriver<?> driver,
+            Function<EventLoop, LoopClient<?>> openOn, Supplier<BlockingClient<?>> openBlocking) {
+        return new ShardDriver<>() {
+            @Override
+            public int shardCount() {
+                return driver.shardCount();
+            }
+
+            @Override
+            public String describe() {
+                return driver.describe();
+            }
+
+            @Override
+            public LoopClient<C> openOn(EventLoop loop) {
+                return (LoopClient) openOn.apply(loop);
+            }
+
+            @Override
+            public BlockingClient<C> openBlocking() {
+                return (BlockingClient) openBlocking.get();
+            }
+
+            @Override
+            public void close() {
+                driver.close();
+            }
+
+            @Override
+            public String toString() {
+                return driver.toString();
+            }
+        };
     }
 }

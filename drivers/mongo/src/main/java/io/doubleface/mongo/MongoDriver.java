@@ -586,39 +586,12 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
      *
      * @throws IllegalArgumentException with {@link Transport#LOOP}, whose client runs only the record read
      */
-    @SuppressWarnings({"unchecked", "rawtypes"})
     public ShardDriver<MongoCommand<?>> commands() {
         if (options.transport() == Transport.LOOP) {
             throw new IllegalArgumentException("mongodb driver " + description
                     + ": transport=loop (mongodb+loop://) runs only the YCSB record read, not native commands");
         }
-        MongoDriver d = this;
-        return new ShardDriver<>() {
-            @Override
-            public int shardCount() {
-                return d.shardCount();
-            }
-
-            @Override
-            public String describe() {
-                return d.describe();
-            }
-
-            @Override
-            public LoopClient<MongoCommand<?>> openOn(EventLoop loop) {
-                return (LoopClient) d.openAny(loop);
-            }
-
-            @Override
-            public BlockingClient<MongoCommand<?>> openBlocking() {
-                return (BlockingClient) d.openAnyBlocking();
-            }
-
-            @Override
-            public void close() {
-                d.close();
-            }
-        };
+        return io.doubleface.driver.ShardDrivers.view(this, this::openAny, this::openAnyBlocking);
     }
 
     private void requireOpen() {

@@ -322,38 +322,7 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
      * settings and clients; closing the view closes this driver.
      */
     public ShardDriver<RedisCommand<?>> commands() {
-        RedisDriver d = this;
-        return new ShardDriver<>() {
-            @Override
-            public int shardCount() {
-                return d.shardCount();
-            }
-
-            @Override
-            public String describe() {
-                return d.describe();
-            }
-
-            @Override
-            public LoopClient<RedisCommand<?>> openOn(EventLoop loop) {
-                return cast(d.openAny(loop));
-            }
-
-            @Override
-            public BlockingClient<RedisCommand<?>> openBlocking() {
-                return cast(d.openAnyBlocking());
-            }
-
-            @Override
-            public void close() {
-                d.close();
-            }
-
-            @Override
-            public String toString() {
-                return d.toString();
-            }
-        };
+        return io.doubleface.driver.ShardDrivers.view(this, this::openAny, this::openAnyBlocking);
     }
 
     private void requireOpen() {
