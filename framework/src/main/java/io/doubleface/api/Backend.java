@@ -22,6 +22,7 @@ public final class Backend<C extends Command<?>> {
     private final int index;
     private final ShardDriver<C> driver;
     private final Object owner;
+    private final int shardCount;
 
     /**
      * For server builders only: applications get backends from {@code FanoutServer.Builder#backend}.
@@ -34,6 +35,7 @@ public final class Backend<C extends Command<?>> {
         this.index = index;
         this.driver = Objects.requireNonNull(driver, "driver");
         this.owner = Objects.requireNonNull(owner, "owner");
+        this.shardCount = driver.shardCount(); // fixed for a driver's life
     }
 
     /** The backend's name, as given to the builder (used in logs, stats and failure messages). */
@@ -43,7 +45,7 @@ public final class Backend<C extends Command<?>> {
 
     /** The number of shards; shard ids are {@code 0 .. shardCount()-1}. */
     public int shardCount() {
-        return driver.shardCount();
+        return shardCount;
     }
 
     /** The shard list, e.g. {@code redis://127.0.0.1:7201-7220}. */

@@ -24,7 +24,7 @@ import io.netty.channel.EventLoop;
  */
 public interface ShardDriver<C extends Command<?>> extends AutoCloseable {
 
-    /** Number of shards; shard ids are {@code 0 .. shardCount()-1}. */
+    /** Number of shards; shard ids are {@code 0 .. shardCount()-1}. Fixed for the driver's life. */
     int shardCount();
 
     /** A short description for logs and {@code /admin/stats}, e.g. {@code kv://127.0.0.1:7101-7120}. */

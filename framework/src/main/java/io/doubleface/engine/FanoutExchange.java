@@ -73,13 +73,19 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
     }
 
-    /** The calls of one round and their outcomes. Reused between rounds. */
+    /**
+     * The calls of one round and their outcomes. Reused between rounds. Most rounds call one
+     * backend with one handler, so those two are kept once ({@code backend0}, {@code handler0})
+     * and per-call arrays exist only once a call differs.
+     */
     private static final class Round {
         int calls;
-        Backend<?>[] backends = new Backend<?>[8];
+        Backend<?> backend0;
+        ReplyHandler<?, ?, ?> handler0;
+        Backend<?>[] backends; // null while every call is on backend0
+        ReplyHandler<?, ?, ?>[] handlers; // null while every call has handler0
         int[] shards = new int[8];
         Object[] commands = new Object[8];
-        ReplyHandler<?, ?, ?>[] handlers = new ReplyHandler<?, ?, ?>[8];
         boolean[] optional;
         Object[] processed;
         byte[] status;
@@ -87,21 +93,49 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         int failed;
 
         void add(Backend<?> backend, int shard, Object command, ReplyHandler<?, ?, ?> handler) {
-            if (calls == shards.length) {
-                int n = calls * 2;
-                backends = Arrays.copyOf(backends, n);
-                shards = Arrays.copyOf(shards, n);
-                commands = Arrays.copyOf(commands, n);
-                handlers = Arrays.copyOf(handlers, n);
+            int n = calls;
+            if (n == shards.length) {
+                shards = Arrays.copyOf(shards, n * 2);
+                commands = Arrays.copyOf(commands, n * 2);
+                if (backends != null) {
+                    backends = Arrays.copyOf(backends, n * 2);
+                }
+                if (handlers != null) {
+                    handlers = Arrays.copyOf(handlers, n * 2);
+                }
                 if (optional != null) {
-                    optional = Arrays.copyOf(optional, n);
+                    optional = Arrays.copyOf(optional, n * 2);
                 }
             }
-            backends[calls] = backend;
-            shards[calls] = shard;
-            commands[calls] = command;
-            handlers[calls] = handler;
-            calls++;
+            if (n == 0) {
+                backend0 = backend;
+                handler0 = handler;
+            }
+            if (backends != null) {
+                backends[n] = backend;
+            } else if (backend != backend0) {
+                backends = new Backend<?>[shards.length];
+                Arrays.fill(backends, 0, n, backend0);
+                backends[n] = backend;
+            }
+            if (handlers != null) {
+                handlers[n] = handler;
+            } else if (handler != handler0) {
+                handlers = new ReplyHandler<?, ?, ?>[shards.length];
+                Arrays.fill(handlers, 0, n, handler0);
+                handlers[n] = handler;
+            }
+            shards[n] = shard;
+            commands[n] = command;
+            calls = n + 1;
+        }
+
+        Backend<?> backend(int call) {
+            return backends == null ? backend0 : backends[call];
+        }
+
+        ReplyHandler<?, ?, ?> handler(int call) {
+            return handlers == null ? handler0 : handlers[call];
         }
 
         void open(FailurePolicy policy) {
@@ -116,9 +150,11 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
 
         void clear() {
-            Arrays.fill(backends, 0, calls, null);
             Arrays.fill(commands, 0, calls, null);
-            Arrays.fill(handlers, 0, calls, null);
+            backend0 = null;
+            handler0 = null;
+            backends = null;
+            handlers = null;
             optional = null;
             processed = null;
             status = null;
@@ -139,7 +175,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     private Round cur = new Round();
     private Round spare;
-    private Round target; // where call() adds: cur during plan, spare during merge, else null
+    private Round target; // where call() adds: cur during plan, the next round once merge adds one, else null
+    private boolean merging; // merge runs: call() starts the next round in 'spare' (created on first use)
     private int round;
     private FailurePolicy policy = FailurePolicy.failFast();
     private volatile boolean expired;
@@ -183,7 +220,10 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             ReplyHandler<? super Q, ? super V, ? extends P> onReply) {
         Round r = target;
         if (r == null) {
-            throw new IllegalStateException("plan used outside plan/merge (calls may only be added while they run)");
+            if (!merging) {
+                throw new IllegalStateException("plan used outside plan/merge (calls may only be added while they run)");
+            }
+            r = target = spare != null ? spare : (spare = new Round());
         }
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(command, "command");
@@ -206,7 +246,10 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     public void optional(int call) {
         Round r = target;
         if (r == null) {
-            throw new IllegalStateException("plan used outside plan/merge");
+            if (!merging) {
+                throw new IllegalStateException("plan used outside plan/merge");
+            }
+            throw new IndexOutOfBoundsException("call " + call + ": the next round has no calls yet");
         }
         Objects.checkIndex(call, r.calls);
         if (r.optional == null) {
@@ -217,7 +260,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     @Override
     public void failurePolicy(FailurePolicy policy) {
-        if (target == null) {
+        if (target == null && !merging) {
             throw new IllegalStateException("plan used outside plan/merge");
         }
         this.policy = Objects.requireNonNull(policy, "policy");
@@ -226,7 +269,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     @Override
     public int calls() {
         Round r = target;
-        return r != null ? r.calls : cur.calls;
+        return r != null ? r.calls : merging ? 0 : cur.calls;
     }
 
     /**
@@ -284,7 +327,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 return false;
             }
             Round r = cur;
-            r.processed[call] = ((ReplyHandler) r.handlers[call]).onReply(request, call, reply);
+            r.processed[call] = ((ReplyHandler) r.handler(call)).onReply(request, call, reply);
             STATUS.setRelease(r.status, call, OK);
         } catch (RuntimeException e) {
             finish(Outcome.INTERNAL_ERROR, "onReply failed for call " + call + ": " + e);
@@ -320,7 +363,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     private static String describe(Round r, int call) {
-        Backend<?> b = r.backends[call];
+        Backend<?> b = r.backend(call);
         return b == null ? "" : "backend " + b.name() + ": ";
     }
 
@@ -372,19 +415,23 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                     + ")" + firstFailure(r));
             return;
         }
-        Round nx = spare != null ? spare : (spare = new Round());
-        target = nx;
+        merging = true;
         R response;
         try {
             response = service.merge(request, this, this);
         } catch (RuntimeException e) {
-            nx.clear();
+            if (target != null) {
+                target.clear();
+                target = null;
+            }
             finish(Outcome.INTERNAL_ERROR, "merge failed: " + e);
             return;
         } finally {
-            target = null;
+            merging = false;
         }
-        if (nx.calls == 0) {
+        Round nx = target;
+        target = null;
+        if (nx == null) {
             if (response == null) {
                 finish(Outcome.INTERNAL_ERROR, "merge returned no response and planned no further calls");
                 return;
@@ -491,7 +538,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     @Override
     public Backend<?> backend(int call) {
         Objects.checkIndex(call, cur.calls);
-        return cur.backends[call];
+        return cur.backend(call);
     }
 
     @Override
@@ -525,7 +572,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     /** Backend index ({@link Backend#index()}) of call {@code i} of the current round. */
     public int backendIndex(int i) {
-        return cur.backends[i].index();
+        return cur.backend(i).index();
     }
 
     /** Command of call {@code i} of the current round. */

@@ -43,20 +43,25 @@ final class DoubleFaceModel extends AbstractModel {
 
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
-        if (ctx.io().indexOf(ex.upstreamLoop()) < 0) {
+        int i = ctx.io().indexOf(ex.upstreamLoop());
+        if (i < 0) {
             ex.finish(Outcome.INTERNAL_ERROR, "doubleface: upstream connection is not on an I/O loop");
             return;
         }
         if (ex.plan()) {
-            sendRound(ex);
+            send(ex, i);
         }
     }
 
     @Override
-    @SuppressWarnings({"unchecked", "rawtypes"})
     public void sendRound(FanoutExchange<?, ?, ?> ex) {
+        send(ex, ctx.io().indexOf(ex.upstreamLoop()));
+    }
+
+    /** Sends the current round of {@code ex} on the clients of I/O loop {@code i} (its upstream loop). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void send(FanoutExchange<?, ?, ?> ex, int i) {
         EventLoop loop = ex.upstreamLoop();
-        int i = ctx.io().indexOf(loop);
         LoopClient<?>[] perBackend = clients[i];
         ReplyScheduler scheduler = schedulers[i];
         if (perBackend == null) { // first request on this loop: loop-confined lazy init

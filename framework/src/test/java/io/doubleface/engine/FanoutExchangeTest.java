@@ -20,6 +20,7 @@ import io.doubleface.testing.NoIoDriver;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -464,6 +465,41 @@ class FanoutExchangeTest {
         ex.completeRound();
         assertEquals(List.of("OK q[r0=1,r1=2][r0=3][r0=4]"), sink.all());
         assertEquals(1, finished.get());
+    }
+
+    @Test
+    void callsOnSeveralBackendsWithSeveralHandlersKeepTheirOwnBackendAndHandler() {
+        Backend<ShardRequest> second = new Backend<>("second", 1, new NoIoDriver(SHARDS), OWNER);
+        ReplyHandler<String, ByteBuf, String> other = (q, call, reply) -> "other" + call;
+        Service[] self = new Service[1];
+        // the first calls share backend and handler; later ones differ (the per-call arrays start mid-round)
+        self[0] = new Service(p -> {
+            p.call(BACKEND, 0, ShardRequest.readField(0, 0), self[0].handler);
+            p.call(BACKEND, 1, ShardRequest.readField(1, 0), self[0].handler);
+            p.call(BACKEND, 2, ShardRequest.readField(2, 0), other);
+            p.call(second, 3, ShardRequest.readField(3, 0), self[0].handler);
+            for (int i = 0; i < 9; i++) { // past the initial capacity of 8 calls
+                p.call(i % 2 == 0 ? second : BACKEND, i % SHARDS, ShardRequest.readField(i, 0),
+                        i % 3 == 0 ? other : self[0].handler);
+            }
+        });
+        Sink sink = new Sink();
+        AtomicInteger finished = new AtomicInteger();
+        FanoutExchange<String, String, String> ex = exchange(self[0], sink, finished);
+        assertTrue(ex.plan());
+        assertEquals(13, ex.calls());
+        List<String> names = new ArrayList<>();
+        for (int c = 0; c < ex.calls(); c++) {
+            names.add(ex.backendIndex(c) + ":" + ex.shard(c));
+        }
+        assertEquals(List.of("0:0", "0:1", "0:2", "1:3", "1:0", "0:1", "1:2", "0:3", "1:0", "0:1", "1:2", "0:3", "1:0"),
+                names);
+        for (int c = 0; c < 13; c++) {
+            assertEquals(c == 12, ex.processReply(ex.tag(c), payload(c)));
+        }
+        ex.completeRound();
+        assertEquals(List.of("OK q[r0=0,r1=1,other2,r3=3,other4,r5=5,r6=6,other7,r8=8,r9=9,other10,r11=11,r12=12]"),
+                sink.all());
     }
 
     @Test
