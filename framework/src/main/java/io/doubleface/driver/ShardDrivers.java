@@ -73,6 +73,21 @@ public final class ShardDrivers {
     }
 
     /**
+     * A loop client of a driver whose clients run several command families, typed as a client of
+     * {@code C} (the client checks every command it is sent).
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static <C extends Command<?>> LoopClient<C> narrow(LoopClient<?> client) {
+        return (LoopClient) client;
+    }
+
+    /** {@link #narrow(LoopClient)} for a blocking client. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static <C extends Command<?>> BlockingClient<C> narrow(BlockingClient<?> client) {
+        return (BlockingClient) client;
+    }
+
+    /**
      * {@code driver} seen as a driver of another command family {@code C}, for drivers whose
      * clients run several families (each client checks every command it is sent): same shards,
      * same clients, closing the view closes {@code driver}.

@@ -1,5 +1,6 @@
 package io.doubleface.grpc;
 
+import io.doubleface.api.Command;
 import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
@@ -16,8 +17,6 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Threading: thread-safe. {@link #close} shuts the channels and the loop group down.
  */
-final class GrpcBlockingClient implements BlockingClient<ShardRequest> {
+final class GrpcBlockingClient implements BlockingClient<Command<?>> {
 
     /** Loops of the blocking client's group: {@value}. */
     static final int LOOPS = 2;
@@ -77,29 +76,34 @@ final class GrpcBlockingClient implements BlockingClient<ShardRequest> {
     }
 
     @Override
-    public ByteBuf call(int shard, ShardRequest request, long timeoutNanos) throws ShardException {
+    public Object call(int shard, Command<?> command, long timeoutNanos) throws ShardException {
         Objects.checkIndex(shard, channels.length);
-        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(command, "command");
+        KvCalls.check(command);
         if (timeoutNanos <= 0) {
             throw new IllegalArgumentException("timeoutNanos: " + timeoutNanos + " (expected: > 0)");
         }
         ManagedChannel ch = channel(shard);
         CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS);
         try {
+            if (command instanceof GrpcCall<?, ?> call) {
+                return call.blockingCall(ch, options);
+            }
+            ShardRequest request = (ShardRequest) command;
             Reply r = request.op() == ShardRequest.Op.READ
                     ? ClientCalls.blockingUnaryCall(ch, KvServiceGrpc.getReadMethod(), options,
                             ReadRequest.newBuilder().setKey(request.key()).setField(request.field()).build())
                     : ClientCalls.blockingUnaryCall(ch, KvServiceGrpc.getScanMethod(), options,
                             ScanRequest.newBuilder().setKey(request.key()).setCount(request.count())
                                     .setField(request.field()).build());
-            return Unpooled.wrappedBuffer(r.getPayload().asReadOnlyByteBuffer());
+            return KvCalls.reply(request, r);
         } catch (StatusRuntimeException e) {
             throw KvCalls.failure(shard, e.getStatus(), closed);
         }
     }
 
     @Override
-    public void callAll(int[] shards, java.util.List<ShardRequest> requests, long timeoutNanos, Sink sink) {
+    public void callAll(int[] shards, java.util.List<Command<?>> requests, long timeoutNanos, Sink sink) {
         if (shards.length != requests.size()) {
             throw new IllegalArgumentException("shards: " + shards.length + ", requests: " + requests.size()
                     + " (expected: as many)");
@@ -110,7 +114,7 @@ final class GrpcBlockingClient implements BlockingClient<ShardRequest> {
         int n = shards.length;
         ArrayBlockingQueue<Done> done = new ArrayBlockingQueue<>(Math.max(1, n));
         @SuppressWarnings("unchecked")
-        ClientCall<?, Reply>[] calls = new ClientCall[n];
+        ClientCall<?, ?>[] calls = new ClientCall[n];
         boolean[] delivered = new boolean[n];
         CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS);
         long deadline = System.nanoTime() + timeoutNanos;
@@ -119,11 +123,12 @@ final class GrpcBlockingClient implements BlockingClient<ShardRequest> {
             int index = i;
             try {
                 Objects.checkIndex(shards[i], channels.length);
+                KvCalls.check(requests.get(i));
                 calls[i] = KvCalls.start(channel(shards[i]), options, requests.get(i), new ClientCall.Listener<>() {
-                    private Reply reply;
+                    private Object reply;
 
                     @Override
-                    public void onMessage(Reply message) {
+                    public void onMessage(Object message) {
                         reply = message;
                     }
 
@@ -151,7 +156,7 @@ final class GrpcBlockingClient implements BlockingClient<ShardRequest> {
                 }
                 delivered[d.index] = true;
                 if (d.status.isOk() && d.reply != null) {
-                    sink.onReply(d.index, Unpooled.wrappedBuffer(d.reply.getPayload().asReadOnlyByteBuffer()));
+                    sink.onReply(d.index, KvCalls.reply(requests.get(d.index), d.reply));
                 } else if (d.status.isOk()) {
                     sink.onFailure(d.index, new ShardException(ShardException.Kind.SHARD_ERROR, shards[d.index],
                             "grpc call ended without a reply"));
@@ -175,7 +180,7 @@ final class GrpcBlockingClient implements BlockingClient<ShardRequest> {
         }
     }
 
-    private record Done(int index, Status status, Reply reply) {}
+    private record Done(int index, Status status, Object reply) {}
 
     @Override
     public void close() {

@@ -28,8 +28,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The driver of gRPC KV leaves ({@code doubleface.kv.v1.KvService}, e.g. {@link GrpcLeafServer}),
- * on grpc-java's Netty transport running on <em>our</em> event loops.
+ * The driver of gRPC leaves, on grpc-java's Netty transport running on <em>our</em> event loops.
+ * Two command families share its clients: unary calls of your own service ({@link GrpcCall},
+ * through {@link #of(String)} or {@link #calls()}) and the record commands of the built-in KV
+ * leaves ({@code doubleface.kv.v1.KvService}, e.g. {@link GrpcLeafServer}), which this class is
+ * a driver of.
  *
  * <ul>
  *   <li>{@link #openOn(EventLoop)} gives a {@link LoopClient} with one {@link ManagedChannel} per
@@ -92,9 +95,27 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
         this.description = describe(this.shards);
     }
 
-    /** A driver of the shards in {@code uri} ({@link #parse}) with the default settings. */
-    public static GrpcDriver of(String uri) {
-        return new GrpcDriver(parse(uri), DriverSettings.DEFAULT);
+    /**
+     * The gRPC leaves of {@code uri} as a backend of unary calls of your own service, with the
+     * default settings: {@code builder.backend("leaves", GrpcDriver.of("grpc://127.0.0.1:9001-9004"))}.
+     *
+     * @throws IllegalArgumentException if {@code uri} is not a shard list ({@link #parse})
+     */
+    public static ShardDriver<GrpcCall<?, ?>> of(String uri) {
+        return of(uri, DriverSettings.DEFAULT);
+    }
+
+    /** {@link #of(String)} with {@code settings} (call timeout, connect timeout, outstanding-call bound). */
+    public static ShardDriver<GrpcCall<?, ?>> of(String uri, DriverSettings settings) {
+        return new GrpcDriver(parse(uri), settings).calls();
+    }
+
+    /**
+     * This driver as a driver of {@link GrpcCall}s: the same shards, settings and clients; closing
+     * the view closes this driver.
+     */
+    public ShardDriver<GrpcCall<?, ?>> calls() {
+        return io.doubleface.driver.ShardDrivers.view(this, this::openAny, this::openAnyBlocking);
     }
 
     /**
@@ -162,6 +183,10 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
      */
     @Override
     public LoopClient<ShardRequest> openOn(EventLoop loop) {
+        return io.doubleface.driver.ShardDrivers.narrow(openAny(loop)); // one client serves both command families
+    }
+
+    private LoopClient<?> openAny(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
         GrpcLoopClient c = new GrpcLoopClient(this, loop, socketChannelClass(loop));
@@ -175,6 +200,10 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
 
     @Override
     public BlockingClient<ShardRequest> openBlocking() {
+        return io.doubleface.driver.ShardDrivers.narrow(openAnyBlocking());
+    }
+
+    private BlockingClient<?> openAnyBlocking() {
         requireOpen();
         GrpcBlockingClient c = new GrpcBlockingClient(this);
         blockingClients.add(c);

@@ -1,18 +1,15 @@
 package io.doubleface.grpc;
 
-import io.doubleface.api.ShardRequest;
+import io.doubleface.api.Command;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardException;
-import io.doubleface.grpc.kv.v1.Reply;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import java.util.Objects;
@@ -48,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * when called from another thread. {@link #close} may be called from any thread (it hops to the
  * loop). No locks.
  */
-final class GrpcLoopClient implements LoopClient<ShardRequest> {
+final class GrpcLoopClient implements LoopClient<Command<?>> {
 
     private static final Logger log = LoggerFactory.getLogger(GrpcLoopClient.class);
 
@@ -84,7 +81,7 @@ final class GrpcLoopClient implements LoopClient<ShardRequest> {
     }
 
     @Override
-    public void send(int shard, ShardRequest request, ReplyListener listener, int tag) {
+    public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
         if (!loop.inEventLoop()) {
             throw new IllegalStateException("send from " + Thread.currentThread().getName()
                     + " (expected: on the client's loop " + loop + ")");
@@ -92,6 +89,7 @@ final class GrpcLoopClient implements LoopClient<ShardRequest> {
         Objects.checkIndex(shard, channels.length);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(listener, "listener");
+        KvCalls.check(request);
         if (closed) {
             failLater(listener, tag, new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
             return;
@@ -107,7 +105,7 @@ final class GrpcLoopClient implements LoopClient<ShardRequest> {
         } else {
             maybeResetBackoff(shard, ch);
         }
-        Call call = new Call(shard, listener, tag);
+        Call call = new Call(shard, request, listener, tag);
         link(call);
         outstanding[shard]++;
         sending = true;
@@ -162,25 +160,27 @@ final class GrpcLoopClient implements LoopClient<ShardRequest> {
     }
 
     /** One outstanding call: its gRPC listener and its completion on the loop. */
-    private final class Call extends ClientCall.Listener<Reply> {
+    private final class Call extends ClientCall.Listener<Object> {
         final int shard;
+        final Command<?> command;
         final ReplyListener listener;
         final int tag;
-        ClientCall<?, Reply> clientCall;
+        ClientCall<?, ?> clientCall;
         Call prev;
         Call next;
         /** Written by the thread grpc-java delivers on, read in {@link #finish} after the hop. */
-        Reply reply;
+        Object reply;
         boolean done; // loop only
 
-        Call(int shard, ReplyListener listener, int tag) {
+        Call(int shard, Command<?> command, ReplyListener listener, int tag) {
             this.shard = shard;
+            this.command = command;
             this.listener = listener;
             this.tag = tag;
         }
 
         @Override
-        public void onMessage(Reply message) {
+        public void onMessage(Object message) {
             reply = message;
         }
 
@@ -206,14 +206,13 @@ final class GrpcLoopClient implements LoopClient<ShardRequest> {
             unlink(this);
             outstanding[shard]--;
             if (status.isOk()) {
-                Reply r = reply;
+                Object r = reply;
                 if (r == null) {
                     notifyFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard,
                             "grpc call ended without a reply"));
                 } else {
-                    ByteBuf payload = Unpooled.wrappedBuffer(r.getPayload().asReadOnlyByteBuffer());
                     try {
-                        listener.onReply(tag, payload);
+                        listener.onReply(tag, KvCalls.reply(command, r));
                     } catch (Throwable t) {
                         log.warn("reply listener {} threw", listener, t);
                     }

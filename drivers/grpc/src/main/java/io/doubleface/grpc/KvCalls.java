@@ -1,5 +1,6 @@
 package io.doubleface.grpc;
 
+import io.doubleface.api.Command;
 import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.ShardException;
 import io.doubleface.grpc.kv.v1.KvServiceGrpc;
@@ -11,11 +12,54 @@ import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import io.netty.buffer.Unpooled;
 
-/** Shard requests as {@code doubleface.kv.v1} calls, and gRPC statuses as {@link ShardException}s. Stateless. */
+/**
+ * The commands a gRPC client runs — {@link GrpcCall}s of the user's own methods and the record
+ * {@link ShardRequest}s as {@code doubleface.kv.v1} calls — and gRPC statuses as
+ * {@link ShardException}s. Stateless.
+ */
 final class KvCalls {
 
     private KvCalls() {}
+
+    /**
+     * Starts {@code command} (a {@link GrpcCall} or a {@link ShardRequest}) on {@code channel};
+     * the listener receives the reply message ({@link #reply} turns it into the command's reply).
+     *
+     * @throws IllegalArgumentException for any other command
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static ClientCall<?, ?> start(Channel channel, CallOptions options, Command<?> command,
+            ClientCall.Listener<Object> listener) {
+        if (command instanceof GrpcCall<?, ?> call) {
+            return call.start(channel, options, (ClientCall.Listener) listener);
+        }
+        if (command instanceof ShardRequest request) {
+            return startRecord(channel, options, request, (ClientCall.Listener) listener);
+        }
+        throw unknown(command);
+    }
+
+    /** The command's reply from the reply message: the message itself, or a record reply's payload. */
+    static Object reply(Command<?> command, Object message) {
+        if (command instanceof ShardRequest) {
+            return Unpooled.wrappedBuffer(((Reply) message).getPayload().asReadOnlyByteBuffer());
+        }
+        return message;
+    }
+
+    /** Checks that the clients can run {@code command}. */
+    static void check(Command<?> command) {
+        if (!(command instanceof GrpcCall<?, ?>) && !(command instanceof ShardRequest)) {
+            throw unknown(command);
+        }
+    }
+
+    private static IllegalArgumentException unknown(Command<?> command) {
+        return new IllegalArgumentException("command: " + command.getClass().getName()
+                + " (expected: a GrpcCall, see io.doubleface.grpc.GrpcCall.of)");
+    }
 
     /**
      * Starts the unary call of {@code request} on {@code channel}: start, ask for the reply, send
@@ -23,7 +67,7 @@ final class KvCalls {
      * (the drivers use {@code directExecutor}: the transport's loop, or the calling thread when the
      * call fails while starting).
      */
-    static ClientCall<?, Reply> start(Channel channel, CallOptions options, ShardRequest request,
+    static ClientCall<?, Reply> startRecord(Channel channel, CallOptions options, ShardRequest request,
             ClientCall.Listener<Reply> listener) {
         if (request.op() == ShardRequest.Op.READ) {
             ClientCall<ReadRequest, Reply> c = channel.newCall(KvServiceGrpc.getReadMethod(), options);

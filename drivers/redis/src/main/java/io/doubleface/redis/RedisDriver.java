@@ -256,17 +256,7 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
      */
     @Override
     public LoopClient<ShardRequest> openOn(EventLoop loop) {
-        return cast(openAny(loop));
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static <C extends io.doubleface.api.Command<?>> LoopClient<C> cast(LoopClient<?> c) {
-        return (LoopClient) c; // one client serves both command families (it checks each command)
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static <C extends io.doubleface.api.Command<?>> BlockingClient<C> cast(BlockingClient<?> c) {
-        return (BlockingClient) c;
+        return io.doubleface.driver.ShardDrivers.narrow(openAny(loop)); // one client serves both command families
     }
 
     private LoopClient<?> openAny(EventLoop loop) {
@@ -286,7 +276,7 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
 
     @Override
     public BlockingClient<ShardRequest> openBlocking() {
-        return cast(openAnyBlocking());
+        return io.doubleface.driver.ShardDrivers.narrow(openAnyBlocking());
     }
 
     private BlockingClient<?> openAnyBlocking() {
