@@ -16,6 +16,7 @@ import io.doubleface.redis.Redis;
 import io.doubleface.redis.RedisCommand;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.Document;
 
@@ -77,6 +78,11 @@ final class NewPostService implements FanoutService<NewPostService.Request, Obje
                         + MAX_TEXT + ")");
             }
             return new Request(user, body.text(), IDS.incrementAndGet(), System.currentTimeMillis());
+        }
+
+        @Override
+        public HttpResponseStatus status(Created c) {
+            return HttpResponseStatus.CREATED;
         }
 
         @Override

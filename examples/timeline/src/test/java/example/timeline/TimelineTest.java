@@ -49,7 +49,7 @@ class TimelineTest {
         for (int i = 0; i < 30; i++) {
             long user = 1 + i % 3;
             HttpResponse<String> r = post("/users/" + user + "/posts", "{\"text\":\"post " + i + " of " + user + "\"}");
-            assertEquals(200, r.statusCode(), r.body());
+            assertEquals(201, r.statusCode(), r.body());
             POSTED.computeIfAbsent(user, u -> new ArrayList<>()).add(Json.MAPPER.readTree(r.body()).get("id").asLong());
         }
     }

@@ -2,6 +2,7 @@ package io.doubleface.api;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.HttpResponseStatus;
 
 /**
  * Maps a service onto an HTTP/1.1 route ({@code FanoutServer.Builder#route}): decodes the request
@@ -34,6 +35,16 @@ public interface HttpBinding<Q, R> {
 
     /** Encodes a response body; the caller owns (and releases or writes) the returned buffer. */
     ByteBuf encode(R response, ByteBufAllocator alloc);
+
+    /**
+     * The status of a successful response, decided before {@link #encode} (default {@code 200 OK});
+     * e.g. {@code 201 Created} for a POST that created something. Must be a {@code 2xx}: failures
+     * are the framework's ({@code 4xx} from {@link #decode}, {@code 5xx} from the shards); any other
+     * status, or an exception, answers {@code 500}.
+     */
+    default HttpResponseStatus status(R response) {
+        return HttpResponseStatus.OK;
+    }
 
     /** The {@code Content-Type} of encoded responses (default {@code application/json}). */
     default String contentType() {

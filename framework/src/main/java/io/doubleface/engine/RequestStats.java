@@ -12,6 +12,7 @@ public final class RequestStats {
 
     private final LongAdder[] byOutcome = new LongAdder[Outcome.values().length];
     private final LongAdder started = new LongAdder();
+    private final LongAdder slowReaders = new LongAdder();
 
     public RequestStats() {
         for (int i = 0; i < byOutcome.length; i++) {
@@ -27,6 +28,16 @@ public final class RequestStats {
     /** A request (admitted or refused by the upstream) was answered with {@code outcome}. */
     public void answered(Outcome outcome) {
         byOutcome[outcome.ordinal()].increment();
+    }
+
+    /** An upstream connection was closed because its client did not read its responses. */
+    public void slowReaderClosed() {
+        slowReaders.increment();
+    }
+
+    /** Upstream connections closed as slow readers so far. */
+    public long slowReadersClosed() {
+        return slowReaders.sum();
     }
 
     public long count(Outcome outcome) {

@@ -6,11 +6,8 @@ import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.driver.ShardDriver;
-import io.doubleface.server.internal.HttpRouter;
-import io.netty.handler.codec.http.HttpMethod;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import io.doubleface.engine.FanoutEngine;
+import io.doubleface.engine.RouteStats;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.Configuration;
 import io.doubleface.model.ModelContext;
@@ -20,13 +17,14 @@ import io.doubleface.server.internal.AdminHandler;
 import io.doubleface.server.internal.FrontendLoopGroup;
 import io.doubleface.server.internal.GrpcFanoutHandler;
 import io.doubleface.server.internal.HttpFanoutHandler;
+import io.doubleface.server.internal.HttpRouter;
 import io.doubleface.server.internal.ServerMetrics;
+import io.doubleface.tune.LoadAdapter;
+import io.doubleface.tune.TuneSettings;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyServerBuilder;
-import io.doubleface.tune.LoadAdapter;
-import io.doubleface.tune.TuneSettings;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -37,16 +35,19 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -136,13 +137,16 @@ public final class FanoutServer implements AutoCloseable {
                 tuner = LoadAdapter.attach(eng, b.tune);
             }
             this.adapter = tuner;
+            List<RouteStats> routeStats = new ArrayList<>();
             if (!b.routes.isEmpty()) {
-                l = bindUpstream(b);
+                HttpRouter router = b.routes.build();
+                router.routes().forEach(r -> routeStats.add(r.stats()));
+                l = bindUpstream(b, router);
             }
             if (b.grpcPort >= 0) {
-                grpc = startGrpc(b);
+                grpc = startGrpc(b, routeStats);
             }
-            this.metrics = new ServerMetrics(eng, this::loopGroups, tuner);
+            this.metrics = new ServerMetrics(eng, this::loopGroups, tuner, routeStats);
             if (b.adminPort >= 0) {
                 adminGroup = new LoopGroup("admin", 1, b.transport);
                 this.adminListener = bindAdmin(adminGroup, b.host, b.adminPort);
@@ -181,7 +185,7 @@ public final class FanoutServer implements AutoCloseable {
                 backends);
     }
 
-    private Channel bindUpstream(Builder b) throws InterruptedException {
+    private Channel bindUpstream(Builder b, HttpRouter router) throws InterruptedException {
         ServerChannel server;
         try {
             server = io.serverChannelClass().getDeclaredConstructor().newInstance();
@@ -190,7 +194,7 @@ public final class FanoutServer implements AutoCloseable {
         }
         server.config().setOption(ChannelOption.SO_BACKLOG, 1024);
         server.config().setOption(ChannelOption.SO_REUSEADDR, true);
-        server.pipeline().addLast(new Acceptor(b));
+        server.pipeline().addLast(new Acceptor(b, router));
         io.loops().get(0).register(server).sync();
         try {
             server.bind(new InetSocketAddress(b.host, b.port)).sync();
@@ -205,10 +209,10 @@ public final class FanoutServer implements AutoCloseable {
      * Starts the gRPC upstream on the I/O loops: accepts on them (boss), registers each connection
      * on the next frontend loop of the active configuration (worker), runs calls on that loop.
      */
-    private Server startGrpc(Builder b) {
+    private Server startGrpc(Builder b, List<RouteStats> routeStats) {
         Map<String, ServerServiceDefinition.Builder> services = new LinkedHashMap<>();
         for (GrpcMethod<?, ?, ?, ?> m : b.grpcMethods) {
-            m.addTo(services, engine, io);
+            routeStats.add(m.addTo(services, engine, io));
         }
         NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.grpcPort));
         for (ServerServiceDefinition.Builder sd : services.values()) {
@@ -243,9 +247,9 @@ public final class FanoutServer implements AutoCloseable {
         private final HttpLimits limits;
         private final HttpRouter router;
 
-        Acceptor(Builder b) {
+        Acceptor(Builder b, HttpRouter router) {
             this.limits = b.limits;
-            this.router = b.routes.build();
+            this.router = router;
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.doubleface.server;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.engine.FanoutEngine;
+import io.doubleface.engine.RouteStats;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.server.internal.GrpcFanoutHandler;
 import io.grpc.MethodDescriptor;
@@ -34,9 +35,11 @@ final class GrpcMethod<Q, R, I, O> {
         return binding.method().getFullMethodName();
     }
 
-    void addTo(Map<String, ServerServiceDefinition.Builder> services, FanoutEngine engine, LoopGroup io) {
+    /** Adds this method's handler to its service in {@code services}; returns the handler's route stats. */
+    RouteStats addTo(Map<String, ServerServiceDefinition.Builder> services, FanoutEngine engine, LoopGroup io) {
         MethodDescriptor<I, O> m = binding.method();
-        services.computeIfAbsent(m.getServiceName(), ServerServiceDefinition::builder)
-                .addMethod(m, new GrpcFanoutHandler<>(engine, service, binding, io));
+        GrpcFanoutHandler<Q, R, I, O> handler = new GrpcFanoutHandler<>(engine, service, binding, io);
+        services.computeIfAbsent(m.getServiceName(), ServerServiceDefinition::builder).addMethod(m, handler);
+        return handler.routeStats();
     }
 }

@@ -12,9 +12,15 @@ import java.time.Duration;
  * @param maxPipelined requests read from one connection and not yet answered before the server
  *     stops reading from it (back-pressure, not an error)
  * @param idleTimeout a connection with no traffic for this long is closed
+ * @param maxQueuedBytes response bytes written to one connection and not yet taken by its client
+ *     (Netty's outbound buffer) above which the connection is closed as a slow reader. Reading from
+ *     a connection also stops while its outbound buffer is above Netty's high water mark, so only
+ *     requests already in flight (at most {@code maxPipelined}) can add to it.
+ * @param slowReaderTimeout a connection whose client takes no response bytes for this long while
+ *     responses wait (its outbound buffer stays above the high water mark) is closed
  */
 public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBodySize, int maxPipelined,
-        Duration idleTimeout) {
+        Duration idleTimeout, long maxQueuedBytes, Duration slowReaderTimeout) {
 
     /** Default longest request line: {@value} bytes. */
     public static final int DEFAULT_MAX_INITIAL_LINE = 4096;
@@ -26,10 +32,27 @@ public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBod
     public static final int DEFAULT_MAX_PIPELINED = 128;
     /** Default idle timeout: {@value} seconds. */
     public static final int DEFAULT_IDLE_TIMEOUT_SECONDS = 60;
+    /** Default bound of unread response bytes per connection: {@value} (16 MiB). */
+    public static final long DEFAULT_MAX_QUEUED_BYTES = 16L << 20;
+    /** Default time a client may leave responses unread: {@value} seconds. */
+    public static final int DEFAULT_SLOW_READER_TIMEOUT_SECONDS = 30;
 
     /** The defaults. */
     public static final HttpLimits DEFAULTS = new HttpLimits(DEFAULT_MAX_INITIAL_LINE, DEFAULT_MAX_HEADER_SIZE,
             DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_PIPELINED, Duration.ofSeconds(DEFAULT_IDLE_TIMEOUT_SECONDS));
+
+    /** The first five limits, with the default slow-reader limits. */
+    public HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBodySize, int maxPipelined,
+            Duration idleTimeout) {
+        this(maxInitialLineLength, maxHeaderSize, maxBodySize, maxPipelined, idleTimeout, DEFAULT_MAX_QUEUED_BYTES,
+                Duration.ofSeconds(DEFAULT_SLOW_READER_TIMEOUT_SECONDS));
+    }
+
+    /** These limits with another slow-reader bound and timeout. */
+    public HttpLimits withSlowReader(long maxQueuedBytes, Duration slowReaderTimeout) {
+        return new HttpLimits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxPipelined, idleTimeout,
+                maxQueuedBytes, slowReaderTimeout);
+    }
 
     public HttpLimits {
         positive("maxInitialLineLength", maxInitialLineLength);
@@ -40,6 +63,12 @@ public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBod
         positive("maxPipelined", maxPipelined);
         if (idleTimeout == null || idleTimeout.isNegative() || idleTimeout.isZero()) {
             throw new IllegalArgumentException("idleTimeout: " + idleTimeout + " (expected: > 0)");
+        }
+        if (maxQueuedBytes < 1) {
+            throw new IllegalArgumentException("maxQueuedBytes: " + maxQueuedBytes + " (expected: > 0)");
+        }
+        if (slowReaderTimeout == null || slowReaderTimeout.isNegative() || slowReaderTimeout.isZero()) {
+            throw new IllegalArgumentException("slowReaderTimeout: " + slowReaderTimeout + " (expected: > 0)");
         }
     }
 

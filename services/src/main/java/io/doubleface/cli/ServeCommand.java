@@ -220,6 +220,16 @@ final class ServeCommand {
                 defaultValue = "60s", description = "Close a client connection idle for this long (250ms, 1s, 2m).")
         Duration idleTimeout;
 
+        @Option(names = "--max-queued-bytes", paramLabel = "BYTES", converter = Converters.ByteSizeConverter.class,
+                description = "Close a client connection that leaves more response bytes than this unread "
+                        + "(16m, ...; default 16m).")
+        int maxQueuedBytes = (int) HttpLimits.DEFAULT_MAX_QUEUED_BYTES;
+
+        @Option(names = "--slow-reader-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = "30s", description = "Close a client connection that reads none of its waiting "
+                        + "responses for this long.")
+        Duration slowReaderTimeout;
+
         Ycsb(CliEnv env) {
             this.env = env;
         }
@@ -310,7 +320,7 @@ final class ServeCommand {
                 b.host(host).port(port).adminPort(adminPort)
                         .transport(transport).policy(policy).deadline(deadline)
                         .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
-                                HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout));
+                                HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout, maxQueuedBytes, slowReaderTimeout));
                 if (ioThreads != null) {
                     b.ioThreads(ioThreads);
                 }

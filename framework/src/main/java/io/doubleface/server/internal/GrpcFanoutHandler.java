@@ -7,6 +7,7 @@ import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.Outcome;
 import io.doubleface.engine.RequestStats;
 import io.doubleface.engine.ResponseSink;
+import io.doubleface.engine.RouteStats;
 import io.doubleface.loop.LoopGroup;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -41,6 +42,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
     private final GrpcBinding<Q, R, I, O> binding;
     private final LoopGroup io;
     private final RequestStats stats;
+    private final RouteStats routeStats;
 
     public GrpcFanoutHandler(FanoutEngine engine, FanoutService<Q, ?, R> service, GrpcBinding<Q, R, I, O> binding,
             LoopGroup io) {
@@ -49,6 +51,12 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
         this.binding = binding;
         this.io = io;
         this.stats = engine.stats();
+        this.routeStats = new RouteStats("grpc " + binding.method().getFullMethodName());
+    }
+
+    /** This method's requests by outcome, and their time. */
+    public RouteStats routeStats() {
+        return routeStats;
     }
 
     /** The gRPC status of a failed request. */
@@ -69,6 +77,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
         if (loop == null) {
             // not on one of our loops: only if grpc-java were given another executor
             stats.answered(Outcome.INTERNAL_ERROR);
+            routeStats.answered(Outcome.INTERNAL_ERROR, System.nanoTime());
             call.close(Status.INTERNAL.withDescription("gRPC call not on an I/O loop"), new Metadata());
             return new ServerCall.Listener<>() { };
         }
@@ -96,6 +105,8 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
         private I request;
         private boolean submitted;
         private boolean ended; // closed or cancelled; loop only
+
+        private final long start = System.nanoTime();
 
         Call(ServerCall<I, O> call, EventLoop loop) {
             this.call = call;
@@ -146,8 +157,13 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
                 return;
             }
             ended = true;
-            stats.answered(outcome);
+            answered(outcome);
             call.close(status(outcome).withDescription(reason), new Metadata());
+        }
+
+        private void answered(Outcome outcome) {
+            stats.answered(outcome);
+            routeStats.answered(outcome, start);
         }
 
         @Override
@@ -161,7 +177,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
 
         private void completeOnLoop(R response) {
             if (ended) {
-                stats.answered(Outcome.OK); // the request succeeded; only its client is gone
+                answered(Outcome.OK); // the request succeeded; only its client is gone
                 ReferenceCountUtil.release(response);
                 return;
             }
@@ -175,7 +191,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
                 return;
             }
             ended = true;
-            stats.answered(Outcome.OK);
+            answered(Outcome.OK);
             call.sendHeaders(new Metadata());
             call.sendMessage(reply);
             call.close(Status.OK, new Metadata());
@@ -192,7 +208,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
 
         private void failOnLoop(Outcome outcome, String reason) {
             if (ended) {
-                stats.answered(outcome);
+                answered(outcome);
                 return;
             }
             answerError(outcome, reason);

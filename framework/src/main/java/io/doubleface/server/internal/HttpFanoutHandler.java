@@ -7,6 +7,7 @@ import io.doubleface.api.HttpRequestView;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.Outcome;
 import io.doubleface.engine.RequestStats;
+import io.doubleface.engine.RouteStats;
 import io.doubleface.engine.ResponseSink;
 import io.doubleface.server.HttpLimits;
 import io.netty.buffer.ByteBuf;
@@ -14,6 +15,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderResult;
@@ -35,9 +37,11 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +59,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Ordering: each request gets a sequence number; responses complete in any order (on any
  * thread — they hop to this channel's loop) and are parked in a ring until all earlier ones are
- * written. Reading stops while {@link HttpLimits#maxPipelined()} requests are unanswered.
+ * written. Reading stops while {@link HttpLimits#maxPipelined()} requests are unanswered, and while
+ * the connection's outbound buffer is above Netty's high water mark (its client reads slower than
+ * it asks); a client that leaves more than {@link HttpLimits#maxQueuedBytes()} unread, or reads
+ * nothing for {@link HttpLimits#slowReaderTimeout()} while responses wait, is disconnected.
  *
  * <p>Threading: all state is confined to the channel's event loop.
  */
@@ -84,6 +91,11 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     private long nextSeq;
     private long nextToWrite;
     private boolean closed;
+
+    // back-pressure: reading stops while either holds
+    private boolean pausedByPipeline; // maxPipelined requests unanswered
+    private boolean pausedByWrites;   // the outbound buffer is above the high water mark
+    private ScheduledFuture<?> slowReaderTimer;
 
     public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, HttpLimits limits, RequestStats stats) {
         this.engine = engine;
@@ -231,31 +243,39 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             HttpRouter.Match match) {
         @SuppressWarnings("unchecked")
         HttpRouter.Route<Q, R> route = (HttpRouter.Route<Q, R>) match.route();
+        long start = System.nanoTime();
         Q request;
         try {
             view.set(req, query, path, route, match.values(), body);
             request = route.binding().decode(view);
         } catch (BadRequestException e) {
-            stats.answered(Outcome.BAD_REQUEST);
+            answerRefused(route, start, Outcome.BAD_REQUEST);
             park(seq, text(HttpResponseStatus.BAD_REQUEST, e.getMessage()), !keepAlive);
             return;
         } catch (IllegalArgumentException e) {
             // QueryStringDecoder.parameters() throws this for a bad %-escape in the query string
-            stats.answered(Outcome.BAD_REQUEST);
+            answerRefused(route, start, Outcome.BAD_REQUEST);
             park(seq, text(HttpResponseStatus.BAD_REQUEST, "malformed query string: " + shortReason(e)), !keepAlive);
             return;
         } catch (RuntimeException e) {
             log.error("decoding a request failed", e);
-            stats.answered(Outcome.INTERNAL_ERROR);
+            answerRefused(route, start, Outcome.INTERNAL_ERROR);
             park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "decoding the request failed: " + e), !keepAlive);
             return;
         } finally {
             view.clear();
         }
         if (nextSeq - nextToWrite >= maxPipelined) {
-            ctx.channel().config().setAutoRead(false); // back-pressure: too many unanswered
+            pausedByPipeline = true; // back-pressure: too many unanswered
+            updateAutoRead();
         }
-        engine.submit(ctx.channel().eventLoop(), route.service(), request, new Sink<>(seq, !keepAlive, route.binding()));
+        engine.submit(ctx.channel().eventLoop(), route.service(), request,
+                new Sink<>(seq, !keepAlive, route.binding(), route.stats(), start));
+    }
+
+    private void answerRefused(HttpRouter.Route<?, ?> route, long start, Outcome outcome) {
+        stats.answered(outcome);
+        route.stats().answered(outcome, start);
     }
 
     /** The request as the binding sees it; one per connection, reused (decode is synchronous). */
@@ -343,11 +363,15 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         private final long seq;
         private final boolean close;
         private final HttpBinding<?, R> binding;
+        private final RouteStats routeStats;
+        private final long start;
 
-        Sink(long seq, boolean close, HttpBinding<?, R> binding) {
+        Sink(long seq, boolean close, HttpBinding<?, R> binding, RouteStats routeStats, long start) {
             this.seq = seq;
             this.close = close;
             this.binding = binding;
+            this.routeStats = routeStats;
+            this.start = start;
         }
 
         @Override
@@ -359,24 +383,34 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             }
         }
 
+        private void answered(Outcome outcome) {
+            stats.answered(outcome);
+            routeStats.answered(outcome, start);
+        }
+
         private void completeOnLoop(R response) {
             if (closed) {
-                stats.answered(Outcome.OK); // the request succeeded; only its client is gone
+                answered(Outcome.OK); // the request succeeded; only its client is gone
                 ReferenceCountUtil.release(response);
                 return;
             }
+            HttpResponseStatus status;
             ByteBuf body;
             try {
+                status = binding.status(response);
+                if (status.code() < 200 || status.code() > 299) {
+                    throw new IllegalStateException("status " + status + " (expected: 2xx)");
+                }
                 body = binding.encode(response, ctx.alloc());
             } catch (RuntimeException e) {
                 log.error("encoding a response failed", e);
                 ReferenceCountUtil.release(response);
-                stats.answered(Outcome.INTERNAL_ERROR); // answered 500, so counted as such, not as ok
+                answered(Outcome.INTERNAL_ERROR); // answered 500, so counted as such, not as ok
                 park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding failed: " + e), close);
                 return;
             }
-            stats.answered(Outcome.OK);
-            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, body);
+            answered(Outcome.OK);
+            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
             r.headers().set(HttpHeaderNames.CONTENT_TYPE, binding.contentType());
             park(seq, r, close);
         }
@@ -391,7 +425,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         }
 
         private void failOnLoop(Outcome outcome, String reason) {
-            stats.answered(outcome);
+            answered(outcome);
             park(seq, text(HttpResponseStatus.valueOf(outcome.status()), reason), close);
         }
     }
@@ -432,10 +466,85 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         }
         if (wrote) {
             ctx.flush();
+            if (checkSlowReader()) {
+                return;
+            }
         }
-        if (!ctx.channel().config().isAutoRead() && nextSeq - nextToWrite < maxPipelined) {
-            ctx.channel().config().setAutoRead(true);
+        if (pausedByPipeline && nextSeq - nextToWrite < maxPipelined) {
+            pausedByPipeline = false;
+            updateAutoRead();
         }
+    }
+
+    private void updateAutoRead() {
+        boolean read = !pausedByPipeline && !pausedByWrites;
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+    }
+
+    /**
+     * After a write: closes the connection if its client leaves more than
+     * {@link HttpLimits#maxQueuedBytes()} unread, else pauses reading while the outbound buffer is
+     * above the high water mark (and arms the slow-reader timer).
+     *
+     * @return whether the connection was closed
+     */
+    private boolean checkSlowReader() {
+        ChannelOutboundBuffer out = ctx.channel().unsafe().outboundBuffer();
+        if (out != null && out.totalPendingWriteBytes() > limits.maxQueuedBytes()) {
+            closeSlowReader("more than " + limits.maxQueuedBytes() + " response bytes unread");
+            return true;
+        }
+        if (!ctx.channel().isWritable()) {
+            onUnwritable();
+        }
+        return false;
+    }
+
+    private void onUnwritable() {
+        if (!pausedByWrites) {
+            pausedByWrites = true;
+            updateAutoRead();
+        }
+        if (slowReaderTimer == null) {
+            long nanos = limits.slowReaderTimeout().toNanos();
+            slowReaderTimer = ctx.executor().schedule(() -> {
+                slowReaderTimer = null;
+                if (!closed && !ctx.channel().isWritable()) {
+                    closeSlowReader("responses unread for " + limits.slowReaderTimeout().toMillis() + " ms");
+                }
+            }, nanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            if (slowReaderTimer != null) {
+                slowReaderTimer.cancel(false);
+                slowReaderTimer = null;
+            }
+            if (pausedByWrites) {
+                pausedByWrites = false;
+                updateAutoRead();
+            }
+        } else if (!closed) {
+            onUnwritable();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    /** Closes a connection whose client does not read its responses; the responses are dropped. */
+    private void closeSlowReader(String why) {
+        if (closed) {
+            return;
+        }
+        log.debug("closing upstream connection {}: slow reader ({})", ctx.channel().remoteAddress(), why);
+        stats.slowReaderClosed();
+        closed = true;
+        releaseParked();
+        ctx.close();
     }
 
     /**
@@ -465,6 +574,10 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
+        if (slowReaderTimer != null) {
+            slowReaderTimer.cancel(false);
+            slowReaderTimer = null;
+        }
         releaseParked();
         releaseBody();
         ctx.fireChannelInactive();

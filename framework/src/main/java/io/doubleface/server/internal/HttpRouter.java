@@ -2,6 +2,7 @@ package io.doubleface.server.internal;
 
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.HttpBinding;
+import io.doubleface.engine.RouteStats;
 import io.netty.handler.codec.http.HttpMethod;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -30,6 +31,7 @@ public final class HttpRouter {
         final HttpBinding<Q, R> binding;
         final boolean literal; // no variables
         final Match matched;   // the match of a literal route: shared, nothing to allocate
+        final RouteStats stats;
 
         Route(HttpMethod method, String pattern, FanoutService<Q, ?, R> service, HttpBinding<Q, R> binding) {
             this.method = Objects.requireNonNull(method, "method");
@@ -63,6 +65,7 @@ public final class HttpRouter {
             }
             literal = seen.isEmpty();
             matched = literal ? new Match(this, NO_VALUES, null) : null;
+            stats = new RouteStats(method + " " + pattern);
         }
 
         public HttpMethod method() {
@@ -79,6 +82,15 @@ public final class HttpRouter {
 
         public HttpBinding<Q, R> binding() {
             return binding;
+        }
+
+        Route<Q, R> fresh() {
+            return new Route<>(method, pattern, service, binding);
+        }
+
+        /** This route's requests by outcome, and their time. */
+        public RouteStats stats() {
+            return stats;
         }
 
         /** The variable values if {@code parts} matches, else {@code null}. */
@@ -150,8 +162,13 @@ public final class HttpRouter {
             return routes.isEmpty();
         }
 
+        /** The router of the routes added so far; each build has routes (and route stats) of its own. */
         public HttpRouter build() {
-            return new HttpRouter(routes);
+            List<Route<?, ?>> fresh = new ArrayList<>(routes.size());
+            for (Route<?, ?> r : routes) {
+                fresh.add(r.fresh());
+            }
+            return new HttpRouter(fresh);
         }
     }
 

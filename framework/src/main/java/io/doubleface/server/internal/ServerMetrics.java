@@ -2,12 +2,14 @@ package io.doubleface.server.internal;
 
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.Outcome;
+import io.doubleface.engine.RouteStats;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.LoopStats;
 import io.doubleface.loop.ThreadStats;
 import io.doubleface.model.ThreadingModel;
 import io.doubleface.tune.LoadAdapter;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -16,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -33,18 +36,34 @@ public final class ServerMetrics {
     private final Set<String> registeredLoops = new HashSet<>();
     private final long startMillis = System.currentTimeMillis();
     private final LoadAdapter adapter;
+    private final List<RouteStats> routes;
 
     public ServerMetrics(FanoutEngine engine, Supplier<List<LoopGroup>> loopGroups) {
-        this(engine, loopGroups, null);
+        this(engine, loopGroups, null, List.of());
     }
 
     /**
      * @param adapter the load adapter, or {@code null}
+     * @param routes the server's routes (HTTP routes, then gRPC methods)
      */
-    public ServerMetrics(FanoutEngine engine, Supplier<List<LoopGroup>> loopGroups, LoadAdapter adapter) {
+    public ServerMetrics(FanoutEngine engine, Supplier<List<LoopGroup>> loopGroups, LoadAdapter adapter,
+            List<RouteStats> routes) {
         this.engine = engine;
         this.loopGroups = loopGroups;
         this.adapter = adapter;
+        this.routes = List.copyOf(routes);
+        for (RouteStats r : this.routes) {
+            for (Outcome o : Outcome.values()) {
+                FunctionCounter.builder("doubleface.route.requests", r, x -> x.count(o))
+                        .tag("route", r.name()).tag("outcome", o.label()).tag("status", Integer.toString(o.status()))
+                        .description("requests of one route answered, by outcome").register(registry);
+            }
+            FunctionTimer.builder("doubleface.route.latency", r, RouteStats::answered, RouteStats::totalNanos,
+                            TimeUnit.NANOSECONDS)
+                    .tag("route", r.name())
+                    .description("time from dispatch (request decoded) to answer, of one route's answered requests")
+                    .register(registry);
+        }
         if (adapter != null) {
             for (String reason : adapter.switchesByReason().keySet()) {
                 FunctionCounter.builder("doubleface.tune.switches", adapter,
@@ -68,6 +87,9 @@ public final class ServerMetrics {
                     .tag("outcome", o.label()).tag("status", Integer.toString(o.status()))
                     .description("upstream requests answered, by outcome").register(registry);
         }
+        FunctionCounter.builder("doubleface.connections.slow.readers", engine.stats(), s -> s.slowReadersClosed())
+                .description("upstream connections closed because their client left responses unread "
+                        + "(HttpLimits.maxQueuedBytes, slowReaderTimeout)").register(registry);
         FunctionCounter.builder("doubleface.config.switches", engine, FanoutEngine::switches)
                 .description("run-time configuration switches").register(registry);
         Gauge.builder("doubleface.requests.inflight", engine, e -> {
@@ -157,6 +179,22 @@ public final class ServerMetrics {
             j.end();
         }
         j.endArray();
+        j.key("routes").beginArray();
+        for (RouteStats r : routes) {
+            j.begin();
+            j.field("route", r.name());
+            long answered = r.answered();
+            j.field("answered", answered);
+            for (Outcome o : Outcome.values()) {
+                long n = r.count(o);
+                if (n > 0) {
+                    j.field(o.label(), n);
+                }
+            }
+            j.field("mean_ms", answered == 0 ? 0.0 : r.totalNanos() / 1e6 / answered);
+            j.end();
+        }
+        j.endArray();
         j.key("requests").begin();
         j.field("admitted", engine.stats().admittedCount());
         long total = 0;
@@ -167,6 +205,7 @@ public final class ServerMetrics {
         }
         j.field("answered", total);
         j.end();
+        j.field("slow_readers_closed", engine.stats().slowReadersClosed());
         j.key("loops").beginArray();
         for (LoopGroup g : loopGroups.get()) {
             for (LoopStats s : g.stats()) {

@@ -21,6 +21,7 @@ import io.doubleface.server.FanoutServer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,6 +31,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
@@ -170,6 +172,11 @@ class ServiceApiTest {
         }
 
         @Override
+        public HttpResponseStatus status(String response) {
+            return HttpResponseStatus.CREATED; // a binding's own success status
+        }
+
+        @Override
         public ByteBuf encode(String response, ByteBufAllocator alloc) {
             return ByteBufUtil.writeUtf8(alloc, response);
         }
@@ -194,7 +201,7 @@ class ServiceApiTest {
             sb.get("/chain/{key}", new ChainService(a, bb, FailurePolicy.failFast()), new ChainBinding())
                     .get("/chain/{key}/best-effort", new ChainService(a, bb, FailurePolicy.bestEffort()), new ChainBinding())
                     .post("/sum", new SumService(a), new SumBinding());
-            server = sb.port(0).ioThreads(2).configuration(model).deadline(deadline).start();
+            server = sb.port(0).adminPort(0).ioThreads(2).configuration(model).deadline(deadline).start();
         }
 
         RawHttp.Response call(String raw) throws Exception {
@@ -239,7 +246,7 @@ class ServiceApiTest {
     void routesGiveTheirStatusWithAReason(String model) throws Exception {
         try (Cluster c = new Cluster(model, null, TestCluster.GENEROUS)) {
             RawHttp.Response sum = c.call(post("/sum", "{\"keys\": [1, 2, 3]}"));
-            assertEquals(200, sum.status(), sum.toString());
+            assertEquals(201, sum.status(), sum.toString());
             assertEquals("sum=" + 3 * FIELD_REPLY, sum.text());
 
             RawHttp.Response unknown = c.call(RawHttp.get("/nope"));
@@ -264,6 +271,37 @@ class ServiceApiTest {
             RawHttp.Response noBody = c.call(post("/sum", ""));
             assertEquals(400, noBody.status());
             assertEquals("request body: empty (expected: a body)\n", noBody.text());
+        }
+    }
+
+    @Test
+    void eachRouteIsCountedApartInStatsAndMetrics() throws Exception {
+        try (Cluster c = new Cluster("doubleface", null, TestCluster.GENEROUS)) {
+            for (int i = 0; i < 3; i++) {
+                assertEquals(201, c.call(post("/sum", "{\"keys\": [" + i + "]}")).status());
+            }
+            assertEquals(400, c.call(post("/sum", "{\"keys\": [1, 2")).status());
+            assertEquals(200, c.call(RawHttp.get("/chain/1")).status());
+            assertEquals(200, c.call(RawHttp.get("/chain/2")).status());
+            assertEquals(400, c.call(RawHttp.get("/chain/abc")).status());
+            assertEquals(404, c.call(RawHttp.get("/nope")).status()); // no route: counted server-wide only
+            String stats;
+            String metrics;
+            try (RawHttp admin = new RawHttp(c.server.adminPort())) {
+                stats = admin.exchange(RawHttp.get("/admin/stats")).text();
+            }
+            try (RawHttp admin = new RawHttp(c.server.adminPort())) {
+                metrics = admin.exchange(RawHttp.get("/metrics")).text();
+            }
+            assertTrue(stats.contains("{\"route\":\"GET /chain/{key}\",\"answered\":3,\"ok\":2,\"bad_request\":1,\"mean_ms\":"),
+                    stats);
+            assertTrue(stats.contains("{\"route\":\"GET /chain/{key}/best-effort\",\"answered\":0,\"mean_ms\":0.0}"), stats);
+            assertTrue(stats.contains("{\"route\":\"POST /sum\",\"answered\":4,\"ok\":3,\"bad_request\":1,\"mean_ms\":"),
+                    stats);
+            assertTrue(metrics.contains("doubleface_route_requests_total{outcome=\"ok\",route=\"POST /sum\",status=\"200\"} 3.0"),
+                    metrics);
+            assertTrue(Pattern.compile("(?m)^doubleface_route_latency_seconds_count\\{route=\"GET /chain/\\{key}\"} 3(\\.0)?$")
+                    .matcher(metrics).find(), metrics);
         }
     }
 
