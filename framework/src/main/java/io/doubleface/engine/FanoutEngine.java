@@ -9,9 +9,12 @@ import io.netty.channel.EventLoop;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -58,6 +61,17 @@ public final class FanoutEngine implements AutoCloseable {
 
     /** Switches kept in {@link #switchLog()} (older ones are only counted): {@value}. */
     public static final int SWITCH_LOG_LIMIT = 1024;
+
+    /**
+     * Most configurations built at once (active, parked and prepared): {@value}. Building one more
+     * first closes the configuration parked the longest, if it has been parked for longer than the
+     * deadline plus a second (so none of its requests is still in flight) and was not prepared;
+     * if none can go, the switch is refused. So no sequence of switches can pile up threads.
+     */
+    public static final int MAX_LIVE_CONFIGURATIONS = 16;
+
+    private final Map<String, Long> parkedAt = new HashMap<>(); // parked models: System.nanoTime() when parked
+    private final Set<String> prepared = new HashSet<>();
 
     /** One switch, for {@code /admin/stats}. */
     public record SwitchRecord(Instant at, String from, String to) {}
@@ -118,12 +132,13 @@ public final class FanoutEngine implements AutoCloseable {
             Configuration config = Configuration.parse(name);
             String canonical = config.name();
             if (!models.containsKey(canonical)) {
-                ThreadingModel m = ThreadingModels.create(config, ctx);
-                models.put(canonical, m);
+                ThreadingModel m = create(config);
                 if (active.get() != null) {
                     m.park();
+                    parkedAt.put(canonical, System.nanoTime());
                 }
             }
+            prepared.add(canonical);
             out.add(canonical);
         }
         return out;
@@ -141,8 +156,7 @@ public final class FanoutEngine implements AutoCloseable {
         String canonical = config.name();
         ThreadingModel next = models.get(canonical);
         if (next == null) {
-            next = ThreadingModels.create(config, ctx);
-            models.put(canonical, next);
+            next = create(config);
         }
         ThreadingModel prev = active.get();
         if (prev == next) {
@@ -150,8 +164,10 @@ public final class FanoutEngine implements AutoCloseable {
         }
         if (prev != null) {
             prev.park();
+            parkedAt.put(prev.configuration().name(), System.nanoTime());
         }
         next.activate();
+        parkedAt.remove(canonical);
         active.set(next);
         if (prev != null) {
             switches.incrementAndGet();
@@ -166,6 +182,46 @@ public final class FanoutEngine implements AutoCloseable {
             log.info("configuration: {}", canonical);
         }
         return canonical;
+    }
+
+    /** Builds {@code config}, first closing a long-parked one if {@link #MAX_LIVE_CONFIGURATIONS} are live. */
+    private ThreadingModel create(Configuration config) {
+        if (models.size() >= MAX_LIVE_CONFIGURATIONS && !evictOne()) {
+            throw new IllegalArgumentException("configuration '" + config.name() + "': " + models.size()
+                    + " configurations are live, the most a server keeps; switch to one of them ("
+                    + String.join(", ", models.keySet()) + "), or retry once one has been parked for longer than "
+                    + "the deadline");
+        }
+        ThreadingModel m = ThreadingModels.create(config, ctx);
+        models.put(config.name(), m);
+        return m;
+    }
+
+    /** Closes the configuration parked the longest, if it may go. */
+    private boolean evictOne() {
+        long now = System.nanoTime();
+        long quiet = deadlineNanos + TimeUnit.SECONDS.toNanos(1);
+        String oldest = null;
+        long oldestAt = Long.MAX_VALUE;
+        for (Map.Entry<String, Long> e : parkedAt.entrySet()) {
+            if (!prepared.contains(e.getKey()) && now - e.getValue() > quiet && e.getValue() < oldestAt) {
+                oldest = e.getKey();
+                oldestAt = e.getValue();
+            }
+        }
+        if (oldest == null) {
+            return false;
+        }
+        parkedAt.remove(oldest);
+        ThreadingModel m = models.remove(oldest);
+        log.info("closing configuration {} (parked for {} s) to build another", oldest,
+                TimeUnit.NANOSECONDS.toSeconds(now - oldestAt));
+        try {
+            m.close();
+        } catch (RuntimeException e) {
+            log.warn("closing {} failed", m, e);
+        }
+        return true;
     }
 
     /** The active configuration. */

@@ -9,6 +9,8 @@ public enum Outcome {
     URI_TOO_LONG(414),
     BODY_TOO_LARGE(413),
     HEADERS_TOO_LARGE(431),
+    /** The client began a request but did not finish its head or body in time ({@code HttpLimits.requestReadTimeout}). */
+    REQUEST_TIMEOUT(408),
     INTERNAL_ERROR(500),
     /** A shard failed (connection lost, shard error) or the server is overloaded. */
     UNAVAILABLE(503),

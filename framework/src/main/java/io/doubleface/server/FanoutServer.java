@@ -33,6 +33,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -42,6 +43,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -112,6 +114,9 @@ public final class FanoutServer implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
     private volatile boolean closing;
 
+    /** Write-buffer water marks of upstream HTTP connections: 512 KiB / 1 MiB. */
+    static final WriteBufferWaterMark UPSTREAM_WATER_MARK = new WriteBufferWaterMark(512 << 10, 1 << 20);
+
     private FanoutServer(Builder b) throws InterruptedException {
         if (b.backends.isEmpty()) {
             throw new IllegalStateException("no backend (call Builder.backend)");
@@ -149,7 +154,7 @@ public final class FanoutServer implements AutoCloseable {
             this.metrics = new ServerMetrics(eng, this::loopGroups, tuner, routeStats);
             if (b.adminPort >= 0) {
                 adminGroup = new LoopGroup("admin", 1, b.transport);
-                this.adminListener = bindAdmin(adminGroup, b.host, b.adminPort);
+                this.adminListener = bindAdmin(adminGroup, b);
             } else {
                 this.adminListener = null;
             }
@@ -178,7 +183,7 @@ public final class FanoutServer implements AutoCloseable {
         log.info("listening on {}{} (admin {}), {} I/O loops ({}), configuration {}{}, backends {}",
                 listener == null ? "" : "http://" + b.host + ":" + port(),
                 grpcServer == null ? "" : (listener == null ? "" : " and ") + "grpc://" + b.host + ":" + grpcPort(),
-                adminListener == null ? "off" : "http://" + b.host + ":" + adminPort(),
+                adminListener == null ? "off" : "http://" + b.adminHost + ":" + adminPort(),
                 io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(),
                 adapter == null ? "" : " (" + b.tune.policy().label() + ", " + adapter.detector().describe() + ", "
                         + (b.tune.profile() == null ? "no profile" : "profile") + ")",
@@ -263,11 +268,16 @@ public final class FanoutServer implements AutoCloseable {
             // (Netty closes only the channels registered when a loop starts shutting down).
             connections.add(child);
             child.config().setOption(ChannelOption.TCP_NODELAY, true);
+            // Reading pauses above the high mark (HttpFanoutHandler): high enough that one large
+            // answer the client is taking normally does not flip it, so no epoll_ctl per answer.
+            child.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, UPSTREAM_WATER_MARK);
             child.pipeline().addLast(new ChannelInitializer<>() {
                 @Override
                 protected void initChannel(Channel ch) {
+                    HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, limits, engine.stats());
                     ch.pipeline().addLast(
                             new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS),
+                            new HttpFanoutHandler.BytesSeen(handler),
                             // The codec's pipeline-depth limit must sit far above maxPipelined:
                             // bytes already read are still decoded after HttpFanoutHandler stops
                             // reading, and exceeding the codec's limit drops the connection
@@ -276,7 +286,7 @@ public final class FanoutServer implements AutoCloseable {
                                     .setMaxInitialLineLength(limits.maxInitialLineLength())
                                     .setMaxHeaderSize(limits.maxHeaderSize())
                                     .setMaxChunkSize(8192), CODEC_PIPELINE_DEPTH),
-                            new HttpFanoutHandler(engine, router, limits, engine.stats()));
+                            handler);
                 }
             });
             EventLoop loop = engine.nextFrontendLoop();
@@ -300,8 +310,15 @@ public final class FanoutServer implements AutoCloseable {
         }
     }
 
-    private Channel bindAdmin(LoopGroup group, String host, int port) throws InterruptedException {
-        AdminHandler handler = new AdminHandler(engine, metrics);
+    private Channel bindAdmin(LoopGroup group, Builder b) throws InterruptedException {
+        String host = b.adminHost;
+        int port = b.adminPort;
+        boolean loopback = isLoopback(host);
+        if (!loopback && b.adminToken == null) {
+            throw new IllegalStateException("admin listener on " + host + " (not loopback) needs a token "
+                    + "(Builder.adminToken, serve --admin-token-file)");
+        }
+        AdminHandler handler = new AdminHandler(engine, metrics, b.adminToken, !loopback);
         ServerBootstrap sb = new ServerBootstrap()
                 .group(group.group())
                 .channel(group.serverChannelClass())
@@ -320,6 +337,14 @@ public final class FanoutServer implements AutoCloseable {
             return sb.bind(host, port).sync().channel();
         } catch (Exception e) {
             throw new IllegalStateException("cannot listen (admin) on " + host + ":" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean isLoopback(String host) {
+        try {
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            throw new IllegalStateException("admin host " + host + ": " + e.getMessage(), e);
         }
     }
 
@@ -359,6 +384,11 @@ public final class FanoutServer implements AutoCloseable {
     /** The bound admin port, or -1 if the admin listener is off. */
     public int adminPort() {
         return adminListener == null ? -1 : ((InetSocketAddress) adminListener.localAddress()).getPort();
+    }
+
+    /** The admin listener's bound address, or {@code null} if it is off. */
+    public InetSocketAddress adminAddress() {
+        return adminListener == null ? null : (InetSocketAddress) adminListener.localAddress();
     }
 
     /** Switches the active configuration (see {@link FanoutEngine#switchTo}). */
@@ -430,6 +460,8 @@ public final class FanoutServer implements AutoCloseable {
         private String host = "127.0.0.1";
         private int port = 8080;
         private int adminPort = -1;
+        private String adminHost = "127.0.0.1";
+        private String adminToken;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private String configuration = "doubleface";
@@ -543,6 +575,30 @@ public final class FanoutServer implements AutoCloseable {
                 }
             }
             grpcMethods.add(m);
+            return this;
+        }
+
+        /**
+         * Address of the admin listener (default {@code 127.0.0.1}, whatever {@link #host} says). Any
+         * other than a loopback address needs an {@link #adminToken}, which every admin request must
+         * then carry.
+         */
+        public Builder adminHost(String host) {
+            this.adminHost = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /**
+         * The admin credential: with it, {@code PUT /admin/config} (and every admin request when the
+         * listener is not on loopback) needs {@code Authorization: Bearer <token>}, else {@code 401}.
+         * At least 16 characters. Default: none (loopback only; state changes by local {@code PUT}).
+         */
+        public Builder adminToken(String token) {
+            if (token != null && token.strip().length() < 16) {
+                throw new IllegalArgumentException("adminToken: " + token.strip().length()
+                        + " characters (expected: at least 16)");
+            }
+            this.adminToken = token == null ? null : token.strip();
             return this;
         }
 

@@ -18,9 +18,13 @@ import java.time.Duration;
  *     requests already in flight (at most {@code maxPipelined}) can add to it.
  * @param slowReaderTimeout a connection whose client takes no response bytes for this long while
  *     responses wait (its outbound buffer stays above the high water mark) is closed
+ * @param requestReadTimeout a request whose head (or body) has begun to arrive but is not complete
+ *     this long later gets {@code 408 Request Timeout} and the connection is closed (a client
+ *     trickling bytes resets the idle timeout but not this one); checked once per this period, so
+ *     such a request is cut after one to two periods
  */
 public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBodySize, int maxPipelined,
-        Duration idleTimeout, long maxQueuedBytes, Duration slowReaderTimeout) {
+        Duration idleTimeout, long maxQueuedBytes, Duration slowReaderTimeout, Duration requestReadTimeout) {
 
     /** Default longest request line: {@value} bytes. */
     public static final int DEFAULT_MAX_INITIAL_LINE = 4096;
@@ -36,6 +40,8 @@ public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBod
     public static final long DEFAULT_MAX_QUEUED_BYTES = 16L << 20;
     /** Default time a client may leave responses unread: {@value} seconds. */
     public static final int DEFAULT_SLOW_READER_TIMEOUT_SECONDS = 30;
+    /** Default time to send one request's head or body: {@value} seconds. */
+    public static final int DEFAULT_REQUEST_READ_TIMEOUT_SECONDS = 10;
 
     /** The defaults. */
     public static final HttpLimits DEFAULTS = new HttpLimits(DEFAULT_MAX_INITIAL_LINE, DEFAULT_MAX_HEADER_SIZE,
@@ -45,13 +51,20 @@ public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBod
     public HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBodySize, int maxPipelined,
             Duration idleTimeout) {
         this(maxInitialLineLength, maxHeaderSize, maxBodySize, maxPipelined, idleTimeout, DEFAULT_MAX_QUEUED_BYTES,
-                Duration.ofSeconds(DEFAULT_SLOW_READER_TIMEOUT_SECONDS));
+                Duration.ofSeconds(DEFAULT_SLOW_READER_TIMEOUT_SECONDS),
+                Duration.ofSeconds(DEFAULT_REQUEST_READ_TIMEOUT_SECONDS));
     }
 
     /** These limits with another slow-reader bound and timeout. */
     public HttpLimits withSlowReader(long maxQueuedBytes, Duration slowReaderTimeout) {
         return new HttpLimits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxPipelined, idleTimeout,
-                maxQueuedBytes, slowReaderTimeout);
+                maxQueuedBytes, slowReaderTimeout, requestReadTimeout);
+    }
+
+    /** These limits with another request read timeout. */
+    public HttpLimits withRequestReadTimeout(Duration requestReadTimeout) {
+        return new HttpLimits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxPipelined, idleTimeout,
+                maxQueuedBytes, slowReaderTimeout, requestReadTimeout);
     }
 
     public HttpLimits {
@@ -69,6 +82,9 @@ public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBod
         }
         if (slowReaderTimeout == null || slowReaderTimeout.isNegative() || slowReaderTimeout.isZero()) {
             throw new IllegalArgumentException("slowReaderTimeout: " + slowReaderTimeout + " (expected: > 0)");
+        }
+        if (requestReadTimeout == null || requestReadTimeout.isNegative() || requestReadTimeout.isZero()) {
+            throw new IllegalArgumentException("requestReadTimeout: " + requestReadTimeout + " (expected: > 0)");
         }
     }
 

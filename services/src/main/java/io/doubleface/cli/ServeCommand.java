@@ -99,6 +99,17 @@ final class ServeCommand {
                 description = "Address to listen on (0.0.0.0 for all interfaces, e.g. in a container).")
         String host = "127.0.0.1";
 
+        @Option(names = "--admin-host", paramLabel = "ADDRESS",
+                description = "Address of the admin listener (default 127.0.0.1, whatever --host says); "
+                        + "any other needs --admin-token-file.")
+        String adminHost = "127.0.0.1";
+
+        @Option(names = "--admin-token-file", paramLabel = "FILE",
+                description = "File holding the admin token (>= 16 characters; or set DOUBLEFACE_ADMIN_TOKEN): "
+                        + "PUT /admin/config then needs 'Authorization: Bearer <token>', and off loopback "
+                        + "every admin request does.")
+        Path adminTokenFile;
+
         @Option(names = "--shards", paramLabel = "URI",
                 description = {"Shards to fan out to, one URI naming the store and the shard list: kv://HOST:FIRST-LAST, "
                     + "kv://HOST:PORT,HOST:PORT,..., grpc://HOST:FIRST-LAST (gRPC KV leaves, doubleface leaf grpc) "
@@ -230,6 +241,11 @@ final class ServeCommand {
                         + "responses for this long.")
         Duration slowReaderTimeout;
 
+        @Option(names = "--request-read-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = "10s", description = "Answer 408 and close when a request's head or body has begun "
+                        + "to arrive but is not complete this long later (checked once per period).")
+        Duration requestReadTimeout;
+
         Ycsb(CliEnv env) {
             this.env = env;
         }
@@ -317,10 +333,11 @@ final class ServeCommand {
                 }
                 FanoutServer.Builder b = FanoutServer.builder();
                 YcsbService.install(b, driver, records, scanRecords, replyWorkMicros * 1000, grpcPort != null);
-                b.host(host).port(port).adminPort(adminPort)
+                b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
                         .transport(transport).policy(policy).deadline(deadline)
                         .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
-                                HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout, maxQueuedBytes, slowReaderTimeout));
+                                HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout, maxQueuedBytes, slowReaderTimeout,
+                                requestReadTimeout));
                 if (ioThreads != null) {
                     b.ioThreads(ioThreads);
                 }
@@ -355,6 +372,20 @@ final class ServeCommand {
             return (ShardDriver<ShardRequest>) d;
         }
 
+        /** The admin token from --admin-token-file or DOUBLEFACE_ADMIN_TOKEN, or null. */
+        private String adminToken() {
+            if (adminTokenFile != null) {
+                try {
+                    return Files.readString(adminTokenFile).strip();
+                } catch (IOException e) {
+                    throw new ParameterException(spec.commandLine(), "--admin-token-file: cannot read " + adminTokenFile
+                            + ": " + e.getMessage());
+                }
+            }
+            String env = System.getenv("DOUBLEFACE_ADMIN_TOKEN");
+            return env == null || env.isBlank() ? null : env.strip();
+        }
+
         private void printBanner(PrintWriter out, FanoutServer server, KvLeafServer leaf, String profileSource) {
             String h = Hosts.forUrl(host);
             String base = "http://" + h + ":" + server.port();
@@ -385,9 +416,11 @@ final class ServeCommand {
             out.println("  query    curl '" + base + "/query?fanout=" + Math.min(YcsbBinding.DEFAULT_FANOUT,
                     server.backends().get(0).shardCount()) + "&size=small&key=42'");
             if (server.adminPort() >= 0) {
-                String admin = "http://" + h + ":" + server.adminPort();
+                String admin = "http://" + Hosts.forUrl(adminHost) + ":" + server.adminPort();
                 out.println("  admin    " + admin + "/admin/config   " + admin + "/admin/stats   " + admin + "/metrics");
-                out.println("  switch   curl -X PUT '" + admin + "/admin/config?name=type2a-1f2b'");
+                out.println("  switch   curl -X PUT " + (adminToken() == null ? ""
+                        : "-H \"Authorization: Bearer $DOUBLEFACE_ADMIN_TOKEN\" ") + "'" + admin
+                        + "/admin/config?name=type2a-1f2b'");
             }
             out.println("  stop     Ctrl-C");
             out.flush();

@@ -15,23 +15,62 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.List;
 
 /**
  * The admin listener: {@code GET /admin/config}, {@code PUT /admin/config?name=<configuration>},
  * {@code GET /admin/stats} (JSON counters) and {@code GET /metrics} (Prometheus text). Runs on the
  * admin loop, apart from the measured I/O loops, so scraping does not disturb their counters.
- * Sharable: stateless apart from the thread-safe engine and metrics.
+ *
+ * <p>Access: the state change is {@code PUT} only (a browser cannot send one cross-origin without
+ * a CORS preflight, which this listener never grants). With a token, {@code PUT} needs
+ * {@code Authorization: Bearer <token>} ({@code 401} otherwise; compared in constant time), and so
+ * does every request when {@code tokenForReads} (the listener is not on loopback).
+ *
+ * <p>Sharable: stateless apart from the thread-safe engine and metrics.
  */
 @ChannelHandler.Sharable
 public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
     private final FanoutEngine engine;
     private final ServerMetrics metrics;
+    private final byte[] token; // null: no credential
+    private final boolean tokenForReads;
 
     public AdminHandler(FanoutEngine engine, ServerMetrics metrics) {
+        this(engine, metrics, null, false);
+    }
+
+    /**
+     * @param token the credential of state changes, or {@code null} for none
+     * @param tokenForReads whether reads need it too (required when the listener is not on loopback)
+     */
+    public AdminHandler(FanoutEngine engine, ServerMetrics metrics, String token, boolean tokenForReads) {
+        if (tokenForReads && token == null) {
+            throw new IllegalArgumentException("tokenForReads without a token");
+        }
         this.engine = engine;
         this.metrics = metrics;
+        this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+        this.tokenForReads = tokenForReads;
+    }
+
+    /** Whether {@code req} carries the token ({@code Authorization: Bearer <token>}). */
+    private boolean authorized(FullHttpRequest req) {
+        String h = req.headers().get(HttpHeaderNames.AUTHORIZATION);
+        if (h == null || !h.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return false;
+        }
+        return MessageDigest.isEqual(token, h.substring(7).trim().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void unauthorized(ChannelHandlerContext ctx, FullHttpRequest req) {
+        FullHttpResponse r = response(ctx, HttpResponseStatus.UNAUTHORIZED, "text/plain; charset=utf-8",
+                "missing or wrong credential (expected: Authorization: Bearer <admin token>)\n");
+        r.headers().set(HttpHeaderNames.WWW_AUTHENTICATE, "Bearer");
+        write(ctx, req, r, false);
     }
 
     @Override
@@ -40,15 +79,34 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
             send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", "malformed request\n", true);
             return;
         }
+        if (tokenForReads && !authorized(req)) {
+            unauthorized(ctx, req);
+            return;
+        }
         QueryStringDecoder q = new QueryStringDecoder(req.uri());
-        String path = q.path();
+        String path;
+        try {
+            path = q.path();
+        } catch (IllegalArgumentException e) {
+            send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", "malformed request target\n", true);
+            return;
+        }
         HttpMethod m = req.method();
         switch (path) {
             case "/admin/config" -> {
                 if (HttpMethod.GET.equals(m)) {
                     send(ctx, req, HttpResponseStatus.OK, "application/json", configJson(null), false);
-                } else if (HttpMethod.PUT.equals(m) || HttpMethod.POST.equals(m)) {
-                    List<String> names = q.parameters().get("name");
+                } else if (HttpMethod.PUT.equals(m)) {
+                    if (token != null && !authorized(req)) {
+                        unauthorized(ctx, req);
+                        return;
+                    }
+                    List<String> names;
+                    try {
+                        names = q.parameters().get("name");
+                    } catch (IllegalArgumentException e) {
+                        names = null;
+                    }
                     if (names == null || names.size() != 1 || names.get(0).isBlank()) {
                         send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8",
                                 "missing query parameter: name=<configuration>, e.g. PUT /admin/config?name=type2a-1f2b\n", false);

@@ -92,6 +92,12 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     private long nextToWrite;
     private boolean closed;
 
+    // request read timeout: a request begun but unfinished for a whole check period is cut
+    private boolean bytesSinceHead;   // bytes arrived (raw) since the last complete request head
+    private long progress;            // request heads and bodies completed
+    private long progressAtCheck = -1;
+    private ScheduledFuture<?> readCheck;
+
     // back-pressure: reading stops while either holds
     private boolean pausedByPipeline; // maxPipelined requests unanswered
     private boolean pausedByWrites;   // the outbound buffer is above the high water mark
@@ -110,6 +116,57 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        scheduleReadCheck();
+        ctx.fireChannelActive();
+    }
+
+    /**
+     * The raw-bytes side of the request read timeout: sits before the HTTP codec and tells the
+     * handler that bytes of a request arrived. One pipeline hop per read, nothing per request.
+     */
+    public static final class BytesSeen extends ChannelInboundHandlerAdapter {
+        private final HttpFanoutHandler handler;
+
+        public BytesSeen(HttpFanoutHandler handler) {
+            this.handler = handler;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            handler.bytesSinceHead = true;
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    private void scheduleReadCheck() {
+        if (!closed) {
+            readCheck = ctx.executor().schedule(this::checkRead, limits.requestReadTimeout().toNanos(),
+                    TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /**
+     * Once per {@link HttpLimits#requestReadTimeout()}: a request whose head or body was under way
+     * at the last check and has made no progress since gets {@code 408} and the connection closes.
+     */
+    private void checkRead() {
+        readCheck = null;
+        if (closed || state == State.CLOSING) {
+            return;
+        }
+        boolean underWay = state == State.BODY || state == State.DISCARD_BODY || (state == State.IDLE && bytesSinceHead);
+        if (underWay && progress == progressAtCheck) {
+            releaseBody();
+            reject(Outcome.REQUEST_TIMEOUT, (state == State.IDLE ? "request head" : "request body")
+                    + " not received within " + limits.requestReadTimeout().toMillis() + " ms");
+            return;
+        }
+        progressAtCheck = underWay ? progress : -1;
+        scheduleReadCheck();
     }
 
     @Override
@@ -149,6 +206,8 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         }
         head = req;
         bodyBytes = 0;
+        bytesSinceHead = false;
+        progress++;
         releaseBody();
         long declared;
         try {
@@ -183,6 +242,8 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             body.addComponent(true, content.content().retain());
         }
         if (content instanceof LastHttpContent) {
+            progress++;
+            bytesSinceHead = false; // the bytes seen were this request's
             HttpRequest req = head;
             head = null;
             state = State.IDLE;
@@ -574,6 +635,10 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
+        if (readCheck != null) {
+            readCheck.cancel(false);
+            readCheck = null;
+        }
         if (slowReaderTimer != null) {
             slowReaderTimer.cancel(false);
             slowReaderTimer = null;

@@ -105,7 +105,8 @@ public final class ServerMetrics {
         // answered without reaching the engine: refused by the HTTP layer
         return e.stats().count(Outcome.NOT_FOUND) + e.stats().count(Outcome.METHOD_NOT_ALLOWED)
                 + e.stats().count(Outcome.URI_TOO_LONG) + e.stats().count(Outcome.HEADERS_TOO_LARGE)
-                + e.stats().count(Outcome.BODY_TOO_LARGE) + e.stats().count(Outcome.BAD_REQUEST);
+                + e.stats().count(Outcome.BODY_TOO_LARGE) + e.stats().count(Outcome.BAD_REQUEST)
+                + e.stats().count(Outcome.REQUEST_TIMEOUT);
     }
 
     private synchronized void registerLoops() {

@@ -71,6 +71,11 @@ final class RawHttp implements AutoCloseable {
         return this;
     }
 
+    /** Whether response bytes are waiting to be read. */
+    boolean hasInput() throws IOException {
+        return in.available() > 0;
+    }
+
     /** Writes {@code request} and reads its response. */
     Response exchange(String request) throws IOException {
         write(request);
