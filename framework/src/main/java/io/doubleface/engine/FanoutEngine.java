@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,6 +71,9 @@ public final class FanoutEngine implements AutoCloseable {
      */
     public static final int MAX_LIVE_CONFIGURATIONS = 16;
 
+    private final LongAdder inFlight = new LongAdder();
+    private final Runnable finishedOne = inFlight::decrement;
+    private volatile boolean draining;
     private final Map<String, Long> parkedAt = new HashMap<>(); // parked models: System.nanoTime() when parked
     private final Set<String> prepared = new HashSet<>();
 
@@ -103,7 +107,9 @@ public final class FanoutEngine implements AutoCloseable {
             l.admitted(now);
             sink = new ObservedSink<>(sink, l, model, now);
         }
-        FanoutExchange<Q, ?, R> ex = new FanoutExchange<>(service, request, loop, sink, backendOwner, deadlineNanos, null);
+        inFlight.increment();
+        FanoutExchange<Q, ?, R> ex = new FanoutExchange<>(service, request, loop, sink, backendOwner, deadlineNanos,
+                finishedOne);
         ex.model(model);
         ex.armDeadline();
         try {
@@ -112,6 +118,21 @@ public final class FanoutEngine implements AutoCloseable {
             log.error("model {} failed to run a request", model, e);
             ex.finish(Outcome.INTERNAL_ERROR, "internal error: " + e);
         }
+    }
+
+    /** Requests admitted and not yet answered. */
+    public long inFlight() {
+        return inFlight.sum();
+    }
+
+    /** From now on, upstreams refuse new requests ({@code 503}, connection closed); see {@code FanoutServer.stop}. */
+    public void startDrain() {
+        draining = true;
+    }
+
+    /** Whether the server is draining (stopping): no new request is admitted. */
+    public boolean isDraining() {
+        return draining;
     }
 
     /** Installs (or, with {@code null}, removes) the listener of admissions and answers. */

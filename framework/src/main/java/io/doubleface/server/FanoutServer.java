@@ -113,6 +113,7 @@ public final class FanoutServer implements AutoCloseable {
     private final LoadAdapter adapter;
     private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
     private volatile boolean closing;
+    private boolean closed; // under this
 
     /** Write-buffer water marks of upstream HTTP connections: 512 KiB / 1 MiB. */
     static final WriteBufferWaterMark UPSTREAM_WATER_MARK = new WriteBufferWaterMark(512 << 10, 1 << 20);
@@ -415,9 +416,68 @@ public final class FanoutServer implements AutoCloseable {
         return metrics.statsJson();
     }
 
-    /** Stops listening, closes models, connections and loops; closes the driver if it owns it. */
+    /**
+     * Stops gracefully: stops accepting (HTTP listener closed, gRPC {@code GOAWAY}), the load
+     * adapter stops switching, requests arriving on open connections get {@code 503} with
+     * {@code Retry-After: 1} and {@code Connection: close}, idle connections close, and the requests
+     * in flight finish — each connection closes after its last answer — for up to {@code grace};
+     * then {@link #close()}. Returns when closed. Idempotent; {@code close()} alone drops what is in
+     * flight.
+     */
+    public void stop(Duration grace) {
+        Objects.requireNonNull(grace, "grace");
+        synchronized (this) {
+            if (closing || engine.isDraining()) {
+                return;
+            }
+            engine.startDrain();
+        }
+        long end = System.nanoTime() + grace.toNanos();
+        log.info("draining: {} requests in flight, grace {} ms", engine.inFlight(), grace.toMillis());
+        if (adapter != null) {
+            adapter.close();
+        }
+        if (listener != null) {
+            listener.close().syncUninterruptibly();
+        }
+        if (grpcServer != null) {
+            grpcServer.shutdown(); // GOAWAY: open calls finish, new ones go elsewhere
+        }
+        for (Channel ch : connections) {
+            ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(HttpFanoutHandler.DRAIN));
+        }
+        try {
+            while (engine.inFlight() > 0 && System.nanoTime() < end) {
+                Thread.sleep(5);
+            }
+            if (grpcServer != null) {
+                grpcServer.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        long left = engine.inFlight();
+        if (left > 0) {
+            log.warn("grace of {} ms over with {} requests in flight; closing", grace.toMillis(), left);
+        } else {
+            log.info("drained");
+        }
+        close();
+    }
+
+    /**
+     * Stops listening, closes models, connections and loops; closes the drivers it owns. Requests in
+     * flight are dropped (their clients see the connection close): {@link #stop(Duration)} lets
+     * them finish first.
+     */
     @Override
     public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
         closing = true;
         if (adapter != null) {
             adapter.close();

@@ -246,6 +246,11 @@ final class ServeCommand {
                         + "to arrive but is not complete this long later (checked once per period).")
         Duration requestReadTimeout;
 
+        @Option(names = "--drain-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = "10s", description = "On SIGTERM/SIGINT: stop accepting, answer new requests on open "
+                        + "connections 503, and let requests in flight finish for up to this long before closing.")
+        Duration drainTimeout;
+
         Ycsb(CliEnv env) {
             this.env = env;
         }
@@ -362,7 +367,9 @@ final class ServeCommand {
             }
             printBanner(env.out(), server, leaf, profileSource);
             env.listener().serving(server);
-            env.stop().awaitThenClose(server, leaf);
+            FanoutServer running = server;
+            env.stop().awaitThenClose(drainTimeout.plusSeconds(StopSignal.CLOSE_WAIT_SECONDS),
+                    () -> running.stop(drainTimeout), leaf);
             return DoubleFaceCli.EXIT_OK;
         }
 

@@ -61,13 +61,18 @@ final class StopSignal {
      * ({@code null}s skipped), also when interrupted.
      */
     void awaitThenClose(AutoCloseable... resources) {
+        awaitThenClose(java.time.Duration.ofSeconds(CLOSE_WAIT_SECONDS), resources);
+    }
+
+    /** {@link #awaitThenClose(AutoCloseable...)}, the shutdown hook waiting up to {@code closeWait} for the close. */
+    void awaitThenClose(java.time.Duration closeWait, AutoCloseable... resources) {
         Thread hook = null;
         if (onJvmShutdown) {
             hook = Threads.platform("shutdown").newThread(() -> {
                 stop();
                 try {
-                    if (!closed.await(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
-                        log.warn("servers did not close within {} s; exiting anyway", CLOSE_WAIT_SECONDS);
+                    if (!closed.await(closeWait.toMillis(), TimeUnit.MILLISECONDS)) {
+                        log.warn("servers did not close within {} ms; exiting anyway", closeWait.toMillis());
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();

@@ -262,8 +262,24 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** User event: the server is draining; a connection with nothing under way closes now. */
+    public static final Object DRAIN = new Object() {
+        @Override
+        public String toString() {
+            return "DRAIN";
+        }
+    };
+
     private void dispatch(HttpRequest req) {
         long seq = nextSeq++;
+        if (engine.isDraining()) {
+            stats.answered(Outcome.UNAVAILABLE);
+            state = State.CLOSING;
+            FullHttpResponse r = text(HttpResponseStatus.SERVICE_UNAVAILABLE, "server shutting down");
+            r.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+            park(seq, r, true);
+            return;
+        }
         boolean keepAlive = HttpUtil.isKeepAlive(req);
         if (!keepAlive) {
             // The connection ends with this request's response (RFC 9112 §9.6: no further request
@@ -513,7 +529,8 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             ring[s] = null;
             nextToWrite++;
             FullHttpResponse resp = (FullHttpResponse) r;
-            boolean closing = ringClose[s];
+            // draining: the last answer of a connection closes it
+            boolean closing = ringClose[s] || (nextToWrite == nextSeq && state != State.BODY && engine.isDraining());
             HttpUtil.setContentLength(resp, resp.content().readableBytes());
             if (closing) {
                 resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
@@ -650,6 +667,13 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt == DRAIN) {
+            if (nextToWrite == nextSeq && state == State.IDLE && !bytesSinceHead) {
+                closed = true;
+                ctx.close();
+            }
+            return;
+        }
         if (evt instanceof IdleStateEvent) {
             if (nextToWrite == nextSeq) { // nothing in flight: an idle keep-alive connection
                 ctx.close();

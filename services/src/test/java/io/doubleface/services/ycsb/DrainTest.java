@@ -1,0 +1,65 @@
+package io.doubleface.services.ycsb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code FanoutServer.stop(grace)}: the request in flight gets its answer, a request arriving on
+ * its connection meanwhile gets {@code 503} and the connection closes, new connections are refused,
+ * and stop returns once nothing is in flight (not after the whole grace).
+ */
+@Timeout(60)
+class DrainTest {
+
+    @Test
+    void stopAnswersTheRequestInFlightAndRefusesNewOnes() throws Exception {
+        // thread-8 with 300 ms of work per reply: a fanout-2 request takes about 600 ms
+        try (TestCluster c = TestCluster.builder(4).configuration("thread-8")
+                .replyWorkNanos(TimeUnit.MILLISECONDS.toNanos(300)).start();
+                RawHttp client = new RawHttp(c.server.port())) {
+            YcsbQuery slow = new YcsbQuery(2, Size.SMALL, 5);
+            client.write(RawHttp.get(TestCluster.path(slow)));
+            Thread.sleep(100); // in flight
+            long[] stopped = new long[1];
+            Thread stopper = Thread.ofPlatform().name("stopper").start(() -> {
+                long t0 = System.nanoTime();
+                c.server.stop(Duration.ofSeconds(20));
+                stopped[0] = System.nanoTime() - t0;
+            });
+            Thread.sleep(100); // draining now
+            client.write(RawHttp.get(TestCluster.path(new YcsbQuery(1, Size.SMALL, 1))));
+
+            RawHttp.Response first = client.read();
+            assertEquals(200, first.status(), first.toString());
+            assertEquals(c.expected(slow), first.text());
+            RawHttp.Response second = client.read();
+            assertEquals(503, second.status(), second.toString());
+            assertEquals("server shutting down\n", second.text());
+            assertEquals("close", second.header("connection"));
+            assertEquals("1", second.header("retry-after"));
+            assertTrue(client.closedByServer());
+
+            IOException refused = assertThrows(IOException.class, () -> {
+                try (Socket s = new Socket()) {
+                    s.connect(new InetSocketAddress("127.0.0.1", c.server.port()), 2000);
+                }
+            });
+            assertTrue(refused.getMessage() != null, refused.toString());
+
+            stopper.join(30_000);
+            assertFalse(stopper.isAlive(), "stop did not return");
+            assertTrue(stopped[0] < TimeUnit.SECONDS.toNanos(20), "stop waited the whole grace: nothing was in flight");
+            assertEquals(0, c.server.engine().inFlight());
+        }
+    }
+}
