@@ -87,7 +87,7 @@ def ms(s):
     v=float(re.match(r'([\d.]+)',s).group(1)); u=s[len(re.match(r'[\d.]+',s).group(0)):]
     return v*{'us':0.001,'ms':1,'s':1000,'m':60000}.get(u,1)
 rps=float(re.search(r'Requests/sec:\s+([\d.]+)',t).group(1))
-p50=ms(re.search(r'50%\s+(\S+)',t).group(1)); p99=ms(re.search(r'99%\s+(\S+)',t).group(1))
+p50=ms(re.search(r'^\s+50%\s+(\S+)',t,re.M).group(1)); p99=ms(re.search(r'^\s+99%\s+(\S+)',t,re.M).group(1))  # line starts: '98.99%' in the stdev column is not the p99
 e=re.search(r'Non-2xx or 3xx responses: (\d+)',t); s=re.search(r'Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)',t)
 err=(int(e.group(1)) if e else 0)+(sum(map(int,s.groups())) if s else 0)
 print(f"{rps:.0f},{p50:.3f},{p99:.3f},{err}")

@@ -13,6 +13,7 @@ public final class RequestStats {
     private final LongAdder[] byOutcome = new LongAdder[Outcome.values().length];
     private final LongAdder started = new LongAdder();
     private final LongAdder slowReaders = new LongAdder();
+    private final LongAdder refusedConnections = new LongAdder();
 
     public RequestStats() {
         for (int i = 0; i < byOutcome.length; i++) {
@@ -33,6 +34,16 @@ public final class RequestStats {
     /** An upstream connection was closed because its client did not read its responses. */
     public void slowReaderClosed() {
         slowReaders.increment();
+    }
+
+    /** An upstream connection was closed on accept: the server had its most connections open. */
+    public void connectionRefused() {
+        refusedConnections.increment();
+    }
+
+    /** Upstream connections closed on accept so far (over the connection limit). */
+    public long connectionsRefused() {
+        return refusedConnections.sum();
     }
 
     /** Upstream connections closed as slow readers so far. */

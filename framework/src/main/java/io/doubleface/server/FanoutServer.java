@@ -115,6 +115,9 @@ public final class FanoutServer implements AutoCloseable {
     private volatile boolean closing;
     private boolean closed; // under this
 
+    /** Default most open upstream HTTP connections: {@value}. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
+
     /** Write-buffer water marks of upstream HTTP connections: 512 KiB / 1 MiB. */
     static final WriteBufferWaterMark UPSTREAM_WATER_MARK = new WriteBufferWaterMark(512 << 10, 1 << 20);
 
@@ -252,16 +255,24 @@ public final class FanoutServer implements AutoCloseable {
     private final class Acceptor extends ChannelInboundHandlerAdapter {
         private final HttpLimits limits;
         private final HttpRouter router;
+        private final int maxConnections;
 
         Acceptor(Builder b, HttpRouter router) {
             this.limits = b.limits;
             this.router = router;
+            this.maxConnections = b.maxConnections;
         }
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             Channel child = (Channel) msg;
             if (closing) {
+                child.unsafe().closeForcibly();
+                return;
+            }
+            if (connections.size() >= maxConnections) {
+                // over the limit: closed at once (the client sees the connection reset or closed)
+                engine.stats().connectionRefused();
                 child.unsafe().closeForcibly();
                 return;
             }
@@ -277,8 +288,7 @@ public final class FanoutServer implements AutoCloseable {
                 protected void initChannel(Channel ch) {
                     HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, limits, engine.stats());
                     ch.pipeline().addLast(
-                            new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS),
-                            new HttpFanoutHandler.BytesSeen(handler),
+                            new HttpFanoutHandler.IdleAndBytesSeen(handler, limits.idleTimeout().toMillis()),
                             // The codec's pipeline-depth limit must sit far above maxPipelined:
                             // bytes already read are still decoded after HttpFanoutHandler stops
                             // reading, and exceeding the codec's limit drops the connection
@@ -522,6 +532,7 @@ public final class FanoutServer implements AutoCloseable {
         private int adminPort = -1;
         private String adminHost = "127.0.0.1";
         private String adminToken;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private String configuration = "doubleface";
@@ -659,6 +670,19 @@ public final class FanoutServer implements AutoCloseable {
                         + " characters (expected: at least 16)");
             }
             this.adminToken = token == null ? null : token.strip();
+            return this;
+        }
+
+        /**
+         * Most open upstream HTTP connections (default {@value FanoutServer#DEFAULT_MAX_CONNECTIONS});
+         * one more is closed as soon as it is accepted and counted ({@code connections_refused} in
+         * {@code /admin/stats}). Keep it below the process's file-descriptor limit.
+         */
+        public Builder maxConnections(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxConnections: " + n + " (expected: > 0)");
+            }
+            this.maxConnections = n;
             return this;
         }
 

@@ -251,6 +251,10 @@ final class ServeCommand {
                         + "connections 503, and let requests in flight finish for up to this long before closing.")
         Duration drainTimeout;
 
+        @Option(names = "--max-connections", paramLabel = "N",
+                description = "Most open client connections; one more is closed on accept (default 20000).")
+        int maxConnections = FanoutServer.DEFAULT_MAX_CONNECTIONS;
+
         Ycsb(CliEnv env) {
             this.env = env;
         }
@@ -339,6 +343,7 @@ final class ServeCommand {
                 FanoutServer.Builder b = FanoutServer.builder();
                 YcsbService.install(b, driver, records, scanRecords, replyWorkMicros * 1000, grpcPort != null);
                 b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
+                        .maxConnections(maxConnections)
                         .transport(transport).policy(policy).deadline(deadline)
                         .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
                                 HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout, maxQueuedBytes, slowReaderTimeout,

@@ -90,6 +90,9 @@ public final class ServerMetrics {
         FunctionCounter.builder("doubleface.connections.slow.readers", engine.stats(), s -> s.slowReadersClosed())
                 .description("upstream connections closed because their client left responses unread "
                         + "(HttpLimits.maxQueuedBytes, slowReaderTimeout)").register(registry);
+        FunctionCounter.builder("doubleface.connections.refused", engine.stats(), s -> s.connectionsRefused())
+                .description("upstream connections closed on accept because the server had its most open "
+                        + "(FanoutServer.Builder.maxConnections)").register(registry);
         FunctionCounter.builder("doubleface.config.switches", engine, FanoutEngine::switches)
                 .description("run-time configuration switches").register(registry);
         Gauge.builder("doubleface.requests.inflight", engine, e -> {
@@ -207,6 +210,7 @@ public final class ServerMetrics {
         j.field("answered", total);
         j.end();
         j.field("slow_readers_closed", engine.stats().slowReadersClosed());
+        j.field("connections_refused", engine.stats().connectionsRefused());
         j.key("loops").beginArray();
         for (LoopGroup g : loopGroups.get()) {
             for (LoopStats s : g.stats()) {
