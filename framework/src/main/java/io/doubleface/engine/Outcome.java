@@ -11,6 +11,8 @@ public enum Outcome {
     HEADERS_TOO_LARGE(431),
     /** The client began a request but did not finish its head or body in time ({@code HttpLimits.requestReadTimeout}). */
     REQUEST_TIMEOUT(408),
+    /** A request line naming an HTTP major version other than 1 (RFC 9112). */
+    VERSION_NOT_SUPPORTED(505),
     INTERNAL_ERROR(500),
     /** A shard failed (connection lost, shard error) or the server is overloaded. */
     UNAVAILABLE(503),

@@ -146,7 +146,7 @@ class FanoutServerTest {
         server.switchTo("doubleface");
         try (Client c = new Client()) {
             driver.reverseNext(0);
-            c.send(get("/echo?key=4") + "GET /" + "x".repeat(300) + " HTTP/1.1\r\n\r\n");
+            c.send(get("/echo?key=4") + "GET /" + "x".repeat(300) + " HTTP/1.1\r\nHost: t\r\n\r\n");
             assertEquals("4:" + FIELD_REPLY, c.read().body());
             Response tooLong = c.read();
             assertEquals(414, tooLong.status());

@@ -133,7 +133,7 @@ class HttpFanoutHandlerTest {
     @Test
     void longRequestLineAnswers414AndCloses() {
         EmbeddedChannel ch = channel();
-        send(ch, "GET /echo?key=1&pad=" + "x".repeat(100) + " HTTP/1.1\r\n\r\n");
+        send(ch, "GET /echo?key=1&pad=" + "x".repeat(100) + " HTTP/1.1\r\nHost: t\r\n\r\n");
         List<Response> r = responses(ch);
         assertEquals(1, r.size());
         assertEquals(414, r.get(0).status());
@@ -146,7 +146,7 @@ class HttpFanoutHandlerTest {
     @Test
     void bigHeadersAnswer431AndClose() {
         EmbeddedChannel ch = channel();
-        send(ch, "GET /echo?key=1 HTTP/1.1\r\nX-Big: " + "y".repeat(200) + "\r\n\r\n");
+        send(ch, "GET /echo?key=1 HTTP/1.1\r\nHost: t\r\nX-Big: " + "y".repeat(200) + "\r\n\r\n");
         List<Response> r = responses(ch);
         assertEquals(1, r.size());
         assertEquals(431, r.get(0).status());
@@ -159,7 +159,7 @@ class HttpFanoutHandlerTest {
     @Test
     void declaredBodyOverTheLimitAnswers413AndCloses() {
         EmbeddedChannel ch = channel();
-        send(ch, "POST /echo HTTP/1.1\r\nContent-Length: 100\r\n\r\n" + "z".repeat(100));
+        send(ch, "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n" + "z".repeat(100));
         List<Response> r = responses(ch);
         assertEquals(1, r.size());
         assertEquals(413, r.get(0).status());
@@ -171,7 +171,7 @@ class HttpFanoutHandlerTest {
     @Test
     void chunkedBodyOverTheLimitAnswers413AndCloses() {
         EmbeddedChannel ch = channel();
-        send(ch, "POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+        send(ch, "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "a\r\n0123456789\r\n" + "a\r\n0123456789\r\n" + "0\r\n\r\n");
         List<Response> r = responses(ch);
         assertEquals(1, r.size());
@@ -185,7 +185,7 @@ class HttpFanoutHandlerTest {
     @Test
     void bodyWithinTheLimitIsReadThenTheMethodIsRefused() {
         EmbeddedChannel ch = channel();
-        send(ch, "POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
+        send(ch, "POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n");
         List<Response> r = responses(ch);
         assertEquals(1, r.size());
         assertEquals(405, r.get(0).status());
@@ -203,7 +203,7 @@ class HttpFanoutHandlerTest {
         assertEquals("no such path: /nope", first.get(0).body());
         assertTrue(ch.isOpen());
 
-        send(ch, "GET /other HTTP/1.1\r\n\r\n");
+        send(ch, "GET /other HTTP/1.1\r\nHost: t\r\n\r\n");
         List<Response> second = responses(ch);
         assertEquals(404, second.get(0).status());
         assertTrue(ch.isOpen());
@@ -214,8 +214,8 @@ class HttpFanoutHandlerTest {
     @Test
     void wrongMethodAnswers405WithAllow() {
         EmbeddedChannel ch = channel();
-        send(ch, "POST /echo?key=1 HTTP/1.1\r\nContent-Length: 0\r\n\r\n");
-        send(ch, "DELETE /echo?key=1 HTTP/1.1\r\n\r\n");
+        send(ch, "POST /echo?key=1 HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n");
+        send(ch, "DELETE /echo?key=1 HTTP/1.1\r\nHost: t\r\n\r\n");
         List<Response> r = responses(ch);
         assertEquals(2, r.size());
         for (Response each : r) {
@@ -231,7 +231,7 @@ class HttpFanoutHandlerTest {
     @Test
     void undecodableQueryAnswers400AndKeepsTheConnection() {
         EmbeddedChannel ch = channel();
-        send(ch, "GET /echo?key=abc HTTP/1.1\r\n\r\n");
+        send(ch, "GET /echo?key=abc HTTP/1.1\r\nHost: t\r\n\r\n");
         List<Response> r = responses(ch);
         assertEquals(400, r.get(0).status());
         assertEquals("key: not a number", r.get(0).body());
@@ -242,10 +242,10 @@ class HttpFanoutHandlerTest {
     @Test
     void pipelinedRequestsAreAnsweredInOrder() {
         EmbeddedChannel ch = channel();
-        send(ch, "GET /a HTTP/1.1\r\n\r\n"
-                + "POST /echo HTTP/1.1\r\nContent-Length: 0\r\n\r\n"
-                + "GET /echo?key=x HTTP/1.1\r\n\r\n"
-                + "GET /b HTTP/1.1\r\n\r\n");
+        send(ch, "GET /a HTTP/1.1\r\nHost: t\r\n\r\n"
+                + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
+                + "GET /echo?key=x HTTP/1.1\r\nHost: t\r\n\r\n"
+                + "GET /b HTTP/1.1\r\nHost: t\r\n\r\n");
         List<Response> r = responses(ch);
         assertEquals(List.of(404, 405, 400, 404), r.stream().map(Response::status).toList());
         assertEquals("no such path: /a", r.get(0).body());
@@ -257,9 +257,9 @@ class HttpFanoutHandlerTest {
     @Test
     void inputAfterABrokenRequestIsDiscarded() {
         EmbeddedChannel ch = channel();
-        send(ch, "GET /a HTTP/1.1\r\n\r\n"
-                + "POST /echo HTTP/1.1\r\nContent-Length: 999\r\n\r\n"
-                + "GET /b HTTP/1.1\r\n\r\n");
+        send(ch, "GET /a HTTP/1.1\r\nHost: t\r\n\r\n"
+                + "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 999\r\n\r\n"
+                + "GET /b HTTP/1.1\r\nHost: t\r\n\r\n");
         List<Response> r = responses(ch);
         assertEquals(List.of(404, 413), r.stream().map(Response::status).toList());
         assertEquals("close", r.get(1).connection());
@@ -270,7 +270,7 @@ class HttpFanoutHandlerTest {
     @Test
     void connectionCloseIsHonoured() {
         EmbeddedChannel ch = channel();
-        send(ch, "GET /nope HTTP/1.1\r\nConnection: close\r\n\r\n");
+        send(ch, "GET /nope HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
         List<Response> r = responses(ch);
         assertEquals(404, r.get(0).status());
         assertEquals("close", r.get(0).connection());

@@ -63,7 +63,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
     public static Status status(Outcome outcome) {
         return switch (outcome) {
             case OK -> Status.OK;
-            case BAD_REQUEST, URI_TOO_LONG, BODY_TOO_LARGE, HEADERS_TOO_LARGE -> Status.INVALID_ARGUMENT;
+            case BAD_REQUEST, URI_TOO_LONG, BODY_TOO_LARGE, HEADERS_TOO_LARGE, VERSION_NOT_SUPPORTED -> Status.INVALID_ARGUMENT;
             case REQUEST_TIMEOUT -> Status.DEADLINE_EXCEEDED;
             case NOT_FOUND, METHOD_NOT_ALLOWED -> Status.UNIMPLEMENTED;
             case UNAVAILABLE -> Status.UNAVAILABLE;

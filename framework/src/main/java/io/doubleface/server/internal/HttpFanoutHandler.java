@@ -207,6 +207,21 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             }
             return;
         }
+        HttpVersion version = req.protocolVersion();
+        if (version.majorVersion() != 1) {
+            reject(Outcome.VERSION_NOT_SUPPORTED, "HTTP version " + truncate(version.text())
+                    + " not supported (expected: HTTP/1.1 or HTTP/1.0)");
+            return;
+        }
+        List<String> hosts = req.headers().getAll(HttpHeaderNames.HOST); // RFC 9112 §3.2
+        if (hosts.size() > 1) {
+            reject(Outcome.BAD_REQUEST, "malformed request: Host header given " + hosts.size() + " times (expected: once)");
+            return;
+        }
+        if (hosts.isEmpty() && version.minorVersion() >= 1) {
+            reject(Outcome.BAD_REQUEST, "malformed request: missing Host header (required in HTTP/1.1)");
+            return;
+        }
         head = req;
         bodyBytes = 0;
         bytesSinceHead = false;

@@ -109,7 +109,7 @@ public final class ServerMetrics {
         return e.stats().count(Outcome.NOT_FOUND) + e.stats().count(Outcome.METHOD_NOT_ALLOWED)
                 + e.stats().count(Outcome.URI_TOO_LONG) + e.stats().count(Outcome.HEADERS_TOO_LARGE)
                 + e.stats().count(Outcome.BODY_TOO_LARGE) + e.stats().count(Outcome.BAD_REQUEST)
-                + e.stats().count(Outcome.REQUEST_TIMEOUT);
+                + e.stats().count(Outcome.REQUEST_TIMEOUT) + e.stats().count(Outcome.VERSION_NOT_SUPPORTED);
     }
 
     private synchronized void registerLoops() {

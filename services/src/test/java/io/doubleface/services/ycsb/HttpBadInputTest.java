@@ -44,6 +44,39 @@ class HttpBadInputTest {
     static final YcsbQuery GOOD = new YcsbQuery(5, Size.SMALL, 17);
 
     @Test
+    void anHttpVersionOtherThan1Gets505() throws Exception {
+        Map<Outcome, Long> before = outcomes();
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            RawHttp.Response r = c.exchange("GET " + TestCluster.path(GOOD) + " HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n");
+            assertEquals(505, r.status(), r.toString());
+            assertTextReason(r, "HTTP version HTTP/2.0 not supported");
+            assertTrue(c.closedByServer());
+        }
+        assertCounted(before, Outcome.VERSION_NOT_SUPPORTED);
+    }
+
+    @Test
+    void http11WithoutHostOrWithTwoGets400AndHttp10WithoutHostIsServed() throws Exception {
+        Map<Outcome, Long> before = outcomes();
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            RawHttp.Response r = c.exchange("GET " + TestCluster.path(GOOD) + " HTTP/1.1\r\n\r\n");
+            assertEquals(400, r.status(), r.toString());
+            assertTextReason(r, "missing Host header");
+        }
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            RawHttp.Response r = c.exchange("GET " + TestCluster.path(GOOD) + " HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n");
+            assertEquals(400, r.status(), r.toString());
+            assertTextReason(r, "Host header given 2 times");
+        }
+        assertCounted(before, Outcome.BAD_REQUEST, Outcome.BAD_REQUEST);
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            RawHttp.Response r = c.exchange("GET " + TestCluster.path(GOOD) + " HTTP/1.0\r\n\r\n");
+            assertEquals(200, r.status(), r.toString());
+            assertEquals(cluster.expected(GOOD), r.text());
+        }
+    }
+
+    @Test
     void malformedRequestLineGets400WithReasonAndClose() throws Exception {
         Map<Outcome, Long> before = outcomes();
         try (RawHttp c = new RawHttp(cluster.server.port())) {
@@ -197,10 +230,10 @@ class HttpBadInputTest {
         String[] bad = {
             "GARBAGE\r\n\r\n",
             RawHttp.get("/query?pad=" + "x".repeat(2000)),
-            "GET /query HTTP/1.1\r\nX-Big: " + "b".repeat(3000) + "\r\n\r\n",
-            "GET /query HTTP/1.1\r\nContent-Length: 10000000\r\n\r\n",
-            "GET /query HTTP/1.1\r\nContent-Length: nope\r\n\r\n",
-            "GET /query HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            "GET /query HTTP/1.1\r\nHost: t\r\nX-Big: " + "b".repeat(3000) + "\r\n\r\n",
+            "GET /query HTTP/1.1\r\nHost: t\r\nContent-Length: 10000000\r\n\r\n",
+            "GET /query HTTP/1.1\r\nHost: t\r\nContent-Length: nope\r\n\r\n",
+            "GET /query HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
             "\u0000\u0001\u0002\r\n\r\n",
             RawHttp.get("/nope"),
             RawHttp.get("/query?fanout=abc"),
