@@ -256,11 +256,13 @@ public final class FanoutServer implements AutoCloseable {
         private final HttpLimits limits;
         private final HttpRouter router;
         private final int maxConnections;
+        private final long maxConnectionAgeNanos;
 
         Acceptor(Builder b, HttpRouter router) {
             this.limits = b.limits;
             this.router = router;
             this.maxConnections = b.maxConnections;
+            this.maxConnectionAgeNanos = b.maxConnectionAge == null ? 0 : b.maxConnectionAge.toNanos();
         }
 
         @Override
@@ -286,7 +288,8 @@ public final class FanoutServer implements AutoCloseable {
             child.pipeline().addLast(new ChannelInitializer<>() {
                 @Override
                 protected void initChannel(Channel ch) {
-                    HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, limits, engine.stats());
+                    HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, limits, engine.stats(),
+                            maxConnectionAgeNanos);
                     ch.pipeline().addLast(
                             new HttpFanoutHandler.IdleAndBytesSeen(handler, limits.idleTimeout().toMillis()),
                             // The codec's pipeline-depth limit must sit far above maxPipelined:
@@ -457,7 +460,9 @@ public final class FanoutServer implements AutoCloseable {
             ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(HttpFanoutHandler.DRAIN));
         }
         try {
-            while (engine.inFlight() > 0 && System.nanoTime() < end) {
+            // until every request is answered and every connection has written its last answer
+            // and closed (an answer is written after its request leaves the engine's count)
+            while ((engine.inFlight() > 0 || !connections.isEmpty()) && System.nanoTime() < end) {
                 Thread.sleep(5);
             }
             if (grpcServer != null) {
@@ -467,8 +472,9 @@ public final class FanoutServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         long left = engine.inFlight();
-        if (left > 0) {
-            log.warn("grace of {} ms over with {} requests in flight; closing", grace.toMillis(), left);
+        if (left > 0 || !connections.isEmpty()) {
+            log.warn("grace of {} ms over with {} requests in flight, {} connections open; closing", grace.toMillis(),
+                    left, connections.size());
         } else {
             log.info("drained");
         }
@@ -533,6 +539,7 @@ public final class FanoutServer implements AutoCloseable {
         private String adminHost = "127.0.0.1";
         private String adminToken;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private Duration maxConnectionAge;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private String configuration = "doubleface";
@@ -683,6 +690,19 @@ public final class FanoutServer implements AutoCloseable {
                 throw new IllegalArgumentException("maxConnections: " + n + " (expected: > 0)");
             }
             this.maxConnections = n;
+            return this;
+        }
+
+        /**
+         * Most time an upstream HTTP connection lives (default: no limit): after it, the first answer
+         * that leaves nothing in flight on the connection carries {@code Connection: close} and the
+         * connection closes, so clients reconnect (and spread over new instances behind a balancer).
+         */
+        public Builder maxConnectionAge(Duration age) {
+            if (age != null && (age.isNegative() || age.isZero())) {
+                throw new IllegalArgumentException("maxConnectionAge: " + age + " (expected: > 0, or null for none)");
+            }
+            this.maxConnectionAge = age;
             return this;
         }
 

@@ -78,6 +78,8 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     private final HttpLimits limits;
     private final RequestStats stats;
     private final View view = new View();
+    private final long maxAgeNanos;
+    private final long bornNanos;
 
     private ChannelHandlerContext ctx;
     private State state = State.IDLE;
@@ -105,6 +107,17 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> slowReaderTimer;
 
     public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, HttpLimits limits, RequestStats stats) {
+        this(engine, router, limits, stats, 0);
+    }
+
+    /**
+     * @param maxAgeNanos after this long the connection's next answer that leaves nothing in flight
+     *     carries {@code Connection: close} and the connection closes (0 = no age limit)
+     */
+    public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, HttpLimits limits, RequestStats stats,
+            long maxAgeNanos) {
+        this.maxAgeNanos = maxAgeNanos;
+        this.bornNanos = maxAgeNanos > 0 ? System.nanoTime() : 0;
         this.engine = engine;
         this.router = router;
         this.limits = limits;
@@ -547,8 +560,9 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             ring[s] = null;
             nextToWrite++;
             FullHttpResponse resp = (FullHttpResponse) r;
-            // draining: the last answer of a connection closes it
-            boolean closing = ringClose[s] || (nextToWrite == nextSeq && state != State.BODY && engine.isDraining());
+            // draining, or the connection past its age: the last answer in flight closes it
+            boolean closing = ringClose[s] || (nextToWrite == nextSeq && state != State.BODY
+                    && (engine.isDraining() || (maxAgeNanos > 0 && System.nanoTime() - bornNanos > maxAgeNanos)));
             HttpUtil.setContentLength(resp, resp.content().readableBytes());
             if (closing) {
                 resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);

@@ -51,4 +51,20 @@ class ConnectionLimitTest {
             }
         }
     }
+
+    @Test
+    void aConnectionPastItsAgeIsClosedAfterItsNextAnswer() throws Exception {
+        try (TestCluster c = TestCluster.start(4, b -> b.maxConnectionAge(java.time.Duration.ofMillis(300)));
+                RawHttp x = new RawHttp(c.server.port())) {
+            RawHttp.Response young = x.exchange(RawHttp.get(TestCluster.path(Q)));
+            assertEquals(200, young.status());
+            assertEquals(null, young.header("connection"), "closed while young");
+            Thread.sleep(400);
+            RawHttp.Response old = x.exchange(RawHttp.get(TestCluster.path(Q)));
+            assertEquals(200, old.status(), old.toString());
+            assertEquals(c.expected(Q), old.text());
+            assertEquals("close", old.header("connection"));
+            assertTrue(x.closedByServer());
+        }
+    }
 }

@@ -29,7 +29,10 @@ class DrainTest {
                 RawHttp client = new RawHttp(c.server.port())) {
             YcsbQuery slow = new YcsbQuery(2, Size.SMALL, 5);
             client.write(RawHttp.get(TestCluster.path(slow)));
-            Thread.sleep(100); // in flight
+            for (int i = 0; i < 1000 && c.server.engine().inFlight() == 0; i++) {
+                Thread.sleep(5); // until the request is in flight (admitted)
+            }
+            assertEquals(1, c.server.engine().inFlight());
             long[] stopped = new long[1];
             Thread stopper = Thread.ofPlatform().name("stopper").start(() -> {
                 long t0 = System.nanoTime();
