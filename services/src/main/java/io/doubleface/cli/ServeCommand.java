@@ -384,8 +384,19 @@ final class ServeCommand {
             return (ShardDriver<ShardRequest>) d;
         }
 
-        /** The admin token from --admin-token-file or DOUBLEFACE_ADMIN_TOKEN, or null. */
+        private String adminToken; // read once by adminToken()
+        private boolean adminTokenRead;
+
+        /** The admin token from --admin-token-file or DOUBLEFACE_ADMIN_TOKEN, or null; read once. */
         private String adminToken() {
+            if (!adminTokenRead) {
+                adminToken = readAdminToken();
+                adminTokenRead = true;
+            }
+            return adminToken;
+        }
+
+        private String readAdminToken() {
             if (adminTokenFile != null) {
                 try {
                     return Files.readString(adminTokenFile).strip();
