@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
  *
  * <p>Exit codes: {@value #EXIT_OK} success; {@value #EXIT_FAILURE} failure at run time (a port in
  * use, a wrong response in the demo); {@value #EXIT_USAGE} usage error (unknown option, bad
- * value), reported on stderr with the command's usage.
+ * value), reported on stderr in at most three lines: the reason, picocli's "did you mean" when it
+ * has one, and {@code Try 'doubleface COMMAND --help'} (no usage dump burying the reason).
  *
  * <p>Output: a command's own output (banners, tables) goes to stdout; logs and errors to stderr.
  */
@@ -63,7 +64,30 @@ public final class DoubleFaceCli {
         cl.setErr(env.err());
         cl.setUsageHelpAutoWidth(true);
         cl.setExecutionExceptionHandler(DoubleFaceCli::handleExecutionException);
+        cl.setParameterExceptionHandler(DoubleFaceCli::handleParameterException);
         return cl;
+    }
+
+    /**
+     * A usage error: the reason on one line, a suggestion when picocli has one (a misspelt option
+     * or command), and where the options are listed. Exit code {@value #EXIT_USAGE}.
+     */
+    private static int handleParameterException(CommandLine.ParameterException ex, String[] args) {
+        CommandLine cl = ex.getCommandLine();
+        String command = cl.getCommandSpec().qualifiedName();
+        java.io.PrintWriter err = cl.getErr();
+        err.println(command + ": " + ex.getMessage());
+        if (!cl.getSubcommands().isEmpty() && ex.getMessage().startsWith("Missing required subcommand")) {
+            err.println("Commands: " + String.join(", ", cl.getSubcommands().keySet()));
+        } else if (ex instanceof CommandLine.UnmatchedArgumentException unmatched) {
+            java.util.List<String> suggestions = unmatched.getSuggestions();
+            if (!suggestions.isEmpty()) {
+                err.println("Did you mean: " + String.join(" or ", suggestions.subList(0, Math.min(3, suggestions.size()))) + "?");
+            }
+        }
+        err.println("Try '" + command + " --help' for the options.");
+        err.flush();
+        return EXIT_USAGE;
     }
 
     private static int handleExecutionException(Exception ex, CommandLine cl, CommandLine.ParseResult parsed) {

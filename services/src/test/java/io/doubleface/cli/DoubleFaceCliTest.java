@@ -51,12 +51,27 @@ class DoubleFaceCliTest {
     }
 
     @Test
-    void unknownOptionIsAUsageErrorWithMessageAndUsageOnStderr() {
+    void unknownOptionIsAUsageErrorInAtMostThreeLinesWithAHint() {
         CliRun r = new CliRun();
         assertEquals(2, r.run("serve", "ycsb", "--bogus"));
-        assertTrue(r.err().contains("Unknown option: '--bogus'"), r.err());
-        assertTrue(r.err().contains("Usage: doubleface serve ycsb"), r.err());
+        assertTrue(r.err().startsWith("doubleface serve ycsb: Unknown option: '--bogus'"), r.err());
+        assertTrue(r.err().contains("Try 'doubleface serve ycsb --help' for the options."), r.err());
+        assertTrue(r.err().lines().count() <= 3, r.err());
+        assertTrue(!r.err().contains("Usage:"), r.err());
         assertEquals("", r.out());
+
+        CliRun demo = new CliRun();
+        assertEquals(2, demo.run("demo", "--bogus"));
+        assertTrue(demo.err().lines().count() <= 3, demo.err());
+        assertTrue(demo.err().contains("Try 'doubleface demo --help'"), demo.err());
+    }
+
+    @Test
+    void aMisspeltOptionGetsASuggestion() {
+        CliRun r = new CliRun();
+        assertEquals(2, r.run("demo", "--quik"));
+        assertTrue(r.err().contains("Did you mean: --quick?"), r.err());
+        assertTrue(r.err().lines().count() <= 3, r.err());
     }
 
     @Test
