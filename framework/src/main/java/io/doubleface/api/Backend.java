@@ -27,7 +27,9 @@ public final class Backend<C extends Command<?>> {
     /**
      * For server builders only: applications get backends from {@code FanoutServer.Builder#backend}.
      *
+     * @param name the backend's name, not {@code null}
      * @param index the backend's position in its server (0, 1, …)
+     * @param driver the backend's driver, not {@code null}; its shard count is read once, here
      * @param owner the server (builder) the backend belongs to
      */
     public Backend(String name, int index, ShardDriver<C> driver, Object owner) {
@@ -38,32 +40,37 @@ public final class Backend<C extends Command<?>> {
         this.shardCount = driver.shardCount(); // fixed for a driver's life
     }
 
-    /** The backend's name, as given to the builder (used in logs, stats and failure messages). */
+    /** {@return the backend's name, as given to the builder (used in logs, stats and failure messages)} */
     public String name() {
         return name;
     }
 
-    /** The number of shards; shard ids are {@code 0 .. shardCount()-1}. */
+    /** {@return the number of shards (at least 1); shard ids are {@code 0 .. shardCount()-1}} */
     public int shardCount() {
         return shardCount;
     }
 
-    /** The shard list, e.g. {@code redis://127.0.0.1:7201-7220}. */
+    /** {@return the shard list, e.g. {@code redis://127.0.0.1:7201-7220}} */
     public String describe() {
         return driver.describe();
     }
 
-    /** The driver (for the framework's models). */
+    /** {@return the driver (for the framework's models)} */
     public ShardDriver<C> driver() {
         return driver;
     }
 
-    /** The position of this backend in its server (for the framework's models). */
+    /** {@return the position of this backend in its server, 0, 1, … (for the framework's models)} */
     public int index() {
         return index;
     }
 
-    /** Whether this backend was created by {@code owner}. */
+    /**
+     * Whether this backend was created by {@code owner}.
+     *
+     * @param owner the server (builder) to check; compared by identity
+     * @return {@code true} if {@code owner} is the owner given at construction
+     */
     public boolean belongsTo(Object owner) {
         return this.owner == owner;
     }

@@ -6,6 +6,11 @@ package io.doubleface.api;
  */
 public final class BadRequestException extends Exception {
 
+    /**
+     * Creates the exception.
+     *
+     * @param reason the short text reason sent with the {@code 400} (or gRPC {@code INVALID_ARGUMENT})
+     */
     public BadRequestException(String reason) {
         super(reason, null, false, false);
     }

@@ -24,12 +24,15 @@ public interface BodyCodec<T> {
      * Decodes {@code body} (read-only; valid only during this call, so the result must not keep a
      * reference to it).
      *
+     * @param body the whole request body; never empty when the framework calls (an empty body is
+     *     answered {@code 400} without calling the codec)
+     * @return the decoded value
      * @throws Exception if the body is malformed: the request is answered {@code 400} with the
      *     exception's message
      */
     T decode(ByteBuf body) throws Exception;
 
-    /** The body as UTF-8 text. */
+    /** {@return a codec reading the body as UTF-8 text (malformed bytes become U+FFFD, never a failure)} */
     static BodyCodec<String> utf8() {
         return body -> body.toString(StandardCharsets.UTF_8);
     }

@@ -29,12 +29,12 @@ public final class FailurePolicy {
         this.minReplies = minReplies;
     }
 
-    /** Any failed call fails the request (the default). */
+    /** {@return the policy where any failed call fails the request (the default)} */
     public static FailurePolicy failFast() {
         return FAIL_FAST;
     }
 
-    /** Merge whatever arrived; failed and late calls are reported by {@link Replies}. */
+    /** {@return the policy that merges whatever arrived; failed and late calls are reported by {@link Replies}} */
     public static FailurePolicy bestEffort() {
         return BEST_EFFORT;
     }
@@ -42,6 +42,8 @@ public final class FailurePolicy {
     /**
      * Merge what arrived if at least {@code minReplies} calls of the round succeeded; else fail.
      *
+     * @param minReplies successful replies a round needs, {@code >= 1}
+     * @return a new quorum policy
      * @throws IllegalArgumentException if {@code minReplies < 1}
      */
     public static FailurePolicy quorum(int minReplies) {
@@ -51,12 +53,12 @@ public final class FailurePolicy {
         return new FailurePolicy(minReplies);
     }
 
-    /** Whether a failed call fails the request at once. */
+    /** {@return whether a failed call fails the request at once (only for {@link #failFast()})} */
     public boolean isFailFast() {
         return minReplies < 0;
     }
 
-    /** Successful replies a round needs to be merged (0 for best effort and fail-fast). */
+    /** {@return the successful replies a round needs to be merged (0 for best effort and fail-fast)} */
     public int minReplies() {
         return Math.max(0, minReplies);
     }

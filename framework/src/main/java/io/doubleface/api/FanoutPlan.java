@@ -22,8 +22,13 @@ public interface FanoutPlan<Q, P> {
      * Adds a call of {@code command} to shard {@code shard} of {@code backend}; its reply is
      * processed by {@code onReply} and lands at the returned call number in {@link Replies}.
      *
+     * @param <V> the reply type of the command
+     * @param <C> the command type, one the backend's driver runs
      * @param backend one of the server's backends (from {@code FanoutServer.Builder#backend})
-     * @param shard 0-based index into the backend's shard list
+     * @param shard 0-based index into the backend's shard list, {@code 0 .. backend.shardCount()-1}
+     * @param command the command to send, not {@code null}; it should be immutable (it may be sent
+     *     from another thread), and may then be shared by several calls
+     * @param onReply processes the call's reply, not {@code null}
      * @return the call number (0, 1, 2, … in the order of this round's calls)
      * @throws IllegalArgumentException if the backend is not one of this server's, the shard is out
      *     of range, or the round already has {@value #MAX_CALLS} calls
@@ -34,6 +39,11 @@ public interface FanoutPlan<Q, P> {
     /**
      * Adds the same command to every shard of {@code backend} (a broadcast), in shard order.
      *
+     * @param <V> the reply type of the command
+     * @param <C> the command type, one the backend's driver runs
+     * @param backend one of the server's backends; gets {@code backend.shardCount()} calls
+     * @param command the command sent to every shard, not {@code null}
+     * @param onReply processes each shard's reply, not {@code null}
      * @return the call number of shard 0's call; shard {@code i}'s call is that plus {@code i}
      */
     default <V, C extends Command<V>> int broadcast(Backend<? super C> backend, C command,
@@ -49,13 +59,18 @@ public interface FanoutPlan<Q, P> {
      * Makes call {@code call} of this round optional: its failure (or lateness, at the deadline) is
      * reported by {@link Replies} instead of failing the request, whatever the failure policy.
      *
+     * @param call a call number this round's {@link #call} returned, {@code 0 .. calls()-1}
      * @throws IllegalArgumentException if there is no such call in this round
      */
     void optional(int call);
 
-    /** Sets the failure policy of this request from this round on (default {@link FailurePolicy#failFast()}). */
+    /**
+     * Sets the failure policy of this request from this round on (default {@link FailurePolicy#failFast()}).
+     *
+     * @param policy the policy, not {@code null}; it stays for later rounds until set again
+     */
     void failurePolicy(FailurePolicy policy);
 
-    /** The number of calls added to this round so far. */
+    /** {@return the number of calls added to this round so far} */
     int calls();
 }

@@ -42,6 +42,8 @@ public interface FanoutService<Q, P, R> {
     /**
      * Adds the first round of calls for {@code request} to {@code plan}: at least one call.
      *
+     * @param request the decoded upstream request, as the route's binding returned it
+     * @param plan where to add the calls of the first round; valid only during this call
      * @throws RuntimeException the request fails with {@code 500}
      */
     void plan(Q request, FanoutPlan<Q, P> plan);
@@ -49,6 +51,7 @@ public interface FanoutService<Q, P, R> {
     /**
      * Builds the response from the replies of the last round, or plans another round.
      *
+     * @param request the request given to {@link #plan}, with whatever earlier merges stored in it
      * @param replies the round's replies by call number; valid only during this call
      * @param next where to add the calls of another round; if any are added, return {@code null}
      * @return the response, or {@code null} if calls were added to {@code next}

@@ -21,16 +21,25 @@ public interface GrpcBinding<Q, R, I, O> {
     /**
      * The unary method served, e.g. {@code doubleface.ycsb.v1.FanoutService/Query} (its
      * marshallers decide the wire format; protobuf-generated stubs provide one).
+     *
+     * @return the method's descriptor; it must be of type {@code UNARY}
      */
     MethodDescriptor<I, O> method();
 
     /**
      * Decodes a request message.
      *
+     * @param request the call's request message
+     * @return the typed request handed to the service's {@link FanoutService#plan}
      * @throws BadRequestException with a short reason for {@code INVALID_ARGUMENT}
      */
     Q decode(I request) throws BadRequestException;
 
-    /** Encodes a response as the reply message. */
+    /**
+     * Encodes a response as the reply message. An exception ends the call with {@code INTERNAL}.
+     *
+     * @param response the service's response, as {@link FanoutService#merge} returned it
+     * @return the reply message sent to the client
+     */
     O encode(R response);
 }

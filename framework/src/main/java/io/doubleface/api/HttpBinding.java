@@ -29,11 +29,20 @@ public interface HttpBinding<Q, R> {
     /**
      * Decodes a request that matched the route.
      *
+     * @param request the request; valid only during this call (keep values, not the view)
+     * @return the typed request handed to the service's {@link FanoutService#plan}
      * @throws BadRequestException with a short reason for a {@code 400}
      */
     Q decode(HttpRequestView request) throws BadRequestException;
 
-    /** Encodes a response body; the caller owns (and releases or writes) the returned buffer. */
+    /**
+     * Encodes a response body; the caller owns (and releases or writes) the returned buffer. An
+     * exception answers {@code 500}.
+     *
+     * @param response the service's response, as {@link FanoutService#merge} returned it
+     * @param alloc the connection's allocator, to allocate the body from
+     * @return the response body; the caller takes ownership
+     */
     ByteBuf encode(R response, ByteBufAllocator alloc);
 
     /**
@@ -41,12 +50,15 @@ public interface HttpBinding<Q, R> {
      * e.g. {@code 201 Created} for a POST that created something. Must be a {@code 2xx}: failures
      * are the framework's ({@code 4xx} from {@link #decode}, {@code 5xx} from the shards); any other
      * status, or an exception, answers {@code 500}.
+     *
+     * @param response the service's response, as {@link FanoutService#merge} returned it
+     * @return the response status, a {@code 2xx}
      */
     default HttpResponseStatus status(R response) {
         return HttpResponseStatus.OK;
     }
 
-    /** The {@code Content-Type} of encoded responses (default {@code application/json}). */
+    /** {@return the {@code Content-Type} of encoded responses (default {@code application/json})} */
     default String contentType() {
         return "application/json";
     }

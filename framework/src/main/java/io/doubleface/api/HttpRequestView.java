@@ -16,16 +16,18 @@ import java.util.Map;
  */
 public interface HttpRequestView {
 
-    /** The request method. */
+    /** {@return the request method} */
     HttpMethod method();
 
-    /** The decoded path, e.g. {@code /users/42/timeline}. */
+    /** {@return the decoded path, without the query string, e.g. {@code /users/42/timeline}} */
     String path();
 
     /**
      * The value of path variable {@code name} of the route's pattern (e.g. {@code {user}} in
      * {@code /users/{user}/timeline}).
      *
+     * @param name the variable's name, without braces
+     * @return the segment of the decoded path that the variable matched; never {@code null} or empty
      * @throws IllegalArgumentException if the route's pattern has no such variable (a programming error)
      */
     String pathParam(String name);
@@ -33,6 +35,8 @@ public interface HttpRequestView {
     /**
      * Path variable {@code name} as a number.
      *
+     * @param name the variable's name, without braces
+     * @return the variable's value
      * @throws BadRequestException if it is not a decimal {@code long}
      */
     default long pathLong(String name) throws BadRequestException {
@@ -44,12 +48,19 @@ public interface HttpRequestView {
         }
     }
 
-    /** The query parameters, decoded, in order of appearance (empty if none). */
+    /**
+     * The query parameters, decoded, in order of appearance (empty if none).
+     *
+     * @return the values of each parameter name, in order of appearance; a name given without
+     *     {@code =} has an empty value
+     */
     Map<String, List<String>> query();
 
     /**
      * The single value of query parameter {@code name}, or {@code null} if absent.
      *
+     * @param name the parameter's name
+     * @return the decoded value (empty for {@code ?name} or {@code ?name=}), or {@code null} if absent
      * @throws BadRequestException if it is given more than once
      */
     default String queryParam(String name) throws BadRequestException {
@@ -66,6 +77,11 @@ public interface HttpRequestView {
     /**
      * Query parameter {@code name} as a number in {@code [min, max]}, or {@code dflt} if absent.
      *
+     * @param name the parameter's name
+     * @param dflt the value if the parameter is absent (returned as is, not checked against the range)
+     * @param min the smallest value accepted
+     * @param max the largest value accepted
+     * @return the parameter's value, or {@code dflt}
      * @throws BadRequestException if it is not a number in range, or given more than once
      */
     default long queryLong(String name, long dflt, long min, long max) throws BadRequestException {
@@ -85,15 +101,18 @@ public interface HttpRequestView {
         return v;
     }
 
-    /** The request headers. */
+    /** {@return the request headers} */
     HttpHeaders headers();
 
-    /** The body (read-only, empty if none). */
+    /** {@return the body (read-only, empty if none); valid only during {@link HttpBinding#decode}} */
     ByteBuf body();
 
     /**
      * The body decoded by {@code codec}.
      *
+     * @param <T> the decoded type
+     * @param codec the codec to decode the body with
+     * @return the codec's result
      * @throws BadRequestException if the body is empty or the codec fails (with its reason)
      */
     <T> T body(BodyCodec<T> codec) throws BadRequestException;

@@ -14,36 +14,67 @@ import java.util.List;
  */
 public interface Replies<P> {
 
-    /** The number of calls in the round. */
+    /** {@return the number of calls in the round; call numbers are {@code 0 .. size()-1}} */
     int size();
 
-    /** The processed reply of call {@code call}, or {@code null} if it has none (see {@link #ok}). */
+    /**
+     * The processed reply of call {@code call}, or {@code null} if it has none (see {@link #ok}).
+     *
+     * @param call the call number, {@code 0 .. size()-1}
+     * @return what the call's {@link ReplyHandler} returned (which may itself be {@code null}), or
+     *     {@code null} if the call failed
+     * @throws IndexOutOfBoundsException if there is no such call
+     */
     P get(int call);
 
-    /** Whether call {@code call} got a reply (that its handler processed). */
+    /**
+     * Whether call {@code call} got a reply (that its handler processed).
+     *
+     * @param call the call number, {@code 0 .. size()-1}
+     * @return {@code true} if the call succeeded, {@code false} if it failed or was late
+     * @throws IndexOutOfBoundsException if there is no such call
+     */
     boolean ok(int call);
 
     /**
      * Why call {@code call} has no reply: the driver's failure, or a {@link ShardException.Kind#TIMEOUT}
      * failure saying the request deadline passed first; {@code null} if it succeeded.
+     *
+     * @param call the call number, {@code 0 .. size()-1}
+     * @return the failure, whose {@link ShardException#shard()} is the call's shard; {@code null} if
+     *     the call succeeded
+     * @throws IndexOutOfBoundsException if there is no such call
      */
     ShardException failure(int call);
 
-    /** The backend of call {@code call}. */
+    /**
+     * The backend of call {@code call}.
+     *
+     * @param call the call number, {@code 0 .. size()-1}
+     * @return the backend the call was planned on
+     * @throws IndexOutOfBoundsException if there is no such call
+     */
     Backend<?> backend(int call);
 
-    /** The shard of call {@code call} in its backend. */
+    /**
+     * The shard of call {@code call} in its backend.
+     *
+     * @param call the call number, {@code 0 .. size()-1}
+     * @return the shard, {@code 0 .. backend(call).shardCount()-1}
+     */
     int shard(int call);
 
-    /** The number of calls without a reply. */
+    /** {@return the number of calls without a reply, {@code 0 .. size()}} */
     int failed();
 
-    /** The round number (0 for the calls of {@code plan}). */
+    /** {@return the round number: 0 for the calls of {@code plan}, 1 for those of the first {@code merge}, …} */
     int round();
 
     /**
      * The processed replies of the calls that succeeded, in call order. Safe to keep after merge
      * (a new list, or a view of slots the framework never reuses).
+     *
+     * @return the replies, {@code size() - failed()} of them (possibly a fixed-size list)
      */
     default List<P> values() {
         List<P> out = new ArrayList<>(size() - failed());
@@ -55,7 +86,7 @@ public interface Replies<P> {
         return out;
     }
 
-    /** The failures of the calls without a reply, in call order (a new list; empty if none). */
+    /** {@return the failures of the calls without a reply, in call order (a new list; empty if none)} */
     default List<ShardException> failures() {
         List<ShardException> out = new ArrayList<>(failed());
         for (int i = 0; i < size(); i++) {

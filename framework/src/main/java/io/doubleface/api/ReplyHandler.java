@@ -21,6 +21,7 @@ public interface ReplyHandler<Q, V, P> {
     /**
      * Processes one reply.
      *
+     * @param request the request the call was planned for
      * @param call the call number in its round, as returned by {@link FanoutPlan#call}
      * @param reply the driver's reply; a reference-counted reply (e.g. a {@code ByteBuf}) is
      *     released by the framework right after this method returns, so the result must not keep

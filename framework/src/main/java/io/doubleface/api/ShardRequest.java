@@ -29,6 +29,13 @@ public record ShardRequest(Op op, long key, int field, int count) implements Com
         SCAN
     }
 
+    /**
+     * Checks the components.
+     *
+     * @throws IllegalArgumentException if {@code op} is {@code null}, {@code key < 0}, {@code field} is
+     *     neither {@link #ALL_FIELDS} nor a field index, or {@code count} is not 1 for READ or not
+     *     {@code 1 ..} {@value #MAX_SCAN} for SCAN
+     */
     public ShardRequest {
         if (op == null) {
             throw new IllegalArgumentException("op: null");
@@ -49,17 +56,38 @@ public record ShardRequest(Op op, long key, int field, int count) implements Com
         }
     }
 
-    /** A point read of one field. */
+    /**
+     * A point read of one field.
+     *
+     * @param key the record key, {@code >= 0}
+     * @param field the field index, {@code 0 .. Records.FIELD_COUNT-1}, or {@link #ALL_FIELDS}
+     * @return a READ of {@code field} of record {@code key}
+     * @throws IllegalArgumentException if {@code key} or {@code field} is out of range
+     */
     public static ShardRequest readField(long key, int field) {
         return new ShardRequest(Op.READ, key, field, 1);
     }
 
-    /** A read of a whole record. */
+    /**
+     * A read of a whole record.
+     *
+     * @param key the record key, {@code >= 0}
+     * @return a READ of every field of record {@code key}
+     * @throws IllegalArgumentException if {@code key < 0}
+     */
     public static ShardRequest readRecord(long key) {
         return new ShardRequest(Op.READ, key, ALL_FIELDS, 1);
     }
 
-    /** A range scan of {@code count} whole records from {@code key}. */
+    /**
+     * A range scan of {@code count} whole records from {@code key}.
+     *
+     * @param key the first record key, {@code >= 0}
+     * @param count the number of records, {@code 1 ..} {@value #MAX_SCAN}; the scan wraps at the end of
+     *     the key space
+     * @return a SCAN of whole records
+     * @throws IllegalArgumentException if {@code key} or {@code count} is out of range
+     */
     public static ShardRequest scan(long key, int count) {
         return new ShardRequest(Op.SCAN, key, ALL_FIELDS, count);
     }

@@ -38,12 +38,26 @@ public final class ShardRouting {
 
     private ShardRouting() {}
 
-    /** {@code floorMod(key, shards)}. */
+    /**
+     * {@code floorMod(key, shards)}.
+     *
+     * @param key any key, negative ones included
+     * @param shards the number of shards, {@code > 0}
+     * @return the shard, {@code 0 .. shards-1}
+     * @throws IllegalArgumentException if {@code shards < 1}
+     */
     public static int modulo(long key, int shards) {
         return (int) Math.floorMod(key, (long) checkShards(shards));
     }
 
-    /** Jump consistent hash of {@code key} onto {@code shards} buckets. */
+    /**
+     * Jump consistent hash of {@code key} onto {@code shards} buckets.
+     *
+     * @param key any key, negative ones included; hash string keys with {@link #hash64} first
+     * @param shards the number of buckets, {@code > 0}
+     * @return the bucket, {@code 0 .. shards-1}
+     * @throws IllegalArgumentException if {@code shards < 1}
+     */
     public static int jump(long key, int shards) {
         checkShards(shards);
         long b = -1;
@@ -56,7 +70,12 @@ public final class ShardRouting {
         return (int) b;
     }
 
-    /** A well-mixed 64-bit hash of {@code key}'s UTF-8 bytes. */
+    /**
+     * A well-mixed 64-bit hash of {@code key}'s UTF-8 bytes.
+     *
+     * @param key the key, not {@code null}
+     * @return the hash, any {@code long} (negative ones included)
+     */
     public static long hash64(CharSequence key) {
         byte[] b = key.toString().getBytes(StandardCharsets.UTF_8);
         long h = 0xcbf29ce484222325L;
@@ -72,7 +91,12 @@ public final class ShardRouting {
         return h;
     }
 
-    /** The Redis Cluster hash slot of {@code key} (UTF-8). */
+    /**
+     * The Redis Cluster hash slot of {@code key} (UTF-8), as {@link #redisSlot(byte[])}.
+     *
+     * @param key the key, not {@code null}
+     * @return the slot, {@code 0 ..} {@value #REDIS_SLOTS}{@code -1}
+     */
     public static int redisSlot(String key) {
         return redisSlot(key.getBytes(StandardCharsets.UTF_8));
     }
@@ -80,6 +104,9 @@ public final class ShardRouting {
     /**
      * The Redis Cluster hash slot of {@code key}: CRC16 of the key, or of the part between the first
      * {@code {} and the next {@code }} if that part is non-empty, mod {@value #REDIS_SLOTS}.
+     *
+     * @param key the key's bytes, not {@code null}; read, not modified
+     * @return the slot, {@code 0 ..} {@value #REDIS_SLOTS}{@code -1}
      */
     public static int redisSlot(byte[] key) {
         int from = 0;
@@ -109,6 +136,11 @@ public final class ShardRouting {
      * The shard owning {@code slot} when the {@value #REDIS_SLOTS} slots are split over
      * {@code shards} masters in order exactly as {@code redis-cli --cluster create} splits them
      * (three masters: 0–5460, 5461–10922, 10923–16383).
+     *
+     * @param slot the hash slot, {@code 0 ..} {@value #REDIS_SLOTS}{@code -1} (see {@link #redisSlot(byte[])})
+     * @param shards the number of masters, {@code > 0}
+     * @return the owning shard, {@code 0 .. shards-1}
+     * @throws IllegalArgumentException if {@code slot} or {@code shards} is out of range
      */
     public static int slotOwner(int slot, int shards) {
         if (slot < 0 || slot >= REDIS_SLOTS) {

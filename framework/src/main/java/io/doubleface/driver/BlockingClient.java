@@ -13,6 +13,8 @@ public interface BlockingClient<C extends Command<?>> extends AutoCloseable {
     /**
      * Calls one shard and blocks until its reply.
      *
+     * @param shard the shard, {@code 0 .. shardCount()-1} of the driver
+     * @param command the command to run
      * @param timeoutNanos the longest the call may take (> 0)
      * @return the reply, of the command's reply type; the caller releases it if it is
      *     reference-counted
@@ -26,16 +28,29 @@ public interface BlockingClient<C extends Command<?>> extends AutoCloseable {
      * to {@code sink} on the calling thread, in completion order as far as the driver can tell.
      * Every index gets exactly one outcome.
      *
+     * @param shards the shard of each call; {@code shards[i]} gets {@code commands.get(i)}
+     * @param commands the command of each call, as many as {@code shards}
      * @param timeoutNanos the longest the whole call may take (> 0)
+     * @param sink receives the outcome of each call, by index into {@code shards}
      */
     void callAll(int[] shards, java.util.List<C> commands, long timeoutNanos, Sink sink);
 
     /** Receives the outcomes of {@link #callAll}; on the calling thread. */
     interface Sink {
-        /** Reply to call {@code index}; ownership of {@code reply} (if reference-counted) passes to the sink. */
+        /**
+         * Reply to call {@code index}; ownership of {@code reply} (if reference-counted) passes to the sink.
+         *
+         * @param index the call's index into the {@code shards} given to {@link #callAll}
+         * @param reply the reply, of the reply type of the call's command
+         */
         void onReply(int index, Object reply);
 
-        /** Call {@code index} failed. */
+        /**
+         * Call {@code index} failed.
+         *
+         * @param index the call's index into the {@code shards} given to {@link #callAll}
+         * @param cause why; its {@link ShardException#kind()} decides the upstream status
+         */
         void onFailure(int index, ShardException cause);
     }
 

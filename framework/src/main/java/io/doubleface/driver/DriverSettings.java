@@ -30,6 +30,13 @@ public record DriverSettings(Duration connectTimeout, Duration callTimeout, int 
     public static final DriverSettings DEFAULT = new DriverSettings(Duration.ofMillis(DEFAULT_CONNECT_TIMEOUT_MILLIS),
             Duration.ofMillis(DEFAULT_CALL_TIMEOUT_MILLIS), DEFAULT_MAX_OUTSTANDING, DEFAULT_RECORDS);
 
+    /**
+     * Checks the components.
+     *
+     * @throws NullPointerException if a timeout is {@code null}
+     * @throws IllegalArgumentException if a timeout is not positive, or {@code maxOutstanding} or
+     *     {@code records} is {@code < 1}
+     */
     public DriverSettings {
         positive("connectTimeout", connectTimeout);
         positive("callTimeout", callTimeout);
@@ -48,18 +55,42 @@ public record DriverSettings(Duration connectTimeout, Duration callTimeout, int 
         }
     }
 
+    /**
+     * These settings with another connect timeout.
+     *
+     * @param d the connect timeout, {@code > 0}
+     * @return new settings
+     */
     public DriverSettings withConnectTimeout(Duration d) {
         return new DriverSettings(d, callTimeout, maxOutstanding, records);
     }
 
+    /**
+     * These settings with another call timeout.
+     *
+     * @param d the call timeout, {@code > 0}
+     * @return new settings
+     */
     public DriverSettings withCallTimeout(Duration d) {
         return new DriverSettings(connectTimeout, d, maxOutstanding, records);
     }
 
+    /**
+     * These settings with another bound of outstanding calls per connection.
+     *
+     * @param n most calls queued or in flight per connection, {@code > 0}
+     * @return new settings
+     */
     public DriverSettings withMaxOutstanding(int n) {
         return new DriverSettings(connectTimeout, callTimeout, n, records);
     }
 
+    /**
+     * These settings with another number of records per shard.
+     *
+     * @param n records per shard, {@code > 0}
+     * @return new settings
+     */
     public DriverSettings withRecords(long n) {
         return new DriverSettings(connectTimeout, callTimeout, maxOutstanding, n);
     }

@@ -14,10 +14,12 @@ import io.netty.channel.EventLoop;
  * times out, and when the client is closed with calls outstanding. Callbacks never run inside
  * {@code send} itself (a failure detected while sending is delivered by a later loop task), so a
  * caller may send several calls in a row without re-entrancy.
+ *
+ * @param <C> the driver's command type
  */
 public interface LoopClient<C extends Command<?>> extends AutoCloseable {
 
-    /** The loop this client's connections are registered on. */
+    /** {@return the loop this client's connections are registered on} */
     EventLoop loop();
 
     /**
@@ -25,6 +27,9 @@ public interface LoopClient<C extends Command<?>> extends AutoCloseable {
      * loop iteration (one flush per connection per iteration). The reply delivered to the listener
      * is of the command's reply type ({@code V} of {@code Command<V>}).
      *
+     * @param shard the shard, {@code 0 .. shardCount()-1} of the driver
+     * @param command the command to run
+     * @param listener gets exactly one callback for this call, on {@link #loop()}
      * @param tag passed back to the listener unchanged, so one listener object can serve many calls
      */
     void send(int shard, C command, ReplyListener listener, int tag);

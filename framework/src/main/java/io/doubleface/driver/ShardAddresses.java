@@ -19,6 +19,9 @@ public final class ShardAddresses {
      * Reads a shard list with the given scheme.
      *
      * @param scheme e.g. {@code "kv"}, {@code "redis"} (without {@code ://})
+     * @param uri the shard list, e.g. {@code kv://127.0.0.1:7101-7120}; ports {@code 1..65535}
+     * @return the shard addresses, shard {@code i} at index {@code i}; at least one. Host names are
+     *     resolved here (a name that does not resolve gives an unresolved address, not an error)
      * @throws IllegalArgumentException if {@code uri} is not such a list
      */
     public static List<InetSocketAddress> parse(String scheme, String uri) {
@@ -56,6 +59,10 @@ public final class ShardAddresses {
     /**
      * The compact shard list of {@code shards}: port ranges where ports are consecutive, else a
      * comma list; {@code parse(scheme, describe(scheme, list))} gives {@code list} back.
+     *
+     * @param scheme e.g. {@code "kv"}, {@code "redis"} (without {@code ://})
+     * @param shards the shard addresses, in shard order
+     * @return the shard list in URI form, e.g. {@code kv://127.0.0.1:7101-7120}
      */
     public static String describe(String scheme, List<InetSocketAddress> shards) {
         StringBuilder sb = new StringBuilder(scheme).append("://");

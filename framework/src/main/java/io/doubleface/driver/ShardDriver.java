@@ -24,19 +24,26 @@ import io.netty.channel.EventLoop;
  */
 public interface ShardDriver<C extends Command<?>> extends AutoCloseable {
 
-    /** Number of shards; shard ids are {@code 0 .. shardCount()-1}. Fixed for the driver's life. */
+    /** {@return the number of shards; shard ids are {@code 0 .. shardCount()-1}. Fixed for the driver's life} */
     int shardCount();
 
-    /** A short description for logs and {@code /admin/stats}, e.g. {@code kv://127.0.0.1:7101-7120}. */
+    /** {@return a short description for logs and {@code /admin/stats}, e.g. {@code kv://127.0.0.1:7101-7120}} */
     String describe();
 
     /**
      * Opens an asynchronous client bound to {@code loop}. Connections are made lazily on first use
      * of a shard (or eagerly, at the driver's choice) and reconnected after a failure.
+     *
+     * @param loop the event loop the client's connections are registered on and its callbacks run on;
+     *     it stays the server's (the driver never shuts it down)
+     * @return a new client, confined to {@code loop}; closed by {@link #close()} if not before
      */
     LoopClient<C> openOn(EventLoop loop);
 
-    /** Opens a blocking client, safe for concurrent use by many threads. */
+    /**
+     * {@return a new blocking client, safe for concurrent use by many threads; closed by {@link #close()} if
+     * not before}
+     */
     BlockingClient<C> openBlocking();
 
     /** Closes every client this driver opened. Idempotent. */

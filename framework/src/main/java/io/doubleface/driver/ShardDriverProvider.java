@@ -10,15 +10,18 @@ import java.util.function.LongConsumer;
  */
 public interface ShardDriverProvider {
 
-    /** The URI schemes this provider opens, without {@code ://}, e.g. {@code ["redis", "redis-cluster"]}. */
+    /** {@return the URI schemes this provider opens, without {@code ://}, e.g. {@code ["redis", "redis-cluster"]}} */
     List<String> schemes();
 
-    /** One line for {@code --help} texts: the URI forms accepted, e.g. {@code redis://host:first-last}. */
+    /** {@return one line for {@code --help} texts: the URI forms accepted, e.g. {@code redis://host:first-last}} */
     String usage();
 
     /**
      * Opens a driver of the shards in {@code uri}.
      *
+     * @param uri a shard URI with one of {@link #schemes()}
+     * @param settings the store-neutral settings the driver honours
+     * @return the open driver; the caller closes it
      * @throws IllegalArgumentException if {@code uri} is malformed (the message says how)
      */
     ShardDriver<?> open(String uri, DriverSettings settings);
@@ -28,6 +31,9 @@ public interface ShardDriverProvider {
      * {@code 0..records-1}) into every shard of {@code uri}, so queries read byte-identical records
      * from this store as from any other.
      *
+     * @param uri a shard URI with one of {@link #schemes()}
+     * @param records records per shard to write, {@code > 0} (the same as {@link DriverSettings#records()}
+     *     of the drivers that will read them)
      * @param progress receives the number of records written so far over all shards (called from
      *     the loading thread, at most a few times per second)
      * @throws UnsupportedOperationException if this store generates its records itself

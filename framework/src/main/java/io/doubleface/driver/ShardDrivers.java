@@ -34,12 +34,15 @@ public final class ShardDrivers {
         return m;
     }
 
-    /** The schemes known, sorted. */
+    /** {@return the schemes known, sorted, without {@code ://} (a new list)} */
     public static List<String> schemes() {
         return new ArrayList<>(BY_SCHEME.keySet());
     }
 
-    /** The URI forms of every known provider, one per line, for help texts. */
+    /**
+     * {@return the URI forms of every known provider ({@link ShardDriverProvider#usage()}), one per line,
+     * for help texts}
+     */
     public static List<String> usages() {
         List<String> out = new ArrayList<>();
         for (ShardDriverProvider p : new java.util.LinkedHashSet<>(BY_SCHEME.values())) {
@@ -51,6 +54,8 @@ public final class ShardDrivers {
     /**
      * The provider of {@code uri}'s scheme.
      *
+     * @param uri a shard URI, {@code SCHEME://...}; only the scheme is read here
+     * @return the provider that claims the scheme
      * @throws IllegalArgumentException naming the known schemes if there is none
      */
     public static ShardDriverProvider provider(String uri) {
@@ -67,7 +72,14 @@ public final class ShardDrivers {
         return p;
     }
 
-    /** Opens a driver of {@code uri} with its scheme's provider. */
+    /**
+     * Opens a driver of {@code uri} with its scheme's provider.
+     *
+     * @param uri a shard URI, {@code SCHEME://...} (see {@link #usages()})
+     * @param settings the store-neutral driver settings
+     * @return the open driver; the caller closes it
+     * @throws IllegalArgumentException if the scheme is unknown or the provider finds {@code uri} malformed
+     */
     public static ShardDriver<?> open(String uri, DriverSettings settings) {
         return provider(uri).open(uri, settings);
     }
@@ -75,13 +87,23 @@ public final class ShardDrivers {
     /**
      * A loop client of a driver whose clients run several command families, typed as a client of
      * {@code C} (the client checks every command it is sent).
+     *
+     * @param <C> the command family to type the client as
+     * @param client the client, returned as is (an unchecked cast)
+     * @return {@code client}
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static <C extends Command<?>> LoopClient<C> narrow(LoopClient<?> client) {
         return (LoopClient) client;
     }
 
-    /** {@link #narrow(LoopClient)} for a blocking client. */
+    /**
+     * {@link #narrow(LoopClient)} for a blocking client.
+     *
+     * @param <C> the command family to type the client as
+     * @param client the client, returned as is (an unchecked cast)
+     * @return {@code client}
+     */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static <C extends Command<?>> BlockingClient<C> narrow(BlockingClient<?> client) {
         return (BlockingClient) client;
@@ -92,8 +114,11 @@ public final class ShardDrivers {
      * clients run several families (each client checks every command it is sent): same shards,
      * same clients, closing the view closes {@code driver}.
      *
+     * @param <C> the command family of the view
+     * @param driver the driver viewed; its shard count, description and {@code close} are used
      * @param openOn opens a client of {@code driver} on a loop
      * @param openBlocking opens a blocking client of {@code driver}
+     * @return the view, a new object on each call
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static <C extends Command<?>> ShardDriver<C> view(ShardDriver<?> driver,

@@ -21,26 +21,44 @@ public final class ShardException extends Exception {
         CLOSED
     }
 
+    /** What went wrong. */
     private final Kind kind;
+    /** The shard id, or -1 if not known. */
     private final int shard;
 
+    /**
+     * Creates a failure without a cause.
+     *
+     * @param kind what went wrong; decides the upstream status
+     * @param shard the shard id, or -1 if not known
+     * @param message the detail; {@link #getMessage()} prefixes it with the shard and kind
+     */
     public ShardException(Kind kind, int shard, String message) {
         super(message, null, false, false);
         this.kind = kind;
         this.shard = shard;
     }
 
+    /**
+     * Creates a failure with a cause.
+     *
+     * @param kind what went wrong; decides the upstream status
+     * @param shard the shard id, or -1 if not known
+     * @param message the detail; {@link #getMessage()} prefixes it with the shard and kind
+     * @param cause the underlying failure, or {@code null}
+     */
     public ShardException(Kind kind, int shard, String message, Throwable cause) {
         super(message, cause, false, false);
         this.kind = kind;
         this.shard = shard;
     }
 
+    /** {@return what went wrong: {@link Kind#TIMEOUT} gives {@code 504}, every other kind {@code 503}} */
     public Kind kind() {
         return kind;
     }
 
-    /** The shard id, or -1 if not known. */
+    /** {@return the shard id, or -1 if not known} */
     public int shard() {
         return shard;
     }

@@ -375,56 +375,78 @@ public final class FanoutServer implements AutoCloseable {
         return all;
     }
 
-    /** Starts building a server: add backends, then routes or gRPC methods, then {@link Builder#start()}. */
+    /**
+     * Starts building a server: add backends, then routes or gRPC methods, then {@link Builder#start()}.
+     *
+     * @return a new builder, with every option at its default
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The bound HTTP upstream port, or -1 without HTTP routes. */
+    /** {@return the bound HTTP upstream port, or -1 without HTTP routes} */
     public int port() {
         return listener == null ? -1 : ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
-    /** The server's backends, in the order they were added. */
+    /** {@return the server's backends, in the order they were added (an unmodifiable list)} */
     public List<Backend<?>> backends() {
         return backends;
     }
 
-    /** The bound gRPC upstream port, or -1 without a gRPC upstream. */
+    /** {@return the bound gRPC upstream port, or -1 without a gRPC upstream} */
     public int grpcPort() {
         return grpcServer == null ? -1 : grpcServer.getPort();
     }
 
-    /** The bound admin port, or -1 if the admin listener is off. */
+    /** {@return the bound admin port, or -1 if the admin listener is off} */
     public int adminPort() {
         return adminListener == null ? -1 : ((InetSocketAddress) adminListener.localAddress()).getPort();
     }
 
-    /** The admin listener's bound address, or {@code null} if it is off. */
+    /** {@return the admin listener's bound address, or {@code null} if it is off} */
     public InetSocketAddress adminAddress() {
         return adminListener == null ? null : (InetSocketAddress) adminListener.localAddress();
     }
 
-    /** Switches the active configuration (see {@link FanoutEngine#switchTo}). */
+    /**
+     * Switches the active configuration (see {@link FanoutEngine#switchTo}). Requests admitted from now
+     * on use it; requests in flight finish under theirs.
+     *
+     * @param configuration a configuration name, e.g. {@code type2a-1f2b}; see
+     *     {@link io.doubleface.model.Configuration}
+     * @return the canonical name of the now active configuration
+     * @throws IllegalArgumentException if the name is invalid or does not fit this server
+     */
     public String switchTo(String configuration) {
         return engine.switchTo(configuration);
     }
 
+    /**
+     * {@return the engine that admits and runs this server's requests} For tests and experiments: the
+     * engine is not API, so this return type may change in any version.
+     */
     public FanoutEngine engine() {
         return engine;
     }
 
-    /** The load adapter, or {@code null} if the server runs a static configuration. */
+    /**
+     * {@return the load adapter, or {@code null} if the server runs a static configuration} For tests
+     * and experiments: the return type is not API and may change.
+     */
     public LoadAdapter adapter() {
         return adapter;
     }
 
-    /** The I/O loops. */
+    /**
+     * {@return the I/O loops, owned by this server} For tests and experiments: the return type is not
+     * API and may change.
+     */
     public LoopGroup ioLoops() {
         return io;
     }
 
-    /** The {@code /admin/stats} document. */
+    /** {@return the {@code /admin/stats} document (JSON)} */
     public String statsJson() {
         return metrics.statsJson();
     }
@@ -436,6 +458,9 @@ public final class FanoutServer implements AutoCloseable {
      * in flight finish — each connection closes after its last answer — for up to {@code grace};
      * then {@link #close()}. Returns when closed. Idempotent; {@code close()} alone drops what is in
      * flight.
+     *
+     * @param grace how long requests in flight may take to finish, not {@code null}; zero or negative
+     *     closes at once
      */
     public void stop(Duration grace) {
         Objects.requireNonNull(grace, "grace");
@@ -557,7 +582,9 @@ public final class FanoutServer implements AutoCloseable {
          * Adds a backend: {@code driver} over its own shard list, under {@code name}. The server
          * closes the driver when it stops.
          *
+         * @param <C> the driver's command type: the commands the backend accepts
          * @param name unique among this server's backends; used in logs, stats and failure messages
+         * @param driver the driver, not {@code null}
          * @return the handle services pass to {@link io.doubleface.api.FanoutPlan#call}
          * @throws IllegalArgumentException if the name is empty or taken
          */
@@ -568,6 +595,13 @@ public final class FanoutServer implements AutoCloseable {
         /**
          * Adds a backend, as {@link #backend(String, ShardDriver)}; {@code closeOnStop}: whether the
          * server closes the driver when it stops (pass {@code false} to share one driver).
+         *
+         * @param <C> the driver's command type: the commands the backend accepts
+         * @param name unique among this server's backends; used in logs, stats and failure messages
+         * @param driver the driver, not {@code null}
+         * @param closeOnStop whether the server closes {@code driver} when it stops
+         * @return the handle services pass to {@link io.doubleface.api.FanoutPlan#call}
+         * @throws IllegalArgumentException if the name is empty or taken
          */
         public <C extends Command<?>> Backend<C> backend(String name, ShardDriver<C> driver, boolean closeOnStop) {
             Objects.requireNonNull(driver, "driver");
@@ -593,6 +627,14 @@ public final class FanoutServer implements AutoCloseable {
          * {@link io.doubleface.api.HttpRequestView#pathParam}). A path no route matches gets
          * {@code 404}; a path matched only with other methods, {@code 405} with {@code Allow}.
          *
+         * @param <Q> the decoded request
+         * @param <R> the response
+         * @param method the HTTP method
+         * @param pattern the path pattern, starting with {@code /}; no empty segments, each variable
+         *     named once
+         * @param service the service that runs the route's requests
+         * @param binding decodes the route's requests and encodes their responses
+         * @return this builder
          * @throws IllegalArgumentException for a malformed pattern or a route added twice
          */
         public <Q, R> Builder route(HttpMethod method, String pattern, FanoutService<Q, ?, R> service,
@@ -601,23 +643,54 @@ public final class FanoutServer implements AutoCloseable {
             return this;
         }
 
-        /** {@link #route} with {@code GET}. */
+        /**
+         * {@link #route} with {@code GET}.
+         *
+         * @param <Q> the decoded request
+         * @param <R> the response
+         * @param pattern the path pattern, as for {@link #route}
+         * @param service the service that runs the route's requests
+         * @param binding decodes the route's requests and encodes their responses
+         * @return this builder
+         * @throws IllegalArgumentException for a malformed pattern or a route added twice
+         */
         public <Q, R> Builder get(String pattern, FanoutService<Q, ?, R> service, HttpBinding<Q, R> binding) {
             return route(HttpMethod.GET, pattern, service, binding);
         }
 
-        /** {@link #route} with {@code POST}. */
+        /**
+         * {@link #route} with {@code POST}.
+         *
+         * @param <Q> the decoded request
+         * @param <R> the response
+         * @param pattern the path pattern, as for {@link #route}
+         * @param service the service that runs the route's requests
+         * @param binding decodes the route's requests and encodes their responses
+         * @return this builder
+         * @throws IllegalArgumentException for a malformed pattern or a route added twice
+         */
         public <Q, R> Builder post(String pattern, FanoutService<Q, ?, R> service, HttpBinding<Q, R> binding) {
             return route(HttpMethod.POST, pattern, service, binding);
         }
 
-        /** Address to listen on (default {@code 127.0.0.1}). */
+        /**
+         * Sets the address to listen on, for HTTP and gRPC; default {@code 127.0.0.1}.
+         *
+         * @param host a host name or IP address, not {@code null}; e.g. {@code 0.0.0.0} for every interface
+         * @return this builder
+         */
         public Builder host(String host) {
             this.host = Objects.requireNonNull(host, "host");
             return this;
         }
 
-        /** Upstream port (default 8080; 0 = any free port). */
+        /**
+         * Sets the HTTP upstream port; default 8080.
+         *
+         * @param port {@code 0 .. 65535}; 0 = any free port (read it with {@link FanoutServer#port()})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code port} is out of range
+         */
         public Builder port(int port) {
             this.port = checkPort("port", port);
             return this;
@@ -628,13 +701,28 @@ public final class FanoutServer implements AutoCloseable {
          * {@link #grpcMethod}, on the same I/O loops and through the same engine as HTTP (default: no
          * gRPC upstream). Request messages are limited by {@link HttpLimits#maxBodySize()}, headers
          * by {@link HttpLimits#maxHeaderSize()}, idle connections by {@link HttpLimits#idleTimeout()}.
+         *
+         * @param port {@code 0 .. 65535}; 0 = any free port (read it with {@link FanoutServer#grpcPort()})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code port} is out of range
          */
         public Builder grpc(int port) {
             this.grpcPort = checkPort("grpcPort", port);
             return this;
         }
 
-        /** {@link #grpc(int)} and {@link #grpcMethod} in one call. */
+        /**
+         * {@link #grpc(int)} and {@link #grpcMethod} in one call.
+         *
+         * @param <Q> the decoded request
+         * @param <R> the response
+         * @param port the gRPC port, {@code 0 .. 65535}; 0 = any free port
+         * @param service the service that runs the method's calls
+         * @param binding the unary method, and how to decode its requests and encode its replies
+         * @return this builder
+         * @throws IllegalArgumentException if the port is out of range, or the method is not unary or
+         *     was added already
+         */
         public <Q, R> Builder grpc(int port, FanoutService<Q, ?, R> service, GrpcBinding<Q, R, ?, ?> binding) {
             return grpc(port).grpcMethod(service, binding);
         }
@@ -643,6 +731,11 @@ public final class FanoutServer implements AutoCloseable {
          * Serves {@code service} on the unary gRPC method of {@code binding} (methods of several
          * services of the user's {@code .proto} files may be added; each method once).
          *
+         * @param <Q> the decoded request
+         * @param <R> the response
+         * @param service the service that runs the method's calls
+         * @param binding the unary method, and how to decode its requests and encode its replies
+         * @return this builder
          * @throws IllegalArgumentException if the method is not unary or was added already
          */
         public <Q, R> Builder grpcMethod(FanoutService<Q, ?, R> service, GrpcBinding<Q, R, ?, ?> binding) {
@@ -660,6 +753,9 @@ public final class FanoutServer implements AutoCloseable {
          * Address of the admin listener (default {@code 127.0.0.1}, whatever {@link #host} says). Any
          * other than a loopback address needs an {@link #adminToken}, which every admin request must
          * then carry.
+         *
+         * @param host a host name or IP address, not {@code null}
+         * @return this builder
          */
         public Builder adminHost(String host) {
             this.adminHost = Objects.requireNonNull(host, "host");
@@ -670,6 +766,11 @@ public final class FanoutServer implements AutoCloseable {
          * The admin credential: with it, {@code PUT /admin/config} (and every admin request when the
          * listener is not on loopback) needs {@code Authorization: Bearer <token>}, else {@code 401}.
          * At least 16 characters. Default: none (loopback only; state changes by local {@code PUT}).
+         *
+         * @param token the token, at least 16 characters after stripping surrounding white space
+         *     (which is dropped); {@code null} for none
+         * @return this builder
+         * @throws IllegalArgumentException if the token is shorter than 16 characters
          */
         public Builder adminToken(String token) {
             if (token != null && token.strip().length() < 16) {
@@ -684,6 +785,10 @@ public final class FanoutServer implements AutoCloseable {
          * Most open upstream HTTP connections (default {@value FanoutServer#DEFAULT_MAX_CONNECTIONS});
          * one more is closed as soon as it is accepted and counted ({@code connections_refused} in
          * {@code /admin/stats}). Keep it below the process's file-descriptor limit.
+         *
+         * @param n most open connections, {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code n < 1}
          */
         public Builder maxConnections(int n) {
             if (n < 1) {
@@ -697,6 +802,10 @@ public final class FanoutServer implements AutoCloseable {
          * Most time an upstream HTTP connection lives (default: no limit): after it, the first answer
          * that leaves nothing in flight on the connection carries {@code Connection: close} and the
          * connection closes, so clients reconnect (and spread over new instances behind a balancer).
+         *
+         * @param age the most time, {@code > 0}; {@code null} for no limit
+         * @return this builder
+         * @throws IllegalArgumentException if {@code age} is zero or negative
          */
         public Builder maxConnectionAge(Duration age) {
             if (age != null && (age.isNegative() || age.isZero())) {
@@ -706,13 +815,26 @@ public final class FanoutServer implements AutoCloseable {
             return this;
         }
 
-        /** Admin port (default: no admin listener; 0 = any free port). */
+        /**
+         * Sets the admin port; default: no admin listener.
+         *
+         * @param port {@code 0 .. 65535}; 0 = any free port (read it with {@link FanoutServer#adminPort()});
+         *     negative = no admin listener
+         * @return this builder
+         * @throws IllegalArgumentException if {@code port > 65535}
+         */
         public Builder adminPort(int port) {
             this.adminPort = port < 0 ? -1 : checkPort("adminPort", port);
             return this;
         }
 
-        /** I/O loops (default: the number of CPUs). */
+        /**
+         * Sets the number of I/O loops; default: the number of CPUs.
+         *
+         * @param n the number of I/O loops, {@code 1 .. 1024}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code n} is out of range
+         */
         public Builder ioThreads(int n) {
             if (n < 1 || n > 1024) {
                 throw new IllegalArgumentException("ioThreads: " + n + " (expected: 1..1024)");
@@ -721,26 +843,52 @@ public final class FanoutServer implements AutoCloseable {
             return this;
         }
 
-        /** Transport of all loops (default {@link LoopGroup.Transport#AUTO}: epoll if available). */
+        /**
+         * Sets the transport of all loops; default {@link LoopGroup.Transport#AUTO}: epoll if available.
+         *
+         * @param transport the transport, not {@code null}
+         * @return this builder
+         */
         public Builder transport(LoopGroup.Transport transport) {
             this.transport = Objects.requireNonNull(transport, "transport");
             return this;
         }
 
-        /** Initial configuration (default {@code doubleface}); see {@link io.doubleface.model.Configuration}. */
+        /**
+         * Sets the initial configuration; default {@code doubleface}. Ignored with {@link #adaptive}.
+         *
+         * @param name a configuration name, e.g. {@code type2a-1f2b}; see {@link io.doubleface.model.Configuration}
+         * @return this builder
+         * @throws IllegalArgumentException if the name is not a valid configuration
+         */
         public Builder configuration(String name) {
             Configuration.parse(name); // fail fast
             this.configuration = name;
             return this;
         }
 
-        /** DoubleFace scheduling policy of configurations that name none (default {@code completion-first}). */
+        /**
+         * Sets the DoubleFace scheduling policy of configurations that name none; default
+         * {@code completion-first}.
+         *
+         * @param policy {@code fifo}, {@code completion-first} (alias {@code cf}) or
+         *     {@code completion-first-arrival} (alias {@code cfa}); case-insensitive
+         * @return this builder
+         * @throws IllegalArgumentException if the policy is unknown
+         */
         public Builder policy(String policy) {
             this.policy = SchedulingPolicy.create(policy).name();
             return this;
         }
 
-        /** Per-request deadline (default {@value #DEFAULT_DEADLINE_MS} ms): later → 504. */
+        /**
+         * Sets the per-request deadline, over all rounds; default {@value #DEFAULT_DEADLINE_MS} ms. A request
+         * not answered by then gets {@code 504} (gRPC {@code DEADLINE_EXCEEDED}).
+         *
+         * @param deadline the deadline, at least 1 ms (used with millisecond precision)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code deadline} is {@code null} or under 1 ms
+         */
         public Builder deadline(Duration deadline) {
             if (deadline == null || deadline.toMillis() < 1) {
                 throw new IllegalArgumentException("deadline: " + deadline + " (expected: >= 1 ms)");
@@ -749,13 +897,26 @@ public final class FanoutServer implements AutoCloseable {
             return this;
         }
 
-        /** HTTP limits (default {@link HttpLimits#DEFAULTS}). */
+        /**
+         * Sets the HTTP limits (some also bound the gRPC upstream, see {@link #grpc(int)}); default
+         * {@link HttpLimits#DEFAULTS}.
+         *
+         * @param limits the limits, not {@code null}
+         * @return this builder
+         */
         public Builder limits(HttpLimits limits) {
             this.limits = Objects.requireNonNull(limits, "limits");
             return this;
         }
 
-        /** Bound of each worker pool's queue (default {@value ModelContext#DEFAULT_QUEUE_LIMIT}); beyond → 503. */
+        /**
+         * Sets the bound of each worker pool's queue; default {@value ModelContext#DEFAULT_QUEUE_LIMIT}. A
+         * request that finds the queue full gets {@code 503}.
+         *
+         * @param n queued requests per pool, {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code n < 1}
+         */
         public Builder queueLimit(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("queueLimit: " + n + " (expected: > 0)");
@@ -768,6 +929,9 @@ public final class FanoutServer implements AutoCloseable {
          * Runs the load adapter ({@link LoadAdapter}) instead of a static configuration: the
          * server starts in the adapter's initial configuration and the adapter switches from
          * there; {@link #configuration} is ignored. Default: off.
+         *
+         * @param settings the adapter's settings; {@code null} turns the adapter off again
+         * @return this builder
          */
         public Builder adaptive(TuneSettings settings) {
             this.tune = settings;
@@ -777,6 +941,11 @@ public final class FanoutServer implements AutoCloseable {
         /**
          * Configurations to build at start, parked, so that switching to them later creates no
          * thread (default: none — a configuration is then built on its first switch).
+         *
+         * @param configurations configuration names (see {@link io.doubleface.model.Configuration}), not
+         *     {@code null}; replaces the list given before
+         * @return this builder
+         * @throws IllegalArgumentException if a name is not a valid configuration
          */
         public Builder prepare(List<String> configurations) {
             for (String c : configurations) {
@@ -796,7 +965,10 @@ public final class FanoutServer implements AutoCloseable {
         /**
          * Starts loops, models and listeners.
          *
-         * @throws IllegalStateException if a port cannot be bound
+         * @return the running server; the caller closes it ({@link FanoutServer#close()} or
+         *     {@link FanoutServer#stop(Duration)})
+         * @throws IllegalStateException if no backend was added, neither a route nor a gRPC method was
+         *     added, or a port cannot be bound
          * @throws IllegalArgumentException if the configuration does not fit (e.g. too many frontends)
          */
         public FanoutServer start() {

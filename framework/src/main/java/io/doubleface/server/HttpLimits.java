@@ -47,7 +47,17 @@ public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBod
     public static final HttpLimits DEFAULTS = new HttpLimits(DEFAULT_MAX_INITIAL_LINE, DEFAULT_MAX_HEADER_SIZE,
             DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_PIPELINED, Duration.ofSeconds(DEFAULT_IDLE_TIMEOUT_SECONDS));
 
-    /** The first five limits, with the default slow-reader limits. */
+    /**
+     * The first five limits, with the default slow-reader limits ({@value #DEFAULT_MAX_QUEUED_BYTES}
+     * bytes, {@value #DEFAULT_SLOW_READER_TIMEOUT_SECONDS} s) and request read timeout
+     * ({@value #DEFAULT_REQUEST_READ_TIMEOUT_SECONDS} s).
+     *
+     * @param maxInitialLineLength longest request line in bytes, {@code > 0}
+     * @param maxHeaderSize total bytes of header fields, {@code > 0}
+     * @param maxBodySize longest request body in bytes, {@code >= 0}
+     * @param maxPipelined requests read and not yet answered per connection, {@code > 0}
+     * @param idleTimeout idle time after which a connection is closed, {@code > 0}
+     */
     public HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBodySize, int maxPipelined,
             Duration idleTimeout) {
         this(maxInitialLineLength, maxHeaderSize, maxBodySize, maxPipelined, idleTimeout, DEFAULT_MAX_QUEUED_BYTES,
@@ -55,18 +65,36 @@ public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBod
                 Duration.ofSeconds(DEFAULT_REQUEST_READ_TIMEOUT_SECONDS));
     }
 
-    /** These limits with another slow-reader bound and timeout. */
+    /**
+     * These limits with another slow-reader bound and timeout.
+     *
+     * @param maxQueuedBytes unread response bytes per connection above which it is closed, {@code > 0}
+     * @param slowReaderTimeout how long a client may take no response bytes while responses wait,
+     *     {@code > 0}
+     * @return new limits
+     */
     public HttpLimits withSlowReader(long maxQueuedBytes, Duration slowReaderTimeout) {
         return new HttpLimits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxPipelined, idleTimeout,
                 maxQueuedBytes, slowReaderTimeout, requestReadTimeout);
     }
 
-    /** These limits with another request read timeout. */
+    /**
+     * These limits with another request read timeout.
+     *
+     * @param requestReadTimeout how long one request's head or body may take to arrive, {@code > 0}
+     * @return new limits
+     */
     public HttpLimits withRequestReadTimeout(Duration requestReadTimeout) {
         return new HttpLimits(maxInitialLineLength, maxHeaderSize, maxBodySize, maxPipelined, idleTimeout,
                 maxQueuedBytes, slowReaderTimeout, requestReadTimeout);
     }
 
+    /**
+     * Checks the limits.
+     *
+     * @throws IllegalArgumentException if a limit is out of range (every one must be positive, except
+     *     {@code maxBodySize}, which may be 0) or a timeout is {@code null}
+     */
     public HttpLimits {
         positive("maxInitialLineLength", maxInitialLineLength);
         positive("maxHeaderSize", maxHeaderSize);

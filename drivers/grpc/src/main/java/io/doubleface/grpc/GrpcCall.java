@@ -50,6 +50,11 @@ public final class GrpcCall<I, O> implements Command<O> {
     /**
      * A call of {@code method} with {@code message}.
      *
+     * @param <I> the request message type
+     * @param <O> the reply message type
+     * @param method the unary method, e.g. {@code LeafGrpc.getSearchMethod()}
+     * @param message the request message
+     * @return the call, without request metadata
      * @throws IllegalArgumentException if {@code method} is not unary (streaming methods cannot be
      *     a fanout call: a call has exactly one reply)
      */
@@ -66,6 +71,9 @@ public final class GrpcCall<I, O> implements Command<O> {
     /**
      * This call with {@code headers} sent as request metadata (e.g. a tenant id or a trace
      * context). The metadata is copied; later changes to {@code headers} do not affect the call.
+     *
+     * @param headers the request metadata
+     * @return a new call with the same method and message
      */
     public GrpcCall<I, O> withHeaders(Metadata headers) {
         Metadata copy = new Metadata();
@@ -73,12 +81,12 @@ public final class GrpcCall<I, O> implements Command<O> {
         return new GrpcCall<>(method, message, copy);
     }
 
-    /** The method called. */
+    /** {@return the method called} */
     public MethodDescriptor<I, O> method() {
         return method;
     }
 
-    /** The request message. */
+    /** {@return the request message} */
     public I message() {
         return message;
     }

@@ -82,7 +82,12 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
     private final LongAdder offLoopHops = new LongAdder();
     private volatile boolean closed;
 
-    /** A driver of {@code shards} (shard i at index i). */
+    /**
+     * A driver of {@code shards} (shard i at index i).
+     *
+     * @param shards the leaf addresses, at least one
+     * @param settings timeouts and the outstanding-call bound
+     */
     public GrpcDriver(List<InetSocketAddress> shards, DriverSettings settings) {
         if (shards == null || shards.isEmpty()) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
@@ -99,13 +104,21 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
      * The gRPC leaves of {@code uri} as a backend of unary calls of your own service, with the
      * default settings: {@code builder.backend("leaves", GrpcDriver.of("grpc://127.0.0.1:9001-9004"))}.
      *
+     * @param uri the shard list, {@code grpc://host:first-last} or {@code grpc://host:port,host:port,...}
+     * @return a driver of {@link GrpcCall}s
      * @throws IllegalArgumentException if {@code uri} is not a shard list ({@link #parse})
      */
     public static ShardDriver<GrpcCall<?, ?>> of(String uri) {
         return of(uri, DriverSettings.DEFAULT);
     }
 
-    /** {@link #of(String)} with {@code settings} (call timeout, connect timeout, outstanding-call bound). */
+    /**
+     * {@link #of(String)} with {@code settings} (call timeout, connect timeout, outstanding-call bound).
+     *
+     * @param uri the shard list
+     * @param settings the driver settings
+     * @return a driver of {@link GrpcCall}s
+     */
     public static ShardDriver<GrpcCall<?, ?>> of(String uri, DriverSettings settings) {
         return new GrpcDriver(parse(uri), settings).calls();
     }
@@ -113,6 +126,8 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
     /**
      * This driver as a driver of {@link GrpcCall}s: the same shards, settings and clients; closing
      * the view closes this driver.
+     *
+     * @return the view
      */
     public ShardDriver<GrpcCall<?, ?>> calls() {
         return io.doubleface.driver.ShardDrivers.view(this, this::openAny, this::openAnyBlocking);
@@ -122,6 +137,8 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
      * Reads a shard list: {@code grpc://host:first-last} (a port range) or
      * {@code grpc://host:port,host:port,...} ({@link ShardAddresses#parse}).
      *
+     * @param uri the shard list
+     * @return the addresses, shard i at index i
      * @throws IllegalArgumentException if {@code uri} is not such a list
      */
     public static List<InetSocketAddress> parse(String uri) {
@@ -143,16 +160,17 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
         return description;
     }
 
-    /** The shard addresses, indexed by shard. */
+    /** {@return the shard addresses, indexed by shard} */
     public List<InetSocketAddress> shards() {
         return shards;
     }
 
+    /** {@return the settings this driver was built with} */
     public DriverSettings settings() {
         return settings;
     }
 
-    /** Callbacks that grpc-java delivered off the client's loop and that were handed to it. */
+    /** {@return the callbacks that grpc-java delivered off the client's loop and that were handed to it} */
     public long offLoopHops() {
         return offLoopHops.sum();
     }

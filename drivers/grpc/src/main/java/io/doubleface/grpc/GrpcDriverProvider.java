@@ -9,6 +9,9 @@ import java.util.function.LongConsumer;
 /** The {@code grpc://} scheme: {@link GrpcDriver} over {@code doubleface.kv.v1} leaves ({@link GrpcLeafServer}). */
 public final class GrpcDriverProvider implements ShardDriverProvider {
 
+    /** The provider {@link java.util.ServiceLoader} instantiates. */
+    public GrpcDriverProvider() {}
+
     @Override
     public List<String> schemes() {
         return List.of("grpc");

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Threading: {@link #start}, {@link #close} and the accessors are thread-safe ({@code close}
+ * <p>Threading: {@link Builder#start}, {@link #close} and the accessors are thread-safe ({@code close}
  * not from the leaf's own loops). The leaf owns its loop group and shuts it down in {@link #close()}.
  */
 public final class GrpcLeafServer implements AutoCloseable {
@@ -167,33 +167,46 @@ public final class GrpcLeafServer implements AutoCloseable {
         }
     }
 
-    /** A builder with the defaults (host {@value #DEFAULT_HOST}, {@value #DEFAULT_LOOPS} loop, AUTO transport). */
+    /**
+     * A builder with the defaults (host {@value #DEFAULT_HOST}, {@value #DEFAULT_LOOPS} loop, AUTO transport).
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** {@return the number of shards} */
     public int shardCount() {
         return ports.length;
     }
 
-    /** The bound port of {@code shard}. */
+    /**
+     * The bound port of a shard.
+     *
+     * @param shard a shard index, {@code 0 .. shardCount()-1}
+     * @return the bound port of {@code shard}
+     */
     public int port(int shard) {
         return ports[shard];
     }
 
+    /** {@return the bound address} */
     public String host() {
         return host;
     }
 
+    /** {@return the records per shard} */
     public int records() {
         return records;
     }
 
+    /** {@return the loops serving every shard} */
     public LoopGroup loopGroup() {
         return loops;
     }
 
-    /** The shard addresses, indexed by shard. */
+    /** {@return the shard addresses, indexed by shard} */
     public List<InetSocketAddress> addresses() {
         List<InetSocketAddress> out = new ArrayList<>(ports.length);
         for (int p : ports) {
@@ -202,18 +215,22 @@ public final class GrpcLeafServer implements AutoCloseable {
         return out;
     }
 
-    /** The shard list, e.g. {@code grpc://127.0.0.1:7401-7420}. */
+    /** {@return the shard list, e.g. {@code grpc://127.0.0.1:7401-7420}} */
     public String uri() {
         return GrpcDriver.describe(addresses());
     }
 
-    /** E.g. {@code listening on 127.0.0.1:7401-7420 (20 shards, 1000 records)}. */
+    /** {@return e.g. {@code listening on 127.0.0.1:7401-7420 (20 shards, 1000 records)}} */
     public String listeningMessage() {
         return "listening on " + uri().substring(GrpcDriver.SCHEME.length()) + " (" + ports.length
                 + (ports.length == 1 ? " shard, " : " shards, ") + records + " records)";
     }
 
-    /** Prints {@link #listeningMessage()} as one line. */
+    /**
+     * Prints {@link #listeningMessage()} as one line.
+     *
+     * @param out where to print
+     */
     public void printListening(PrintStream out) {
         out.println(listeningMessage());
     }
@@ -258,7 +275,12 @@ public final class GrpcLeafServer implements AutoCloseable {
 
         private Builder() {}
 
-        /** Number of shards, {@code 1 ..} {@value #MAX_SHARDS}; default 1. */
+        /**
+         * Sets the number of shards.
+         *
+         * @param shards number of shards, {@code 1 ..} {@value #MAX_SHARDS}; default 1
+         * @return this builder
+         */
         public Builder shards(int shards) {
             if (shards < 1 || shards > MAX_SHARDS) {
                 throw new IllegalArgumentException("shards: " + shards + " (expected: 1.." + MAX_SHARDS + ")");
@@ -267,7 +289,12 @@ public final class GrpcLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Port of shard 0 (shard i listens on basePort+i), or 0 for ephemeral ports; default 0. */
+        /**
+         * Sets the port of shard 0.
+         *
+         * @param basePort port of shard 0 (shard i listens on basePort+i), or 0 for ephemeral ports; default 0
+         * @return this builder
+         */
         public Builder basePort(int basePort) {
             if (basePort < 0 || basePort > 65535) {
                 throw new IllegalArgumentException("basePort: " + basePort + " (expected: 0..65535)");
@@ -276,7 +303,12 @@ public final class GrpcLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Records per shard (keys {@code 0 .. records-1}); default 1000. */
+        /**
+         * Sets the records per shard.
+         *
+         * @param records records per shard (keys {@code 0 .. records-1}); default 1000
+         * @return this builder
+         */
         public Builder records(int records) {
             if (records < 1 || records > MAX_RECORDS) {
                 throw new IllegalArgumentException("records: " + records + " (expected: 1.." + MAX_RECORDS + ")");
@@ -285,7 +317,12 @@ public final class GrpcLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Address to bind; default {@value #DEFAULT_HOST}. */
+        /**
+         * Sets the address to bind.
+         *
+         * @param host address to bind; default {@value #DEFAULT_HOST}
+         * @return this builder
+         */
         public Builder host(String host) {
             if (host == null || host.isEmpty()) {
                 throw new IllegalArgumentException("host: '" + host + "' (expected: a host name or address)");
@@ -294,7 +331,12 @@ public final class GrpcLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Event loops serving all shards; default {@value #DEFAULT_LOOPS}. */
+        /**
+         * Sets the number of event loops.
+         *
+         * @param loops event loops serving all shards; default {@value #DEFAULT_LOOPS}
+         * @return this builder
+         */
         public Builder loops(int loops) {
             if (loops < 1) {
                 throw new IllegalArgumentException("loops: " + loops + " (expected: > 0)");
@@ -303,13 +345,22 @@ public final class GrpcLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Transport of the loops; default AUTO (epoll if available). */
+        /**
+         * Sets the transport of the loops.
+         *
+         * @param transport transport of the loops; default AUTO (epoll if available)
+         * @return this builder
+         */
         public Builder transport(LoopGroup.Transport transport) {
             this.transport = Objects.requireNonNull(transport, "transport");
             return this;
         }
 
-        /** Binds every shard and returns the running leaf. */
+        /**
+         * Binds every shard.
+         *
+         * @return the running leaf
+         */
         public GrpcLeafServer start() {
             if (basePort != 0 && basePort + shards - 1 > 65535) {
                 throw new IllegalArgumentException("basePort: " + basePort + " with " + shards

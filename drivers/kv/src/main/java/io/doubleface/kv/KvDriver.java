@@ -78,6 +78,13 @@ public final class KvDriver implements ShardDriver<ShardRequest> {
                 Duration.ofMillis(DEFAULT_CALL_TIMEOUT_MILLIS), DEFAULT_MAX_OUTSTANDING,
                 Duration.ofMillis(DEFAULT_RECONNECT_BACKOFF_MILLIS));
 
+        /**
+         * Checks the options.
+         *
+         * @throws NullPointerException if a duration is {@code null}
+         * @throws IllegalArgumentException if a timeout is not positive, the connect timeout is longer than
+         *     {@code Integer.MAX_VALUE} ms (about 24 days), {@code maxOutstanding < 1} or the backoff is negative
+         */
         public Options {
             requirePositive("connectTimeout", connectTimeout);
             requirePositive("callTimeout", callTimeout);
@@ -100,18 +107,46 @@ public final class KvDriver implements ShardDriver<ShardRequest> {
             }
         }
 
+        /**
+         * These options with another connect timeout.
+         *
+         * @param d longest a connection attempt may take, {@code > 0}
+         * @return new options
+         * @throws IllegalArgumentException if {@code d} is not positive
+         */
         public Options withConnectTimeout(Duration d) {
             return new Options(d, callTimeout, maxOutstanding, reconnectBackoff);
         }
 
+        /**
+         * These options with another call timeout.
+         *
+         * @param d longest a loop client call may wait for its reply, {@code > 0}
+         * @return new options
+         * @throws IllegalArgumentException if {@code d} is not positive
+         */
         public Options withCallTimeout(Duration d) {
             return new Options(connectTimeout, d, maxOutstanding, reconnectBackoff);
         }
 
+        /**
+         * These options with another bound of outstanding calls.
+         *
+         * @param n most calls a loop client connection holds at once, {@code > 0}
+         * @return new options
+         * @throws IllegalArgumentException if {@code n < 1}
+         */
         public Options withMaxOutstanding(int n) {
             return new Options(connectTimeout, callTimeout, n, reconnectBackoff);
         }
 
+        /**
+         * These options with another reconnect backoff.
+         *
+         * @param d how long sends to a shard fail at once after a failed connection attempt, {@code >= 0}
+         * @return new options
+         * @throws IllegalArgumentException if {@code d} is negative
+         */
         public Options withReconnectBackoff(Duration d) {
             return new Options(connectTimeout, callTimeout, maxOutstanding, d);
         }
@@ -124,12 +159,25 @@ public final class KvDriver implements ShardDriver<ShardRequest> {
     private final Set<KvBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    /** A driver of {@code shards} (shard i at index i) with the default options. */
+    /**
+     * A driver of {@code shards} (shard i at index i) with the default options. Connects nothing yet.
+     *
+     * @param shards the shard addresses, at least one, none {@code null}; copied
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
+     */
     public KvDriver(List<InetSocketAddress> shards) {
         this(shards, Options.DEFAULT);
     }
 
-    /** A driver of {@code shards} (shard i at index i). */
+    /**
+     * A driver of {@code shards} (shard i at index i). Connects nothing yet: loop clients connect to a
+     * shard on its first call, blocking clients when a call finds no idle connection.
+     *
+     * @param shards the shard addresses, at least one, none {@code null}; copied
+     * @param options timeouts and bounds, not {@code null}
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
+     * @throws NullPointerException if an address or {@code options} is {@code null}
+     */
     public KvDriver(List<InetSocketAddress> shards, Options options) {
         if (shards == null || shards.isEmpty()) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
@@ -142,7 +190,13 @@ public final class KvDriver implements ShardDriver<ShardRequest> {
         this.description = describe(this.shards);
     }
 
-    /** A driver of the shards in {@code uri} ({@link #parse}) with the default options. */
+    /**
+     * A driver of the shards in {@code uri} ({@link #parse}) with the default options.
+     *
+     * @param uri the shard list, e.g. {@code kv://127.0.0.1:7101-7120}
+     * @return the driver; the caller closes it
+     * @throws IllegalArgumentException if {@code uri} is not a shard list
+     */
     public static KvDriver of(String uri) {
         return new KvDriver(parse(uri));
     }
@@ -151,6 +205,8 @@ public final class KvDriver implements ShardDriver<ShardRequest> {
      * Reads a shard list: {@code kv://host:first-last} (a port range) or
      * {@code kv://host:port,host:port,...} ({@link ShardAddresses#parse}).
      *
+     * @param uri the shard list
+     * @return the shard addresses, shard {@code i} at index {@code i}
      * @throws IllegalArgumentException if {@code uri} is not such a list
      */
     public static List<InetSocketAddress> parse(String uri) {
@@ -172,11 +228,12 @@ public final class KvDriver implements ShardDriver<ShardRequest> {
         return description;
     }
 
-    /** The shard addresses, indexed by shard. */
+    /** {@return the shard addresses, indexed by shard (an unmodifiable list)} */
     public List<InetSocketAddress> shards() {
         return shards;
     }
 
+    /** {@return the options the driver was opened with} */
     public Options options() {
         return options;
     }

@@ -9,6 +9,9 @@ import java.util.function.LongConsumer;
 /** The {@code kv://} scheme: {@link KvDriver} over {@link KvLeafServer} shards. */
 public final class KvDriverProvider implements ShardDriverProvider {
 
+    /** Instantiated by {@link java.util.ServiceLoader}. */
+    public KvDriverProvider() {}
+
     @Override
     public List<String> schemes() {
         return List.of("kv");

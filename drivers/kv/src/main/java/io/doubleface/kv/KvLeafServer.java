@@ -107,47 +107,66 @@ public final class KvLeafServer implements AutoCloseable {
         return f.channel();
     }
 
-    /** A builder with the defaults (host {@value #DEFAULT_HOST}, {@value #DEFAULT_LOOPS} loop, AUTO transport). */
+    /**
+     * {@return a new builder with the defaults (host {@value #DEFAULT_HOST}, {@value #DEFAULT_LOOPS} loop, AUTO
+     * transport, 1 shard, ephemeral port, 1000 records)}
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Starts {@code shards} shards on {@code basePort ..} of {@value #DEFAULT_HOST} with the other defaults. */
+    /**
+     * Starts {@code shards} shards on {@code basePort ..} of {@value #DEFAULT_HOST} with the other defaults.
+     *
+     * @param shards the number of shards, {@code 1 ..} {@value #MAX_SHARDS}
+     * @param basePort the port of shard 0, the others following it; 0 for ephemeral ports
+     * @param records records per shard, {@code 1 ..} 2107442 (keys {@code 0 .. records-1})
+     * @return the running server; the caller closes it
+     * @throws IllegalArgumentException if an argument is out of range
+     * @throws IllegalStateException if a port cannot be bound
+     */
     public static KvLeafServer start(int shards, int basePort, int records) {
         return builder().shards(shards).basePort(basePort).records(records).start();
     }
 
-    /** Number of shards. */
+    /** {@return the number of shards} */
     public int shardCount() {
         return ports.length;
     }
 
-    /** The port shard {@code shard} listens on. */
+    /**
+     * The port shard {@code shard} listens on.
+     *
+     * @param shard the shard, {@code 0 .. shardCount()-1}
+     * @return the bound port (the one the OS chose, with a base port of 0)
+     * @throws IndexOutOfBoundsException if there is no such shard
+     */
     public int port(int shard) {
         Objects.checkIndex(shard, ports.length);
         return ports[shard];
     }
 
-    /** The bound ports, indexed by shard (a copy). */
+    /** {@return the bound ports, indexed by shard (a copy)} */
     public int[] ports() {
         return ports.clone();
     }
 
+    /** {@return the address the shards are bound to} */
     public String host() {
         return host;
     }
 
-    /** Records per shard. */
+    /** {@return the records per shard: keys {@code 0 .. records()-1}} */
     public int records() {
         return records;
     }
 
-    /** The loop group serving the shards (owned by this server). */
+    /** {@return the loop group serving the shards (owned by this server: do not close it)} */
     public LoopGroup loopGroup() {
         return loops;
     }
 
-    /** The shards' addresses, indexed by shard: what {@link KvDriver} takes. */
+    /** {@return the shards' addresses, indexed by shard (a new list): what {@link KvDriver} takes} */
     public List<InetSocketAddress> addresses() {
         List<InetSocketAddress> a = new ArrayList<>(ports.length);
         for (int p : ports) {
@@ -156,18 +175,22 @@ public final class KvLeafServer implements AutoCloseable {
         return a;
     }
 
-    /** The shard list as {@link KvDriver#parse} reads it, e.g. {@code kv://127.0.0.1:7101-7120}. */
+    /** {@return the shard list as {@link KvDriver#parse} reads it, e.g. {@code kv://127.0.0.1:7101-7120}} */
     public String uri() {
         return KvDriver.describe(addresses());
     }
 
-    /** E.g. {@code listening on 127.0.0.1:7101-7120 (20 shards, 1000 records)}. */
+    /** {@return the startup line, e.g. {@code listening on 127.0.0.1:7101-7120 (20 shards, 1000 records)}} */
     public String listeningMessage() {
         return "listening on " + uri().substring(KvDriver.SCHEME.length()) + " (" + ports.length
                 + (ports.length == 1 ? " shard, " : " shards, ") + records + " records)";
     }
 
-    /** Prints {@link #listeningMessage()} as one line. */
+    /**
+     * Prints {@link #listeningMessage()} as one line.
+     *
+     * @param out where to print, e.g. {@code System.out}
+     */
     public void printListening(PrintStream out) {
         out.println(listeningMessage());
     }
@@ -211,7 +234,13 @@ public final class KvLeafServer implements AutoCloseable {
 
         private Builder() {}
 
-        /** Number of shards, {@code 1 ..} {@value #MAX_SHARDS}; default 1. */
+        /**
+         * Sets the number of shards; default 1.
+         *
+         * @param shards {@code 1 ..} {@value #MAX_SHARDS}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code shards} is out of range
+         */
         public Builder shards(int shards) {
             if (shards < 1 || shards > MAX_SHARDS) {
                 throw new IllegalArgumentException("shards: " + shards + " (expected: 1.." + MAX_SHARDS + ")");
@@ -220,7 +249,14 @@ public final class KvLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Port of shard 0 (shard i listens on basePort+i), or 0 for ephemeral ports; default 0. */
+        /**
+         * Sets the port of shard 0 (shard i listens on basePort+i); default 0.
+         *
+         * @param basePort {@code 1 .. 65535} (with {@code basePort + shards - 1 <= 65535}, checked by
+         *     {@link #start()}), or 0 for ephemeral ports ({@link KvLeafServer#ports()} tells which)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code basePort} is out of range
+         */
         public Builder basePort(int basePort) {
             if (basePort < 0 || basePort > 65535) {
                 throw new IllegalArgumentException("basePort: " + basePort + " (expected: 0..65535)");
@@ -229,7 +265,14 @@ public final class KvLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Records per shard (keys {@code 0 .. records-1}); default 1000. */
+        /**
+         * Sets the records per shard (keys {@code 0 .. records-1}); default 1000.
+         *
+         * @param records {@code 1 ..} 2107442 (what fits one 2 GiB array); computed once at start and
+         *     shared by every shard
+         * @return this builder
+         * @throws IllegalArgumentException if {@code records} is out of range
+         */
         public Builder records(int records) {
             if (records < 1 || records > KvStore.MAX_RECORDS) {
                 throw new IllegalArgumentException("records: " + records + " (expected: 1.." + KvStore.MAX_RECORDS + ")");
@@ -238,7 +281,13 @@ public final class KvLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Address to bind; default {@value #DEFAULT_HOST}. */
+        /**
+         * Sets the address to bind; default {@value #DEFAULT_HOST}.
+         *
+         * @param host a host name or IP address, non-empty
+         * @return this builder
+         * @throws IllegalArgumentException if {@code host} is {@code null} or empty
+         */
         public Builder host(String host) {
             if (host == null || host.isEmpty()) {
                 throw new IllegalArgumentException("host: '" + host + "' (expected: a host name or address)");
@@ -247,7 +296,13 @@ public final class KvLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Event loops serving all shards; default {@value #DEFAULT_LOOPS}. */
+        /**
+         * Sets the number of event loops serving all shards; default {@value #DEFAULT_LOOPS}.
+         *
+         * @param loops the number of loops, {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code loops < 1}
+         */
         public Builder loops(int loops) {
             if (loops < 1) {
                 throw new IllegalArgumentException("loops: " + loops + " (expected: > 0)");
@@ -256,13 +311,25 @@ public final class KvLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Transport of the loops; default AUTO (epoll if available). */
+        /**
+         * Sets the transport of the loops; default AUTO (epoll if available).
+         *
+         * @param transport the transport, not {@code null}; {@code EPOLL} fails at {@link #start()} where
+         *     epoll is not available
+         * @return this builder
+         */
         public Builder transport(LoopGroup.Transport transport) {
             this.transport = Objects.requireNonNull(transport, "transport");
             return this;
         }
 
-        /** Binds every shard and returns the running server. */
+        /**
+         * Binds every shard and returns the running server.
+         *
+         * @return the running server; the caller closes it
+         * @throws IllegalArgumentException if {@code basePort + shards - 1 > 65535}
+         * @throws IllegalStateException if a port cannot be bound (the server is closed again)
+         */
         public KvLeafServer start() {
             if (basePort != 0 && basePort + shards - 1 > 65535) {
                 throw new IllegalArgumentException("basePort: " + basePort + " with " + shards

@@ -90,7 +90,12 @@ public final class KvProtocol {
 
     private KvProtocol() {}
 
-    /** The op code of {@code op}. */
+    /**
+     * The op code of {@code op}.
+     *
+     * @param op the operation
+     * @return {@value #OP_READ} for READ, {@value #OP_SCAN} for SCAN
+     */
     public static int opCode(ShardRequest.Op op) {
         return op == ShardRequest.Op.READ ? OP_READ : OP_SCAN;
     }
@@ -98,12 +103,21 @@ public final class KvProtocol {
     /**
      * Whether {@code request} can be encoded: a SCAN's field is not checked by {@link ShardRequest}
      * but must fit the protocol's range.
+     *
+     * @param request the request
+     * @return {@code true} if its field is {@value #ALL_FIELDS} or a field index
      */
     public static boolean isEncodable(ShardRequest request) {
         return request.field() >= ALL_FIELDS && request.field() < Records.FIELD_COUNT;
     }
 
-    /** Writes the {@value #REQUEST_FRAME_LENGTH}-byte request frame of {@code request} to {@code out}. */
+    /**
+     * Writes the {@value #REQUEST_FRAME_LENGTH}-byte request frame of {@code request} to {@code out}.
+     *
+     * @param id the call's id, echoed by the response
+     * @param request the request; check it with {@link #isEncodable} first
+     * @param out the buffer to append the frame to, at its writer index (grown if needed)
+     */
     public static void writeRequest(int id, ShardRequest request, ByteBuf out) {
         out.writeInt(REQUEST_BODY_LENGTH);
         out.writeInt(id);
@@ -113,7 +127,14 @@ public final class KvProtocol {
         out.writeShort(request.count());
     }
 
-    /** Writes the {@value #REQUEST_FRAME_LENGTH}-byte request frame of {@code request} to {@code out[0..]}. */
+    /**
+     * Writes the {@value #REQUEST_FRAME_LENGTH}-byte request frame of {@code request} to {@code out[0..]}.
+     *
+     * @param id the call's id, echoed by the response
+     * @param request the request; check it with {@link #isEncodable} first
+     * @param out at least {@value #REQUEST_FRAME_LENGTH} bytes; the frame is written from index 0
+     * @throws ArrayIndexOutOfBoundsException if {@code out} is too short
+     */
     public static void writeRequest(int id, ShardRequest request, byte[] out) {
         putInt(out, 0, REQUEST_BODY_LENGTH);
         putInt(out, 4, id);

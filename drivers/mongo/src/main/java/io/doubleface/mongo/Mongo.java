@@ -30,7 +30,17 @@ public final class Mongo {
 
     private Mongo() {}
 
-    /** {@code find(filter)} on {@code collection}: every matching document. */
+    /**
+     * {@code find(filter)} on {@code collection}: every matching document.
+     *
+     * @param collection the collection's name, non-empty, in the shard's database (see
+     *     {@link MongoCommand#inDatabase})
+     * @param filter the query filter, not {@code null}; e.g. {@code Filters.eq("author", user)}, or
+     *     {@code new BsonDocument()} for every document
+     * @return the command; replies the matching documents in the server's order
+     * @throws IllegalArgumentException if {@code collection} is {@code null} or empty
+     * @throws NullPointerException if {@code filter} is {@code null}
+     */
     public static MongoCommand<List<RawBsonDocument>> find(String collection, Bson filter) {
         return find(collection, filter, null, null, 0);
     }
@@ -38,16 +48,38 @@ public final class Mongo {
     /**
      * {@code find(filter).projection(projection).sort(sort).limit(limit)} on {@code collection}.
      *
+     * @param collection the collection's name, non-empty, in the shard's database (see
+     *     {@link MongoCommand#inDatabase})
+     * @param filter the query filter, not {@code null}
      * @param projection {@code null} for whole documents
      * @param sort {@code null} for the server's order
      * @param limit 0 for no limit
+     * @return the command; replies at most {@code limit} documents (every match for 0), in {@code sort} order
+     * @throws IllegalArgumentException if {@code collection} is {@code null} or empty, or {@code limit < 0}
+     * @throws NullPointerException if {@code filter} is {@code null}
      */
     public static MongoCommand<List<RawBsonDocument>> find(String collection, Bson filter, Bson projection, Bson sort,
             int limit) {
         return find(collection, filter, projection, sort, limit, RawBsonDocument.class);
     }
 
-    /** {@link #find(String, Bson, Bson, Bson, int)} with documents decoded as {@code type}. */
+    /**
+     * {@link #find(String, Bson, Bson, Bson, int)} with documents decoded as {@code type}.
+     *
+     * @param <T> the document class
+     * @param collection the collection's name, non-empty, in the shard's database (see
+     *     {@link MongoCommand#inDatabase})
+     * @param filter the query filter, not {@code null}
+     * @param projection {@code null} for whole documents
+     * @param sort {@code null} for the server's order
+     * @param limit 0 for no limit
+     * @param type the document class, decoded with the driver's default codec registry (e.g.
+     *     {@code org.bson.Document}, {@code BsonDocument}, {@link RawBsonDocument}), not {@code null}
+     * @return the command; replies at most {@code limit} decoded documents (every match for 0), in
+     *     {@code sort} order
+     * @throws IllegalArgumentException if {@code collection} is {@code null} or empty, or {@code limit < 0}
+     * @throws NullPointerException if {@code filter} or {@code type} is {@code null}
+     */
     public static <T> MongoCommand<List<T>> find(String collection, Bson filter, Bson projection, Bson sort, int limit,
             Class<T> type) {
         checkName(collection);
@@ -94,7 +126,16 @@ public final class Mongo {
         });
     }
 
-    /** {@code aggregate(pipeline)} on {@code collection}: the result documents. */
+    /**
+     * {@code aggregate(pipeline)} on {@code collection}: the result documents.
+     *
+     * @param collection the collection's name, non-empty, in the shard's database (see
+     *     {@link MongoCommand#inDatabase})
+     * @param pipeline the stages, e.g. {@code Aggregates.match(...)}; copied, none {@code null}
+     * @return the command; replies the documents the pipeline outputs, in its order
+     * @throws IllegalArgumentException if {@code collection} is {@code null} or empty
+     * @throws NullPointerException if {@code pipeline} or a stage is {@code null}
+     */
     public static MongoCommand<List<RawBsonDocument>> aggregate(String collection, List<? extends Bson> pipeline) {
         checkName(collection);
         List<Bson> p = List.copyOf(pipeline);
@@ -116,7 +157,19 @@ public final class Mongo {
         });
     }
 
-    /** {@code insertOne(document)} on {@code collection}: the inserted {@code _id}. */
+    /**
+     * {@code insertOne(document)} on {@code collection}: the inserted {@code _id}.
+     *
+     * @param collection the collection's name, non-empty, in the shard's database (see
+     *     {@link MongoCommand#inDatabase})
+     * @param document the document, not {@code null}; converted to BSON now (later changes to it are
+     *     not sent), and each send inserts a copy
+     * @return the command; replies the inserted {@code _id}: the document's, or an {@code ObjectId} the
+     *     driver generated. A duplicate {@code _id} fails the call with
+     *     {@link io.doubleface.driver.ShardException.Kind#SHARD_ERROR}
+     * @throws IllegalArgumentException if {@code collection} is {@code null} or empty
+     * @throws NullPointerException if {@code document} is {@code null}
+     */
     public static MongoCommand<BsonValue> insertOne(String collection, Bson document) {
         checkName(collection);
         BsonDocument d = document.toBsonDocument(BsonDocument.class, MongoClientSettings.getDefaultCodecRegistry());
@@ -143,12 +196,33 @@ public final class Mongo {
         });
     }
 
-    /** {@code updateOne(filter, update)} on {@code collection}: the number of documents modified. */
+    /**
+     * {@code updateOne(filter, update)} on {@code collection}: the number of documents modified.
+     *
+     * @param collection the collection's name, non-empty, in the shard's database (see
+     *     {@link MongoCommand#inDatabase})
+     * @param filter selects the document, not {@code null}; the first match is updated
+     * @param update the update operators, e.g. {@code Updates.set("text", text)}, not {@code null}
+     * @return the command; replies 1 if a document was modified, 0 if none matched or it was unchanged
+     * @throws IllegalArgumentException if {@code collection} is {@code null} or empty
+     * @throws NullPointerException if {@code filter} or {@code update} is {@code null}
+     */
     public static MongoCommand<Long> updateOne(String collection, Bson filter, Bson update) {
         return update(collection, filter, update, false);
     }
 
-    /** {@code updateMany(filter, update)} on {@code collection}: the number of documents modified. */
+    /**
+     * {@code updateMany(filter, update)} on {@code collection}: the number of documents modified.
+     *
+     * @param collection the collection's name, non-empty, in the shard's database (see
+     *     {@link MongoCommand#inDatabase})
+     * @param filter selects the documents, not {@code null}
+     * @param update the update operators, e.g. {@code Updates.inc("views", 1)}, not {@code null}
+     * @return the command; replies the number of documents modified (matched ones left unchanged are not
+     *     counted)
+     * @throws IllegalArgumentException if {@code collection} is {@code null} or empty
+     * @throws NullPointerException if {@code filter} or {@code update} is {@code null}
+     */
     public static MongoCommand<Long> updateMany(String collection, Bson filter, Bson update) {
         return update(collection, filter, update, true);
     }
@@ -182,7 +256,16 @@ public final class Mongo {
         });
     }
 
-    /** {@code deleteMany(filter)} on {@code collection}: the number of documents deleted. */
+    /**
+     * {@code deleteMany(filter)} on {@code collection}: the number of documents deleted.
+     *
+     * @param collection the collection's name, non-empty, in the shard's database (see
+     *     {@link MongoCommand#inDatabase})
+     * @param filter selects the documents, not {@code null}; {@code new BsonDocument()} deletes every one
+     * @return the command; replies the number of documents deleted
+     * @throws IllegalArgumentException if {@code collection} is {@code null} or empty
+     * @throws NullPointerException if {@code filter} is {@code null}
+     */
     public static MongoCommand<Long> deleteMany(String collection, Bson filter) {
         checkName(collection);
         Objects.requireNonNull(filter, "filter");
@@ -209,7 +292,14 @@ public final class Mongo {
         });
     }
 
-    /** Any database command ({@code runCommand}), e.g. {@code {count: "posts"}}: the server's reply document. */
+    /**
+     * Any database command ({@code runCommand}), e.g. {@code {count: "posts"}}: the server's reply document.
+     *
+     * @param command the command document, its first key naming the command, not {@code null}
+     * @return the command; replies the server's reply document. A reply with {@code ok: 0} fails the call
+     *     with {@link io.doubleface.driver.ShardException.Kind#SHARD_ERROR}
+     * @throws NullPointerException if {@code command} is {@code null}
+     */
     public static MongoCommand<RawBsonDocument> runCommand(Bson command) {
         Objects.requireNonNull(command, "command");
         return new MongoCommand<>(null, new SingleOp<RawBsonDocument>() {

@@ -46,6 +46,10 @@ public final class MongoCommand<V> implements Command<V> {
     /**
      * The same operation on {@code database} instead of the database of the shard's URI
      * ({@code mongodb://host:port/DB}; {@code ycsb} when the URI names none).
+     *
+     * @param database the database's name, non-empty
+     * @return a new command; this one is unchanged
+     * @throws IllegalArgumentException if {@code database} is {@code null} or empty
      */
     public MongoCommand<V> inDatabase(String database) {
         if (database == null || database.isEmpty()) {

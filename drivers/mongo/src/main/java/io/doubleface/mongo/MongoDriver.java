@@ -151,6 +151,14 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
                 DriverSettings.DEFAULT.callTimeout(), DriverSettings.DEFAULT.maxOutstanding(),
                 DriverSettings.DEFAULT.records());
 
+        /**
+         * Checks the options.
+         *
+         * @throws NullPointerException if {@code transport}, {@code heartbeat} or a timeout is {@code null}
+         * @throws IllegalArgumentException if {@code aioThreads} or {@code poolSize} is {@code < 1}, the
+         *     heartbeat is under {@value #MIN_HEARTBEAT_MILLIS} ms, or the timeouts, bound or key space are
+         *     out of the ranges of {@link DriverSettings}
+         */
         public Options {
             Objects.requireNonNull(transport, "transport");
             if (aioThreads < 1) {
@@ -167,44 +175,110 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
             new DriverSettings(connectTimeout, callTimeout, maxOutstanding, records);
         }
 
-        /** These options with the timeouts, bound and key space of {@code s}. */
+        /**
+         * These options with the timeouts, bound and key space of {@code s}.
+         *
+         * @param s the store-neutral settings: connect and call timeout, most outstanding calls, records
+         * @return new options; transport, threads, pool size, heartbeat and CSOT are kept
+         */
         public Options with(DriverSettings s) {
             return new Options(transport, aioThreads, poolSize, heartbeat, csot, s.connectTimeout(), s.callTimeout(),
                     s.maxOutstanding(), s.records());
         }
 
+        /**
+         * These options with client-side operation timeouts on or off for loop clients (URI {@code csot}).
+         *
+         * @param on {@code true} to bound calls with the driver's {@code timeoutMS} (see {@link #csot})
+         * @return new options
+         */
         public Options withCsot(boolean on) {
             return new Options(transport, aioThreads, poolSize, heartbeat, on, connectTimeout, callTimeout, maxOutstanding, records);
         }
 
+        /**
+         * These options with another transport of the loop clients (URI {@code transport}).
+         *
+         * @param t the transport, not {@code null}
+         * @return new options
+         */
         public Options withTransport(Transport t) {
             return new Options(t, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
         }
 
+        /**
+         * These options with another thread count of {@link Transport#AIO_FIXED} (URI {@code aioThreads}).
+         *
+         * @param n threads per loop client, {@code > 0}
+         * @return new options
+         * @throws IllegalArgumentException if {@code n < 1}
+         */
         public Options withAioThreads(int n) {
             return new Options(transport, n, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
         }
 
+        /**
+         * These options with another connection pool size (URI {@code poolSize}).
+         *
+         * @param n most connections per shard per client, {@code > 0}
+         * @return new options
+         * @throws IllegalArgumentException if {@code n < 1}
+         */
         public Options withPoolSize(int n) {
             return new Options(transport, aioThreads, n, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
         }
 
+        /**
+         * These options with another server monitor period (URI {@code heartbeatMS}).
+         *
+         * @param d the period, at least {@value #MIN_HEARTBEAT_MILLIS} ms
+         * @return new options
+         * @throws IllegalArgumentException if {@code d} is under {@value #MIN_HEARTBEAT_MILLIS} ms
+         */
         public Options withHeartbeat(Duration d) {
             return new Options(transport, aioThreads, poolSize, d, csot, connectTimeout, callTimeout, maxOutstanding, records);
         }
 
+        /**
+         * These options with another call timeout.
+         *
+         * @param d the time limit of every call, {@code > 0}
+         * @return new options
+         * @throws IllegalArgumentException if {@code d} is not positive
+         */
         public Options withCallTimeout(Duration d) {
             return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, d, maxOutstanding, records);
         }
 
+        /**
+         * These options with another connect (and server-selection) timeout.
+         *
+         * @param d the timeout, {@code > 0}
+         * @return new options
+         * @throws IllegalArgumentException if {@code d} is not positive
+         */
         public Options withConnectTimeout(Duration d) {
             return new Options(transport, aioThreads, poolSize, heartbeat, csot, d, callTimeout, maxOutstanding, records);
         }
 
+        /**
+         * These options with another bound of outstanding calls.
+         *
+         * @param n most calls outstanding per shard per loop client, {@code > 0}
+         * @return new options
+         * @throws IllegalArgumentException if {@code n < 1}
+         */
         public Options withMaxOutstanding(int n) {
             return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, n, records);
         }
 
+        /**
+         * These options with another key space.
+         *
+         * @param n records per shard, {@code > 0}: the key space SCANs wrap around
+         * @return new options
+         * @throws IllegalArgumentException if {@code n < 1}
+         */
         public Options withRecords(long n) {
             return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, n);
         }
@@ -240,7 +314,13 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
         }
     }
 
-    /** A parsed shard list: one connection string per shard, and the driver options in the URI. */
+    /**
+     * A parsed shard list: one connection string per shard, and the driver options in the URI.
+     *
+     * @param shards the connection strings, shard {@code i} at index {@code i}; at least one
+     * @param options the driver options ({@link Options}) found in the URI, by URI name without the
+     *     {@code df.} prefix (e.g. {@code transport -> aio}); already checked
+     */
     public record ShardList(List<ConnectionString> shards, Map<String, String> options) {}
 
     private final List<ConnectionString> shards;
@@ -253,7 +333,16 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
     private final ExecutorService closer;
     private volatile boolean closed;
 
-    /** A driver of {@code shards} (connection string i is shard i). */
+    /**
+     * A driver of {@code shards} (connection string i is shard i). Connects nothing yet: clients
+     * connect when they are opened.
+     *
+     * @param shards the connection strings, at least one; copied
+     * @param options the driver options, not {@code null}
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty, or, with
+     *     {@link Transport#LOOP}, a shard is not a single plain server
+     * @throws NullPointerException if {@code options} is {@code null}
+     */
     public MongoDriver(List<ConnectionString> shards, Options options) {
         if (shards == null || shards.isEmpty()) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: at least one connection string)");
@@ -275,7 +364,14 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
         }
     }
 
-    /** A driver of the shard list {@code uri} ({@link #parse}); options in the URI override {@code options}. */
+    /**
+     * A driver of the shard list {@code uri} ({@link #parse}); options in the URI override {@code options}.
+     *
+     * @param uri the shard list, in one of the forms of the class comment
+     * @param options the options the URI's options apply to, e.g. {@link Options#DEFAULT}, not {@code null}
+     * @return the driver; the caller closes it
+     * @throws IllegalArgumentException if {@code uri} is malformed or has an unknown or bad option
+     */
     public static MongoDriver open(String uri, Options options) {
         ShardList l = parse(uri);
         return new MongoDriver(l.shards(), options.withParameters(l.options()));
@@ -284,6 +380,8 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
     /**
      * Reads a shard list (see the class comment for the forms).
      *
+     * @param uri the shard list; {@code mongodb+loop://} adds the option {@code transport=loop}
+     * @return the connection strings and the driver options found in the URI
      * @throws IllegalArgumentException if {@code uri} is none of them
      */
     public static ShardList parse(String uri) {
@@ -420,6 +518,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
         return description;
     }
 
+    /** {@return the options the driver was opened with, those of its URI applied} */
     public Options options() {
         return options;
     }
@@ -568,6 +667,9 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
      * The URI forms and options are those of {@link #parse}; the database in the URI is the one
      * commands use unless they name another ({@link MongoCommand#inDatabase}).
      *
+     * @param uri the shard list, in one of the forms of {@link #parse}
+     * @return the driver of {@link MongoCommand}s; the caller (or the server, see
+     *     {@code FanoutServer.Builder#backend}) closes it
      * @throws IllegalArgumentException if {@code uri} is malformed or names {@code mongodb+loop://}
      *     (our OP_MSG client runs only the YCSB record read)
      */
@@ -575,7 +677,14 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
         return of(uri, Options.DEFAULT);
     }
 
-    /** {@link #of(String)} with {@code options}. */
+    /**
+     * {@link #of(String)} with {@code options}.
+     *
+     * @param uri the shard list, in one of the forms of {@link #parse}
+     * @param options the options the URI's options apply to, not {@code null}
+     * @return the driver of {@link MongoCommand}s; the caller (or the server) closes it
+     * @throws IllegalArgumentException if {@code uri} is malformed, or the transport is {@link Transport#LOOP}
+     */
     public static ShardDriver<MongoCommand<?>> of(String uri, Options options) {
         return open(uri, options).commands();
     }
@@ -584,6 +693,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
      * This driver as a driver of native {@link MongoCommand}s: the same shards, options and clients;
      * closing the view closes this driver.
      *
+     * @return a view of this driver, a new object on each call
      * @throws IllegalArgumentException with {@link Transport#LOOP}, whose client runs only the record read
      */
     public ShardDriver<MongoCommand<?>> commands() {
@@ -605,6 +715,8 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
      * whose completions are all on the loop by construction): completions delivered on the loop vs hopped onto it,
      * commands sent from the loop vs from driver threads, and the names of the driver threads seen
      * (digits replaced by {@code N}). For {@code /admin/stats}.
+     *
+     * @return a snapshot per open loop client (a new list; empty with {@link Transport#LOOP})
      */
     public List<MongoLoopClient.Stats> stats() {
         List<MongoLoopClient.Stats> out = new ArrayList<>();

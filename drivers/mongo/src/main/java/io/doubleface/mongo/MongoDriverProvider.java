@@ -30,6 +30,9 @@ public final class MongoDriverProvider implements ShardDriverProvider {
     /** Time limit of one bulk write of {@link #loadData}: {@value} s. */
     static final long LOAD_BATCH_TIMEOUT_SECONDS = 60;
 
+    /** Instantiated by {@link java.util.ServiceLoader}. */
+    public MongoDriverProvider() {}
+
     @Override
     public List<String> schemes() {
         return List.of(MongoDriver.SCHEME, MongoDriver.LOOP_SCHEME);

@@ -70,36 +70,47 @@ public final class MongoLeafServer implements AutoCloseable {
         return s;
     }
 
-    /** A builder with the defaults (host {@value #DEFAULT_HOST}, 1 shard, ephemeral port, 1000 records). */
+    /**
+     * {@return a new builder with the defaults (host {@value #DEFAULT_HOST}, 1 shard, ephemeral port, 1000
+     * records)}
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** Number of shards. */
+    /** {@return the number of shards} */
     public int shardCount() {
         return ports.length;
     }
 
-    /** The port shard {@code shard} listens on (also while it is stopped). */
+    /**
+     * The port shard {@code shard} listens on (also while it is stopped).
+     *
+     * @param shard the shard, {@code 0 .. shardCount()-1}
+     * @return the bound port (the one the OS chose, with a base port of 0)
+     * @throws IndexOutOfBoundsException if there is no such shard
+     */
     public int port(int shard) {
         Objects.checkIndex(shard, ports.length);
         return ports[shard];
     }
 
-    /** The ports, indexed by shard (a copy). */
+    /** {@return the ports, indexed by shard (a copy)} */
     public int[] ports() {
         return ports.clone();
     }
 
+    /** {@return the address the shards are bound to} */
     public String host() {
         return host;
     }
 
+    /** {@return the records per shard: keys {@code 0 .. records()-1}} */
     public long records() {
         return records;
     }
 
-    /** The shards' addresses, indexed by shard. */
+    /** {@return the shards' addresses, indexed by shard (a new list)} */
     public List<InetSocketAddress> addresses() {
         List<InetSocketAddress> a = new ArrayList<>(ports.length);
         for (int p : ports) {
@@ -108,23 +119,33 @@ public final class MongoLeafServer implements AutoCloseable {
         return a;
     }
 
-    /** The shard list, e.g. {@code mongodb://127.0.0.1:7301-7320}. */
+    /** {@return the shard list, e.g. {@code mongodb://127.0.0.1:7301-7320}, for {@link MongoDriver#open}} */
     public String uri() {
         return ShardAddresses.describe(MongoDriver.SCHEME, addresses());
     }
 
-    /** E.g. {@code listening on 127.0.0.1:7301-7320 (20 shards, 1000 records)}. */
+    /** {@return the startup line, e.g. {@code listening on 127.0.0.1:7301-7320 (20 shards, 1000 records)}} */
     public String listeningMessage() {
         return "listening on " + uri().substring((MongoDriver.SCHEME + "://").length()) + " (" + ports.length
                 + (ports.length == 1 ? " shard, " : " shards, ") + records + " records)";
     }
 
-    /** Prints {@link #listeningMessage()} as one line. */
+    /**
+     * Prints {@link #listeningMessage()} as one line.
+     *
+     * @param out where to print, e.g. {@code System.out}
+     */
     public void printListening(PrintStream out) {
         out.println(listeningMessage());
     }
 
-    /** Stops shard {@code shard}: closes its connections and its port, drops its data. */
+    /**
+     * Stops shard {@code shard}: closes its connections and its port, drops its data. Does nothing if
+     * it is stopped already.
+     *
+     * @param shard the shard, {@code 0 .. shardCount()-1}
+     * @throws IndexOutOfBoundsException if there is no such shard
+     */
     public synchronized void stop(int shard) {
         Objects.checkIndex(shard, servers.length);
         if (servers[shard] != null) {
@@ -133,7 +154,14 @@ public final class MongoLeafServer implements AutoCloseable {
         }
     }
 
-    /** Starts shard {@code shard} again on its port, loaded with the records. */
+    /**
+     * Starts shard {@code shard} again on its port, loaded with the records; a running shard is
+     * stopped first (so it comes back with fresh data).
+     *
+     * @param shard the shard, {@code 0 .. shardCount()-1}
+     * @throws IndexOutOfBoundsException if there is no such shard
+     * @throws IllegalStateException if the leaf is closed or the port cannot be bound again
+     */
     public synchronized void restart(int shard) {
         if (closed) {
             throw new IllegalStateException("mongo leaf is closed");
@@ -173,7 +201,13 @@ public final class MongoLeafServer implements AutoCloseable {
 
         private Builder() {}
 
-        /** Number of shards, {@code 1 ..} {@value #MAX_SHARDS}; default 1. */
+        /**
+         * Sets the number of shards; default 1.
+         *
+         * @param shards {@code 1 ..} {@value #MAX_SHARDS}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code shards} is out of range
+         */
         public Builder shards(int shards) {
             if (shards < 1 || shards > MAX_SHARDS) {
                 throw new IllegalArgumentException("shards: " + shards + " (expected: 1.." + MAX_SHARDS + ")");
@@ -182,7 +216,14 @@ public final class MongoLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Port of shard 0 (shard i listens on basePort+i), or 0 for ephemeral ports; default 0. */
+        /**
+         * Sets the port of shard 0 (shard i listens on basePort+i); default 0.
+         *
+         * @param basePort {@code 1 .. 65535} (with {@code basePort + shards - 1 <= 65535}, checked by
+         *     {@link #start()}), or 0 for ephemeral ports ({@link MongoLeafServer#ports()} tells which)
+         * @return this builder
+         * @throws IllegalArgumentException if {@code basePort} is out of range
+         */
         public Builder basePort(int basePort) {
             if (basePort < 0 || basePort > 65535) {
                 throw new IllegalArgumentException("basePort: " + basePort + " (expected: 0..65535)");
@@ -191,7 +232,13 @@ public final class MongoLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Records per shard (keys {@code 0 .. records-1}); default 1000. */
+        /**
+         * Sets the records per shard (keys {@code 0 .. records-1}); default 1000.
+         *
+         * @param records {@code 1 .. 10000000}; every shard holds all of them, in memory
+         * @return this builder
+         * @throws IllegalArgumentException if {@code records} is out of range
+         */
         public Builder records(long records) {
             if (records < 1 || records > 10_000_000) {
                 throw new IllegalArgumentException("records: " + records + " (expected: 1..10000000)");
@@ -200,7 +247,13 @@ public final class MongoLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Address to bind; default {@value #DEFAULT_HOST}. */
+        /**
+         * Sets the address to bind; default {@value #DEFAULT_HOST}.
+         *
+         * @param host a host name or IP address, non-empty
+         * @return this builder
+         * @throws IllegalArgumentException if {@code host} is {@code null} or empty
+         */
         public Builder host(String host) {
             if (host == null || host.isEmpty()) {
                 throw new IllegalArgumentException("host: '" + host + "' (expected: a host name or address)");
@@ -209,8 +262,23 @@ public final class MongoLeafServer implements AutoCloseable {
             return this;
         }
 
-        /** Binds and loads every shard and returns the running leaf. */
+        /**
+         * Binds and loads every shard and returns the running leaf.
+         *
+         * @return the running leaf; the caller closes it
+         * @throws IllegalArgumentException if {@code basePort + shards - 1 > 65535}
+         * @throws IllegalStateException if {@code de.bwaldvogel:mongo-java-server} is not on the class
+         *     path (an optional dependency of this driver: declare it, test scope), or a port cannot
+         *     be bound or the records cannot be loaded (the shards started so far are stopped again)
+         */
         public MongoLeafServer start() {
+            try {
+                Class.forName("de.bwaldvogel.mongo.MongoServer", false, MongoLeafServer.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException("MongoLeafServer needs de.bwaldvogel:mongo-java-server on the class "
+                        + "path (an optional dependency of doubleface-driver-mongo): declare it, e.g. with "
+                        + "<scope>test</scope>; doubleface-bom manages its version", e);
+            }
             if (basePort != 0 && basePort + shards - 1 > 65535) {
                 throw new IllegalArgumentException("basePort: " + basePort + " with " + shards
                         + " shards (expected: basePort + shards - 1 <= 65535)");

@@ -496,7 +496,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
         return shards[shard] == null ? 0 : shards[shard].outstanding;
     }
 
-    /** This client's counters; any thread (values may be a little stale). */
+    /** {@return a snapshot of this client's counters; any thread (values may be a little stale)} */
     public Stats stats() {
         Map<String, Long> threads = new TreeMap<>();
         offLoopThreads.forEach((k, v) -> threads.put(k, v.sum()));

@@ -56,17 +56,29 @@ public final class Redis<K, V> {
         this.codec = Objects.requireNonNull(codec, "codec");
     }
 
-    /** Keys and values as UTF-8 strings. */
+    /** {@return the builder of commands whose keys and values are UTF-8 strings (a shared instance)} */
     public static Redis<String, String> utf8() {
         return UTF8;
     }
 
-    /** Keys and values as byte arrays (no copy beyond Lettuce's decoding). */
+    /**
+     * {@return the builder of commands whose keys and values are byte arrays (no copy beyond Lettuce's
+     * decoding; a shared instance)}
+     */
     public static Redis<byte[], byte[]> bytes() {
         return BYTES;
     }
 
-    /** Keys and values through {@code codec} (it must be thread-safe). */
+    /**
+     * Keys and values through {@code codec} (it must be thread-safe).
+     *
+     * @param <K> key type
+     * @param <V> value type
+     * @param codec encodes keys and values and decodes replies, not {@code null}; used from every loop
+     *     at once
+     * @return a new builder of commands with {@code codec}
+     * @throws NullPointerException if {@code codec} is {@code null}
+     */
     public static <K, V> Redis<K, V> of(RedisCodec<K, V> codec) {
         return new Redis<>(codec);
     }
@@ -75,113 +87,243 @@ public final class Redis<K, V> {
      * Any command: {@code type} (a {@link CommandType} or your own {@link ProtocolKeyword}), the
      * arguments written by {@code args}, and the reply read by the Lettuce output {@code output}
      * makes (e.g. {@code IntegerOutput::new}, {@code ValueListOutput::new}).
+     *
+     * @param <T> the reply type: what the output's {@code get()} returns
+     * @param type the command keyword, not {@code null}
+     * @param output makes a fresh Lettuce output for each send from this builder's codec, not {@code null}
+     * @param args writes the command's arguments, not {@code null}; called again for every send (and by
+     *     {@code toString}), possibly on several loops at once, so it must only add arguments
+     * @return the command
+     * @throws NullPointerException if an argument is {@code null}
      */
     public <T> RedisCommand<T> raw(ProtocolKeyword type, Function<RedisCodec<K, V>, CommandOutput<K, V, T>> output,
             Consumer<CommandArgs<K, V>> args) {
         return new RedisCommand<>(type, codec, args, output);
     }
 
-    /** {@code GET key}: the value, or {@code null}. */
+    /**
+     * {@code GET key}: the value, or {@code null}.
+     *
+     * @param key the key of a string value
+     * @return the command; replies the value, or {@code null} if the key does not exist
+     */
     public RedisCommand<V> get(K key) {
         return raw(CommandType.GET, ValueOutput::new, a -> a.addKey(key));
     }
 
-    /** {@code MGET key…}: a key-value pair per key, empty where the key has no value. */
+    /**
+     * {@code MGET key…}: a key-value pair per key, empty where the key has no value.
+     *
+     * @param keys the keys, at least one (Redis refuses {@code MGET} without keys); none {@code null}
+     * @return the command; replies a key-value pair per key, in the order of {@code keys}
+     * @throws NullPointerException if {@code keys} or one of them is {@code null}
+     */
     @SafeVarargs
     public final RedisCommand<List<KeyValue<K, V>>> mget(K... keys) {
         List<K> ks = List.of(keys);
         return raw(CommandType.MGET, c -> new KeyValueListOutput<>(c, ks), a -> a.addKeys(ks));
     }
 
-    /** {@code SET key value}: {@code "OK"}. */
+    /**
+     * {@code SET key value}: {@code "OK"}.
+     *
+     * @param key the key; an existing value of any type is replaced and its time to live cleared
+     * @param value the value
+     * @return the command; replies {@code "OK"}
+     */
     public RedisCommand<String> set(K key, V value) {
         return raw(CommandType.SET, StatusOutput::new, a -> a.addKey(key).addValue(value));
     }
 
-    /** {@code DEL key…}: the number of keys removed. */
+    /**
+     * {@code DEL key…}: the number of keys removed.
+     *
+     * @param keys the keys, at least one; none {@code null}
+     * @return the command; replies the number of keys that existed and were removed
+     * @throws NullPointerException if {@code keys} or one of them is {@code null}
+     */
     @SafeVarargs
     public final RedisCommand<Long> del(K... keys) {
         List<K> ks = List.of(keys);
         return raw(CommandType.DEL, IntegerOutput::new, a -> a.addKeys(ks));
     }
 
-    /** {@code INCR key}: the new value. */
+    /**
+     * {@code INCR key}: the new value.
+     *
+     * @param key the key of an integer value; a missing key counts as 0
+     * @return the command; replies the value after the increment; a value that is not an integer fails the call
+     *     with {@link io.doubleface.driver.ShardException.Kind#SHARD_ERROR}
+     */
     public RedisCommand<Long> incr(K key) {
         return raw(CommandType.INCR, IntegerOutput::new, a -> a.addKey(key));
     }
 
-    /** {@code EXPIRE key seconds}: whether the timeout was set. */
+    /**
+     * {@code EXPIRE key seconds}: whether the timeout was set.
+     *
+     * @param key the key
+     * @param seconds the time to live in seconds; Redis deletes the key at once if it is not positive
+     * @return the command; replies {@code true} if the timeout was set, {@code false} if the key does not exist
+     */
     public RedisCommand<Boolean> expire(K key, long seconds) {
         return raw(CommandType.EXPIRE, BooleanOutput::new, a -> a.addKey(key).add(seconds));
     }
 
-    /** {@code HGET key field}: the value, or {@code null}. */
+    /**
+     * {@code HGET key field}: the value, or {@code null}.
+     *
+     * @param key the key of a hash
+     * @param field the field, encoded with the key codec
+     * @return the command; replies the field's value, or {@code null} if the hash or the field does not exist
+     */
     public RedisCommand<V> hget(K key, K field) {
         return raw(CommandType.HGET, ValueOutput::new, a -> a.addKey(key).addKey(field));
     }
 
-    /** {@code HMGET key field…}: a field-value pair per field, empty where the field has no value. */
+    /**
+     * {@code HMGET key field…}: a field-value pair per field, empty where the field has no value.
+     *
+     * @param key the key of a hash
+     * @param fields the fields, at least one, encoded with the key codec; none {@code null}
+     * @return the command; replies a field-value pair per field, in the order of {@code fields}
+     * @throws NullPointerException if {@code fields} or one of them is {@code null}
+     */
     @SafeVarargs
     public final RedisCommand<List<KeyValue<K, V>>> hmget(K key, K... fields) {
         List<K> fs = List.of(fields);
         return raw(CommandType.HMGET, c -> new KeyValueListOutput<>(c, fs), a -> a.addKey(key).addKeys(fs));
     }
 
-    /** {@code HGETALL key}: every field and value. */
+    /**
+     * {@code HGETALL key}: every field and value.
+     *
+     * @param key the key of a hash
+     * @return the command; replies every field and its value; an empty map if the key does not exist
+     */
     public RedisCommand<Map<K, V>> hgetall(K key) {
         return raw(CommandType.HGETALL, MapOutput::new, a -> a.addKey(key));
     }
 
-    /** {@code HSET key field value}: whether the field is new. */
+    /**
+     * {@code HSET key field value}: whether the field is new.
+     *
+     * @param key the key of a hash; created if missing
+     * @param field the field, encoded with the key codec
+     * @param value the value
+     * @return the command; replies {@code true} if the field is new, {@code false} if its value was replaced
+     */
     public RedisCommand<Boolean> hset(K key, K field, V value) {
         return raw(CommandType.HSET, BooleanOutput::new, a -> a.addKey(key).addKey(field).addValue(value));
     }
 
-    /** {@code SMEMBERS key}: the members. */
+    /**
+     * {@code SMEMBERS key}: the members.
+     *
+     * @param key the key of a set
+     * @return the command; replies the members, in no particular order; an empty set if the key does not exist
+     */
     public RedisCommand<Set<V>> smembers(K key) {
         return raw(CommandType.SMEMBERS, ValueSetOutput::new, a -> a.addKey(key));
     }
 
-    /** {@code SADD key member…}: the number of members added. */
+    /**
+     * {@code SADD key member…}: the number of members added.
+     *
+     * @param key the key of a set; created if missing
+     * @param members the members, at least one; none {@code null}
+     * @return the command; replies the number of members that were not in the set yet
+     * @throws NullPointerException if {@code members} or one of them is {@code null}
+     */
     @SafeVarargs
     public final RedisCommand<Long> sadd(K key, V... members) {
         List<V> ms = List.of(members);
         return raw(CommandType.SADD, IntegerOutput::new, a -> a.addKey(key).addValues(ms));
     }
 
-    /** {@code ZADD key score member}: the number of members added. */
+    /**
+     * {@code ZADD key score member}: the number of members added.
+     *
+     * @param key the key of a sorted set; created if missing
+     * @param score the member's score; an existing member's score is updated
+     * @param member the member
+     * @return the command; replies 1 if the member is new, 0 if only its score changed
+     */
     public RedisCommand<Long> zadd(K key, double score, V member) {
         return raw(CommandType.ZADD, IntegerOutput::new, a -> a.addKey(key).add(score).addValue(member));
     }
 
-    /** {@code ZRANGE key start stop}: the members by rank. */
+    /**
+     * {@code ZRANGE key start stop}: the members by rank.
+     *
+     * @param key the key of a sorted set
+     * @param start the first rank, 0-based; negative counts from the end ({@code -1} is the last)
+     * @param stop the last rank, inclusive; negative counts from the end
+     * @return the command; replies the members by ascending score; empty if the range or the set is empty
+     */
     public RedisCommand<List<V>> zrange(K key, long start, long stop) {
         return raw(CommandType.ZRANGE, ValueListOutput::new, a -> a.addKey(key).add(start).add(stop));
     }
 
-    /** {@code ZRANGE key start stop WITHSCORES}: the members with their scores, by rank. */
+    /**
+     * {@code ZRANGE key start stop WITHSCORES}: the members with their scores, by rank.
+     *
+     * @param key the key of a sorted set
+     * @param start the first rank, 0-based; negative counts from the end ({@code -1} is the last)
+     * @param stop the last rank, inclusive; negative counts from the end
+     * @return the command; replies the members with their scores, by ascending score
+     */
     public RedisCommand<List<ScoredValue<V>>> zrangeWithScores(K key, long start, long stop) {
         return raw(CommandType.ZRANGE, ScoredValueListOutput::new,
                 a -> a.addKey(key).add(start).add(stop).add(CommandKeyword.WITHSCORES));
     }
 
-    /** {@code ZREVRANGE key start stop}: the members by descending rank. */
+    /**
+     * {@code ZREVRANGE key start stop}: the members by descending rank.
+     *
+     * @param key the key of a sorted set
+     * @param start the first rank, 0-based from the highest score; negative counts from the end
+     * @param stop the last rank, inclusive; negative counts from the end
+     * @return the command; replies the members by descending score
+     */
     public RedisCommand<List<V>> zrevrange(K key, long start, long stop) {
         return raw(CommandType.ZREVRANGE, ValueListOutput::new, a -> a.addKey(key).add(start).add(stop));
     }
 
-    /** {@code ZREVRANGE key start stop WITHSCORES}: the members with their scores, by descending rank. */
+    /**
+     * {@code ZREVRANGE key start stop WITHSCORES}: the members with their scores, by descending rank.
+     *
+     * @param key the key of a sorted set
+     * @param start the first rank, 0-based from the highest score; negative counts from the end
+     * @param stop the last rank, inclusive; negative counts from the end
+     * @return the command; replies the members with their scores, by descending score
+     */
     public RedisCommand<List<ScoredValue<V>>> zrevrangeWithScores(K key, long start, long stop) {
         return raw(CommandType.ZREVRANGE, ScoredValueListOutput::new,
                 a -> a.addKey(key).add(start).add(stop).add(CommandKeyword.WITHSCORES));
     }
 
-    /** {@code LRANGE key start stop}: the elements. */
+    /**
+     * {@code LRANGE key start stop}: the elements.
+     *
+     * @param key the key of a list
+     * @param start the first index, 0-based; negative counts from the end ({@code -1} is the last)
+     * @param stop the last index, inclusive; negative counts from the end ({@code 0, -1} is the whole list)
+     * @return the command; replies the elements in list order; empty if the range or the list is empty
+     */
     public RedisCommand<List<V>> lrange(K key, long start, long stop) {
         return raw(CommandType.LRANGE, ValueListOutput::new, a -> a.addKey(key).add(start).add(stop));
     }
 
-    /** {@code LPUSH key value…}: the length of the list after the push. */
+    /**
+     * {@code LPUSH key value…}: the length of the list after the push.
+     *
+     * @param key the key of a list; created if missing
+     * @param values the values, at least one, pushed in turn onto the head (so the last ends up first);
+     *     none {@code null}
+     * @return the command; replies the length of the list after the push
+     * @throws NullPointerException if {@code values} or one of them is {@code null}
+     */
     @SafeVarargs
     public final RedisCommand<Long> lpush(K key, V... values) {
         List<V> vs = List.of(values);
@@ -192,6 +334,17 @@ public final class Redis<K, V> {
      * {@code EVALSHA sha numkeys key… arg…}: the script's reply, read as {@code type} says
      * ({@code INTEGER} → {@code Long}, {@code VALUE} → {@code V}, {@code STATUS} → {@code String},
      * {@code BOOLEAN} → {@code Boolean}, {@code MULTI} → {@code List<Object>}).
+     *
+     * @param <T> the reply type, as {@code type} says; not checked (a wrong {@code T} fails with a
+     *     {@link ClassCastException} where the reply is used)
+     * @param sha the SHA1 digest of a script loaded with {@code SCRIPT LOAD}; an unknown one fails the
+     *     call with {@code NOSCRIPT} ({@link io.doubleface.driver.ShardException.Kind#SHARD_ERROR})
+     * @param type how to read the script's reply, not {@code null}
+     * @param keys the script's keys ({@code KEYS}), possibly empty; none {@code null}
+     * @param args the script's other arguments ({@code ARGV}), possibly none; none {@code null}
+     * @return the command
+     * @throws NullPointerException if an argument or an element of {@code keys} or {@code args} is
+     *     {@code null}
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public <T> RedisCommand<T> evalsha(String sha, ScriptOutputType type, K[] keys, V... args) {

@@ -41,7 +41,7 @@ public final class RedisCommand<V> implements Command<V> {
         this.output = (Function) Objects.requireNonNull(output, "output");
     }
 
-    /** The command keyword, e.g. {@code SMEMBERS}. */
+    /** {@return the command keyword, e.g. {@code SMEMBERS}} */
     public ProtocolKeyword type() {
         return type;
     }

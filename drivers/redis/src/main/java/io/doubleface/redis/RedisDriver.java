@@ -83,7 +83,7 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
         /** One connection per shard on Lettuce's own loops, shared by every loop client. */
         SHARED;
 
-        /** The URI spelling: {@code per-loop} or {@code shared}. */
+        /** {@return the URI spelling: {@code per-loop} or {@code shared}} */
         public String label() {
             return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
@@ -114,7 +114,15 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
     private final long[] sharedRetryAt; // guarded by sharedLock
     private volatile boolean closed;
 
-    /** A driver of standalone {@code shards} (shard i at index i), per-loop connections. */
+    /**
+     * A driver of standalone {@code shards} (shard i at index i), per-loop connections. Connects
+     * nothing yet: connections are made when clients first use a shard.
+     *
+     * @param shards the {@code redis-server} addresses, at least one; copied
+     * @param settings timeouts and outstanding-call bound, not {@code null}
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
+     * @throws NullPointerException if {@code settings} is {@code null}
+     */
     public RedisDriver(List<InetSocketAddress> shards, DriverSettings settings) {
         this(shards, null, settings, ConnectionMode.PER_LOOP, null);
     }
@@ -161,7 +169,12 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
      * {@code redis://host:port,host:port[?options]} or {@code redis-cluster://host:port[?options]}.
      * Options: {@code connection=per-loop|shared}.
      *
+     * @param uri the shard list, not {@code null}
+     * @param settings timeouts and outstanding-call bound, not {@code null}
+     * @return the driver; the caller closes it
      * @throws IllegalArgumentException if {@code uri} is malformed
+     * @throws IllegalStateException for {@code redis-cluster://}, if no seed answers {@code CLUSTER NODES}
+     *     within the connect timeout or the cluster has no master serving slots
      */
     public static RedisDriver open(String uri, DriverSettings settings) {
         Objects.requireNonNull(uri, "uri");
@@ -201,15 +214,17 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
         return description;
     }
 
-    /** The shard addresses, indexed by shard. */
+    /** {@return the shard addresses, indexed by shard (an unmodifiable list)} */
     public List<InetSocketAddress> shards() {
         return shards;
     }
 
+    /** {@return the settings the driver was opened with} */
     public DriverSettings settings() {
         return settings;
     }
 
+    /** {@return how loop clients reach the shards ({@code ?connection=}; default {@link ConnectionMode#PER_LOOP})} */
     public ConnectionMode connectionMode() {
         return mode;
     }
@@ -217,6 +232,8 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
     /**
      * Completions of per-loop clients that arrived off their loop and had to be handed over (0 if
      * Lettuce delivers every completion on the connection's loop, as designed).
+     *
+     * @return the count since the driver was opened, over every per-loop client
      */
     public long offLoopCompletions() {
         return offLoopCompletions.sum();
@@ -296,13 +313,25 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
      * {@code builder.backend("cache", RedisDriver.of("redis://127.0.0.1:7201-7220"))}. The URI
      * forms and options are those of {@link #open(String, DriverSettings)}.
      *
+     * @param uri the shard list, not {@code null}
+     * @return the driver of {@link RedisCommand}s; the caller (or the server, see
+     *     {@code FanoutServer.Builder#backend}) closes it
      * @throws IllegalArgumentException if {@code uri} is malformed
+     * @throws IllegalStateException for {@code redis-cluster://}, if the cluster's masters cannot be found
      */
     public static ShardDriver<RedisCommand<?>> of(String uri) {
         return of(uri, DriverSettings.DEFAULT);
     }
 
-    /** {@link #of(String)} with {@code settings} (timeouts, outstanding-call bound). */
+    /**
+     * {@link #of(String)} with {@code settings} (timeouts, outstanding-call bound).
+     *
+     * @param uri the shard list, not {@code null}
+     * @param settings timeouts and outstanding-call bound, not {@code null}
+     * @return the driver of {@link RedisCommand}s; the caller (or the server) closes it
+     * @throws IllegalArgumentException if {@code uri} is malformed
+     * @throws IllegalStateException for {@code redis-cluster://}, if the cluster's masters cannot be found
+     */
     public static ShardDriver<RedisCommand<?>> of(String uri, DriverSettings settings) {
         return open(uri, settings).commands();
     }
@@ -310,6 +339,8 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
     /**
      * This driver as a driver of native {@link RedisCommand}s ({@link Redis}): the same shards,
      * settings and clients; closing the view closes this driver.
+     *
+     * @return a view of this driver, a new object on each call
      */
     public ShardDriver<RedisCommand<?>> commands() {
         return io.doubleface.driver.ShardDrivers.view(this, this::openAny, this::openAnyBlocking);

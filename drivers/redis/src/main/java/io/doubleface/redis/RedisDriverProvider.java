@@ -33,6 +33,9 @@ public final class RedisDriverProvider implements ShardDriverProvider {
     /** Longest one batch of {@link #loadData} may take: {@value} s. */
     static final long LOAD_BATCH_TIMEOUT_SECONDS = 30;
 
+    /** Instantiated by {@link java.util.ServiceLoader}. */
+    public RedisDriverProvider() {}
+
     @Override
     public List<String> schemes() {
         return List.of("redis", RedisClusterShards.SCHEME);

@@ -50,27 +50,47 @@ public final class RedisLayout {
     /** The layout of standalone shards (no key prefix). */
     public static final RedisLayout STANDALONE = new RedisLayout("");
 
-    /** A layout whose keys all start with {@code prefix} (e.g. a cluster hash tag {@code "{a}"}). */
+    /**
+     * A layout whose keys all start with {@code prefix} (e.g. a cluster hash tag {@code "{a}"}).
+     *
+     * @param prefix the key prefix, ASCII (other characters become {@code ?}); {@code ""} for none
+     */
     public RedisLayout(String prefix) {
         this.prefix = prefix.getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** The hash field name of field {@code f} ({@code fieldF}); shared, do not modify. */
+    /**
+     * The hash field name of field {@code f} ({@code fieldF}); shared, do not modify.
+     *
+     * @param f the field index, {@code 0 .. Records.FIELD_COUNT-1}
+     * @return the ASCII bytes of {@code fieldF}
+     * @throws ArrayIndexOutOfBoundsException if {@code f} is out of range
+     */
     public static byte[] fieldName(int f) {
         return FIELD_NAMES[f];
     }
 
-    /** A copy of all field names, in field order. */
+    /** {@return a copy of the array of all field names, in field order (the names themselves are shared)} */
     public static byte[][] allFieldNames() {
         return FIELD_NAMES.clone();
     }
 
-    /** The hash key of record {@code k}: {@code [prefix]user:k}. */
+    /**
+     * The hash key of record {@code k}: {@code [prefix]user:k}.
+     *
+     * @param k the record key
+     * @return the key's ASCII bytes, a new array
+     */
     public byte[] hashKey(long k) {
         return key("user:", k);
     }
 
-    /** The string key of record {@code k}: {@code [prefix]rec:k}. */
+    /**
+     * The string key of record {@code k}: {@code [prefix]rec:k}.
+     *
+     * @param k the record key
+     * @return the key's ASCII bytes, a new array
+     */
     public byte[] recordKey(long k) {
         return key("rec:", k);
     }
@@ -83,7 +103,12 @@ public final class RedisLayout {
         return out;
     }
 
-    /** The record string ({@code rec:k} value) of {@code k}: its canonical encoding. */
+    /**
+     * The record string ({@code rec:k} value) of {@code k}: its canonical encoding.
+     *
+     * @param k the record key
+     * @return a new array of {@value #RECORD_BYTES} bytes
+     */
     public static byte[] recordBytes(long k) {
         byte[] out = new byte[RECORD_BYTES];
         out[0] = (byte) (k >>> 56);
@@ -104,7 +129,13 @@ public final class RedisLayout {
         return out;
     }
 
-    /** The keys of a SCAN: {@code rec:k} of each record, wrapping at {@code records}. */
+    /**
+     * The keys of a SCAN: {@code rec:k} of each record, wrapping at {@code records}.
+     *
+     * @param request the SCAN (a READ gives its one key)
+     * @param records records per shard, {@code > 0}: the size of the key space
+     * @return the {@code request.count()} record-string keys, in scan order
+     */
     public byte[][] scanKeys(ShardRequest request, long records) {
         byte[][] keys = new byte[request.count()][];
         for (int i = 0; i < keys.length; i++) {

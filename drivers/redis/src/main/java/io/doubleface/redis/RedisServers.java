@@ -76,6 +76,12 @@ public final class RedisServers implements AutoCloseable {
      * Starts {@code shards} servers on {@code host}, shard {@code i} on {@code basePort + i}
      * ({@code basePort} 0: free ports chosen by the OS), and waits until each accepts connections.
      *
+     * @param shards the number of servers, {@code > 0}
+     * @param basePort the port of shard 0, the others following it ({@code basePort + shards - 1 <= 65535});
+     *     0 for free ports chosen by the OS (read them with {@link #addresses()})
+     * @param host the address the servers bind to and are reached on, e.g. {@code 127.0.0.1}
+     * @return the running servers; the caller closes them
+     * @throws IllegalArgumentException if {@code shards} or {@code basePort} is out of range
      * @throws IllegalStateException if no binary is found or a server does not start (its log tail
      *     is in the message)
      */
@@ -87,6 +93,14 @@ public final class RedisServers implements AutoCloseable {
      * Starts {@code nodes} servers as a Redis Cluster ({@code --cluster-enabled yes}): the slots
      * are split evenly (node {@code i} serves the {@code i}-th range), the nodes meet, and this
      * returns once every node reports {@code cluster_state:ok}. No replicas.
+     *
+     * @param nodes the number of master nodes, {@code > 0}
+     * @param basePort the port of node 0, the others following it; 0 for free ports chosen by the OS
+     * @param host the address the nodes bind to and are reached on, e.g. {@code 127.0.0.1}
+     * @return the running cluster; the caller closes it. {@link #uri()} gives its {@code redis-cluster://} seed
+     * @throws IllegalArgumentException if {@code nodes} or {@code basePort} is out of range
+     * @throws IllegalStateException if no binary is found, a node does not start, or the cluster does not
+     *     form within 30 s (the servers are closed again)
      */
     public static RedisServers startCluster(int nodes, int basePort, String host) {
         RedisServers s = start(findBinary(), nodes, basePort, host, true);
@@ -157,7 +171,15 @@ public final class RedisServers implements AutoCloseable {
         return s;
     }
 
-    /** {@link #start(int, int, String)} on 127.0.0.1. */
+    /**
+     * {@link #start(int, int, String)} on 127.0.0.1.
+     *
+     * @param shards the number of servers, {@code > 0}
+     * @param basePort the port of shard 0, the others following it; 0 for free ports chosen by the OS
+     * @return the running servers; the caller closes them
+     * @throws IllegalArgumentException if {@code shards} or {@code basePort} is out of range
+     * @throws IllegalStateException if no binary is found or a server does not start
+     */
     public static RedisServers start(int shards, int basePort) {
         return start(shards, basePort, "127.0.0.1");
     }
@@ -167,6 +189,7 @@ public final class RedisServers implements AutoCloseable {
      * {@code redis-server} on {@code PATH}, else the one shipped in the {@code embedded-redis}
      * artifact for this OS/CPU ({@link #embeddedBinary()}).
      *
+     * @return the path of an executable {@code redis-server}
      * @throws IllegalStateException saying how to get one if none is found
      */
     public static Path findBinary() {
@@ -213,6 +236,7 @@ public final class RedisServers implements AutoCloseable {
      * (Linux x86-64/arm64/x86, macOS x86-64/arm64), copied once to
      * {@code java.io.tmpdir/doubleface-redis-bin/} and made executable.
      *
+     * @return the path of the extracted, executable binary (reused if already extracted)
      * @throws IllegalStateException if there is none for this platform or it cannot be extracted
      */
     public static Path embeddedBinary() {
@@ -357,7 +381,7 @@ public final class RedisServers implements AutoCloseable {
         }
     }
 
-    /** The shard addresses, shard i at index i. */
+    /** {@return the shard addresses, shard i at index i (a copy)} */
     public synchronized List<InetSocketAddress> addresses() {
         return List.copyOf(addresses);
     }
@@ -365,6 +389,8 @@ public final class RedisServers implements AutoCloseable {
     /**
      * The shard list as a {@code redis://} URI; for a cluster, {@code redis-cluster://} with the
      * first node as the seed.
+     *
+     * @return the URI, for {@link RedisDriver#open} or {@link RedisDriver#of(String)}
      */
     public synchronized String uri() {
         if (cluster) {
@@ -374,24 +400,36 @@ public final class RedisServers implements AutoCloseable {
         return io.doubleface.driver.ShardAddresses.describe("redis", addresses);
     }
 
-    /** The binary the servers run. */
+    /** {@return the binary the servers run} */
     public Path binary() {
         return binary;
     }
 
-    /** The line {@code doubleface leaf redis} prints once every server accepts connections. */
+    /** {@return the line {@code doubleface leaf redis} prints once every server accepts connections} */
     public synchronized String listeningMessage() {
         return "redis leaf: " + addresses.size() + " redis-server processes (" + binary + ")"
                 + (cluster ? " as one cluster" : "") + " listening on " + (cluster
                         ? io.doubleface.driver.ShardAddresses.describe("redis", addresses) + " (" + uri() + ")" : uri());
     }
 
-    /** The process id of shard {@code i}'s server. */
+    /**
+     * The process id of shard {@code i}'s server.
+     *
+     * @param i the shard, {@code 0 .. addresses().size()-1}
+     * @return the pid of its current process (a new one after {@link #restart})
+     * @throws IndexOutOfBoundsException if there is no shard {@code i}
+     */
     public synchronized long pid(int i) {
         return processes.get(i).pid();
     }
 
-    /** Kills shard {@code i}'s server with SIGKILL ({@code kill -9}) and waits until it is gone. */
+    /**
+     * Kills shard {@code i}'s server with SIGKILL ({@code kill -9}) and waits until it is gone (at most
+     * 10 s). Its data is lost; {@link #restart} starts it again, empty.
+     *
+     * @param i the shard, {@code 0 .. addresses().size()-1}
+     * @throws IndexOutOfBoundsException if there is no shard {@code i}
+     */
     public synchronized void kill(int i) {
         Process p = processes.get(i);
         p.destroyForcibly();
@@ -399,12 +437,24 @@ public final class RedisServers implements AutoCloseable {
         deletePidFile(i);
     }
 
-    /** Sends SIGSTOP to shard {@code i}'s server: it keeps its connections but stops answering. */
+    /**
+     * Sends SIGSTOP to shard {@code i}'s server: it keeps its connections but stops answering.
+     *
+     * @param i the shard, {@code 0 .. addresses().size()-1}
+     * @throws IndexOutOfBoundsException if there is no shard {@code i}
+     * @throws IllegalStateException if {@code kill -STOP} fails
+     */
     public synchronized void pause(int i) {
         signal(i, "STOP");
     }
 
-    /** Sends SIGCONT to shard {@code i}'s server. */
+    /**
+     * Sends SIGCONT to shard {@code i}'s server, undoing {@link #pause}: it answers what queued meanwhile.
+     *
+     * @param i the shard, {@code 0 .. addresses().size()-1}
+     * @throws IndexOutOfBoundsException if there is no shard {@code i}
+     * @throws IllegalStateException if {@code kill -CONT} fails
+     */
     public synchronized void resume(int i) {
         signal(i, "CONT");
     }
@@ -427,6 +477,10 @@ public final class RedisServers implements AutoCloseable {
     /**
      * Starts shard {@code i}'s server again on the same port (after {@link #kill}), empty: load the
      * dataset again with {@link RedisDriverProvider#loadData}.
+     *
+     * @param i the shard, {@code 0 .. addresses().size()-1}
+     * @throws IndexOutOfBoundsException if there is no shard {@code i}
+     * @throws IllegalStateException if the server is still running or does not start again
      */
     public synchronized void restart(int i) {
         Process p = processes.get(i);
@@ -440,6 +494,11 @@ public final class RedisServers implements AutoCloseable {
     /**
      * Loads {@code records} records of the dataset ({@link RedisLayout}) into every server, or only
      * into the servers {@code only}; a cluster is always loaded whole.
+     *
+     * @param records records per server: keys {@code 0..records-1} (see {@link RedisDriverProvider#loadData})
+     * @param only the shards to load, {@code 0 .. addresses().size()-1}; none for every shard
+     * @throws IndexOutOfBoundsException if a shard in {@code only} does not exist
+     * @throws IllegalStateException if a server cannot be reached or refuses the writes
      */
     public void load(long records, int... only) {
         if (cluster) {
