@@ -60,7 +60,8 @@ public interface FanoutPlan<Q, P> {
      * reported by {@link Replies} instead of failing the request, whatever the failure policy.
      *
      * @param call a call number this round's {@link #call} returned, {@code 0 .. calls()-1}
-     * @throws IllegalArgumentException if there is no such call in this round
+     * @throws IndexOutOfBoundsException if there is no such call in this round
+     * @throws IllegalStateException if called outside {@code plan} or {@code merge}
      */
     void optional(int call);
 

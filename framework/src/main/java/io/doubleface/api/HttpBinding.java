@@ -31,7 +31,11 @@ public interface HttpBinding<Q, R> {
      *
      * @param request the request; valid only during this call (keep values, not the view)
      * @return the typed request handed to the service's {@link FanoutService#plan}
-     * @throws BadRequestException with a short reason for a {@code 400}
+     * @throws BadRequestException with a short reason for a {@code 400}. An
+     *     {@link IllegalArgumentException} (e.g. a {@link NumberFormatException} of
+     *     {@code Long.parseLong}, a malformed %-escape in the query) is also answered {@code 400},
+     *     with {@code bad request: } and its message; any other exception is a {@code 500} and
+     *     is logged.
      */
     Q decode(HttpRequestView request) throws BadRequestException;
 

@@ -567,6 +567,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     /** Shard of call {@code i} of the current round. */
     @Override
     public int shard(int i) {
+        Objects.checkIndex(i, cur.calls);
         return cur.shards[i];
     }
 

@@ -113,6 +113,8 @@ public final class FanoutServer implements AutoCloseable {
     private final LoadAdapter adapter;
     private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
     private volatile boolean closing;
+    /** Counted down when {@link #close()} has finished: a second {@link #stop} waits for it. */
+    private final java.util.concurrent.CountDownLatch terminated = new java.util.concurrent.CountDownLatch(1);
     private boolean closed; // under this
 
     /** Default most open upstream HTTP connections: {@value}. */
@@ -464,11 +466,16 @@ public final class FanoutServer implements AutoCloseable {
      */
     public void stop(Duration grace) {
         Objects.requireNonNull(grace, "grace");
+        boolean first;
         synchronized (this) {
-            if (closing || engine.isDraining()) {
-                return;
+            first = !closing && !engine.isDraining();
+            if (first) {
+                engine.startDrain();
             }
-            engine.startDrain();
+        }
+        if (!first) {
+            awaitTerminated(); // another stop (or close) is under way: return when it is done
+            return;
         }
         long end = System.nanoTime() + grace.toNanos();
         log.info("draining: {} requests in flight, grace {} ms", engine.inFlight(), grace.toMillis());
@@ -550,6 +557,15 @@ public final class FanoutServer implements AutoCloseable {
             admin.close();
         }
         io.close();
+        terminated.countDown();
+    }
+
+    private void awaitTerminated() {
+        try {
+            terminated.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Server options; every one has a documented default. Not thread-safe. */

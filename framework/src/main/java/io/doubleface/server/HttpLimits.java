@@ -30,7 +30,7 @@ public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBod
     public static final int DEFAULT_MAX_INITIAL_LINE = 4096;
     /** Default total header size: {@value} bytes. */
     public static final int DEFAULT_MAX_HEADER_SIZE = 8192;
-    /** Default body limit: {@value} bytes (the fanout API takes no body). */
+    /** Default body limit: {@value} bytes (a larger body gets {@code 413}; raise it for routes that take big bodies). */
     public static final int DEFAULT_MAX_BODY_SIZE = 65536;
     /** Default pipelining depth per connection: {@value}. */
     public static final int DEFAULT_MAX_PIPELINED = 128;

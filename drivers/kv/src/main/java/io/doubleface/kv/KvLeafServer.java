@@ -62,7 +62,7 @@ public final class KvLeafServer implements AutoCloseable {
     private final int[] ports;
     /** Accepted connections, so {@link #close} can close them before the loops stop. */
     private final Set<Channel> children = ConcurrentHashMap.newKeySet();
-    private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     private KvLeafServer(Builder b) {
         this.host = b.host;
@@ -198,10 +198,9 @@ public final class KvLeafServer implements AutoCloseable {
     /** Stops listening, closes every connection and shuts the loops down. Idempotent. */
     @Override
     public void close() {
-        if (closed) {
+        if (!closed.compareAndSet(false, true)) {
             return;
         }
-        closed = true;
         for (Channel ch : listeners) {
             ch.close().awaitUninterruptibly();
         }

@@ -537,7 +537,7 @@ public final class RedisServers implements AutoCloseable {
         }
     }
 
-    /** Stops every server (SIGCONT first if paused, then SIGKILL: nothing to persist), waits, cleans up. Idempotent. */
+    /** Stops every server (SIGKILL, which also ends a paused one: nothing to persist), waits, cleans up. Idempotent. */
     @Override
     public synchronized void close() {
         if (closed) {

@@ -361,9 +361,10 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             park(seq, text(HttpResponseStatus.BAD_REQUEST, e.getMessage()), !keepAlive);
             return;
         } catch (IllegalArgumentException e) {
-            // QueryStringDecoder.parameters() throws this for a bad %-escape in the query string
+            // a bad %-escape in the query (QueryStringDecoder.parameters()), a NumberFormatException of
+            // the binding's own parsing, ...: the client's input, as HttpBinding.decode documents
             answerRefused(route, start, Outcome.BAD_REQUEST);
-            park(seq, text(HttpResponseStatus.BAD_REQUEST, "malformed query string: " + shortReason(e)), !keepAlive);
+            park(seq, text(HttpResponseStatus.BAD_REQUEST, "bad request: " + shortReason(e)), !keepAlive);
             return;
         } catch (RuntimeException e) {
             log.error("decoding a request failed", e);

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@code FanoutServer.stop(grace)}: the request in flight gets its answer, a request arriving on
  * its connection meanwhile gets {@code 503} and the connection closes, new connections are refused,
- * and stop returns once nothing is in flight (not after the whole grace).
+ * and stop returns once nothing is in flight (not after the whole grace); a second, concurrent stop
+ * returns when the first has closed the server.
  */
 @Timeout(60)
 class DrainTest {
@@ -40,6 +41,12 @@ class DrainTest {
                 stopped[0] = System.nanoTime() - t0;
             });
             Thread.sleep(100); // draining now
+            // a second stop (e.g. a shutdown hook racing the embedding code) returns only when closed
+            long[] inFlightWhenSecondReturned = {-1};
+            Thread secondStopper = Thread.ofPlatform().name("second-stopper").start(() -> {
+                c.server.stop(Duration.ofSeconds(20));
+                inFlightWhenSecondReturned[0] = c.server.engine().inFlight();
+            });
             client.write(RawHttp.get(TestCluster.path(new YcsbQuery(1, Size.SMALL, 1))));
 
             RawHttp.Response first = client.read();
@@ -61,6 +68,9 @@ class DrainTest {
 
             stopper.join(30_000);
             assertFalse(stopper.isAlive(), "stop did not return");
+            secondStopper.join(30_000);
+            assertFalse(secondStopper.isAlive(), "the second stop did not return");
+            assertEquals(0, inFlightWhenSecondReturned[0], "the second stop returned before the drain was over");
             assertTrue(stopped[0] < TimeUnit.SECONDS.toNanos(20), "stop waited the whole grace: nothing was in flight");
             assertEquals(0, c.server.engine().inFlight());
         }
