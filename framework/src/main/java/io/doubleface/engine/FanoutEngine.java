@@ -73,6 +73,8 @@ public final class FanoutEngine implements AutoCloseable {
 
     private final LongAdder inFlight = new LongAdder();
     private final Runnable finishedOne = inFlight::decrement;
+    /** Admission control, or {@code null} when unlimited (then nothing is checked per request). */
+    private final AdmissionLimiter admission;
     private volatile boolean draining;
     private final Map<String, Long> parkedAt = new HashMap<>(); // parked models: System.nanoTime() when parked
     private final Set<String> prepared = new HashSet<>();
@@ -85,12 +87,24 @@ public final class FanoutEngine implements AutoCloseable {
      * @param deadlineNanos per-request deadline; a request not answered by then gets 504
      */
     public FanoutEngine(ModelContext ctx, Object backendOwner, String initial, long deadlineNanos) {
+        this(ctx, backendOwner, initial, deadlineNanos, null);
+    }
+
+    /**
+     * @param backendOwner the owner of the backends in {@code ctx} ({@link io.doubleface.api.Backend#belongsTo})
+     * @param deadlineNanos per-request deadline; a request not answered by then gets 504
+     * @param admission makes the admission limiter from the engine's own "answered" callback, or
+     *     {@code null} for no limit
+     */
+    public FanoutEngine(ModelContext ctx, Object backendOwner, String initial, long deadlineNanos,
+            java.util.function.Function<Runnable, AdmissionLimiter> admission) {
         if (deadlineNanos <= 0) {
             throw new IllegalArgumentException("deadline: " + deadlineNanos + " ns (expected: > 0)");
         }
         this.backendOwner = backendOwner;
         this.ctx = ctx;
         this.deadlineNanos = deadlineNanos;
+        this.admission = admission == null ? null : admission.apply(finishedOne);
         switchTo(initial);
     }
 
@@ -99,6 +113,17 @@ public final class FanoutEngine implements AutoCloseable {
      * under the active configuration. The outcome goes to {@code sink} exactly once.
      */
     public <Q, R> void submit(EventLoop loop, FanoutService<Q, ?, R> service, Q request, ResponseSink<R> sink) {
+        Runnable onFinish = finishedOne;
+        AdmissionLimiter a = admission;
+        if (a != null) {
+            onFinish = a.tryAcquire();
+            if (onFinish == null) {
+                // refused at once: no exchange, no shard call, not counted as admitted
+                sink.fail(Outcome.OVERLOADED, "overloaded: " + a.inFlight() + " requests in flight (limit "
+                        + a.limit() + "); retry later");
+                return;
+            }
+        }
         ThreadingModel model = active.get();
         stats.admitted();
         EngineListener l = listener;
@@ -109,7 +134,7 @@ public final class FanoutEngine implements AutoCloseable {
         }
         inFlight.increment();
         FanoutExchange<Q, ?, R> ex = new FanoutExchange<>(service, request, loop, sink, backendOwner, deadlineNanos,
-                finishedOne);
+                onFinish);
         ex.model(model);
         ex.armDeadline();
         try {
@@ -118,6 +143,11 @@ public final class FanoutEngine implements AutoCloseable {
             log.error("model {} failed to run a request", model, e);
             ex.finish(Outcome.INTERNAL_ERROR, "internal error: " + e);
         }
+    }
+
+    /** {@return the admission limiter, or {@code null} when admission is unlimited} */
+    public AdmissionLimiter admission() {
+        return admission;
     }
 
     /** Requests admitted and not yet answered. */

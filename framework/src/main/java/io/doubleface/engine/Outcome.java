@@ -14,8 +14,13 @@ public enum Outcome {
     /** A request line naming an HTTP major version other than 1 (RFC 9112). */
     VERSION_NOT_SUPPORTED(505),
     INTERNAL_ERROR(500),
-    /** A shard failed (connection lost, shard error) or the server is overloaded. */
+    /** A shard failed (connection lost, shard error) or the server is draining. */
     UNAVAILABLE(503),
+    /**
+     * The server refused the request to protect itself: admission control's limit of requests in
+     * flight, or a full worker queue. Answered with {@code Retry-After: 1} (gRPC {@code RESOURCE_EXHAUSTED}).
+     */
+    OVERLOADED(503),
     /** The per-request deadline passed, or a shard call timed out. */
     TIMEOUT(504);
 

@@ -71,7 +71,7 @@ abstract class AbstractModel implements ThreadingModel {
             pool.execute(task);
             return true;
         } catch (RejectedExecutionException e) {
-            ex.finish(Outcome.UNAVAILABLE, "overloaded: " + what + " queue full");
+            ex.finish(Outcome.OVERLOADED, "overloaded: " + what + " queue full");
             return false;
         }
     }

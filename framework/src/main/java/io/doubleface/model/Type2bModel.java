@@ -121,7 +121,7 @@ final class Type2bModel extends AbstractModel {
                 });
             } catch (RejectedExecutionException e) {
                 io.netty.util.ReferenceCountUtil.release(reply);
-                ex.finish(Outcome.UNAVAILABLE, "overloaded: type2b worker queue full");
+                ex.finish(Outcome.OVERLOADED, "overloaded: type2b worker queue full");
             }
         }
 

@@ -6,6 +6,7 @@ import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.driver.ShardDriver;
+import io.doubleface.engine.AdmissionLimiter;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.RouteStats;
 import io.doubleface.loop.LoopGroup;
@@ -141,7 +142,14 @@ public final class FanoutServer implements AutoCloseable {
         try {
             ModelContext ctx = new ModelContext(io, backends, b.policy, b.queueLimit);
             String initial = b.tune != null ? b.tune.initial() : b.configuration;
-            eng = new FanoutEngine(ctx, b, initial, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()));
+            Admission adm = b.admission;
+            java.util.function.Function<Runnable, AdmissionLimiter> limiter = switch (adm.kind()) {
+                case UNLIMITED -> null;
+                case FIXED -> done -> AdmissionLimiter.fixed(adm.limit(), done);
+                case ADAPTIVE -> done -> AdmissionLimiter.adaptive(adm.limit(), adm.min(),
+                        adm.max(), done);
+            };
+            eng = new FanoutEngine(ctx, b, initial, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()), limiter);
             this.engine = eng;
             eng.prepare(b.prepare);
             if (b.tune != null) {
@@ -588,6 +596,7 @@ public final class FanoutServer implements AutoCloseable {
         private Duration deadline = Duration.ofMillis(DEFAULT_DEADLINE_MS);
         private HttpLimits limits = HttpLimits.DEFAULTS;
         private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
+        private Admission admission = Admission.unlimited();
         private int grpcPort = -1;
         private TuneSettings tune;
         private List<String> prepare = List.of();
@@ -922,6 +931,21 @@ public final class FanoutServer implements AutoCloseable {
          */
         public Builder limits(HttpLimits limits) {
             this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * Sets admission control (load shedding): how many requests may be in flight before new
+         * ones are refused at once with {@code 503} and {@code Retry-After: 1} (gRPC
+         * {@code RESOURCE_EXHAUSTED}); default {@link Admission#unlimited()}. On a network, set
+         * {@link Admission#fixed(int)} or {@link Admission#adaptive()}: without a limit an
+         * overload shows as queueing and late answers instead of fast refusals.
+         *
+         * @param admission the setting, not {@code null}
+         * @return this builder
+         */
+        public Builder admission(Admission admission) {
+            this.admission = Objects.requireNonNull(admission, "admission");
             return this;
         }
 

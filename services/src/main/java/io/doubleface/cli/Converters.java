@@ -37,6 +37,18 @@ final class Converters {
         }
     }
 
+    /** {@code off}, {@code 200}, {@code adaptive}, {@code adaptive:100:20:5000} ({@link io.doubleface.server.Admission#parse}). */
+    static final class AdmissionConverter implements ITypeConverter<io.doubleface.server.Admission> {
+        @Override
+        public io.doubleface.server.Admission convert(String value) {
+            try {
+                return io.doubleface.server.Admission.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw bad(e);
+            }
+        }
+    }
+
     /** {@code 8192}, {@code 8k}, {@code 1m} ({@link ByteSizes}). */
     static final class ByteSizeConverter implements ITypeConverter<Integer> {
         @Override

@@ -255,6 +255,12 @@ final class ServeCommand {
                 description = "Most open client connections; one more is closed on accept (default 20000).")
         int maxConnections = FanoutServer.DEFAULT_MAX_CONNECTIONS;
 
+        @Option(names = "--admission", paramLabel = "SPEC", converter = Converters.AdmissionConverter.class,
+                defaultValue = "off", description = "Load shedding: most requests in flight before new ones get "
+                        + "503 + Retry-After at once (gRPC RESOURCE_EXHAUSTED): off, N (fixed), adaptive (Gradient2, "
+                        + "100 within 20..10000), or adaptive:INITIAL:MIN:MAX. Default: ${DEFAULT-VALUE}.")
+        io.doubleface.server.Admission admission;
+
         Ycsb(CliEnv env) {
             this.env = env;
         }
@@ -343,7 +349,7 @@ final class ServeCommand {
                 FanoutServer.Builder b = FanoutServer.builder();
                 YcsbService.install(b, driver, records, scanRecords, replyWorkMicros * 1000, grpcPort != null);
                 b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
-                        .maxConnections(maxConnections)
+                        .maxConnections(maxConnections).admission(admission)
                         .transport(transport).policy(policy).deadline(deadline)
                         .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
                                 HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout, maxQueuedBytes, slowReaderTimeout,

@@ -67,6 +67,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
             case REQUEST_TIMEOUT -> Status.DEADLINE_EXCEEDED;
             case NOT_FOUND, METHOD_NOT_ALLOWED -> Status.UNIMPLEMENTED;
             case UNAVAILABLE -> Status.UNAVAILABLE;
+            case OVERLOADED -> Status.RESOURCE_EXHAUSTED;
             case TIMEOUT -> Status.DEADLINE_EXCEEDED;
             case INTERNAL_ERROR -> Status.INTERNAL;
         };

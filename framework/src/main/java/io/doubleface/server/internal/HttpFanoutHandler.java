@@ -535,7 +535,11 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
         private void failOnLoop(Outcome outcome, String reason) {
             answered(outcome);
-            park(seq, text(HttpResponseStatus.valueOf(outcome.status()), reason), close);
+            FullHttpResponse r = text(HttpResponseStatus.valueOf(outcome.status()), reason);
+            if (outcome == Outcome.OVERLOADED) {
+                r.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
+            }
+            park(seq, r, close);
         }
     }
 

@@ -87,6 +87,14 @@ public final class ServerMetrics {
                     .tag("outcome", o.label()).tag("status", Integer.toString(o.status()))
                     .description("upstream requests answered, by outcome").register(registry);
         }
+        io.doubleface.engine.AdmissionLimiter adm = engine.admission();
+        if (adm != null) {
+            Gauge.builder("doubleface.admission.limit", adm, io.doubleface.engine.AdmissionLimiter::limit)
+                    .description("admission control: the current limit of requests in flight").register(registry);
+            FunctionCounter.builder("doubleface.admission.refused", adm, io.doubleface.engine.AdmissionLimiter::refused)
+                    .description("requests refused by admission control (503, gRPC RESOURCE_EXHAUSTED)")
+                    .register(registry);
+        }
         FunctionCounter.builder("doubleface.connections.slow.readers", engine.stats(), s -> s.slowReadersClosed())
                 .description("upstream connections closed because their client left responses unread "
                         + "(HttpLimits.maxQueuedBytes, slowReaderTimeout)").register(registry);
@@ -95,13 +103,8 @@ public final class ServerMetrics {
                         + "(FanoutServer.Builder.maxConnections)").register(registry);
         FunctionCounter.builder("doubleface.config.switches", engine, FanoutEngine::switches)
                 .description("run-time configuration switches").register(registry);
-        Gauge.builder("doubleface.requests.inflight", engine, e -> {
-            long answered = 0;
-            for (Outcome o : Outcome.values()) {
-                answered += e.stats().count(o);
-            }
-            return Math.max(0, e.stats().admittedCount() - (answered - unadmitted(e)));
-        }).description("requests admitted and not yet answered (approximate)").register(registry);
+        Gauge.builder("doubleface.requests.inflight", engine, FanoutEngine::inFlight)
+                .description("requests admitted and not yet answered").register(registry);
     }
 
     private static long unadmitted(FanoutEngine e) {
@@ -208,6 +211,15 @@ public final class ServerMetrics {
             j.field(o.label(), n);
         }
         j.field("answered", total);
+        j.end();
+        io.doubleface.engine.AdmissionLimiter adm = engine.admission();
+        j.key("admission").begin();
+        j.field("mode", adm == null ? "off" : adm.mode());
+        if (adm != null) {
+            j.field("limit", adm.limit());
+            j.field("in_flight", adm.inFlight());
+            j.field("refused", adm.refused());
+        }
         j.end();
         j.field("slow_readers_closed", engine.stats().slowReadersClosed());
         j.field("connections_refused", engine.stats().connectionsRefused());

@@ -273,7 +273,9 @@ class ShardFailureTest {
                 HttpResponse<String> r = cluster.get(new YcsbQuery(1, Size.SMALL, 0));
                 assertEquals(503, r.statusCode(), model + ": " + r.body());
                 assertTrue(r.body().contains("overloaded"), r.body());
-                assertEquals(1, cluster.requests("unavailable"));
+                assertEquals("1", r.headers().firstValue("retry-after").orElse(null), "Retry-After of an overload refusal");
+                assertEquals(1, cluster.requests("overloaded"));
+                assertEquals(0, cluster.requests("unavailable"));
             }
         }
     }
