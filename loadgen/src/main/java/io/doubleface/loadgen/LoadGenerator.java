@@ -295,15 +295,18 @@ public final class LoadGenerator {
             // first, so a response racing this end is in both or in the total only (the classes
             // never count a request the total lacks; after a full drain they add up to it exactly).
             Histogram[] classes = stats.classTotals();
+            Histogram ok = stats.okLatency.getIntervalHistogram();
+            Histogram failed = stats.failedLatency.getIntervalHistogram();
             intervals.roll(System.nanoTime());
             finished = true;
             if (log != null) {
                 log.close();
             }
-            return result(Math.max(0, end - measureStart), intervals, classes);
+            return result(Math.max(0, end - measureStart), intervals, classes, ok, failed);
         }
 
-        private LoadResult result(long measuredNanos, Intervals iv, Histogram[] classTotals) {
+        private LoadResult result(long measuredNanos, Intervals iv, Histogram[] classTotals, Histogram ok,
+                Histogram failed) {
             LoadGenerator g = generator;
             Map<ErrorKind, Long> errors = new EnumMap<>(ErrorKind.class);
             for (ErrorKind k : ErrorKind.values()) {
@@ -330,7 +333,8 @@ public final class LoadGenerator {
                     closedLoop() ? null : g.schedule.toString(), g.users, offered, kept,
                     iv.latency.getTotalCount(), scheduled, sent, Math.max(0, stats.outstanding.get()), errors,
                     seconds, g.warmup.toNanos() / 1e9, iv.latency, iv.sendLag, stats.connectionWaits.sum(),
-                    stats.maxConnections.get(), g.stopRequested, budgetUsed, classes);
+                    stats.maxConnections.get(), g.stopRequested, budgetUsed, classes,
+                    new LoadResult.ClassResult("status<400", 0, ok), new LoadResult.ClassResult("status>=400", 0, failed));
         }
 
         private static HistogramLogWriter openLog(Path file, long startNanos) throws LoadException {

@@ -41,12 +41,14 @@ public final class LoadResult {
     private final boolean stopped;
     private final boolean maxRequestsReached;
     private final List<ClassResult> classes;
+    private final ClassResult ok;
+    private final ClassResult failed;
 
     LoadResult(String mode, String target, String mix, String schedule, int users, Double offeredRate,
             Boolean rateKept, long requests, long scheduled, long sent, long unfinished,
             Map<ErrorKind, Long> errorsByKind, double durationSeconds, double warmupSeconds, Histogram latency,
             Histogram sendLag, long connectionWaits, int maxConnections, boolean stopped, boolean maxRequestsReached,
-            List<ClassResult> classes) {
+            List<ClassResult> classes, ClassResult ok, ClassResult failed) {
         this.mode = mode;
         this.target = target;
         this.mix = mix;
@@ -68,6 +70,8 @@ public final class LoadResult {
         this.stopped = stopped;
         this.maxRequestsReached = maxRequestsReached;
         this.classes = List.copyOf(classes);
+        this.ok = ok;
+        this.failed = failed;
     }
 
     /**
@@ -243,6 +247,25 @@ public final class LoadResult {
         return classes;
     }
 
+    /**
+     * The measured responses with a status below 400, and their latency: what a client that was
+     * served saw (a server shedding load answers the others fast, which would flatter the total).
+     *
+     * @return the successful part, {@code url()} {@code status<400}
+     */
+    public ClassResult ok() {
+        return ok;
+    }
+
+    /**
+     * The measured responses with a status of 400 or more (e.g. 503 refusals), and their latency.
+     *
+     * @return the failed part, {@code url()} {@code status>=400}
+     */
+    public ClassResult failed() {
+        return failed;
+    }
+
     /** The summary as one JSON object on one line. */
     public String toJson() {
         StringBuilder b = new StringBuilder(512).append('{');
@@ -277,6 +300,16 @@ public final class LoadResult {
         field(b, "duration_s", num(durationSeconds));
         field(b, "warmup_s", num(warmupSeconds));
         field(b, "stopped", Boolean.toString(stopped));
+        for (ClassResult part : new ClassResult[] {ok, failed}) {
+            StringBuilder a = new StringBuilder("{");
+            field(a, "requests", Long.toString(part.requests()));
+            field(a, "p50_ms", num(part.percentileMillis(50)));
+            field(a, "p99_ms", num(part.percentileMillis(99)));
+            field(a, "p999_ms", num(part.percentileMillis(99.9)));
+            field(a, "max_ms", num(part.maxMillis()));
+            a.setLength(a.length() - 1);
+            field(b, part == ok ? "ok" : "failed", a.append('}').toString());
+        }
         if (!classes.isEmpty()) {
             StringBuilder a = new StringBuilder("[");
             for (ClassResult c : classes) {
@@ -333,6 +366,12 @@ public final class LoadResult {
                 text(percentileMillis(50)), text(percentileMillis(90)), text(percentileMillis(99)),
                 text(percentileMillis(99.9)), text(maxMillis()),
                 "open".equals(mode) ? "from the intended send time" : "closed loop: not a latency figure"));
+        if (failed.requests() > 0) {
+            b.append(String.format(Locale.ROOT, "  status < 400: %,d, p50 %s, p99 %s, p99.9 %s, max %s; status >= 400: "
+                    + "%,d, p50 %s, p99 %s%n", ok.requests(), millis(ok.percentileMillis(50)),
+                    millis(ok.percentileMillis(99)), millis(ok.percentileMillis(99.9)), millis(ok.maxMillis()),
+                    failed.requests(), millis(failed.percentileMillis(50)), millis(failed.percentileMillis(99))));
+        }
         for (int i = 0; i < classes.size(); i++) {
             ClassResult c = classes.get(i);
             b.append(String.format(Locale.ROOT, "  class %d (weight %d) %s: %,d requests, p50 %s, p99 %s, p99.9 %s, "

@@ -27,6 +27,9 @@ final class RunStats {
      * split, nothing to pay).
      */
     final Recorder[] classLatency;
+    /** The same latencies split by answer: status below 400 ({@code ok}) or 400 and above ({@code failed}). */
+    final Recorder okLatency = new Recorder(DIGITS);
+    final Recorder failedLatency = new Recorder(DIGITS);
     /** Actual dispatch time minus intended send time, µs; measured requests only. */
     final Recorder sendLag = new Recorder(DIGITS);
 

@@ -269,9 +269,13 @@ final class Worker {
                 classLatency[c.template].recordValue(micros); // after the total: see LoadGenerator.Run#execute
             }
             if (c.status >= 500) {
+                stats.failedLatency.recordValue(micros);
                 stats.error(ErrorKind.STATUS_5XX);
             } else if (c.status >= 400) {
+                stats.failedLatency.recordValue(micros);
                 stats.error(ErrorKind.STATUS_4XX);
+            } else {
+                stats.okLatency.recordValue(micros);
             }
         }
         if (!c.keepAlive) {

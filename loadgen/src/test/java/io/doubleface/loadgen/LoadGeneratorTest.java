@@ -170,6 +170,16 @@ class LoadGeneratorTest {
                 .users(2).warmup(Duration.ZERO).duration(Duration.ofSeconds(5)).maxRequests(200).seed(2).build().run();
         assertEquals(200, r.errorsByKind().get(ErrorKind.STATUS_5XX) + r.errorsByKind().get(ErrorKind.STATUS_4XX));
         assertTrue(r.errorsByKind().get(ErrorKind.STATUS_5XX) > 0 && r.errorsByKind().get(ErrorKind.STATUS_4XX) > 0);
+        assertEquals(200, r.failed().requests(), "4xx and 5xx latencies go to the failed part");
+        assertEquals(0, r.ok().requests());
+
+        LoadResult mixed = LoadGenerator.builder(server.uri()).mix(RequestMix.parse("1:/status/503,3:/"))
+                .users(2).warmup(Duration.ZERO).duration(Duration.ofSeconds(5)).maxRequests(400).seed(3).build().run();
+        assertEquals(400, mixed.ok().requests() + mixed.failed().requests());
+        assertEquals(mixed.errorsByKind().get(ErrorKind.STATUS_5XX), mixed.failed().requests());
+        assertTrue(mixed.ok().requests() > mixed.failed().requests(), mixed.toText());
+        assertTrue(mixed.toJson().contains("\"ok\":{\"requests\":" + mixed.ok().requests()), mixed.toJson());
+        assertTrue(mixed.toText().contains("status >= 400: " + mixed.failed().requests()), mixed.toText());
 
         server.delayMillis = 1000;
         LoadResult slow = open(50).duration(Duration.ofMillis(500)).timeout(Duration.ofMillis(100)).build().run();
