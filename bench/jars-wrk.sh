@@ -4,6 +4,7 @@
 #   bench/jars-wrk.sh --a OLD.jar --b NEW.jar [--labels "before after"] [--store kv|redis]
 #                     [--configs "doubleface type2a-1f1b"] [--cells "5:small:256 ..."]
 #                     [--repeats N] [--duration S] [--warmup S] [--out DIR]
+#                     [--a-args "SERVE ARGS"] [--b-args "SERVE ARGS"]
 #
 # A cell is FANOUT:SIZE:CONNECTIONS. Defaults: --store kv, --configs doubleface, --cells
 # "1:small:256 5:small:256 20:small:256", 3 repeats of 10 s after a 5 s warm-up.
@@ -17,10 +18,12 @@
 # every ratio comes from adjacent runs on the same leaf. Writes raw.csv (one row per run),
 # environment.json and report.md (median req/s and p99 per jar, ratio B/A with min/max over repeats).
 # Bounded: every wrk run has a duration; the processes are killed on exit.
+# --a-args/--b-args: extra `serve ycsb` options for that side, e.g. the same jar twice with
+# --b-args "--admission adaptive" to measure what an option costs.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-A=""; B=""; LABELS="before after"; STORE=kv; CONFIGS="doubleface"; CELLS=""
+A=""; B=""; A_ARGS=""; B_ARGS=""; LABELS="before after"; STORE=kv; CONFIGS="doubleface"; CELLS=""
 REPEATS=3; DURATION=10; WARMUP=5; OUT=""
 JAVA=${JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}; export JAVA
 PORT=${PORT:-8080}; BASE_PORT=${BASE_PORT:-7101}; SHARDS=20; RECORDS=1000
@@ -28,6 +31,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --a) A=$2; shift ;;
     --b) B=$2; shift ;;
+    --a-args) A_ARGS=$2; shift ;;
+    --b-args) B_ARGS=$2; shift ;;
     --labels) LABELS=$2; shift ;;
     --store) STORE=$2; shift ;;
     --configs) CONFIGS=$2; shift ;;
@@ -96,7 +101,8 @@ PY
 run_one() { # repeat cell config jar label
   local fan size conns; IFS=: read -r fan size conns <<<"$2"
   taskset -c 0 nice -n "$NICE" "$JAVA" -jar "$4" serve ycsb --port $PORT --admin-port -1 --io-threads 1 \
-    --shards "$SCHEME://127.0.0.1:$BASE_PORT-$LAST" --records $RECORDS --config "$3" > "$OUT/runs/mid-$5.log" 2>&1 &
+    --shards "$SCHEME://127.0.0.1:$BASE_PORT-$LAST" --records $RECORDS --config "$3" $(if [ "$5" = "$LB" ]; then echo "$B_ARGS"; else echo "$A_ARGS"; fi) \
+    > "$OUT/runs/mid-$5.log" 2>&1 &
   MID_PID=$!
   wait_port $PORT 60 "$MID_PID"
   local url="http://127.0.0.1:$PORT/query?fanout=$fan&size=$size"

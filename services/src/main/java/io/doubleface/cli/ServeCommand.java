@@ -258,7 +258,7 @@ final class ServeCommand {
         @Option(names = "--admission", paramLabel = "SPEC", converter = Converters.AdmissionConverter.class,
                 defaultValue = "off", description = "Load shedding: most requests in flight before new ones get "
                         + "503 + Retry-After at once (gRPC RESOURCE_EXHAUSTED): off, N (fixed), adaptive (Gradient2, "
-                        + "100 within 20..10000), or adaptive:INITIAL:MIN:MAX. Default: ${DEFAULT-VALUE}.")
+                        + "100 within 20..10000), or adaptive:INITIAL:MIN:MAX.")
         io.doubleface.server.Admission admission;
 
         Ycsb(CliEnv env) {
