@@ -20,6 +20,7 @@ import io.doubleface.server.internal.GrpcFanoutHandler;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
 import io.doubleface.server.internal.ServerMetrics;
+import io.doubleface.server.internal.Tls;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.TuneSettings;
 import io.grpc.MethodDescriptor;
@@ -41,11 +42,13 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -108,6 +111,8 @@ public final class FanoutServer implements AutoCloseable {
     private final List<Backend<?>> backends;
     private final List<ShardDriver<?>> ownedDrivers;
     private final Channel listener;
+    /** TLS of the HTTP and admin listeners, or {@code null} for plain text. */
+    private final SslContext httpTls;
     private final Server grpcServer;
     private final Channel adminListener;
     private final ServerMetrics metrics;
@@ -133,6 +138,10 @@ public final class FanoutServer implements AutoCloseable {
         }
         this.backends = List.copyOf(b.backends);
         this.ownedDrivers = List.copyOf(b.ownedDrivers);
+        // TLS first: a bad certificate fails start() before any thread or port is taken
+        this.httpTls = b.tlsCert == null ? null : Tls.http(b.tlsCert, b.tlsKey);
+        SslContext grpcTls = b.tlsCert == null || b.grpcMethods.isEmpty() ? null
+                : Tls.grpc(b.tlsCert, b.tlsKey);
         this.io = new LoopGroup("io", b.ioThreads, b.transport);
         LoopGroup adminGroup = null;
         FanoutEngine eng = null;
@@ -163,7 +172,7 @@ public final class FanoutServer implements AutoCloseable {
                 l = bindUpstream(b, router);
             }
             if (b.grpcPort >= 0) {
-                grpc = startGrpc(b, routeStats);
+                grpc = startGrpc(b, routeStats, grpcTls);
             }
             this.metrics = new ServerMetrics(eng, this::loopGroups, tuner, routeStats);
             if (b.adminPort >= 0) {
@@ -195,9 +204,9 @@ public final class FanoutServer implements AutoCloseable {
             throw e;
         }
         log.info("listening on {}{} (admin {}), {} I/O loops ({}), configuration {}{}, backends {}",
-                listener == null ? "" : "http://" + b.host + ":" + port(),
+                listener == null ? "" : (httpTls == null ? "http://" : "https://") + b.host + ":" + port(),
                 grpcServer == null ? "" : (listener == null ? "" : " and ") + "grpc://" + b.host + ":" + grpcPort(),
-                adminListener == null ? "off" : "http://" + b.adminHost + ":" + adminPort(),
+                adminListener == null ? "off" : (httpTls == null ? "http://" : "https://") + b.adminHost + ":" + adminPort(),
                 io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(),
                 adapter == null ? "" : " (" + b.tune.policy().label() + ", " + adapter.detector().describe() + ", "
                         + (b.tune.profile() == null ? "no profile" : "profile") + ")",
@@ -228,7 +237,7 @@ public final class FanoutServer implements AutoCloseable {
      * Starts the gRPC upstream on the I/O loops: accepts on them (boss), registers each connection
      * on the next frontend loop of the active configuration (worker), runs calls on that loop.
      */
-    private Server startGrpc(Builder b, List<RouteStats> routeStats) {
+    private Server startGrpc(Builder b, List<RouteStats> routeStats, SslContext tls) {
         Map<String, ServerServiceDefinition.Builder> services = new LinkedHashMap<>();
         for (GrpcMethod<?, ?, ?, ?> m : b.grpcMethods) {
             routeStats.add(m.addTo(services, engine, io));
@@ -236,6 +245,9 @@ public final class FanoutServer implements AutoCloseable {
         NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.grpcPort));
         for (ServerServiceDefinition.Builder sd : services.values()) {
             nb.addService(sd.build());
+        }
+        if (tls != null) {
+            nb.sslContext(tls);
         }
         Server s = nb
                 .bossEventLoopGroup(io.group())                                     // shut down by the server
@@ -300,6 +312,9 @@ public final class FanoutServer implements AutoCloseable {
                 protected void initChannel(Channel ch) {
                     HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, limits, engine.stats(),
                             maxConnectionAgeNanos);
+                    if (httpTls != null) {
+                        ch.pipeline().addLast(httpTls.newHandler(ch.alloc()));
+                    }
                     ch.pipeline().addLast(
                             new HttpFanoutHandler.IdleAndBytesSeen(handler, limits.idleTimeout().toMillis()),
                             // The codec's pipeline-depth limit must sit far above maxPipelined:
@@ -350,6 +365,9 @@ public final class FanoutServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        if (httpTls != null) {
+                            ch.pipeline().addLast(httpTls.newHandler(ch.alloc()));
+                        }
                         ch.pipeline().addLast(
                                 new IdleStateHandler(0, 0, 60, TimeUnit.SECONDS),
                                 new HttpServerCodec(),
@@ -587,6 +605,8 @@ public final class FanoutServer implements AutoCloseable {
         private int adminPort = -1;
         private String adminHost = "127.0.0.1";
         private String adminToken;
+        private Path tlsCert;
+        private Path tlsKey;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private Duration maxConnectionAge;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
@@ -784,6 +804,24 @@ public final class FanoutServer implements AutoCloseable {
          */
         public Builder adminHost(String host) {
             this.adminHost = Objects.requireNonNull(host, "host");
+            return this;
+        }
+
+        /**
+         * Serves HTTP, gRPC and the admin listener over TLS with this certificate chain and private
+         * key (PEM files; the key PKCS#8, unencrypted). OpenSSL (BoringSSL) is used when
+         * {@code io.netty:netty-tcnative-boringssl-static} is on the class path, the JDK's TLS
+         * otherwise; ALPN offers {@code http/1.1} (HTTP) and {@code h2} (gRPC). The handshake must
+         * finish within Netty's default 10 s. Default: plain text. The files are read when the
+         * server starts: a missing or malformed file fails {@link #start()} with the file named.
+         *
+         * @param certificateChainPem the server certificate first, then its intermediates
+         * @param privateKeyPem the certificate's private key
+         * @return this builder
+         */
+        public Builder tls(Path certificateChainPem, Path privateKeyPem) {
+            this.tlsCert = Objects.requireNonNull(certificateChainPem, "certificateChainPem");
+            this.tlsKey = Objects.requireNonNull(privateKeyPem, "privateKeyPem");
             return this;
         }
 

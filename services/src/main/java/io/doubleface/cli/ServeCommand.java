@@ -261,6 +261,15 @@ final class ServeCommand {
                         + "100 within 20..10000), or adaptive:INITIAL:MIN:MAX.")
         io.doubleface.server.Admission admission;
 
+        @Option(names = "--tls-cert", paramLabel = "FILE", description = "Serve HTTP, gRPC and admin over TLS with "
+                + "this certificate chain (PEM); needs --tls-key. OpenSSL when netty-tcnative is on the class path, "
+                + "else the JDK's TLS.")
+        java.nio.file.Path tlsCert;
+
+        @Option(names = "--tls-key", paramLabel = "FILE", description = "The private key of --tls-cert (PEM, PKCS#8, "
+                + "unencrypted).")
+        java.nio.file.Path tlsKey;
+
         Ycsb(CliEnv env) {
             this.env = env;
         }
@@ -273,6 +282,9 @@ final class ServeCommand {
             }
             if (port < 0 || port > 65535) {
                 throw new ParameterException(spec.commandLine(), "--port: " + port + " (expected: 0..65535)");
+            }
+            if ((tlsCert == null) != (tlsKey == null)) {
+                throw new ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together (give both or neither)");
             }
             if (grpcPort != null && (grpcPort < 0 || grpcPort > 65535)) {
                 throw new ParameterException(spec.commandLine(), "--grpc-port: " + grpcPort + " (expected: 0..65535)");
@@ -347,6 +359,9 @@ final class ServeCommand {
                     driver = recordDriver(ShardDrivers.open(shards, DriverSettings.DEFAULT.withRecords(records)));
                 }
                 FanoutServer.Builder b = FanoutServer.builder();
+                if (tlsCert != null) {
+                    b.tls(tlsCert, tlsKey);
+                }
                 YcsbService.install(b, driver, records, scanRecords, replyWorkMicros * 1000, grpcPort != null);
                 b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
                         .maxConnections(maxConnections).admission(admission)
@@ -417,7 +432,7 @@ final class ServeCommand {
 
         private void printBanner(PrintWriter out, FanoutServer server, KvLeafServer leaf, String profileSource) {
             String h = Hosts.forUrl(host);
-            String base = "http://" + h + ":" + server.port();
+            String base = (tlsCert != null ? "https://" : "http://") + h + ":" + server.port();
             out.println("doubleface serve ycsb " + VersionProvider.version() + ": listening on " + base
                     + " (" + server.ioLoops().size() + " I/O loops, " + (server.ioLoops().isEpoll() ? "epoll" : "nio")
                     + ")");
@@ -445,7 +460,7 @@ final class ServeCommand {
             out.println("  query    curl '" + base + "/query?fanout=" + Math.min(YcsbBinding.DEFAULT_FANOUT,
                     server.backends().get(0).shardCount()) + "&size=small&key=42'");
             if (server.adminPort() >= 0) {
-                String admin = "http://" + Hosts.forUrl(adminHost) + ":" + server.adminPort();
+                String admin = (tlsCert != null ? "https://" : "http://") + Hosts.forUrl(adminHost) + ":" + server.adminPort();
                 out.println("  admin    " + admin + "/admin/config   " + admin + "/admin/stats   " + admin + "/metrics");
                 out.println("  switch   curl -X PUT " + (adminToken() == null ? ""
                         : "-H \"Authorization: Bearer $DOUBLEFACE_ADMIN_TOKEN\" ") + "'" + admin
