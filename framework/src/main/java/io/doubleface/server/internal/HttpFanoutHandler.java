@@ -427,7 +427,12 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
         @Override
         public Map<String, List<String>> query() {
-            return query.parameters();
+            try {
+                return query.parameters();
+            } catch (IllegalArgumentException e) {
+                // a bad %-escape: the handler answers 400 "bad request: malformed query string: ..."
+                throw new IllegalArgumentException("malformed query string: " + e.getMessage(), e);
+            }
         }
 
         @Override
