@@ -140,7 +140,7 @@ public final class FanoutEngine implements AutoCloseable {
         try {
             model.execute(ex);
         } catch (RuntimeException e) {
-            log.error("model {} failed to run a request", model, e);
+            stats.executeErrors.error(log, "model " + model + " failed to run a request", e);
             ex.finish(Outcome.INTERNAL_ERROR, "internal error: " + e);
         }
     }

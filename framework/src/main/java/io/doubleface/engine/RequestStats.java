@@ -14,6 +14,17 @@ public final class RequestStats {
     private final LongAdder started = new LongAdder();
     private final LongAdder slowReaders = new LongAdder();
     private final LongAdder refusedConnections = new LongAdder();
+    /** A binding's or codec's decode threw something other than a bad-request exception (HTTP or gRPC). */
+    public final ErrorLog decodeErrors = new ErrorLog("decode");
+    /** A binding's encode threw (the client got 500 / INTERNAL). */
+    public final ErrorLog encodeErrors = new ErrorLog("encode");
+    /** A model failed to run a request (the client got 500). */
+    public final ErrorLog executeErrors = new ErrorLog("execute");
+
+    /** {@return the per-request error kinds, for stats and metrics} */
+    public java.util.List<ErrorLog> errorLogs() {
+        return java.util.List.of(decodeErrors, encodeErrors, executeErrors);
+    }
 
     public RequestStats() {
         for (int i = 0; i < byOutcome.length; i++) {

@@ -140,7 +140,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
                 answerError(Outcome.BAD_REQUEST, e.getMessage());
                 return;
             } catch (RuntimeException e) {
-                log.error("decoding a gRPC request failed", e);
+                stats.decodeErrors.error(log, "decoding a gRPC request failed", e);
                 answerError(Outcome.INTERNAL_ERROR, "decoding the request failed: " + e);
                 return;
             }
@@ -187,7 +187,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
             try {
                 reply = binding.encode(response);
             } catch (RuntimeException e) {
-                log.error("encoding a gRPC response failed", e);
+                stats.encodeErrors.error(log, "encoding a gRPC response failed", e);
                 ReferenceCountUtil.release(response);
                 answerError(Outcome.INTERNAL_ERROR, "encoding failed: " + e);
                 return;

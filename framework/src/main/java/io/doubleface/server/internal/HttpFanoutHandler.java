@@ -367,7 +367,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             park(seq, text(HttpResponseStatus.BAD_REQUEST, "bad request: " + shortReason(e)), !keepAlive);
             return;
         } catch (RuntimeException e) {
-            log.error("decoding a request failed", e);
+            stats.decodeErrors.error(log, "decoding a request failed", e);
             answerRefused(route, start, Outcome.INTERNAL_ERROR);
             park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "decoding the request failed: " + e), !keepAlive);
             return;
@@ -517,7 +517,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
                 }
                 body = binding.encode(response, ctx.alloc());
             } catch (RuntimeException e) {
-                log.error("encoding a response failed", e);
+                stats.encodeErrors.error(log, "encoding a response failed", e);
                 ReferenceCountUtil.release(response);
                 answered(Outcome.INTERNAL_ERROR); // answered 500, so counted as such, not as ok
                 park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding failed: " + e), close);

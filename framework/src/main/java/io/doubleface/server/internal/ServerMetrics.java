@@ -87,6 +87,14 @@ public final class ServerMetrics {
                     .tag("outcome", o.label()).tag("status", Integer.toString(o.status()))
                     .description("upstream requests answered, by outcome").register(registry);
         }
+        for (io.doubleface.engine.ErrorLog e : engine.stats().errorLogs()) {
+            FunctionCounter.builder("doubleface.errors", e, io.doubleface.engine.ErrorLog::count).tag("kind", e.kind())
+                    .description("per-request errors of the service's own code (decode, encode, execute): "
+                            + "answered 500 / INTERNAL").register(registry);
+            FunctionCounter.builder("doubleface.errors.unlogged", e, io.doubleface.engine.ErrorLog::unlogged)
+                    .tag("kind", e.kind())
+                    .description("of those, not logged: at most one log line per kind per 10 s").register(registry);
+        }
         io.doubleface.engine.AdmissionLimiter adm = engine.admission();
         if (adm != null) {
             Gauge.builder("doubleface.admission.limit", adm, io.doubleface.engine.AdmissionLimiter::limit)
@@ -219,6 +227,12 @@ public final class ServerMetrics {
             j.field("limit", adm.limit());
             j.field("in_flight", adm.inFlight());
             j.field("refused", adm.refused());
+        }
+        j.end();
+        j.key("errors").begin();
+        for (io.doubleface.engine.ErrorLog e : engine.stats().errorLogs()) {
+            j.field(e.kind(), e.count());
+            j.field(e.kind() + "_unlogged", e.unlogged());
         }
         j.end();
         j.field("slow_readers_closed", engine.stats().slowReadersClosed());
