@@ -90,6 +90,41 @@ class AdmissionTest {
     }
 
     @Test
+    void aGrpcCallOverTheLimitGetsResourceExhausted() throws Exception {
+        try (io.doubleface.kv.KvLeafServer leaf = io.doubleface.kv.KvLeafServer.builder().shards(2).start()) {
+            io.doubleface.server.FanoutServer.Builder b = io.doubleface.server.FanoutServer.builder().port(0).grpc(0)
+                    .adminPort(-1).admission(Admission.fixed(1));
+            YcsbService.install(b, new io.doubleface.kv.KvDriver(leaf.addresses()), leaf.records(), 10,
+                    TimeUnit.MILLISECONDS.toNanos(400), true);
+            try (io.doubleface.server.FanoutServer server = b.configuration("thread-8").start()) {
+                io.grpc.ManagedChannel channel = io.grpc.netty.NettyChannelBuilder
+                        .forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
+                try {
+                    io.doubleface.services.ycsb.v1.QueryRequest q = io.doubleface.services.ycsb.v1.QueryRequest
+                            .newBuilder().setFanout(1).setSize("small").setKey(1).build();
+                    com.google.common.util.concurrent.ListenableFuture<io.doubleface.services.ycsb.v1.QueryReply> slow =
+                            io.doubleface.services.ycsb.v1.FanoutServiceGrpc.newFutureStub(channel).query(q);
+                    for (int i = 0; i < 1000 && server.engine().inFlight() == 0; i++) {
+                        Thread.sleep(2); // until the first call is admitted
+                    }
+                    assertEquals(1, server.engine().inFlight());
+                    io.grpc.StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(
+                            io.grpc.StatusRuntimeException.class,
+                            () -> io.doubleface.services.ycsb.v1.FanoutServiceGrpc.newBlockingStub(channel)
+                                    .withDeadlineAfter(10, TimeUnit.SECONDS).query(q));
+                    assertEquals(io.grpc.Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode(), e.toString());
+                    assertTrue(e.getStatus().getDescription().startsWith("overloaded"), e.toString());
+                    assertEquals(1, server.engine().inFlight(), "refused while the first call was still in flight");
+                    assertTrue(slow.get(10, TimeUnit.SECONDS).getBody().size() > 0);
+                    assertEquals(1, server.engine().admission().refused());
+                } finally {
+                    channel.shutdownNow();
+                }
+            }
+        }
+    }
+
+    @Test
     void parseReadsEveryFormAndRejectsTheRest() {
         assertEquals(Admission.unlimited(), Admission.parse("off"));
         assertEquals(Admission.fixed(250), Admission.parse("250"));
