@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -97,7 +98,7 @@ public final class FanoutEngine implements AutoCloseable {
      *     {@code null} for no limit
      */
     public FanoutEngine(ModelContext ctx, Object backendOwner, String initial, long deadlineNanos,
-            java.util.function.Function<Runnable, AdmissionLimiter> admission) {
+            Function<Runnable, AdmissionLimiter> admission) {
         if (deadlineNanos <= 0) {
             throw new IllegalArgumentException("deadline: " + deadlineNanos + " ns (expected: > 0)");
         }

@@ -1,6 +1,7 @@
 package io.doubleface.engine;
 
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -21,9 +22,11 @@ public final class RequestStats {
     /** A model failed to run a request (the client got 500). */
     public final ErrorLog executeErrors = new ErrorLog("execute");
 
+    private final List<ErrorLog> errorLogs = List.of(decodeErrors, encodeErrors, executeErrors);
+
     /** {@return the per-request error kinds, for stats and metrics} */
-    public java.util.List<ErrorLog> errorLogs() {
-        return java.util.List.of(decodeErrors, encodeErrors, executeErrors);
+    public List<ErrorLog> errorLogs() {
+        return errorLogs;
     }
 
     public RequestStats() {

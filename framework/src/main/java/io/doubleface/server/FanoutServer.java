@@ -55,7 +55,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -120,7 +122,7 @@ public final class FanoutServer implements AutoCloseable {
     private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
     private volatile boolean closing;
     /** Counted down when {@link #close()} has finished: a second {@link #stop} waits for it. */
-    private final java.util.concurrent.CountDownLatch terminated = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch terminated = new CountDownLatch(1);
     private boolean closed; // under this
 
     /** Default most open upstream HTTP connections: {@value}. */
@@ -152,7 +154,7 @@ public final class FanoutServer implements AutoCloseable {
             ModelContext ctx = new ModelContext(io, backends, b.policy, b.queueLimit);
             String initial = b.tune != null ? b.tune.initial() : b.configuration;
             Admission adm = b.admission;
-            java.util.function.Function<Runnable, AdmissionLimiter> limiter = switch (adm.kind()) {
+            Function<Runnable, AdmissionLimiter> limiter = switch (adm.kind()) {
                 case UNLIMITED -> null;
                 case FIXED -> done -> AdmissionLimiter.fixed(adm.limit(), done);
                 case ADAPTIVE -> done -> AdmissionLimiter.adaptive(adm.limit(), adm.min(),

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,7 +63,7 @@ public final class KvLeafServer implements AutoCloseable {
     private final int[] ports;
     /** Accepted connections, so {@link #close} can close them before the loops stop. */
     private final Set<Channel> children = ConcurrentHashMap.newKeySet();
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private KvLeafServer(Builder b) {
         this.host = b.host;

@@ -1,5 +1,7 @@
 package io.doubleface.server.internal;
 
+import io.doubleface.engine.AdmissionLimiter;
+import io.doubleface.engine.ErrorLog;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.Outcome;
 import io.doubleface.engine.RouteStats;
@@ -87,19 +89,19 @@ public final class ServerMetrics {
                     .tag("outcome", o.label()).tag("status", Integer.toString(o.status()))
                     .description("upstream requests answered, by outcome").register(registry);
         }
-        for (io.doubleface.engine.ErrorLog e : engine.stats().errorLogs()) {
-            FunctionCounter.builder("doubleface.errors", e, io.doubleface.engine.ErrorLog::count).tag("kind", e.kind())
+        for (ErrorLog e : engine.stats().errorLogs()) {
+            FunctionCounter.builder("doubleface.errors", e, ErrorLog::count).tag("kind", e.kind())
                     .description("per-request errors of the service's own code (decode, encode, execute): "
                             + "answered 500 / INTERNAL").register(registry);
-            FunctionCounter.builder("doubleface.errors.unlogged", e, io.doubleface.engine.ErrorLog::unlogged)
+            FunctionCounter.builder("doubleface.errors.unlogged", e, ErrorLog::unlogged)
                     .tag("kind", e.kind())
                     .description("of those, not logged: at most one log line per kind per 10 s").register(registry);
         }
-        io.doubleface.engine.AdmissionLimiter adm = engine.admission();
+        AdmissionLimiter adm = engine.admission();
         if (adm != null) {
-            Gauge.builder("doubleface.admission.limit", adm, io.doubleface.engine.AdmissionLimiter::limit)
+            Gauge.builder("doubleface.admission.limit", adm, AdmissionLimiter::limit)
                     .description("admission control: the current limit of requests in flight").register(registry);
-            FunctionCounter.builder("doubleface.admission.refused", adm, io.doubleface.engine.AdmissionLimiter::refused)
+            FunctionCounter.builder("doubleface.admission.refused", adm, AdmissionLimiter::refused)
                     .description("requests refused by admission control (503, gRPC RESOURCE_EXHAUSTED)")
                     .register(registry);
         }
@@ -220,7 +222,7 @@ public final class ServerMetrics {
         }
         j.field("answered", total);
         j.end();
-        io.doubleface.engine.AdmissionLimiter adm = engine.admission();
+        AdmissionLimiter adm = engine.admission();
         j.key("admission").begin();
         j.field("mode", adm == null ? "off" : adm.mode());
         if (adm != null) {
@@ -230,7 +232,7 @@ public final class ServerMetrics {
         }
         j.end();
         j.key("errors").begin();
-        for (io.doubleface.engine.ErrorLog e : engine.stats().errorLogs()) {
+        for (ErrorLog e : engine.stats().errorLogs()) {
             j.field(e.kind(), e.count());
             j.field(e.kind() + "_unlogged", e.unlogged());
         }
