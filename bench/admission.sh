@@ -31,9 +31,9 @@ done
 OUT=${OUT:-docs/results/admission-$(date -u +%Y%m%d-%H%M)}
 mkdir -p "$OUT"
 for t in taskset python3 curl; do command -v $t >/dev/null || { echo "admission.sh: $t not found" >&2; exit 1; }; done
-[[ -f services/target/doubleface.jar ]] || ./mvnw -B -q -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true install
+[[ -f cli/target/doubleface.jar ]] || ./mvnw -B -q -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true install
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
-JAR=services/target/doubleface.jar
+JAR=cli/target/doubleface.jar
 PORT=18080; ADMIN=19090
 URL="/query?fanout=$FANOUT&size=small&key={key}"
 server_pid=""

@@ -24,8 +24,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
-[[ -f services/target/doubleface.jar ]] || ./mvnw -q -B -DskipTests install
-JAR=$(mktemp /tmp/doubleface-lg-XXXXXX.jar); cp services/target/doubleface.jar "$JAR"
+[[ -f cli/target/doubleface.jar ]] || ./mvnw -q -B -DskipTests install
+JAR=$(mktemp /tmp/doubleface-lg-XXXXXX.jar); cp cli/target/doubleface.jar "$JAR"
 OUT=${OUT:-docs/results/loadgen-self-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$OUT"
 PORT=18380

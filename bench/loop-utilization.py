@@ -24,7 +24,7 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-JAR = os.path.join(ROOT, "services", "target", "doubleface.jar")
+JAR = os.path.join(ROOT, "cli", "target", "doubleface.jar")
 JAVA = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java")
 
 

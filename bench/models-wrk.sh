@@ -50,7 +50,7 @@ IO_THREADS=${IO_THREADS:-1}
 # keeps the comparison about the models. NICE=0 turns this off.
 if [ "$(id -u)" = 0 ]; then NICE=${NICE:--10}; else NICE=${NICE:-0}; fi
 JAVA=${JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}
-JAR=${JAR:-$ROOT/services/target/doubleface.jar}
+JAR=${JAR:-$ROOT/cli/target/doubleface.jar}
 QUICK=0
 
 while [ $# -gt 0 ]; do
@@ -94,7 +94,7 @@ if [ ! -f "$JAR" ]; then
     log "building the CLI jar (./doubleface --help)"
     (cd "$ROOT" && ./doubleface --help >/dev/null) || true
   fi
-  [ -f "$JAR" ] || die "CLI jar not found: $JAR (build it: ./mvnw -B -q -pl services -am package -DskipTests)"
+  [ -f "$JAR" ] || die "CLI jar not found: $JAR (build it: ./mvnw -B -q -pl cli -am package -DskipTests)"
 fi
 # Run a private copy: the jar may be rebuilt while the sweep runs.
 JAR_SHA=$(sha256sum "$JAR" | cut -c1-16)

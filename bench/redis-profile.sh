@@ -33,8 +33,8 @@ done
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 JDK=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 JAVA=$JDK/bin/java
-[[ -f services/target/doubleface.jar ]] || ./mvnw -q -B -DskipTests install
-JAR=$(mktemp /tmp/doubleface-rp-XXXXXX.jar); cp services/target/doubleface.jar "$JAR"
+[[ -f cli/target/doubleface.jar ]] || ./mvnw -q -B -DskipTests install
+JAR=$(mktemp /tmp/doubleface-rp-XXXXXX.jar); cp cli/target/doubleface.jar "$JAR"
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-docs/results/redis-profile-$STAMP}
 mkdir -p "$OUT"

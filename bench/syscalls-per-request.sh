@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
 done
 PORT=8180; ADMIN=9190; BASE=7201
 JAVA=${JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}
-JAR=$(mktemp /tmp/doubleface-sys-XXXXXX.jar); cp "$ROOT/services/target/doubleface.jar" "$JAR"
+JAR=$(mktemp /tmp/doubleface-sys-XXXXXX.jar); cp "$ROOT/cli/target/doubleface.jar" "$JAR"
 command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk >/dev/null)
 command -v perf >/dev/null || { echo "perf not found" >&2; exit 1; }
 mkdir -p "$OUT"

@@ -31,8 +31,8 @@ done
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 command -v ss >/dev/null || { apt-get update -qq && apt-get install -y -qq iproute2 >/dev/null; }
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
-[[ -f services/target/doubleface.jar ]] || ./mvnw -q -B -DskipTests install
-JAR=$(mktemp /tmp/doubleface-seg-XXXXXX.jar); cp services/target/doubleface.jar "$JAR"
+[[ -f cli/target/doubleface.jar ]] || ./mvnw -q -B -DskipTests install
+JAR=$(mktemp /tmp/doubleface-seg-XXXXXX.jar); cp cli/target/doubleface.jar "$JAR"
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${OUT:-docs/results/tcp-segments-$STAMP}
 mkdir -p "$OUT"

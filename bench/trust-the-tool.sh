@@ -20,8 +20,8 @@ while [[ $# -gt 0 ]]; do
 done
 command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
 JAVA=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java
-[[ -f services/target/doubleface.jar ]] || ./mvnw -q -B -DskipTests install
-JAR=$(mktemp /tmp/doubleface-trust-XXXXXX.jar); cp services/target/doubleface.jar "$JAR"
+[[ -f cli/target/doubleface.jar ]] || ./mvnw -q -B -DskipTests install
+JAR=$(mktemp /tmp/doubleface-trust-XXXXXX.jar); cp cli/target/doubleface.jar "$JAR"
 OUT=${OUT:-docs/results/trust-the-tool-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$OUT"
 PORT=18480

@@ -42,7 +42,7 @@ class TimelineTest {
     @BeforeAll
     static void start() throws Exception {
         redis = RedisServers.start(2, 0);
-        mongo = MongoLeafServer.builder().shards(2).records(1).start();
+        mongo = MongoLeafServer.builder().shards(2).start();
         FanoutServer.Builder b = FanoutServer.builder().port(0).ioThreads(2).deadline(Duration.ofSeconds(5));
         TimelineApp.install(b, redis.uri(), mongo.uri());
         server = b.configuration("doubleface").start();

@@ -12,10 +12,8 @@ import java.util.Objects;
  *     {@link ShardException.Kind#TIMEOUT}
  * @param maxOutstanding most calls queued or in flight per connection; beyond it calls fail at
  *     once with {@link ShardException.Kind#OVERLOADED} (no unbounded queues)
- * @param records records per shard of the deterministic dataset (keys {@code 0..records-1}); a
- *     SCAN wraps at the end of the key space
  */
-public record DriverSettings(Duration connectTimeout, Duration callTimeout, int maxOutstanding, long records) {
+public record DriverSettings(Duration connectTimeout, Duration callTimeout, int maxOutstanding) {
 
     /** Default connect timeout: {@value} ms. */
     public static final long DEFAULT_CONNECT_TIMEOUT_MILLIS = 1_000;
@@ -23,28 +21,23 @@ public record DriverSettings(Duration connectTimeout, Duration callTimeout, int 
     public static final long DEFAULT_CALL_TIMEOUT_MILLIS = 1_000;
     /** Default most outstanding calls per connection: {@value}. */
     public static final int DEFAULT_MAX_OUTSTANDING = 4096;
-    /** Default records per shard: {@value}. */
-    public static final long DEFAULT_RECORDS = 1000;
 
     /** The defaults. */
     public static final DriverSettings DEFAULT = new DriverSettings(Duration.ofMillis(DEFAULT_CONNECT_TIMEOUT_MILLIS),
-            Duration.ofMillis(DEFAULT_CALL_TIMEOUT_MILLIS), DEFAULT_MAX_OUTSTANDING, DEFAULT_RECORDS);
+            Duration.ofMillis(DEFAULT_CALL_TIMEOUT_MILLIS), DEFAULT_MAX_OUTSTANDING);
 
     /**
      * Checks the components.
      *
      * @throws NullPointerException if a timeout is {@code null}
-     * @throws IllegalArgumentException if a timeout is not positive, or {@code maxOutstanding} or
-     *     {@code records} is {@code < 1}
+     * @throws IllegalArgumentException if a timeout is not positive, or {@code maxOutstanding} is
+     *     {@code < 1}
      */
     public DriverSettings {
         positive("connectTimeout", connectTimeout);
         positive("callTimeout", callTimeout);
         if (maxOutstanding < 1) {
             throw new IllegalArgumentException("maxOutstanding: " + maxOutstanding + " (expected: > 0)");
-        }
-        if (records < 1) {
-            throw new IllegalArgumentException("records: " + records + " (expected: > 0)");
         }
     }
 
@@ -62,7 +55,7 @@ public record DriverSettings(Duration connectTimeout, Duration callTimeout, int 
      * @return new settings
      */
     public DriverSettings withConnectTimeout(Duration d) {
-        return new DriverSettings(d, callTimeout, maxOutstanding, records);
+        return new DriverSettings(d, callTimeout, maxOutstanding);
     }
 
     /**
@@ -72,7 +65,7 @@ public record DriverSettings(Duration connectTimeout, Duration callTimeout, int 
      * @return new settings
      */
     public DriverSettings withCallTimeout(Duration d) {
-        return new DriverSettings(connectTimeout, d, maxOutstanding, records);
+        return new DriverSettings(connectTimeout, d, maxOutstanding);
     }
 
     /**
@@ -82,16 +75,6 @@ public record DriverSettings(Duration connectTimeout, Duration callTimeout, int 
      * @return new settings
      */
     public DriverSettings withMaxOutstanding(int n) {
-        return new DriverSettings(connectTimeout, callTimeout, n, records);
-    }
-
-    /**
-     * These settings with another number of records per shard.
-     *
-     * @param n records per shard, {@code > 0}
-     * @return new settings
-     */
-    public DriverSettings withRecords(long n) {
-        return new DriverSettings(connectTimeout, callTimeout, maxOutstanding, n);
+        return new DriverSettings(connectTimeout, callTimeout, n);
     }
 }

@@ -1,7 +1,6 @@
 package io.doubleface.driver;
 
 import java.util.List;
-import java.util.function.LongConsumer;
 
 /**
  * A store a server can fan out to, found by {@link ShardDrivers} through {@link java.util.ServiceLoader}
@@ -25,19 +24,4 @@ public interface ShardDriverProvider {
      * @throws IllegalArgumentException if {@code uri} is malformed (the message says how)
      */
     ShardDriver<?> open(String uri, DriverSettings settings);
-
-    /**
-     * Writes the deterministic dataset ({@link io.doubleface.data.Records}, keys
-     * {@code 0..records-1}) into every shard of {@code uri}, so queries read byte-identical records
-     * from this store as from any other.
-     *
-     * @param uri a shard URI with one of {@link #schemes()}
-     * @param records records per shard to write, {@code > 0} (the same as {@link DriverSettings#records()}
-     *     of the drivers that will read them)
-     * @param progress receives the number of records written so far over all shards (called from
-     *     the loading thread, at most a few times per second)
-     * @throws UnsupportedOperationException if this store generates its records itself
-     * @throws IllegalStateException if a shard cannot be reached or refuses the writes
-     */
-    void loadData(String uri, long records, LongConsumer progress);
 }

@@ -2,13 +2,17 @@ package io.doubleface.driver;
 
 import io.doubleface.api.Command;
 import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandle;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
-import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * Finds the {@link ShardDriverProvider} of a shard URI by its scheme. The providers on the class
@@ -19,6 +23,27 @@ public final class ShardDrivers {
     private static final Map<String, ShardDriverProvider> BY_SCHEME = load();
 
     private ShardDrivers() {}
+
+    /**
+     * The socket channel class that registers on {@code loop}'s I/O handler: what a driver's loop
+     * client gives its {@code Bootstrap} (or its library's) so that its connections run on the
+     * server's own loop.
+     *
+     * @param loop an event loop of the server (e.g. the one {@link ShardDriver#openOn} was given)
+     * @return {@code EpollSocketChannel} for an epoll loop, {@code NioSocketChannel} for a NIO loop
+     * @throws IllegalArgumentException for any other loop
+     */
+    public static Class<? extends SocketChannel> socketChannelClass(EventLoop loop) {
+        if (loop instanceof IoEventLoop io) {
+            if (io.isCompatible(EpollIoHandle.class)) {
+                return EpollSocketChannel.class;
+            }
+            if (io.isCompatible(NioIoHandle.class)) {
+                return NioSocketChannel.class;
+            }
+        }
+        throw new IllegalArgumentException("loop: " + loop + " (expected: an epoll or NIO IoEventLoop)");
+    }
 
     private static Map<String, ShardDriverProvider> load() {
         Map<String, ShardDriverProvider> m = new TreeMap<>();
@@ -107,52 +132,5 @@ public final class ShardDrivers {
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static <C extends Command<?>> BlockingClient<C> narrow(BlockingClient<?> client) {
         return (BlockingClient) client;
-    }
-
-    /**
-     * {@code driver} seen as a driver of another command family {@code C}, for drivers whose
-     * clients run several families (each client checks every command it is sent): same shards,
-     * same clients, closing the view closes {@code driver}.
-     *
-     * @param <C> the command family of the view
-     * @param driver the driver viewed; its shard count, description and {@code close} are used
-     * @param openOn opens a client of {@code driver} on a loop
-     * @param openBlocking opens a blocking client of {@code driver}
-     * @return the view, a new object on each call
-     */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    public static <C extends Command<?>> ShardDriver<C> view(ShardDriver<?> driver,
-            Function<EventLoop, LoopClient<?>> openOn, Supplier<BlockingClient<?>> openBlocking) {
-        return new ShardDriver<>() {
-            @Override
-            public int shardCount() {
-                return driver.shardCount();
-            }
-
-            @Override
-            public String describe() {
-                return driver.describe();
-            }
-
-            @Override
-            public LoopClient<C> openOn(EventLoop loop) {
-                return (LoopClient) openOn.apply(loop);
-            }
-
-            @Override
-            public BlockingClient<C> openBlocking() {
-                return (BlockingClient) openBlocking.get();
-            }
-
-            @Override
-            public void close() {
-                driver.close();
-            }
-
-            @Override
-            public String toString() {
-                return driver.toString();
-            }
-        };
     }
 }

@@ -8,7 +8,7 @@ import io.doubleface.api.HttpBinding;
 import io.doubleface.api.HttpRequestView;
 import io.doubleface.api.Replies;
 import io.doubleface.api.ReplyHandler;
-import io.doubleface.api.ShardRequest;
+import io.doubleface.testing.TestRead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
@@ -25,16 +25,16 @@ public final class EchoService implements FanoutService<EchoService.Query, Integ
 
     private static final ReplyHandler<Query, ByteBuf, Integer> LENGTH = (q, call, reply) -> reply.readableBytes();
 
-    private final Backend<ShardRequest> shards;
+    private final Backend<TestRead> shards;
 
-    public EchoService(Backend<ShardRequest> shards) {
+    public EchoService(Backend<TestRead> shards) {
         this.shards = shards;
     }
 
     @Override
     public void plan(Query q, FanoutPlan<Query, Integer> plan) {
         for (int s = 0; s < q.fan(); s++) {
-            plan.call(shards, s, ShardRequest.readField(q.key(), 0), LENGTH);
+            plan.call(shards, s, TestRead.readField(q.key(), 0), LENGTH);
         }
     }
 

@@ -11,7 +11,7 @@ import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.Replies;
 import io.doubleface.api.ReplyHandler;
-import io.doubleface.api.ShardRequest;
+import io.doubleface.testing.TestRead;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.Configuration;
@@ -39,8 +39,8 @@ class FanoutExchangeTest {
     private static final long LONG_DEADLINE = TimeUnit.SECONDS.toNanos(30);
 
     private static final Object OWNER = new Object();
-    private static final Backend<ShardRequest> BACKEND = new Backend<>("b", 0, new NoIoDriver(SHARDS), OWNER);
-    private static final Backend<ShardRequest> FOREIGN = new Backend<>("f", 0, new NoIoDriver(SHARDS), new Object());
+    private static final Backend<TestRead> BACKEND = new Backend<>("b", 0, new NoIoDriver(SHARDS), OWNER);
+    private static final Backend<TestRead> FOREIGN = new Backend<>("f", 0, new NoIoDriver(SHARDS), new Object());
 
     private static LoopGroup group;
     private static EventLoop loop;
@@ -167,7 +167,7 @@ class FanoutExchangeTest {
         Service[] self = new Service[1];
         self[0] = new Service(p -> {
             for (int s : shards) {
-                p.call(BACKEND, s, ShardRequest.readField(s, 0), self[0].handler);
+                p.call(BACKEND, s, TestRead.readField(s, 0), self[0].handler);
             }
         });
         return self[0];
@@ -204,7 +204,7 @@ class FanoutExchangeTest {
         assertEquals(3, ex.calls());
         assertEquals(2, ex.shard(0));
         assertEquals(0, ex.shard(1));
-        assertEquals(ShardRequest.readField(1, 0), ex.command(2));
+        assertEquals(TestRead.readField(1, 0), ex.command(2));
         assertEquals(3, ex.outstanding());
 
         ByteBuf p2 = payload(30);
@@ -315,18 +315,18 @@ class FanoutExchangeTest {
         List<Throwable> thrown = new CopyOnWriteArrayList<>();
         Service probe = new Service(p -> {
             for (Runnable r : List.<Runnable>of(
-                    () -> p.call(BACKEND, SHARDS, ShardRequest.readRecord(1), (q, c, v) -> "x"),
-                    () -> p.call(BACKEND, -1, ShardRequest.readRecord(1), (q, c, v) -> "x"),
-                    () -> p.call(FOREIGN, 0, ShardRequest.readRecord(1), (q, c, v) -> "x"))) {
+                    () -> p.call(BACKEND, SHARDS, TestRead.readRecord(1), (q, c, v) -> "x"),
+                    () -> p.call(BACKEND, -1, TestRead.readRecord(1), (q, c, v) -> "x"),
+                    () -> p.call(FOREIGN, 0, TestRead.readRecord(1), (q, c, v) -> "x"))) {
                 try {
                     r.run();
                 } catch (IllegalArgumentException e) {
                     thrown.add(e);
                 }
             }
-            assertThrows(NullPointerException.class, () -> p.call(BACKEND, 0, (ShardRequest) null, (q, c, v) -> "x"));
+            assertThrows(NullPointerException.class, () -> p.call(BACKEND, 0, (TestRead) null, (q, c, v) -> "x"));
             assertEquals(0, p.calls(), "rejected calls are not planned");
-            p.call(BACKEND, 0, ShardRequest.readRecord(1), (q, c, v) -> "x");
+            p.call(BACKEND, 0, TestRead.readRecord(1), (q, c, v) -> "x");
         });
         FanoutExchange<String, String, String> ex = exchange(probe, new Sink(), new AtomicInteger());
         assertTrue(ex.plan());
@@ -336,7 +336,7 @@ class FanoutExchangeTest {
         assertTrue(thrown.get(2).getMessage().contains("backend 'f' is not one of this server's"),
                 thrown.get(2).getMessage());
         assertThrows(IllegalStateException.class,
-                () -> ex.call(BACKEND, 0, ShardRequest.readRecord(1), (q, c, v) -> "x"),
+                () -> ex.call(BACKEND, 0, TestRead.readRecord(1), (q, c, v) -> "x"),
                 "the plan cannot be used after plan returned");
     }
 
@@ -353,10 +353,10 @@ class FanoutExchangeTest {
     void fanoutIsLimited() {
         Service s = new Service(p -> {
             for (int i = 0; i < FanoutExchange.MAX_FANOUT; i++) {
-                assertEquals(i, p.call(BACKEND, i % SHARDS, ShardRequest.readRecord(i), (q, c, v) -> "x"));
+                assertEquals(i, p.call(BACKEND, i % SHARDS, TestRead.readRecord(i), (q, c, v) -> "x"));
             }
             assertThrows(IllegalArgumentException.class,
-                    () -> p.call(BACKEND, 0, ShardRequest.readRecord(0), (q, c, v) -> "x"));
+                    () -> p.call(BACKEND, 0, TestRead.readRecord(0), (q, c, v) -> "x"));
         });
         assertTrue(exchange(s, new Sink(), new AtomicInteger()).plan());
     }
@@ -439,7 +439,7 @@ class FanoutExchangeTest {
     @Test
     void mergeThatPlansCallsStartsTheNextRoundAndTheLastMergeAnswers() {
         Service service = service(0, 1);
-        service.nextRound = (m, next) -> next.call(BACKEND, 3, ShardRequest.readField(3, 0), service.handler);
+        service.nextRound = (m, next) -> next.call(BACKEND, 3, TestRead.readField(3, 0), service.handler);
         Sink sink = new Sink();
         AtomicInteger finished = new AtomicInteger();
         FanoutExchange<String, String, String> ex = exchange(service, sink, finished);
@@ -469,17 +469,17 @@ class FanoutExchangeTest {
 
     @Test
     void callsOnSeveralBackendsWithSeveralHandlersKeepTheirOwnBackendAndHandler() {
-        Backend<ShardRequest> second = new Backend<>("second", 1, new NoIoDriver(SHARDS), OWNER);
+        Backend<TestRead> second = new Backend<>("second", 1, new NoIoDriver(SHARDS), OWNER);
         ReplyHandler<String, ByteBuf, String> other = (q, call, reply) -> "other" + call;
         Service[] self = new Service[1];
         // the first calls share backend and handler; later ones differ (the per-call arrays start mid-round)
         self[0] = new Service(p -> {
-            p.call(BACKEND, 0, ShardRequest.readField(0, 0), self[0].handler);
-            p.call(BACKEND, 1, ShardRequest.readField(1, 0), self[0].handler);
-            p.call(BACKEND, 2, ShardRequest.readField(2, 0), other);
-            p.call(second, 3, ShardRequest.readField(3, 0), self[0].handler);
+            p.call(BACKEND, 0, TestRead.readField(0, 0), self[0].handler);
+            p.call(BACKEND, 1, TestRead.readField(1, 0), self[0].handler);
+            p.call(BACKEND, 2, TestRead.readField(2, 0), other);
+            p.call(second, 3, TestRead.readField(3, 0), self[0].handler);
             for (int i = 0; i < 9; i++) { // past the initial capacity of 8 calls
-                p.call(i % 2 == 0 ? second : BACKEND, i % SHARDS, ShardRequest.readField(i, 0),
+                p.call(i % 2 == 0 ? second : BACKEND, i % SHARDS, TestRead.readField(i, 0),
                         i % 3 == 0 ? other : self[0].handler);
             }
         });
@@ -514,7 +514,7 @@ class FanoutExchangeTest {
         // the test service answers "no calls" in that case: a response, so the request completes
         assertEquals(List.of("OK no calls"), sink.all());
 
-        Service bad = new Service(p -> p.call(BACKEND, 0, ShardRequest.readRecord(0), (q, c, v) -> "x")) {
+        Service bad = new Service(p -> p.call(BACKEND, 0, TestRead.readRecord(0), (q, c, v) -> "x")) {
             @Override
             public String merge(String request, Replies<String> replies, FanoutPlan<String, String> next) {
                 return null;
@@ -530,10 +530,10 @@ class FanoutExchangeTest {
 
     @Test
     void mergeReturningAResponseAndPlanningCallsIsAnInternalError() {
-        Service both = new Service(p -> p.call(BACKEND, 0, ShardRequest.readRecord(0), (q, c, v) -> "x")) {
+        Service both = new Service(p -> p.call(BACKEND, 0, TestRead.readRecord(0), (q, c, v) -> "x")) {
             @Override
             public String merge(String request, Replies<String> replies, FanoutPlan<String, String> next) {
-                next.call(BACKEND, 1, ShardRequest.readRecord(0), (q, c, v) -> "y");
+                next.call(BACKEND, 1, TestRead.readRecord(0), (q, c, v) -> "y");
                 return "done";
             }
         };
@@ -548,7 +548,7 @@ class FanoutExchangeTest {
     @Test
     void failedCallInTheSecondRoundFailsTheRequestUnderFailFast() {
         Service service = service(0);
-        service.nextRound = (m, next) -> next.call(BACKEND, 2, ShardRequest.readField(2, 0), service.handler);
+        service.nextRound = (m, next) -> next.call(BACKEND, 2, TestRead.readField(2, 0), service.handler);
         Sink sink = new Sink();
         FanoutExchange<String, String, String> ex = exchange(service, sink, new AtomicInteger());
         assertTrue(ex.plan());
@@ -566,7 +566,7 @@ class FanoutExchangeTest {
         Service s = new Service(p -> {
             p.failurePolicy(FailurePolicy.bestEffort());
             for (int i = 0; i < 3; i++) {
-                p.call(BACKEND, i, ShardRequest.readField(i, 0), service.handler);
+                p.call(BACKEND, i, TestRead.readField(i, 0), service.handler);
             }
         });
         Sink sink = new Sink();
@@ -586,7 +586,7 @@ class FanoutExchangeTest {
         Service s = new Service(p -> {
             p.failurePolicy(FailurePolicy.quorum(2));
             for (int i = 0; i < 3; i++) {
-                p.call(BACKEND, i, ShardRequest.readField(i, 0), h.handler);
+                p.call(BACKEND, i, TestRead.readField(i, 0), h.handler);
             }
         });
         Sink sink = new Sink();
@@ -614,8 +614,8 @@ class FanoutExchangeTest {
     void optionalCallFailsAloneUnderFailFast() {
         Service h = new Service(null);
         Service s = new Service(p -> {
-            p.call(BACKEND, 0, ShardRequest.readField(0, 0), h.handler);
-            p.optional(p.call(BACKEND, 1, ShardRequest.readField(1, 0), h.handler));
+            p.call(BACKEND, 0, TestRead.readField(0, 0), h.handler);
+            p.optional(p.call(BACKEND, 1, TestRead.readField(1, 0), h.handler));
         });
         Sink sink = new Sink();
         FanoutExchange<String, String, String> ex = exchange(s, sink, new AtomicInteger());
@@ -632,8 +632,8 @@ class FanoutExchangeTest {
         Service h = new Service(null);
         Service s = new Service(p -> {
             p.failurePolicy(FailurePolicy.bestEffort());
-            p.call(BACKEND, 0, ShardRequest.readField(0, 0), h.handler);
-            p.call(BACKEND, 1, ShardRequest.readField(1, 0), h.handler);
+            p.call(BACKEND, 0, TestRead.readField(0, 0), h.handler);
+            p.call(BACKEND, 1, TestRead.readField(1, 0), h.handler);
         });
         Sink sink = new Sink();
         FanoutExchange<String, String, String> ex = new FanoutExchange<>(s, "q", loop, sink, OWNER,
@@ -654,7 +654,7 @@ class FanoutExchangeTest {
     @Test
     void deadlineInsideTheSecondRoundAnswers504NamingTheRound() throws Exception {
         Service service = service(0);
-        service.nextRound = (m, next) -> next.call(BACKEND, 1, ShardRequest.readField(1, 0), service.handler);
+        service.nextRound = (m, next) -> next.call(BACKEND, 1, TestRead.readField(1, 0), service.handler);
         Sink sink = new Sink();
         FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, OWNER,
                 TimeUnit.MILLISECONDS.toNanos(60), null);

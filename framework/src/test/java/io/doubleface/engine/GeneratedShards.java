@@ -1,28 +1,26 @@
 package io.doubleface.engine;
 
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
+import io.doubleface.testing.TestRead;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.driver.ShardException;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A socket-free test driver: every shard holds the generated dataset of {@link #RECORDS} keys and
- * answers with {@link Records#writeReply}. The loop face answers each send in a later task on its
+ * A socket-free test driver: every shard answers reads of keys {@code 0..}{@link #RECORDS}{@code -1}
+ * answers with {@link TestRead#reply}. The loop face answers each send in a later task on its
  * loop; the blocking face answers at once.
  *
  * <p>Test controls: {@link #reverseNext(int)} holds the next {@code n} calls and answers them in
  * reverse order (so requests complete out of order); {@link #failShard} makes one shard fail.
  */
-public final class GeneratedShards implements ShardDriver<ShardRequest> {
+public final class GeneratedShards implements ShardDriver<TestRead> {
 
     /** Keys in the dataset: {@value}. */
     public static final long RECORDS = 1000;
@@ -60,10 +58,8 @@ public final class GeneratedShards implements ShardDriver<ShardRequest> {
     }
 
     /** The canonical reply to {@code request}, in a new buffer. */
-    public static ByteBuf reply(ShardRequest request) {
-        ByteBuf b = ByteBufAllocator.DEFAULT.buffer(Records.replySize(request));
-        Records.writeReply(request, RECORDS, b);
-        return b;
+    public static ByteBuf reply(TestRead request) {
+        return request.reply();
     }
 
     @Override
@@ -77,15 +73,15 @@ public final class GeneratedShards implements ShardDriver<ShardRequest> {
     }
 
     @Override
-    public LoopClient<ShardRequest> openOn(EventLoop loop) {
-        LoopClient<ShardRequest> c = new LoopClient<>() {
+    public LoopClient<TestRead> openOn(EventLoop loop) {
+        LoopClient<TestRead> c = new LoopClient<>() {
             @Override
             public EventLoop loop() {
                 return loop;
             }
 
             @Override
-            public void send(int shard, ShardRequest request, ReplyListener listener, int tag) {
+            public void send(int shard, TestRead request, ReplyListener listener, int tag) {
                 if (!loop.inEventLoop()) {
                     throw new IllegalStateException("send off the client's loop");
                 }
@@ -127,10 +123,10 @@ public final class GeneratedShards implements ShardDriver<ShardRequest> {
     }
 
     @Override
-    public BlockingClient<ShardRequest> openBlocking() {
+    public BlockingClient<TestRead> openBlocking() {
         return new BlockingClient<>() {
             @Override
-            public ByteBuf call(int shard, ShardRequest request, long timeoutNanos) throws ShardException {
+            public ByteBuf call(int shard, TestRead request, long timeoutNanos) throws ShardException {
                 awaitTurn(shard);
                 try {
                     if (shard == failingShard) {
@@ -143,7 +139,7 @@ public final class GeneratedShards implements ShardDriver<ShardRequest> {
             }
 
             @Override
-            public void callAll(int[] shardIds, java.util.List<ShardRequest> requests, long timeoutNanos, Sink sink) {
+            public void callAll(int[] shardIds, java.util.List<TestRead> requests, long timeoutNanos, Sink sink) {
                 for (int i = 0; i < shardIds.length; i++) {
                     ByteBuf r;
                     try {

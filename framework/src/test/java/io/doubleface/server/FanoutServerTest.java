@@ -3,8 +3,7 @@ package io.doubleface.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
+import io.doubleface.testing.TestRead;
 import io.doubleface.engine.EchoService;
 import io.doubleface.engine.GeneratedShards;
 import java.io.ByteArrayOutputStream;
@@ -38,7 +37,7 @@ class FanoutServerTest {
             "doubleface", "doubleface-fifo", "thread-2", "thread-virtual", "type1-2", "type2a-1f1b", "type2b",
             "type2b-fixed-2");
 
-    private static final int FIELD_REPLY = Records.replySize(ShardRequest.readField(0, 0));
+    private static final int FIELD_REPLY = TestRead.REPLY_SIZE;
 
     private static GeneratedShards driver;
     private static FanoutServer server;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.api.Backend;
-import io.doubleface.api.ShardRequest;
+import io.doubleface.testing.TestRead;
 import io.doubleface.engine.EchoService;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.GeneratedShards;
@@ -58,7 +58,7 @@ class HttpFanoutHandlerTest {
     static void start() {
         io = new LoopGroup("hfh", 1, LoopGroup.Transport.AUTO);
         Object owner = new Object();
-        Backend<ShardRequest> backend = new Backend<>("echo", 0, new GeneratedShards(2), owner);
+        Backend<TestRead> backend = new Backend<>("echo", 0, new GeneratedShards(2), owner);
         ModelContext ctx = new ModelContext(io, List.of(backend), "completion-first", 100);
         engine = new FanoutEngine(ctx, owner, "thread-2", TimeUnit.SECONDS.toNanos(5));
         router = new HttpRouter.Builder().add(HttpMethod.GET, "/echo", new EchoService(backend), new EchoService.Binding())

@@ -1,13 +1,13 @@
 package io.doubleface.testing;
 
-import io.doubleface.api.ShardRequest;
+
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardDriver;
 import io.netty.channel.EventLoop;
 
 /** A driver of {@code shards} shards that opens no client: for tests that drive replies by hand. */
-public final class NoIoDriver implements ShardDriver<ShardRequest> {
+public final class NoIoDriver implements ShardDriver<TestRead> {
 
     private final int shards;
 
@@ -26,12 +26,12 @@ public final class NoIoDriver implements ShardDriver<ShardRequest> {
     }
 
     @Override
-    public LoopClient<ShardRequest> openOn(EventLoop loop) {
+    public LoopClient<TestRead> openOn(EventLoop loop) {
         throw new UnsupportedOperationException("no I/O in this test");
     }
 
     @Override
-    public BlockingClient<ShardRequest> openBlocking() {
+    public BlockingClient<TestRead> openBlocking() {
         throw new UnsupportedOperationException("no I/O in this test");
     }
 

@@ -1,13 +1,8 @@
 package io.doubleface.grpc;
 
 import io.doubleface.api.Command;
-import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
-import io.doubleface.grpc.kv.v1.KvServiceGrpc;
-import io.doubleface.grpc.kv.v1.ReadRequest;
-import io.doubleface.grpc.kv.v1.Reply;
-import io.doubleface.grpc.kv.v1.ScanRequest;
 import io.doubleface.loop.LoopGroup;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
@@ -16,7 +11,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ClientCalls;
 import java.util.Objects;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -79,26 +73,16 @@ final class GrpcBlockingClient implements BlockingClient<Command<?>> {
     public Object call(int shard, Command<?> command, long timeoutNanos) throws ShardException {
         Objects.checkIndex(shard, channels.length);
         Objects.requireNonNull(command, "command");
-        KvCalls.check(command);
+        GrpcCalls.check(command);
         if (timeoutNanos <= 0) {
             throw new IllegalArgumentException("timeoutNanos: " + timeoutNanos + " (expected: > 0)");
         }
         ManagedChannel ch = channel(shard);
         CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS);
         try {
-            if (command instanceof GrpcCall<?, ?> call) {
-                return call.blockingCall(ch, options);
-            }
-            ShardRequest request = (ShardRequest) command;
-            Reply r = request.op() == ShardRequest.Op.READ
-                    ? ClientCalls.blockingUnaryCall(ch, KvServiceGrpc.getReadMethod(), options,
-                            ReadRequest.newBuilder().setKey(request.key()).setField(request.field()).build())
-                    : ClientCalls.blockingUnaryCall(ch, KvServiceGrpc.getScanMethod(), options,
-                            ScanRequest.newBuilder().setKey(request.key()).setCount(request.count())
-                                    .setField(request.field()).build());
-            return KvCalls.reply(request, r);
+            return ((GrpcCall<?, ?>) command).blockingCall(ch, options);
         } catch (StatusRuntimeException e) {
-            throw KvCalls.failure(shard, e.getStatus(), closed);
+            throw GrpcCalls.failure(shard, e.getStatus(), closed);
         }
     }
 
@@ -123,8 +107,8 @@ final class GrpcBlockingClient implements BlockingClient<Command<?>> {
             int index = i;
             try {
                 Objects.checkIndex(shards[i], channels.length);
-                KvCalls.check(requests.get(i));
-                calls[i] = KvCalls.start(channel(shards[i]), options, requests.get(i), new ClientCall.Listener<>() {
+                GrpcCalls.check(requests.get(i));
+                calls[i] = GrpcCalls.start(channel(shards[i]), options, requests.get(i), new ClientCall.Listener<>() {
                     private Object reply;
 
                     @Override
@@ -156,12 +140,12 @@ final class GrpcBlockingClient implements BlockingClient<Command<?>> {
                 }
                 delivered[d.index] = true;
                 if (d.status.isOk() && d.reply != null) {
-                    sink.onReply(d.index, KvCalls.reply(requests.get(d.index), d.reply));
+                    sink.onReply(d.index, d.reply);
                 } else if (d.status.isOk()) {
                     sink.onFailure(d.index, new ShardException(ShardException.Kind.SHARD_ERROR, shards[d.index],
                             "grpc call ended without a reply"));
                 } else {
-                    sink.onFailure(d.index, KvCalls.failure(shards[d.index], d.status, closed));
+                    sink.onFailure(d.index, GrpcCalls.failure(shards[d.index], d.status, closed));
                 }
             }
         } catch (InterruptedException e) {

@@ -1,6 +1,6 @@
 package io.doubleface.grpc;
 
-import io.doubleface.api.ShardRequest;
+import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
@@ -28,11 +28,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The driver of gRPC leaves, on grpc-java's Netty transport running on <em>our</em> event loops.
- * Two command families share its clients: unary calls of your own service ({@link GrpcCall},
- * through {@link #of(String)} or {@link #calls()}) and the record commands of the built-in KV
- * leaves ({@code doubleface.kv.v1.KvService}, e.g. {@link GrpcLeafServer}), which this class is
- * a driver of.
+ * The driver of gRPC leaves, on grpc-java's Netty transport running on <em>our</em> event loops:
+ * it sends unary calls of your own services' methods ({@link GrpcCall}, any
+ * {@code MethodDescriptor}), e.g. {@code builder.backend("leaves", GrpcDriver.of("grpc://h:9001-9004"))}.
  *
  * <ul>
  *   <li>{@link #openOn(EventLoop)} gives a {@link LoopClient} with one {@link ManagedChannel} per
@@ -53,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * thread-safe. The driver closes every client it opened in {@link #close()}; it never shuts down
  * an event loop it was given.
  */
-public final class GrpcDriver implements ShardDriver<ShardRequest> {
+public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
 
     private static final Logger log = LoggerFactory.getLogger(GrpcDriver.class);
 
@@ -108,7 +106,7 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
      * @return a driver of {@link GrpcCall}s
      * @throws IllegalArgumentException if {@code uri} is not a shard list ({@link #parse})
      */
-    public static ShardDriver<GrpcCall<?, ?>> of(String uri) {
+    public static GrpcDriver of(String uri) {
         return of(uri, DriverSettings.DEFAULT);
     }
 
@@ -119,18 +117,8 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
      * @param settings the driver settings
      * @return a driver of {@link GrpcCall}s
      */
-    public static ShardDriver<GrpcCall<?, ?>> of(String uri, DriverSettings settings) {
-        return new GrpcDriver(parse(uri), settings).calls();
-    }
-
-    /**
-     * This driver as a driver of {@link GrpcCall}s: the same shards, settings and clients; closing
-     * the view closes this driver.
-     *
-     * @return the view
-     */
-    public ShardDriver<GrpcCall<?, ?>> calls() {
-        return io.doubleface.driver.ShardDrivers.view(this, this::openAny, this::openAnyBlocking);
+    public static GrpcDriver of(String uri, DriverSettings settings) {
+        return new GrpcDriver(parse(uri), settings);
     }
 
     /**
@@ -200,14 +188,14 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
      * of a {@link io.doubleface.loop.LoopGroup}).
      */
     @Override
-    public LoopClient<ShardRequest> openOn(EventLoop loop) {
-        return io.doubleface.driver.ShardDrivers.narrow(openAny(loop)); // one client serves both command families
+    public LoopClient<GrpcCall<?, ?>> openOn(EventLoop loop) {
+        return io.doubleface.driver.ShardDrivers.narrow(openAny(loop));
     }
 
     private LoopClient<?> openAny(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
-        GrpcLoopClient c = new GrpcLoopClient(this, loop, socketChannelClass(loop));
+        GrpcLoopClient c = new GrpcLoopClient(this, loop, ShardDrivers.socketChannelClass(loop));
         loopClients.add(c);
         if (closed) { // lost a race with close()
             loopClients.remove(c);
@@ -217,7 +205,7 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
     }
 
     @Override
-    public BlockingClient<ShardRequest> openBlocking() {
+    public BlockingClient<GrpcCall<?, ?>> openBlocking() {
         return io.doubleface.driver.ShardDrivers.narrow(openAnyBlocking());
     }
 
@@ -237,19 +225,6 @@ public final class GrpcDriver implements ShardDriver<ShardRequest> {
         if (closed) {
             throw new IllegalStateException("grpc driver " + description + " is closed");
         }
-    }
-
-    /** The socket channel class that registers on {@code loop}'s I/O handler. */
-    static Class<? extends SocketChannel> socketChannelClass(EventLoop loop) {
-        if (loop instanceof IoEventLoop io) {
-            if (io.isCompatible(EpollIoHandle.class)) {
-                return EpollSocketChannel.class;
-            }
-            if (io.isCompatible(NioIoHandle.class)) {
-                return NioSocketChannel.class;
-            }
-        }
-        throw new IllegalArgumentException("loop: " + loop + " (expected: an epoll or NIO IoEventLoop)");
     }
 
     void closed(GrpcLoopClient c) {

@@ -89,7 +89,7 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
         Objects.checkIndex(shard, channels.length);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(listener, "listener");
-        KvCalls.check(request);
+        GrpcCalls.check(request);
         if (closed) {
             failLater(listener, tag, new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
             return;
@@ -110,7 +110,7 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
         outstanding[shard]++;
         sending = true;
         try {
-            call.clientCall = KvCalls.start(ch, CallOptions.DEFAULT.withDeadlineAfter(callTimeoutNanos,
+            call.clientCall = GrpcCalls.start(ch, CallOptions.DEFAULT.withDeadlineAfter(callTimeoutNanos,
                     TimeUnit.NANOSECONDS), request, call);
         } catch (RuntimeException e) {
             call.onClose(Status.UNAVAILABLE.withDescription("could not start the call").withCause(e), new Metadata());
@@ -212,13 +212,13 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
                             "grpc call ended without a reply"));
                 } else {
                     try {
-                        listener.onReply(tag, KvCalls.reply(command, r));
+                        listener.onReply(tag, r);
                     } catch (Throwable t) {
                         log.warn("reply listener {} threw", listener, t);
                     }
                 }
             } else {
-                notifyFailure(listener, tag, KvCalls.failure(shard, status, closed));
+                notifyFailure(listener, tag, GrpcCalls.failure(shard, status, closed));
             }
         }
     }

@@ -24,12 +24,8 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,30 +41,15 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Unary calls of a user's own method ({@link GrpcCall}) through both clients, against real gRPC
- * servers on loopback. The method is described by hand with a string marshaller (no generated
- * code), as any {@code MethodDescriptor} works.
+ * servers on loopback. The method is described by hand with a string marshaller
+ * ({@link TestLeaves#UTF8}, no generated code), as any {@code MethodDescriptor} works.
  */
 @Timeout(60)
 class GrpcCallTest {
 
-    static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(String value) {
-            return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public String parse(InputStream stream) {
-            try {
-                return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-    };
-
     /** {@code test.Greeter/Greet}: "hello NAME from shard S", or INVALID_ARGUMENT for "bad". */
-    static final MethodDescriptor<String, String> GREET = MethodDescriptor.<String, String>newBuilder(UTF8, UTF8)
+    static final MethodDescriptor<String, String> GREET = MethodDescriptor
+            .<String, String>newBuilder(TestLeaves.UTF8, TestLeaves.UTF8)
             .setType(MethodDescriptor.MethodType.UNARY)
             .setFullMethodName("test.Greeter/Greet")
             .build();

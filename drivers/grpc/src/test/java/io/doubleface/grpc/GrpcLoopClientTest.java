@@ -1,15 +1,10 @@
 package io.doubleface.grpc;
 
-import io.doubleface.testing.Outcomes;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
@@ -18,9 +13,7 @@ import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
 import io.doubleface.loop.LoopGroup;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
+import io.grpc.Status;
 import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -33,12 +26,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The gRPC leaf and the loop client against it and against a silent shard, on real sockets. */
+/** The loop client against gRPC test leaves ({@link TestLeaves}) and a silent shard, on real sockets. */
 class GrpcLoopClientTest {
 
+    /** Keys each test leaf serves. */
     static final int RECORDS = 100;
     static final DriverSettings GENEROUS = DriverSettings.DEFAULT.withCallTimeout(Duration.ofSeconds(30))
-            .withConnectTimeout(Duration.ofSeconds(5)).withRecords(RECORDS);
+            .withConnectTimeout(Duration.ofSeconds(5));
 
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -54,98 +48,101 @@ class GrpcLoopClientTest {
         return c;
     }
 
-    private GrpcLeafServer leaf(int shards, LoopGroup.Transport transport) {
-        return closeLater(GrpcLeafServer.builder().shards(shards).records(RECORDS).transport(transport).start());
+    private TestLeaves leaf(int shards, LoopGroup.Transport transport) {
+        return closeLater(TestLeaves.start(shards, RECORDS, transport));
     }
 
     private EventLoop clientLoop(LoopGroup.Transport transport) {
         return closeLater(new LoopGroup("grpc-test", 1, transport)).loops().get(0);
     }
 
-    private LoopClient open(GrpcDriver driver, EventLoop loop) {
+    private LoopClient<GrpcCall<?, ?>> open(GrpcDriver driver, EventLoop loop) {
         closeLater(driver);
         return driver.openOn(loop);
     }
 
     /** Runs {@code sends} as one task on the client's loop. */
-    private static void onLoop(LoopClient client, Consumer<LoopClient> sends) {
+    private static void onLoop(LoopClient<GrpcCall<?, ?>> client, Consumer<LoopClient<GrpcCall<?, ?>>> sends) {
         client.loop().submit(() -> sends.accept(client)).syncUninterruptibly();
-    }
-
-    static byte[] expected(ShardRequest r) {
-        ByteBuf b = Unpooled.buffer(Records.replySize(r));
-        try {
-            Records.writeReply(r, RECORDS, b);
-            return ByteBufUtil.getBytes(b);
-        } finally {
-            b.release();
-        }
     }
 
     @ParameterizedTest
     @EnumSource(value = LoopGroup.Transport.class, names = {"AUTO", "NIO"})
-    void repliesAreByteIdenticalToRecordsWriteReplyAndArriveOnTheLoop(LoopGroup.Transport transport) throws Exception {
-        GrpcLeafServer leaf = leaf(3, transport);
+    void repliesAreTheReplyMessagesOfTheRightShardAndArriveOnTheLoop(LoopGroup.Transport transport)
+            throws Exception {
+        TestLeaves leaf = leaf(3, transport);
         EventLoop loop = clientLoop(transport);
         GrpcDriver driver = new GrpcDriver(leaf.addresses(), GENEROUS);
-        LoopClient client = open(driver, loop);
-        List<ShardRequest> requests = List.of(
-                ShardRequest.readField(0, 0),
-                ShardRequest.readField(42, 9),
-                ShardRequest.readRecord(RECORDS - 1),
-                ShardRequest.readRecord(7),
-                ShardRequest.scan(95, 10),                       // wraps at RECORDS
-                ShardRequest.scan(3, ShardRequest.MAX_SCAN),     // wraps ten times, ~1 MB
-                new ShardRequest(ShardRequest.Op.SCAN, 98, 4, 5)); // one field of each record, wrapping
+        LoopClient<GrpcCall<?, ?>> client = open(driver, loop);
+        int[][] requests = { // {key, reply size}
+            {0, 0},                      // an empty message is a reply too
+            {42, 9},                     // shorter than its header
+            {RECORDS - 1, 100},
+            {7, 1000},
+            {95, 70_000},                // more than one 16 KB HTTP/2 frame and the 64 KB initial window
+            {3, TestLeaves.MAX_SIZE},    // 1 MiB
+            {98, 4096}};
         for (int round = 0; round < 2; round++) { // first round connects, second uses the connections
-            Outcomes out = new Outcomes(loop, requests.size());
+            CallOutcomes out = new CallOutcomes(loop, requests.length);
             onLoop(client, c -> {
-                for (int i = 0; i < requests.size(); i++) {
-                    c.send(i % 3, requests.get(i), out, i);
+                for (int i = 0; i < requests.length; i++) {
+                    c.send(i % 3, TestLeaves.get(requests[i][0], requests[i][1]), out, i);
                 }
             });
             out.await(); // fails on a callback off the loop or a second callback
-            for (int i = 0; i < requests.size(); i++) {
-                assertArrayEquals(expected(requests.get(i)), out.reply(i), requests.get(i).toString());
+            for (int i = 0; i < requests.length; i++) {
+                out.assertReply(i, TestLeaves.reply(i % 3, requests[i][0], requests[i][1]));
             }
+            assertTrue(out.reply(2).startsWith("s2:k" + (RECORDS - 1) + ":"), out.reply(2));
         }
         assertEquals(0, driver.offLoopHops(), "callbacks grpc-java delivered off the client's loop");
     }
 
     @Test
     void thousandConcurrentCallsOnOneChannelAllCompleteWithTheirOwnReply() throws Exception {
-        GrpcLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
+        TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new GrpcDriver(leaf.addresses(), GENEROUS), loop);
+        LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(leaf.addresses(), GENEROUS), loop);
         int n = 1000;
-        Outcomes out = new Outcomes(loop, n);
+        CallOutcomes out = new CallOutcomes(loop, n);
         onLoop(client, c -> {
             for (int i = 0; i < n; i++) {
-                c.send(0, ShardRequest.readField(i % RECORDS, i % 10), out, i);
+                c.send(0, TestLeaves.get(i % RECORDS, 20 + i), out, i);
             }
         });
         out.await();
         for (int i = 0; i < n; i++) {
-            assertArrayEquals(expected(ShardRequest.readField(i % RECORDS, i % 10)), out.reply(i));
+            out.assertReply(i, TestLeaves.reply(0, i % RECORDS, 20 + i));
         }
     }
 
     @Test
-    void keyBeyondTheRecordsFailsWithShardErrorAndTheChannelStaysUsable() throws Exception {
-        GrpcLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
+    void errorStatusesFailWithTheirKindAndTheChannelStaysUsable() throws Exception {
+        TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new GrpcDriver(leaf.addresses(), GENEROUS), loop);
-        Outcomes out = new Outcomes(loop, 3);
+        LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(leaf.addresses(), GENEROUS), loop);
+        CallOutcomes out = new CallOutcomes(loop, 5);
         onLoop(client, c -> {
-            c.send(0, ShardRequest.readRecord(RECORDS), out, 0);
-            c.send(0, ShardRequest.scan(RECORDS + 5, 2), out, 1);
-            c.send(0, ShardRequest.readRecord(1), out, 2);
+            c.send(0, TestLeaves.get(RECORDS, 10), out, 0);                 // key beyond the records
+            c.send(0, TestLeaves.get(5, TestLeaves.MAX_SIZE + 1), out, 1);  // reply too large
+            c.send(0, TestLeaves.fail(Status.Code.INTERNAL, "boom"), out, 2);
+            c.send(0, TestLeaves.fail(Status.Code.RESOURCE_EXHAUSTED, "busy"), out, 3);
+            c.send(0, TestLeaves.get(1, 64), out, 4);
         });
         out.await();
         out.assertFailed(0, Kind.SHARD_ERROR);
-        assertTrue(out.failure(0).getMessage().contains("INVALID_ARGUMENT"), out.failure(0).getMessage());
+        assertTrue(out.failure(0).getMessage().contains("INVALID_ARGUMENT: key: " + RECORDS),
+                out.failure(0).getMessage());
         out.assertFailed(1, Kind.SHARD_ERROR);
-        assertArrayEquals(expected(ShardRequest.readRecord(1)), out.reply(2));
+        assertTrue(out.failure(1).getMessage().contains("INVALID_ARGUMENT: size"), out.failure(1).getMessage());
+        out.assertFailed(2, Kind.SHARD_ERROR);
+        assertTrue(out.failure(2).getMessage().contains("INTERNAL: boom"), out.failure(2).getMessage());
+        out.assertFailed(3, Kind.OVERLOADED);
+        out.assertReply(4, TestLeaves.reply(0, 1, 64));
+        // after the failures completed, the same channel still answers
+        CallOutcomes after = new CallOutcomes(loop, 1);
+        onLoop(client, c -> c.send(0, TestLeaves.get(2, 300), after, 0));
+        after.await().assertReply(0, TestLeaves.reply(0, 2, 300));
     }
 
     @Test
@@ -153,12 +150,13 @@ class GrpcLoopClientTest {
         SilentShard shard = closeLater(new SilentShard());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         Duration timeout = Duration.ofMillis(300);
-        LoopClient client = open(new GrpcDriver(List.of(shard.address()), GENEROUS.withCallTimeout(timeout)), loop);
-        Outcomes out = new Outcomes(loop, 3);
+        LoopClient<GrpcCall<?, ?>> client = open(
+                new GrpcDriver(List.of(shard.address()), GENEROUS.withCallTimeout(timeout)), loop);
+        CallOutcomes out = new CallOutcomes(loop, 3);
         long start = System.nanoTime();
         onLoop(client, c -> {
             for (int i = 0; i < 3; i++) {
-                c.send(0, ShardRequest.readRecord(i), out, i);
+                c.send(0, TestLeaves.get(i, 10), out, i);
             }
         });
         out.await();
@@ -172,43 +170,48 @@ class GrpcLoopClientTest {
 
     @Test
     void stoppedLeafFailsCallsUnavailableAndTheClientReconnectsWhenItReturns() throws Exception {
-        GrpcLeafServer leaf = GrpcLeafServer.builder().shards(1).records(RECORDS).start();
+        TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
         int port = leaf.port(0);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         GrpcDriver driver = new GrpcDriver(leaf.addresses(), GENEROUS);
-        LoopClient client = open(driver, loop);
-        Outcomes warm = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(0, ShardRequest.readRecord(3), warm, 0));
-        assertArrayEquals(expected(ShardRequest.readRecord(3)), warm.await().reply(0));
+        LoopClient<GrpcCall<?, ?>> client = open(driver, loop);
+        CallOutcomes warm = new CallOutcomes(loop, 1);
+        onLoop(client, c -> c.send(0, TestLeaves.get(3, 100), warm, 0));
+        warm.await().assertReply(0, TestLeaves.reply(0, 3, 100));
         int n = 500;
-        Outcomes out = new Outcomes(loop, n);
+        int size = 50_000;
+        CallOutcomes out = new CallOutcomes(loop, n);
         onLoop(client, c -> {
             for (int i = 0; i < n; i++) {
-                c.send(0, ShardRequest.scan(i % RECORDS, 50), out, i);
+                c.send(0, TestLeaves.get(i % RECORDS, size), out, i);
             }
         });
-        leaf.close(); // while (some of) the calls are outstanding
+        leaf.stop(); // while (some of) the calls are outstanding
         out.await();
         for (int i = 0; i < n; i++) {
             if (out.replied(i)) {
-                assertArrayEquals(expected(ShardRequest.scan(i % RECORDS, 50)), out.reply(i));
+                out.assertReply(i, TestLeaves.reply(0, i % RECORDS, size));
             } else {
                 out.assertFailed(i, Kind.UNAVAILABLE);
             }
         }
         // nothing listens: calls fail fast with UNAVAILABLE, not after the (30 s) call timeout
-        Outcomes down = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), down, 0));
+        CallOutcomes down = new CallOutcomes(loop, 1);
+        long sent = System.nanoTime();
+        onLoop(client, c -> c.send(0, TestLeaves.get(1, 10), down, 0));
         down.await().assertFailed(0, Kind.UNAVAILABLE);
+        assertTrue(System.nanoTime() - sent < TimeUnit.SECONDS.toNanos(10), "UNAVAILABLE took "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent) + " ms");
         // the leaf comes back on the same port: the client reconnects (backoff reset on send)
-        closeLater(GrpcLeafServer.builder().shards(1).basePort(port).records(RECORDS).start());
+        leaf.restart();
+        assertEquals(port, leaf.port(0));
         long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
-            Outcomes back = new Outcomes(loop, 1);
-            onLoop(client, c -> c.send(0, ShardRequest.readRecord(5), back, 0));
+            CallOutcomes back = new CallOutcomes(loop, 1);
+            onLoop(client, c -> c.send(0, TestLeaves.get(5, 200), back, 0));
             back.await();
             if (back.replied(0)) {
-                assertArrayEquals(expected(ShardRequest.readRecord(5)), back.reply(0));
+                back.assertReply(0, TestLeaves.reply(0, 5, 200));
                 break;
             }
             back.assertFailed(0, Kind.UNAVAILABLE);
@@ -223,11 +226,11 @@ class GrpcLoopClientTest {
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         GrpcDriver driver = closeLater(new GrpcDriver(List.of(shard.address()),
                 GENEROUS.withMaxOutstanding(4).withCallTimeout(Duration.ofMinutes(5))));
-        LoopClient client = driver.openOn(loop);
-        Outcomes out = new Outcomes(loop, 6);
+        LoopClient<GrpcCall<?, ?>> client = driver.openOn(loop);
+        CallOutcomes out = new CallOutcomes(loop, 6);
         onLoop(client, c -> {
             for (int i = 0; i < 6; i++) {
-                c.send(0, ShardRequest.readRecord(i), out, i);
+                c.send(0, TestLeaves.get(i, 10), out, i);
             }
         });
         onLoop(client, LoopClient::close);
@@ -237,8 +240,8 @@ class GrpcLoopClientTest {
         }
         out.assertFailed(4, Kind.OVERLOADED);
         out.assertFailed(5, Kind.OVERLOADED);
-        Outcomes after = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), after, 0));
+        CallOutcomes after = new CallOutcomes(loop, 1);
+        onLoop(client, c -> c.send(0, TestLeaves.get(1, 10), after, 0));
         after.await().assertFailed(0, Kind.CLOSED);
     }
 
@@ -247,11 +250,11 @@ class GrpcLoopClientTest {
         SilentShard shard = closeLater(new SilentShard());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         GrpcDriver driver = new GrpcDriver(List.of(shard.address()), GENEROUS.withCallTimeout(Duration.ofMinutes(5)));
-        LoopClient client = driver.openOn(loop);
-        Outcomes out = new Outcomes(loop, 2);
+        LoopClient<GrpcCall<?, ?>> client = driver.openOn(loop);
+        CallOutcomes out = new CallOutcomes(loop, 2);
         onLoop(client, c -> {
-            c.send(0, ShardRequest.readRecord(1), out, 0);
-            c.send(0, ShardRequest.readRecord(2), out, 1);
+            c.send(0, TestLeaves.get(1, 10), out, 0);
+            c.send(0, TestLeaves.get(2, 10), out, 1);
         });
         driver.close();
         out.await();
@@ -269,17 +272,17 @@ class GrpcLoopClientTest {
             nowhere = s.address();
         }
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new GrpcDriver(List.of(nowhere), GENEROUS.withMaxOutstanding(1)), loop);
+        LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(List.of(nowhere), GENEROUS.withMaxOutstanding(1)),
+                loop);
         boolean[] insideSend = new boolean[1];
         boolean[] calledInsideSend = new boolean[1];
         int n = 20;
-        Outcomes out = new Outcomes(loop, n);
+        CallOutcomes out = new CallOutcomes(loop, n);
         ReplyListener spy = new ReplyListener() {
             @Override
             public void onReply(int tag, Object value) {
-                ByteBuf reply = (ByteBuf) value;
                 calledInsideSend[0] |= insideSend[0];
-                out.onReply(tag, reply);
+                out.onReply(tag, value);
             }
 
             @Override
@@ -292,7 +295,7 @@ class GrpcLoopClientTest {
             int tag = i;
             onLoop(client, c -> {
                 insideSend[0] = true;
-                c.send(0, ShardRequest.readRecord(tag), spy, tag);
+                c.send(0, TestLeaves.get(tag, 10), spy, tag);
                 insideSend[0] = false;
             });
             Thread.sleep(5);
@@ -307,19 +310,25 @@ class GrpcLoopClientTest {
 
     @Test
     void sendFromAnotherThreadIsRejected() {
-        GrpcLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
-        LoopClient client = open(new GrpcDriver(leaf.addresses(), GENEROUS), clientLoop(LoopGroup.Transport.AUTO));
-        assertThrows(IllegalStateException.class, () -> client.send(0, ShardRequest.readRecord(1), new Outcomes(
-                client.loop(), 1), 0));
+        TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
+        LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(leaf.addresses(), GENEROUS),
+                clientLoop(LoopGroup.Transport.AUTO));
+        assertThrows(IllegalStateException.class, () -> client.send(0, TestLeaves.get(1, 10),
+                new CallOutcomes(client.loop(), 1), 0));
     }
 
     @Test
-    void grpcSchemeOpensThroughTheServiceLoader() {
-        GrpcLeafServer leaf = leaf(3, LoopGroup.Transport.AUTO);
-        try (ShardDriver d = ShardDrivers.open(leaf.uri(), GENEROUS)) {
+    void grpcSchemeOpensThroughTheServiceLoader() throws Exception {
+        TestLeaves leaf = leaf(3, LoopGroup.Transport.AUTO);
+        try (ShardDriver<?> d = ShardDrivers.open(leaf.uri(), GENEROUS)) {
             assertEquals(3, d.shardCount());
             assertEquals(leaf.uri(), d.describe());
             assertTrue(d instanceof GrpcDriver);
+        }
+        try (GrpcDriver d = GrpcDriver.of(leaf.uri(), GENEROUS)) {
+            assertEquals(leaf.addresses(), d.shards());
+            assertEquals(TestLeaves.reply(2, 4, 50),
+                    d.openBlocking().call(2, TestLeaves.get(4, 50), TimeUnit.SECONDS.toNanos(10)));
         }
         assertEquals(List.of(new InetSocketAddress("127.0.0.1", 7401), new InetSocketAddress("127.0.0.1", 7402)),
                 GrpcDriver.parse("grpc://127.0.0.1:7401-7402"));

@@ -1,6 +1,5 @@
 package io.doubleface.kv;
 
-import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.netty.buffer.ByteBuf;
@@ -37,7 +36,7 @@ import java.util.concurrent.TimeUnit;
  * thread uses meanwhile. {@link #close} may be called from any thread; it also closes borrowed
  * connections, so threads blocked in a call return at once with {@code CLOSED}.
  */
-final class KvBlockingClient implements BlockingClient<ShardRequest> {
+final class KvBlockingClient implements BlockingClient<KvRequest> {
 
     /** A blocking connection; used by one thread at a time. */
     private static final class Conn {
@@ -83,7 +82,7 @@ final class KvBlockingClient implements BlockingClient<ShardRequest> {
     }
 
     @Override
-    public ByteBuf call(int shard, ShardRequest request, long timeoutNanos) throws ShardException {
+    public ByteBuf call(int shard, KvRequest request, long timeoutNanos) throws ShardException {
         check(shard, request, timeoutNanos);
         long deadline = System.nanoTime() + timeoutNanos;
         for (int attempt = 0; ; attempt++) {
@@ -109,7 +108,7 @@ final class KvBlockingClient implements BlockingClient<ShardRequest> {
     }
 
     @Override
-    public void callAll(int[] shards, java.util.List<ShardRequest> requests, long timeoutNanos, Sink sink) {
+    public void callAll(int[] shards, java.util.List<KvRequest> requests, long timeoutNanos, Sink sink) {
         if (shards.length != requests.size()) {
             throw new IllegalArgumentException("shards: " + shards.length + " entries, requests: " + requests.size()
                     + " (expected: the same)");
@@ -180,7 +179,7 @@ final class KvBlockingClient implements BlockingClient<ShardRequest> {
         }
     }
 
-    private void check(int shard, ShardRequest request, long timeoutNanos) {
+    private void check(int shard, KvRequest request, long timeoutNanos) {
         Objects.checkIndex(shard, addresses.length);
         Objects.requireNonNull(request, "request");
         if (timeoutNanos <= 0) {
@@ -225,10 +224,10 @@ final class KvBlockingClient implements BlockingClient<ShardRequest> {
         }
     }
 
-    private void write(int shard, Conn c, ShardRequest request) throws ShardException {
+    private void write(int shard, Conn c, KvRequest request) throws ShardException {
         if (!KvProtocol.isEncodable(request)) {
             throw new ShardException(ShardException.Kind.SHARD_ERROR, shard, "field " + request.field()
-                    + " cannot be encoded (expected: -1.." + (io.doubleface.data.Records.FIELD_COUNT - 1) + ")");
+                    + " cannot be encoded (expected: -1.." + (io.doubleface.kv.Records.FIELD_COUNT - 1) + ")");
         }
         int id = c.nextId++;
         c.expectedId = id;

@@ -1,6 +1,5 @@
 package io.doubleface.kv;
 
-import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardException;
 import io.netty.bootstrap.Bootstrap;
@@ -86,7 +85,7 @@ final class KvConnection {
         this.address = address;
     }
 
-    void send(ShardRequest request, ReplyListener listener, int tag) {
+    void send(KvRequest request, ReplyListener listener, int tag) {
         long now = System.nanoTime();
         if (channel == null) {
             if (backoff && now - retryAt < 0) {

@@ -1,6 +1,6 @@
 package io.doubleface.kv;
 
-import io.doubleface.api.ShardRequest;
+import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * thread-safe. The driver closes every client it opened in {@link #close()}; it never shuts down
  * an event loop it was given.
  */
-public final class KvDriver implements ShardDriver<ShardRequest> {
+public final class KvDriver implements ShardDriver<KvRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(KvDriver.class);
 
@@ -243,10 +243,10 @@ public final class KvDriver implements ShardDriver<ShardRequest> {
      * (e.g. a loop of a {@link io.doubleface.loop.LoopGroup}).
      */
     @Override
-    public LoopClient<ShardRequest> openOn(EventLoop loop) {
+    public LoopClient<KvRequest> openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
-        KvLoopClient c = new KvLoopClient(this, loop, socketChannelClass(loop));
+        KvLoopClient c = new KvLoopClient(this, loop, ShardDrivers.socketChannelClass(loop));
         loopClients.add(c);
         if (closed) { // lost a race with close()
             loopClients.remove(c);
@@ -256,7 +256,7 @@ public final class KvDriver implements ShardDriver<ShardRequest> {
     }
 
     @Override
-    public BlockingClient<ShardRequest> openBlocking() {
+    public BlockingClient<KvRequest> openBlocking() {
         requireOpen();
         KvBlockingClient c = new KvBlockingClient(this);
         blockingClients.add(c);
@@ -272,19 +272,6 @@ public final class KvDriver implements ShardDriver<ShardRequest> {
         if (closed) {
             throw new IllegalStateException("kv driver " + description + " is closed");
         }
-    }
-
-    /** The socket channel class that registers on {@code loop}'s I/O handler. */
-    static Class<? extends SocketChannel> socketChannelClass(EventLoop loop) {
-        if (loop instanceof IoEventLoop io) {
-            if (io.isCompatible(EpollIoHandle.class)) {
-                return EpollSocketChannel.class;
-            }
-            if (io.isCompatible(NioIoHandle.class)) {
-                return NioSocketChannel.class;
-            }
-        }
-        throw new IllegalArgumentException("loop: " + loop + " (expected: an epoll or NIO IoEventLoop)");
     }
 
     void closed(KvLoopClient c) {

@@ -4,7 +4,6 @@ import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.driver.ShardDriverProvider;
 import java.util.List;
-import java.util.function.LongConsumer;
 
 /** The {@code kv://} scheme: {@link KvDriver} over {@link KvLeafServer} shards. */
 public final class KvDriverProvider implements ShardDriverProvider {
@@ -26,12 +25,5 @@ public final class KvDriverProvider implements ShardDriverProvider {
     public ShardDriver<?> open(String uri, DriverSettings s) {
         return new KvDriver(KvDriver.parse(uri), KvDriver.Options.DEFAULT.withConnectTimeout(s.connectTimeout())
                 .withCallTimeout(s.callTimeout()).withMaxOutstanding(s.maxOutstanding()));
-    }
-
-    /** KV leaves compute their records at start-up ({@code doubleface leaf kv --records N}); nothing to load. */
-    @Override
-    public void loadData(String uri, long records, LongConsumer progress) {
-        throw new UnsupportedOperationException("kv leaves generate their records themselves: start them with "
-                + "'doubleface leaf kv --records " + records + "'");
     }
 }

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * A KV leaf: one process (or embedded object) hosting many KV shards, one listening port per
  * shard ({@code basePort .. basePort+shards-1}), all served by one {@link LoopGroup} named
  * {@value #LOOP_GROUP_NAME}. Every shard holds the whole deterministic key space
- * {@code 0 .. records-1} of {@link io.doubleface.data.Records}, precomputed once in memory and
+ * {@code 0 .. records-1} of {@link io.doubleface.kv.Records}, precomputed once in memory and
  * shared by the shards, so a READ or SCAN is a memory copy. Wire format: {@link KvProtocol}.
  *
  * <pre>{@code

@@ -1,6 +1,5 @@
 package io.doubleface.kv;
 
-import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardException;
@@ -37,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * when called from another thread. {@link #close} may be called from any thread (it hops to the
  * loop). No locks.
  */
-final class KvLoopClient implements LoopClient<ShardRequest> {
+final class KvLoopClient implements LoopClient<KvRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(KvLoopClient.class);
 
@@ -80,7 +79,7 @@ final class KvLoopClient implements LoopClient<ShardRequest> {
     }
 
     @Override
-    public void send(int shard, ShardRequest request, ReplyListener listener, int tag) {
+    public void send(int shard, KvRequest request, ReplyListener listener, int tag) {
         if (!loop.inEventLoop()) {
             throw new IllegalStateException("send from " + Thread.currentThread().getName()
                     + " (expected: on the client's loop " + loop + ")");
@@ -94,7 +93,7 @@ final class KvLoopClient implements LoopClient<ShardRequest> {
         }
         if (!KvProtocol.isEncodable(request)) {
             failLater(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard,
-                    "field " + request.field() + " cannot be encoded (expected: -1.." + (io.doubleface.data.Records.FIELD_COUNT - 1) + ")"));
+                    "field " + request.field() + " cannot be encoded (expected: -1.." + (io.doubleface.kv.Records.FIELD_COUNT - 1) + ")"));
             return;
         }
         KvConnection c = connections[shard];

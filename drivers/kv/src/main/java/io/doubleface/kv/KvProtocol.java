@@ -1,7 +1,5 @@
 package io.doubleface.kv;
 
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -23,7 +21,7 @@ import io.netty.buffer.ByteBuf;
  *   <li>{@code field}: {@value #ALL_FIELDS} = every field, else {@code 0 .. FIELD_COUNT-1}. READ
  *       returns that field of one record; SCAN returns that field (or all) of each record, exactly
  *       like {@link Records#writeReply}.
- *   <li>{@code count}: 1 for READ, {@code 1 ..} {@link ShardRequest#MAX_SCAN} for SCAN.
+ *   <li>{@code count}: 1 for READ, {@code 1 ..} {@link KvRequest#MAX_SCAN} for SCAN.
  *   <li>{@code status}: {@value #STATUS_OK} = OK, the payload is exactly the canonical reply
  *       encoding of {@link Records} (so a client hands a retained slice of it to its caller, no
  *       copy); {@value #STATUS_NOT_FOUND} = NOT_FOUND (key &ge; the number of records) and
@@ -58,7 +56,7 @@ public final class KvProtocol {
 
     /**
      * Largest response length a client accepts: {@value} (1 MiB). The largest reply, a SCAN of
-     * {@link ShardRequest#MAX_SCAN} whole records, takes 1,019,002 bytes.
+     * {@link KvRequest#MAX_SCAN} whole records, takes 1,019,002 bytes.
      */
     public static final int MAX_RESPONSE_LENGTH = 1 << 20;
 
@@ -69,7 +67,7 @@ public final class KvProtocol {
     public static final int OP_SCAN = 2;
 
     /** Field value meaning every field of the record: {@value}. */
-    public static final int ALL_FIELDS = ShardRequest.ALL_FIELDS;
+    public static final int ALL_FIELDS = KvRequest.ALL_FIELDS;
 
     /** Status: the payload is the canonical reply: {@value}. */
     public static final int STATUS_OK = 0;
@@ -82,7 +80,7 @@ public final class KvProtocol {
 
     static {
         // A maximal reply must fit, or SCAN of MAX_SCAN records would be refused by our own client.
-        int largest = RESPONSE_HEADER_LENGTH + Records.replySize(ShardRequest.scan(0, ShardRequest.MAX_SCAN));
+        int largest = RESPONSE_HEADER_LENGTH + Records.replySize(KvRequest.scan(0, KvRequest.MAX_SCAN));
         if (largest > MAX_RESPONSE_LENGTH) {
             throw new AssertionError("MAX_RESPONSE_LENGTH " + MAX_RESPONSE_LENGTH + " < " + largest);
         }
@@ -96,18 +94,18 @@ public final class KvProtocol {
      * @param op the operation
      * @return {@value #OP_READ} for READ, {@value #OP_SCAN} for SCAN
      */
-    public static int opCode(ShardRequest.Op op) {
-        return op == ShardRequest.Op.READ ? OP_READ : OP_SCAN;
+    public static int opCode(KvRequest.Op op) {
+        return op == KvRequest.Op.READ ? OP_READ : OP_SCAN;
     }
 
     /**
-     * Whether {@code request} can be encoded: a SCAN's field is not checked by {@link ShardRequest}
+     * Whether {@code request} can be encoded: a SCAN's field is not checked by {@link KvRequest}
      * but must fit the protocol's range.
      *
      * @param request the request
      * @return {@code true} if its field is {@value #ALL_FIELDS} or a field index
      */
-    public static boolean isEncodable(ShardRequest request) {
+    public static boolean isEncodable(KvRequest request) {
         return request.field() >= ALL_FIELDS && request.field() < Records.FIELD_COUNT;
     }
 
@@ -118,7 +116,7 @@ public final class KvProtocol {
      * @param request the request; check it with {@link #isEncodable} first
      * @param out the buffer to append the frame to, at its writer index (grown if needed)
      */
-    public static void writeRequest(int id, ShardRequest request, ByteBuf out) {
+    public static void writeRequest(int id, KvRequest request, ByteBuf out) {
         out.writeInt(REQUEST_BODY_LENGTH);
         out.writeInt(id);
         out.writeByte(opCode(request.op()));
@@ -135,7 +133,7 @@ public final class KvProtocol {
      * @param out at least {@value #REQUEST_FRAME_LENGTH} bytes; the frame is written from index 0
      * @throws ArrayIndexOutOfBoundsException if {@code out} is too short
      */
-    public static void writeRequest(int id, ShardRequest request, byte[] out) {
+    public static void writeRequest(int id, KvRequest request, byte[] out) {
         putInt(out, 0, REQUEST_BODY_LENGTH);
         putInt(out, 4, id);
         out[8] = (byte) opCode(request.op());

@@ -80,12 +80,12 @@ final class KvServerHandler extends ByteToMessageDecoder {
         if (op != KvProtocol.OP_READ && op != KvProtocol.OP_SCAN) {
             return "op " + op + " (expected: " + KvProtocol.OP_READ + " or " + KvProtocol.OP_SCAN + ")";
         }
-        if (field < KvProtocol.ALL_FIELDS || field >= io.doubleface.data.Records.FIELD_COUNT) {
-            return "field " + field + " (expected: -1.." + (io.doubleface.data.Records.FIELD_COUNT - 1) + ")";
+        if (field < KvProtocol.ALL_FIELDS || field >= io.doubleface.kv.Records.FIELD_COUNT) {
+            return "field " + field + " (expected: -1.." + (io.doubleface.kv.Records.FIELD_COUNT - 1) + ")";
         }
-        if (op == KvProtocol.OP_READ ? count != 1 : count < 1 || count > io.doubleface.api.ShardRequest.MAX_SCAN) {
+        if (op == KvProtocol.OP_READ ? count != 1 : count < 1 || count > io.doubleface.kv.KvRequest.MAX_SCAN) {
             return "count " + count + " (expected: " + (op == KvProtocol.OP_READ ? "1 for READ"
-                    : "1.." + io.doubleface.api.ShardRequest.MAX_SCAN + " for SCAN") + ")";
+                    : "1.." + io.doubleface.kv.KvRequest.MAX_SCAN + " for SCAN") + ")";
         }
         return null;
     }

@@ -1,6 +1,5 @@
 package io.doubleface.kv;
 
-import io.doubleface.data.Records;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 

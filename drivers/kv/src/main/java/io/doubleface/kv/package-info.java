@@ -4,7 +4,7 @@
  *
  * <ul>
  *   <li>{@link io.doubleface.kv.KvProtocol}: the wire format (length-prefixed, pipelined frames
- *       whose OK payload is the canonical reply encoding of {@link io.doubleface.data.Records});
+ *       whose OK payload is the canonical reply encoding of {@link io.doubleface.kv.Records});
  *   <li>{@link io.doubleface.kv.KvLeafServer}: one port per shard on one loop group, every shard
  *       serving the precomputed dataset;
  *   <li>{@link io.doubleface.kv.KvDriver}: the {@link io.doubleface.driver.ShardDriver} — a

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
@@ -58,20 +57,20 @@ class KvBlockingClientTest {
         }
     }
 
-    private static final List<ShardRequest> REQUESTS = List.of(
-            ShardRequest.readField(0, 0),
-            ShardRequest.readField(42, 9),
-            ShardRequest.readRecord(RECORDS - 1),
-            ShardRequest.scan(95, 10),
-            ShardRequest.scan(3, ShardRequest.MAX_SCAN),
-            new ShardRequest(ShardRequest.Op.SCAN, 98, 4, 5));
+    private static final List<KvRequest> REQUESTS = List.of(
+            KvRequest.readField(0, 0),
+            KvRequest.readField(42, 9),
+            KvRequest.readRecord(RECORDS - 1),
+            KvRequest.scan(95, 10),
+            KvRequest.scan(3, KvRequest.MAX_SCAN),
+            new KvRequest(KvRequest.Op.SCAN, 98, 4, 5));
 
     @Test
     void callRepliesAreByteIdenticalToRecordsWriteReply() throws Exception {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(2).records(RECORDS).start());
         BlockingClient client = open(new KvDriver(leaf.addresses()));
         for (int i = 0; i < REQUESTS.size(); i++) {
-            ShardRequest r = REQUESTS.get(i);
+            KvRequest r = REQUESTS.get(i);
             assertArrayEquals(TestShards.expected(r, RECORDS), bytes((ByteBuf) client.call(i % 2, r, GENEROUS)), r.toString());
         }
     }
@@ -82,13 +81,13 @@ class KvBlockingClientTest {
         BlockingClient client = open(new KvDriver(leaf.addresses()));
         int n = REQUESTS.size() + 1;
         int[] shards = new int[n];
-        ShardRequest[] requests = new ShardRequest[n];
+        KvRequest[] requests = new KvRequest[n];
         for (int i = 0; i < REQUESTS.size(); i++) {
             shards[i] = i;
             requests[i] = REQUESTS.get(i);
         }
         shards[n - 1] = 0;
-        requests[n - 1] = ShardRequest.readRecord(RECORDS + 1); // not found
+        requests[n - 1] = KvRequest.readRecord(RECORDS + 1); // not found
         byte[][] replies = new byte[n][];
         ShardException[] failures = new ShardException[n];
         int[] outcomes = new int[n];
@@ -124,8 +123,8 @@ class KvBlockingClientTest {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(2).records(RECORDS).start());
         KvBlockingClient client = (KvBlockingClient) open(new KvDriver(leaf.addresses()));
         for (int i = 0; i < 50; i++) {
-            assertArrayEquals(TestShards.expected(ShardRequest.readField(i, i % 10), RECORDS),
-                    bytes(client.call(i % 2, ShardRequest.readField(i, i % 10), GENEROUS)));
+            assertArrayEquals(TestShards.expected(KvRequest.readField(i, i % 10), RECORDS),
+                    bytes(client.call(i % 2, KvRequest.readField(i, i % 10), GENEROUS)));
         }
         assertEquals(1, client.idleConnections(0));
         assertEquals(1, client.idleConnections(1));
@@ -136,11 +135,11 @@ class KvBlockingClientTest {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(1).records(RECORDS).start());
         BlockingClient client = open(new KvDriver(leaf.addresses()));
         ShardException e = assertThrows(ShardException.class,
-                () -> client.call(0, ShardRequest.readRecord(RECORDS), GENEROUS));
+                () -> client.call(0, KvRequest.readRecord(RECORDS), GENEROUS));
         assertEquals(Kind.SHARD_ERROR, e.kind());
         assertTrue(e.getMessage().contains("NOT_FOUND"), e.getMessage());
-        assertArrayEquals(TestShards.expected(ShardRequest.readRecord(3), RECORDS),
-                bytes((ByteBuf) client.call(0, ShardRequest.readRecord(3), GENEROUS)));
+        assertArrayEquals(TestShards.expected(KvRequest.readRecord(3), RECORDS),
+                bytes((ByteBuf) client.call(0, KvRequest.readRecord(3), GENEROUS)));
     }
 
     @Test
@@ -154,7 +153,7 @@ class KvBlockingClientTest {
             int seed = t;
             done.add(pool.submit(() -> {
                 for (int i = 0; i < 200; i++) {
-                    ShardRequest r = ShardRequest.readField((seed * 31L + i) % RECORDS, i % 10);
+                    KvRequest r = KvRequest.readField((seed * 31L + i) % RECORDS, i % 10);
                     assertArrayEquals(TestShards.expected(r, RECORDS), bytes((ByteBuf) client.call(i % 4, r, GENEROUS)));
                 }
                 return null;
@@ -171,7 +170,7 @@ class KvBlockingClientTest {
         BlockingClient client = open(new KvDriver(List.of(shard.address())));
         long timeout = TimeUnit.MILLISECONDS.toNanos(200);
         long start = System.nanoTime();
-        ShardException e = assertThrows(ShardException.class, () -> client.call(0, ShardRequest.readRecord(1), timeout));
+        ShardException e = assertThrows(ShardException.class, () -> client.call(0, KvRequest.readRecord(1), timeout));
         assertEquals(Kind.TIMEOUT, e.kind(), e.getMessage());
         assertTrue(System.nanoTime() - start >= timeout);
     }
@@ -181,7 +180,7 @@ class KvBlockingClientTest {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(1).records(RECORDS).start());
         FakeShard silent = closeLater(FakeShard.silent());
         BlockingClient client = open(new KvDriver(List.of(silent.address(), leaf.addresses().get(0))));
-        ShardRequest[] requests = {ShardRequest.readRecord(1), ShardRequest.readRecord(2)};
+        KvRequest[] requests = {KvRequest.readRecord(1), KvRequest.readRecord(2)};
         Object[] outcome = new Object[2];
         client.callAll(new int[] {0, 1}, java.util.Arrays.asList(requests), TimeUnit.MILLISECONDS.toNanos(300), new BlockingClient.Sink() {
             @Override
@@ -205,13 +204,13 @@ class KvBlockingClientTest {
         int port = leaf.port(0);
         BlockingClient client = open(new KvDriver(leaf.addresses(),
                 KvDriver.Options.DEFAULT.withConnectTimeout(Duration.ofSeconds(5))));
-        bytes((ByteBuf) client.call(0, ShardRequest.readRecord(1), GENEROUS)); // a pooled connection now exists
+        bytes((ByteBuf) client.call(0, KvRequest.readRecord(1), GENEROUS)); // a pooled connection now exists
         leaf.close();
-        ShardException e = assertThrows(ShardException.class, () -> client.call(0, ShardRequest.readRecord(1), GENEROUS));
+        ShardException e = assertThrows(ShardException.class, () -> client.call(0, KvRequest.readRecord(1), GENEROUS));
         assertEquals(Kind.UNAVAILABLE, e.kind(), e.getMessage());
         closeLater(KvLeafServer.builder().shards(1).basePort(port).records(RECORDS).start());
-        assertArrayEquals(TestShards.expected(ShardRequest.readRecord(4), RECORDS),
-                bytes((ByteBuf) client.call(0, ShardRequest.readRecord(4), GENEROUS)));
+        assertArrayEquals(TestShards.expected(KvRequest.readRecord(4), RECORDS),
+                bytes((ByteBuf) client.call(0, KvRequest.readRecord(4), GENEROUS)));
     }
 
     @Test
@@ -219,11 +218,11 @@ class KvBlockingClientTest {
         KvLeafServer leaf = KvLeafServer.builder().shards(1).records(RECORDS).start();
         int port = leaf.port(0);
         BlockingClient client = open(new KvDriver(leaf.addresses()));
-        bytes((ByteBuf) client.call(0, ShardRequest.readRecord(1), GENEROUS));
+        bytes((ByteBuf) client.call(0, KvRequest.readRecord(1), GENEROUS));
         leaf.close();
         closeLater(KvLeafServer.builder().shards(1).basePort(port).records(RECORDS).start());
-        assertArrayEquals(TestShards.expected(ShardRequest.readRecord(6), RECORDS),
-                bytes((ByteBuf) client.call(0, ShardRequest.readRecord(6), GENEROUS)));
+        assertArrayEquals(TestShards.expected(KvRequest.readRecord(6), RECORDS),
+                bytes((ByteBuf) client.call(0, KvRequest.readRecord(6), GENEROUS)));
     }
 
     @Test
@@ -233,13 +232,13 @@ class KvBlockingClientTest {
         ExecutorService pool = Executors.newSingleThreadExecutor(Threads.platform("kv-caller"));
         closeLater(pool::shutdownNow);
         Future<ShardException> call = pool.submit(() -> assertThrows(ShardException.class,
-                () -> client.call(0, ShardRequest.readRecord(1), GENEROUS)));
+                () -> client.call(0, KvRequest.readRecord(1), GENEROUS)));
         while (shard.accepted().isEmpty()) {
             Thread.sleep(5); // hang-protected by the get below only after; the accept comes at once
         }
         client.close();
         assertEquals(Kind.CLOSED, call.get(Outcomes.HANG_SECONDS, TimeUnit.SECONDS).kind());
-        ShardException after = assertThrows(ShardException.class, () -> client.call(0, ShardRequest.readRecord(1), GENEROUS));
+        ShardException after = assertThrows(ShardException.class, () -> client.call(0, KvRequest.readRecord(1), GENEROUS));
         assertEquals(Kind.CLOSED, after.kind());
     }
 }

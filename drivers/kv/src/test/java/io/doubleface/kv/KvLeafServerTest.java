@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
 import io.doubleface.driver.BlockingClient;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -91,7 +89,7 @@ class KvLeafServerTest {
             Object[] r = response(s.getInputStream());
             assertEquals(7, r[0]);
             assertEquals(KvProtocol.STATUS_OK, r[1]);
-            assertArrayEquals(TestShards.expected(ShardRequest.readField(3, 2), RECORDS), (byte[]) r[2]);
+            assertArrayEquals(TestShards.expected(KvRequest.readField(3, 2), RECORDS), (byte[]) r[2]);
         }
     }
 
@@ -110,9 +108,9 @@ class KvLeafServerTest {
             Object[] r3 = response(in);
             Object[] r4 = response(in);
             assertEquals(1, r1[0]);
-            assertArrayEquals(TestShards.expected(ShardRequest.readRecord(4), RECORDS), (byte[]) r1[2]);
+            assertArrayEquals(TestShards.expected(KvRequest.readRecord(4), RECORDS), (byte[]) r1[2]);
             assertEquals(2, r2[0]);
-            assertArrayEquals(TestShards.expected(ShardRequest.scan(48, 5), RECORDS), (byte[]) r2[2]);
+            assertArrayEquals(TestShards.expected(KvRequest.scan(48, 5), RECORDS), (byte[]) r2[2]);
             assertEquals(3, r3[0]);
             assertEquals(KvProtocol.STATUS_NOT_FOUND, r3[1]);
             assertEquals(4, r4[0]);
@@ -162,7 +160,7 @@ class KvLeafServerTest {
             request(1, KvProtocol.OP_READ, 1, -2, 1),
             request(1, KvProtocol.OP_READ, 1, 0, 2),
             request(1, KvProtocol.OP_SCAN, 1, -1, 0),
-            request(1, KvProtocol.OP_SCAN, 1, -1, ShardRequest.MAX_SCAN + 1),
+            request(1, KvProtocol.OP_SCAN, 1, -1, KvRequest.MAX_SCAN + 1),
         };
         for (byte[] b : bad) {
             try (Socket s = connect(0)) {
@@ -183,7 +181,7 @@ class KvLeafServerTest {
             }
             Object[] resp = response(s.getInputStream());
             assertEquals(5, resp[0]);
-            assertArrayEquals(TestShards.expected(new ShardRequest(ShardRequest.Op.SCAN, 10, 3, 4), RECORDS), (byte[]) resp[2]);
+            assertArrayEquals(TestShards.expected(new KvRequest(KvRequest.Op.SCAN, 10, 3, 4), RECORDS), (byte[]) resp[2]);
         }
     }
 
@@ -192,7 +190,7 @@ class KvLeafServerTest {
         try (Socket s = connect(0)) {
             ByteArrayOutputStream batch = new ByteArrayOutputStream();
             for (int i = 0; i < 200; i++) {
-                batch.write(request(i, KvProtocol.OP_SCAN, i % RECORDS, -1, ShardRequest.MAX_SCAN));
+                batch.write(request(i, KvProtocol.OP_SCAN, i % RECORDS, -1, KvRequest.MAX_SCAN));
             }
             s.getOutputStream().write(batch.toByteArray());
             // close without reading: ~200 MB of replies have nowhere to go
@@ -250,9 +248,9 @@ class KvLeafServerTest {
         try (KvDriver driver = new KvDriver(leaf.addresses())) {
             BlockingClient client = driver.openBlocking();
             for (int key = 0; key < RECORDS; key++) {
-                ByteBuf b = (ByteBuf) client.call(key % 2, ShardRequest.readRecord(key), TimeUnit.SECONDS.toNanos(30));
+                ByteBuf b = (ByteBuf) client.call(key % 2, KvRequest.readRecord(key), TimeUnit.SECONDS.toNanos(30));
                 try {
-                    assertArrayEquals(TestShards.expected(ShardRequest.readRecord(key), RECORDS), ByteBufUtil.getBytes(b));
+                    assertArrayEquals(TestShards.expected(KvRequest.readRecord(key), RECORDS), ByteBufUtil.getBytes(b));
                 } finally {
                     b.release();
                 }

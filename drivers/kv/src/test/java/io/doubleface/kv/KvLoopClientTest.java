@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardException.Kind;
 import io.doubleface.kv.TestShards.FakeShard;
@@ -69,14 +68,14 @@ class KvLoopClientTest {
         KvLeafServer leaf = leaf(3, transport);
         EventLoop loop = clientLoop(transport);
         LoopClient client = open(new KvDriver(leaf.addresses()), loop);
-        List<ShardRequest> requests = List.of(
-                ShardRequest.readField(0, 0),
-                ShardRequest.readField(42, 9),
-                ShardRequest.readRecord(RECORDS - 1),
-                ShardRequest.readRecord(7),
-                ShardRequest.scan(95, 10),                       // wraps at RECORDS
-                ShardRequest.scan(3, ShardRequest.MAX_SCAN),     // wraps ten times, ~1 MB
-                new ShardRequest(ShardRequest.Op.SCAN, 98, 4, 5)); // one field of each record, wrapping
+        List<KvRequest> requests = List.of(
+                KvRequest.readField(0, 0),
+                KvRequest.readField(42, 9),
+                KvRequest.readRecord(RECORDS - 1),
+                KvRequest.readRecord(7),
+                KvRequest.scan(95, 10),                       // wraps at RECORDS
+                KvRequest.scan(3, KvRequest.MAX_SCAN),     // wraps ten times, ~1 MB
+                new KvRequest(KvRequest.Op.SCAN, 98, 4, 5)); // one field of each record, wrapping
         Outcomes out = new Outcomes(loop, requests.size());
         onLoop(client, c -> {
             for (int i = 0; i < requests.size(); i++) {
@@ -98,12 +97,12 @@ class KvLoopClientTest {
         Outcomes out = new Outcomes(loop, n);
         onLoop(client, c -> {
             for (int i = 0; i < n; i++) {
-                c.send(0, ShardRequest.readField(i % RECORDS, i % 10), out, i);
+                c.send(0, KvRequest.readField(i % RECORDS, i % 10), out, i);
             }
         });
         out.await();
         for (int i = 0; i < n; i++) {
-            assertArrayEquals(TestShards.expected(ShardRequest.readField(i % RECORDS, i % 10), RECORDS), out.reply(i));
+            assertArrayEquals(TestShards.expected(KvRequest.readField(i % RECORDS, i % 10), RECORDS), out.reply(i));
         }
     }
 
@@ -116,7 +115,7 @@ class KvLoopClientTest {
         Outcomes warm = new Outcomes(loop, 20);
         onLoop(client, c -> {
             for (int s = 0; s < 20; s++) {
-                c.send(s, ShardRequest.readRecord(s), warm, s);
+                c.send(s, KvRequest.readRecord(s), warm, s);
             }
         });
         warm.await();
@@ -124,15 +123,15 @@ class KvLoopClientTest {
         Outcomes oneShard = new Outcomes(loop, 20);
         onLoop(client, c -> {
             for (int s = 0; s < 20; s++) {
-                c.send(s, ShardRequest.readField(s, 3), fanout, s);
-                c.send(0, ShardRequest.readField(s, 4), oneShard, s);
+                c.send(s, KvRequest.readField(s, 3), fanout, s);
+                c.send(0, KvRequest.readField(s, 4), oneShard, s);
             }
         });
         fanout.await();
         oneShard.await();
         for (int s = 0; s < 20; s++) {
-            assertArrayEquals(TestShards.expected(ShardRequest.readField(s, 3), RECORDS), fanout.reply(s));
-            assertArrayEquals(TestShards.expected(ShardRequest.readField(s, 4), RECORDS), oneShard.reply(s));
+            assertArrayEquals(TestShards.expected(KvRequest.readField(s, 3), RECORDS), fanout.reply(s));
+            assertArrayEquals(TestShards.expected(KvRequest.readField(s, 4), RECORDS), oneShard.reply(s));
         }
     }
 
@@ -143,15 +142,15 @@ class KvLoopClientTest {
         LoopClient client = open(new KvDriver(leaf.addresses()), loop);
         Outcomes out = new Outcomes(loop, 3);
         onLoop(client, c -> {
-            c.send(0, ShardRequest.readRecord(RECORDS), out, 0);
-            c.send(0, ShardRequest.scan(RECORDS + 5, 2), out, 1);
-            c.send(0, ShardRequest.readRecord(1), out, 2); // the connection stays usable
+            c.send(0, KvRequest.readRecord(RECORDS), out, 0);
+            c.send(0, KvRequest.scan(RECORDS + 5, 2), out, 1);
+            c.send(0, KvRequest.readRecord(1), out, 2); // the connection stays usable
         });
         out.await();
         out.assertFailed(0, Kind.SHARD_ERROR);
         assertTrue(out.failure(0).getMessage().contains("NOT_FOUND"), out.failure(0).getMessage());
         out.assertFailed(1, Kind.SHARD_ERROR);
-        assertArrayEquals(TestShards.expected(ShardRequest.readRecord(1), RECORDS), out.reply(2));
+        assertArrayEquals(TestShards.expected(KvRequest.readRecord(1), RECORDS), out.reply(2));
     }
 
     @Test
@@ -164,7 +163,7 @@ class KvLoopClientTest {
         Outcomes outstanding = new Outcomes(loop, 10);
         onLoop(client, c -> {
             for (int i = 0; i < 10; i++) {
-                c.send(0, ShardRequest.readRecord(i), outstanding, i);
+                c.send(0, KvRequest.readRecord(i), outstanding, i);
             }
         });
         awaitAccepted(shard, 1);
@@ -177,13 +176,13 @@ class KvLoopClientTest {
         int port = shard.port();
         shard.close();
         Outcomes down = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), down, 0));
+        onLoop(client, c -> c.send(0, KvRequest.readRecord(1), down, 0));
         down.await().assertFailed(0, Kind.UNAVAILABLE);
         // the shard comes back on the same port: the client reconnects
         closeLater(KvLeafServer.builder().shards(1).basePort(port).records(RECORDS).start());
         Outcomes back = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(0, ShardRequest.readRecord(5), back, 0));
-        assertArrayEquals(TestShards.expected(ShardRequest.readRecord(5), RECORDS), back.await().reply(0));
+        onLoop(client, c -> c.send(0, KvRequest.readRecord(5), back, 0));
+        assertArrayEquals(TestShards.expected(KvRequest.readRecord(5), RECORDS), back.await().reply(0));
     }
 
     @Test
@@ -198,22 +197,22 @@ class KvLoopClientTest {
         Outcomes out = new Outcomes(loop, n);
         onLoop(client, c -> {
             for (int i = 0; i < n; i++) {
-                c.send(0, ShardRequest.scan(i % RECORDS, 50), out, i);
+                c.send(0, KvRequest.scan(i % RECORDS, 50), out, i);
             }
         });
         leaf.close(); // while (some of) the calls are outstanding
         out.await();
         for (int i = 0; i < n; i++) {
             if (out.replied(i)) {
-                assertArrayEquals(TestShards.expected(ShardRequest.scan(i % RECORDS, 50), RECORDS), out.reply(i));
+                assertArrayEquals(TestShards.expected(KvRequest.scan(i % RECORDS, 50), RECORDS), out.reply(i));
             } else {
                 out.assertFailed(i, Kind.UNAVAILABLE);
             }
         }
         closeLater(KvLeafServer.builder().shards(1).basePort(port).records(RECORDS).start());
         Outcomes back = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(0, ShardRequest.readField(9, 9), back, 0));
-        assertArrayEquals(TestShards.expected(ShardRequest.readField(9, 9), RECORDS), back.await().reply(0));
+        onLoop(client, c -> c.send(0, KvRequest.readField(9, 9), back, 0));
+        assertArrayEquals(TestShards.expected(KvRequest.readField(9, 9), RECORDS), back.await().reply(0));
     }
 
     @Test
@@ -225,10 +224,10 @@ class KvLoopClientTest {
         KvDriver driver = new KvDriver(List.of(address), KvDriver.Options.DEFAULT.withReconnectBackoff(Duration.ofHours(1)));
         LoopClient client = open(driver, loop);
         Outcomes first = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), first, 0));
+        onLoop(client, c -> c.send(0, KvRequest.readRecord(1), first, 0));
         first.await().assertFailed(0, Kind.UNAVAILABLE);
         Outcomes second = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), second, 0));
+        onLoop(client, c -> c.send(0, KvRequest.readRecord(1), second, 0));
         second.await().assertFailed(0, Kind.UNAVAILABLE);
         assertTrue(second.failure(0).getMessage().contains("backoff"), second.failure(0).getMessage());
     }
@@ -243,7 +242,7 @@ class KvLoopClientTest {
         long start = System.nanoTime();
         onLoop(client, c -> {
             for (int i = 0; i < 3; i++) {
-                c.send(0, ShardRequest.readRecord(i), out, i);
+                c.send(0, KvRequest.readRecord(i), out, i);
             }
         });
         out.await();
@@ -275,7 +274,7 @@ class KvLoopClientTest {
         LoopClient client = open(new KvDriver(List.of(shard.address()),
                 KvDriver.Options.DEFAULT.withCallTimeout(Duration.ofMillis(300))), loop);
         Outcomes out = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), out, 0));
+        onLoop(client, c -> c.send(0, KvRequest.readRecord(1), out, 0));
         out.await().assertFailed(0, Kind.TIMEOUT);
     }
 
@@ -289,7 +288,7 @@ class KvLoopClientTest {
         Outcomes out = new Outcomes(loop, 6);
         onLoop(client, c -> {
             for (int i = 0; i < 6; i++) {
-                c.send(0, ShardRequest.readRecord(i), out, i);
+                c.send(0, KvRequest.readRecord(i), out, i);
             }
         });
         onLoop(client, LoopClient::close);
@@ -300,7 +299,7 @@ class KvLoopClientTest {
         out.assertFailed(4, Kind.OVERLOADED);
         out.assertFailed(5, Kind.OVERLOADED);
         Outcomes after = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(0, ShardRequest.readRecord(1), after, 0));
+        onLoop(client, c -> c.send(0, KvRequest.readRecord(1), after, 0));
         after.await().assertFailed(0, Kind.CLOSED);
     }
 
@@ -312,8 +311,8 @@ class KvLoopClientTest {
         LoopClient client = driver.openOn(loop);
         Outcomes out = new Outcomes(loop, 2);
         onLoop(client, c -> {
-            c.send(0, ShardRequest.readRecord(1), out, 0);
-            c.send(0, ShardRequest.readRecord(2), out, 1);
+            c.send(0, KvRequest.readRecord(1), out, 0);
+            c.send(0, KvRequest.readRecord(2), out, 1);
         });
         driver.close();
         out.await();
@@ -338,9 +337,9 @@ class KvLoopClientTest {
             }
         };
         onLoop(client, c -> {
-            c.send(0, ShardRequest.readRecord(1), out, 0);
+            c.send(0, KvRequest.readRecord(1), out, 0);
             insideSend[0] = true;
-            c.send(0, ShardRequest.readRecord(2), out, 1); // over the limit of 1
+            c.send(0, KvRequest.readRecord(2), out, 1); // over the limit of 1
             insideSend[0] = false;
         });
         onLoop(client, LoopClient::close);
@@ -355,24 +354,24 @@ class KvLoopClientTest {
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient client = open(new KvDriver(List.of(new InetSocketAddress("127.0.0.1", 1))), loop);
         Outcomes out = new Outcomes(loop, 1);
-        assertThrows(IllegalStateException.class, () -> client.send(0, ShardRequest.readRecord(1), out, 0));
+        assertThrows(IllegalStateException.class, () -> client.send(0, KvRequest.readRecord(1), out, 0));
     }
 
     @Test
     void scanProjectsOneFieldOfEveryRecordAndAFieldOutsideTheRangeIsRejectedBeforeSending() throws Exception {
-        assertThrows(IllegalArgumentException.class, () -> new ShardRequest(ShardRequest.Op.SCAN, 1, 77, 2));
+        assertThrows(IllegalArgumentException.class, () -> new KvRequest(KvRequest.Op.SCAN, 1, 77, 2));
         KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient client = open(new KvDriver(leaf.addresses()), loop);
         Outcomes out = new Outcomes(loop, 2);
-        ShardRequest projected = new ShardRequest(ShardRequest.Op.SCAN, 1, 7, 2);
+        KvRequest projected = new KvRequest(KvRequest.Op.SCAN, 1, 7, 2);
         onLoop(client, c -> {
             c.send(0, projected, out, 0);
-            c.send(0, ShardRequest.scan(1, 2), out, 1);
+            c.send(0, KvRequest.scan(1, 2), out, 1);
         });
         out.await();
         assertArrayEquals(TestShards.expected(projected, RECORDS), out.reply(0));
-        assertArrayEquals(TestShards.expected(ShardRequest.scan(1, 2), RECORDS), out.reply(1));
+        assertArrayEquals(TestShards.expected(KvRequest.scan(1, 2), RECORDS), out.reply(1));
     }
 
     private static void awaitAccepted(FakeShard shard, int n) throws InterruptedException {

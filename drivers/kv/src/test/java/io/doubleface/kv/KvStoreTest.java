@@ -3,8 +3,6 @@ package io.doubleface.kv;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -13,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** The precomputed store against the generator. */
 class KvStoreTest {
 
-    private static byte[] fromStore(KvStore store, ShardRequest r) {
+    private static byte[] fromStore(KvStore store, KvRequest r) {
         ByteBuf b = Unpooled.buffer();
         try {
             store.writeReply(r.key(), r.field(), r.count(), b);
@@ -31,10 +29,10 @@ class KvStoreTest {
         KvStore store = new KvStore(records);
         for (int key = 0; key < records; key++) {
             for (int field = -1; field < Records.FIELD_COUNT; field++) {
-                ShardRequest read = new ShardRequest(ShardRequest.Op.READ, key, field, 1);
+                KvRequest read = new KvRequest(KvRequest.Op.READ, key, field, 1);
                 assertArrayEquals(TestShards.expected(read, records), fromStore(store, read), read.toString());
                 for (int count : new int[] {1, 6, 7, 8, 50}) {
-                    ShardRequest scan = new ShardRequest(ShardRequest.Op.SCAN, key, field, count);
+                    KvRequest scan = new KvRequest(KvRequest.Op.SCAN, key, field, count);
                     assertArrayEquals(TestShards.expected(scan, records), fromStore(store, scan), scan.toString());
                 }
             }
@@ -44,6 +42,6 @@ class KvStoreTest {
     @Test
     void recordSizeMatchesTheCanonicalEncoding() {
         assertEquals(1019, KvStore.RECORD_SIZE);
-        assertEquals(Records.replySize(ShardRequest.readRecord(0)) - 2, KvStore.RECORD_SIZE);
+        assertEquals(Records.replySize(KvRequest.readRecord(0)) - 2, KvStore.RECORD_SIZE);
     }
 }

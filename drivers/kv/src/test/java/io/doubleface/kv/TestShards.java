@@ -1,7 +1,5 @@
 package io.doubleface.kv;
 
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
 import io.doubleface.loop.Threads;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -22,7 +20,7 @@ final class TestShards {
     private TestShards() {}
 
     /** What {@link Records#writeReply} produces for {@code request}. */
-    static byte[] expected(ShardRequest request, long records) {
+    static byte[] expected(KvRequest request, long records) {
         ByteBuf b = Unpooled.buffer(Records.replySize(request));
         try {
             Records.writeReply(request, records, b);

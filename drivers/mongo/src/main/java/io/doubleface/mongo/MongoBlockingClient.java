@@ -4,8 +4,6 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.doubleface.api.Command;
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.Threads;
@@ -46,7 +44,6 @@ final class MongoBlockingClient implements BlockingClient<Command<?>> {
 
     private final MongoDriver driver;
     private final Shard[] shards;
-    private final long records;
     private volatile boolean closed;
 
     /** One shard's sync client. */
@@ -54,15 +51,15 @@ final class MongoBlockingClient implements BlockingClient<Command<?>> {
         final int id;
         final String address;
         volatile MongoClient client;
-        volatile MongoCollection<RawBsonDocument> collection;
 
         Shard(int id) {
             this.id = id;
             this.address = driver.address(id);
         }
 
-        MongoCollection<RawBsonDocument> collection() throws ShardException {
-            MongoCollection<RawBsonDocument> c = collection;
+        /** The shard's client, created on first use. */
+        MongoClient client() throws ShardException {
+            MongoClient c = client;
             if (c != null) {
                 return c;
             }
@@ -70,12 +67,10 @@ final class MongoBlockingClient implements BlockingClient<Command<?>> {
                 if (closed) {
                     throw new ShardException(ShardException.Kind.CLOSED, id, "client closed");
                 }
-                if (collection == null) {
+                if (client == null) {
                     client = MongoClients.create(driver.settings(id, null, null, driver.options().poolSize(), true));
-                    collection = client.getDatabase(driver.database(id)).getCollection(MongoRecords.COLLECTION,
-                            RawBsonDocument.class);
                 }
-                return collection;
+                return client;
             }
         }
 
@@ -99,10 +94,9 @@ final class MongoBlockingClient implements BlockingClient<Command<?>> {
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new Shard(i);
         }
-        this.records = driver.options().records();
         for (Shard s : shards) {
             try {
-                s.collection(); // the monitor finds the server before the first call
+                s.client(); // the monitor finds the server before the first call
             } catch (ShardException | RuntimeException e) {
                 // retried on first use
             }
@@ -120,48 +114,16 @@ final class MongoBlockingClient implements BlockingClient<Command<?>> {
         if (down != null) {
             throw MongoErrors.down(shard, s.address, down);
         }
-        if (command instanceof MongoCommand<?> mc) {
-            try {
-                s.collection(); // opens the shard's client on first use
-                String db = mc.database() != null ? mc.database() : driver.database(shard);
-                return mc.sync(s.client.getDatabase(db), timeoutNanos);
-            } catch (ShardException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                throw MongoErrors.map(e, shard, s.address, s.downCause(), closed);
-            }
-        }
-        if (!(command instanceof ShardRequest request)) {
-            throw new IllegalArgumentException("command: " + command.getClass().getName()
-                    + " (expected: a MongoCommand, see io.doubleface.mongo.Mongo)");
-        }
-        List<RawBsonDocument> docs;
+        MongoCommand<?> mc = (MongoCommand<?>) command;
         try {
-            var find = s.collection().withTimeout(timeoutNanos, TimeUnit.NANOSECONDS)
-                    .find(MongoRecords.filter(request, records)).projection(MongoRecords.projection(request));
-            if (request.op() == ShardRequest.Op.READ) {
-                RawBsonDocument d = find.first();
-                docs = d == null ? List.of() : List.of(d);
-            } else {
-                docs = find.batchSize(MongoRecords.expectedDocuments(request, records)).into(new ArrayList<>());
-            }
+            MongoClient client = s.client(); // opens the shard's client on first use
+            String db = mc.database() != null ? mc.database() : driver.database(shard);
+            return mc.sync(client.getDatabase(db), timeoutNanos);
         } catch (ShardException e) {
             throw e;
         } catch (RuntimeException e) {
             throw MongoErrors.map(e, shard, s.address, s.downCause(), closed);
         }
-        ByteBuf out = ByteBufAllocator.DEFAULT.heapBuffer(Records.replySize(request));
-        String bad;
-        try {
-            bad = MongoRecords.writeReply(request, records, docs, out);
-        } catch (RuntimeException e) {
-            bad = e.toString();
-        }
-        if (bad != null) {
-            out.release();
-            throw new ShardException(ShardException.Kind.SHARD_ERROR, shard, s.address + ": " + bad);
-        }
-        return out;
     }
 
     /** An outcome of one call of {@link #callAll}. */

@@ -1,6 +1,6 @@
 package io.doubleface.mongo;
 
-import io.doubleface.api.ShardRequest;
+import io.doubleface.driver.ShardDrivers;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.connection.TransportSettings;
@@ -36,8 +36,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The MongoDB driver: shards are MongoDB deployments (a {@code mongod}, a replica set, a
- * {@code mongos}, or an embedded {@link MongoLeafServer} shard), one per shard id, holding the
- * records in the layout of {@link MongoRecords} ({@code ycsb.usertable}).
+ * {@code mongos}, or an embedded {@link MongoLeafServer} shard), one per shard id. It runs native
+ * commands ({@link MongoCommand}, built with {@link Mongo}) on the shard's database: the
+ * connection string's, else {@value #DEFAULT_DATABASE}, unless a command names another
+ * ({@link MongoCommand#inDatabase}).
  *
  * <ul>
  *   <li>{@link #openOn(EventLoop)}: a {@link LoopClient} with, per shard, one reactive-streams
@@ -70,15 +72,15 @@ import org.slf4j.LoggerFactory;
  * {@link #close} are thread-safe. The driver closes every client it opened in {@link #close()};
  * it never shuts down an event loop it was given.
  */
-public final class MongoDriver implements ShardDriver<ShardRequest> {
+public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
 
     private static final Logger log = LoggerFactory.getLogger(MongoDriver.class);
 
     /** URI scheme: {@value}. */
     public static final String SCHEME = "mongodb";
 
-    /** URI scheme of the per-loop OP_MSG client ({@link Transport#LOOP}): {@value}. */
-    public static final String LOOP_SCHEME = "mongodb+loop";
+    /** Database of commands when the shard's connection string names none: {@value}. */
+    public static final String DEFAULT_DATABASE = "test";
 
     /** Longest {@link #close()} waits for each loop client to fail its calls on its loop: {@value} ms. */
     static final long CLOSE_WAIT_MILLIS = 10_000;
@@ -96,21 +98,14 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
          */
         AIO,
         /** JDK asynchronous channels on a fixed pool of {@link Options#aioThreads} threads per loop client. URI value {@code aio-fixed}. */
-        AIO_FIXED,
-        /**
-         * Not the official driver: doubleface's minimal OP_MSG client ({@link OpMsgLoopClient}), one
-         * pipelined connection per shard on the loop, no driver threads. URI value {@code loop}, or
-         * the scheme {@code mongodb+loop://}. Short URI forms only (plain host:port shards).
-         */
-        LOOP;
+        AIO_FIXED;
 
         static Transport parse(String s) {
             return switch (s.toLowerCase(Locale.ROOT)) {
                 case "netty" -> NETTY;
                 case "aio" -> AIO;
                 case "aio-fixed" -> AIO_FIXED;
-                case "loop" -> LOOP;
-                default -> throw new IllegalArgumentException("transport: '" + s + "' (expected: netty, aio, aio-fixed or loop)");
+                default -> throw new IllegalArgumentException("transport: '" + s + "' (expected: netty, aio or aio-fixed)");
             };
         }
     }
@@ -131,10 +126,9 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
      * @param connectTimeout connection and server-selection timeout
      * @param callTimeout time limit of every call
      * @param maxOutstanding most calls outstanding per shard per loop client; beyond, OVERLOADED
-     * @param records the key space, for SCAN wrap-around
      */
     public record Options(Transport transport, int aioThreads, int poolSize, Duration heartbeat, boolean csot,
-            Duration connectTimeout, Duration callTimeout, int maxOutstanding, long records) {
+            Duration connectTimeout, Duration callTimeout, int maxOutstanding) {
 
         /** Default {@link #poolSize}: {@value}. */
         public static final int DEFAULT_POOL_SIZE = 100;
@@ -148,8 +142,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
         /** The defaults: Netty, the {@link DriverSettings#DEFAULT} timeouts and bounds. */
         public static final Options DEFAULT = new Options(Transport.NETTY, DEFAULT_AIO_THREADS, DEFAULT_POOL_SIZE,
                 Duration.ofMillis(DEFAULT_HEARTBEAT_MILLIS), false, DriverSettings.DEFAULT.connectTimeout(),
-                DriverSettings.DEFAULT.callTimeout(), DriverSettings.DEFAULT.maxOutstanding(),
-                DriverSettings.DEFAULT.records());
+                DriverSettings.DEFAULT.callTimeout(), DriverSettings.DEFAULT.maxOutstanding());
 
         /**
          * Checks the options.
@@ -172,18 +165,18 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
                 throw new IllegalArgumentException("heartbeat: " + heartbeat + " (expected: >= " + MIN_HEARTBEAT_MILLIS + " ms)");
             }
             // validates the rest
-            new DriverSettings(connectTimeout, callTimeout, maxOutstanding, records);
+            new DriverSettings(connectTimeout, callTimeout, maxOutstanding);
         }
 
         /**
-         * These options with the timeouts, bound and key space of {@code s}.
+         * These options with the timeouts and bound of {@code s}.
          *
-         * @param s the store-neutral settings: connect and call timeout, most outstanding calls, records
+         * @param s the store-neutral settings: connect and call timeout, most outstanding calls
          * @return new options; transport, threads, pool size, heartbeat and CSOT are kept
          */
         public Options with(DriverSettings s) {
             return new Options(transport, aioThreads, poolSize, heartbeat, csot, s.connectTimeout(), s.callTimeout(),
-                    s.maxOutstanding(), s.records());
+                    s.maxOutstanding());
         }
 
         /**
@@ -193,7 +186,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
          * @return new options
          */
         public Options withCsot(boolean on) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, on, connectTimeout, callTimeout, maxOutstanding, records);
+            return new Options(transport, aioThreads, poolSize, heartbeat, on, connectTimeout, callTimeout, maxOutstanding);
         }
 
         /**
@@ -203,7 +196,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
          * @return new options
          */
         public Options withTransport(Transport t) {
-            return new Options(t, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
+            return new Options(t, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding);
         }
 
         /**
@@ -214,7 +207,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
          * @throws IllegalArgumentException if {@code n < 1}
          */
         public Options withAioThreads(int n) {
-            return new Options(transport, n, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
+            return new Options(transport, n, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding);
         }
 
         /**
@@ -225,7 +218,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
          * @throws IllegalArgumentException if {@code n < 1}
          */
         public Options withPoolSize(int n) {
-            return new Options(transport, aioThreads, n, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, records);
+            return new Options(transport, aioThreads, n, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding);
         }
 
         /**
@@ -236,7 +229,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
          * @throws IllegalArgumentException if {@code d} is under {@value #MIN_HEARTBEAT_MILLIS} ms
          */
         public Options withHeartbeat(Duration d) {
-            return new Options(transport, aioThreads, poolSize, d, csot, connectTimeout, callTimeout, maxOutstanding, records);
+            return new Options(transport, aioThreads, poolSize, d, csot, connectTimeout, callTimeout, maxOutstanding);
         }
 
         /**
@@ -247,7 +240,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
          * @throws IllegalArgumentException if {@code d} is not positive
          */
         public Options withCallTimeout(Duration d) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, d, maxOutstanding, records);
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, d, maxOutstanding);
         }
 
         /**
@@ -258,7 +251,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
          * @throws IllegalArgumentException if {@code d} is not positive
          */
         public Options withConnectTimeout(Duration d) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, csot, d, callTimeout, maxOutstanding, records);
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, d, callTimeout, maxOutstanding);
         }
 
         /**
@@ -269,18 +262,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
          * @throws IllegalArgumentException if {@code n < 1}
          */
         public Options withMaxOutstanding(int n) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, n, records);
-        }
-
-        /**
-         * These options with another key space.
-         *
-         * @param n records per shard, {@code > 0}: the key space SCANs wrap around
-         * @return new options
-         * @throws IllegalArgumentException if {@code n < 1}
-         */
-        public Options withRecords(long n) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding, n);
+            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, n);
         }
 
         /** Applies driver options given as URI parameters ({@code transport}, {@code aioThreads}, {@code poolSize}, {@code heartbeatMS}). */
@@ -339,8 +321,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
      *
      * @param shards the connection strings, at least one; copied
      * @param options the driver options, not {@code null}
-     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty, or, with
-     *     {@link Transport#LOOP}, a shard is not a single plain server
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
      * @throws NullPointerException if {@code options} is {@code null}
      */
     public MongoDriver(List<ConnectionString> shards, Options options) {
@@ -357,11 +338,6 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
         this.description = describe(this.shards) + (options.transport() == Transport.NETTY ? ""
                 : " (" + options.transport().name().toLowerCase(Locale.ROOT).replace('_', '-') + ")");
         this.closer = Executors.newSingleThreadExecutor(Threads.platform("mongo-close"));
-        if (options.transport() == Transport.LOOP) {
-            for (int i = 0; i < this.shards.size(); i++) {
-                directAddress(i); // fails fast on a shard the OP_MSG client cannot reach
-            }
-        }
     }
 
     /**
@@ -380,21 +356,11 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
     /**
      * Reads a shard list (see the class comment for the forms).
      *
-     * @param uri the shard list; {@code mongodb+loop://} adds the option {@code transport=loop}
+     * @param uri the shard list
      * @return the connection strings and the driver options found in the URI
      * @throws IllegalArgumentException if {@code uri} is none of them
      */
     public static ShardList parse(String uri) {
-        if (uri != null && uri.startsWith(LOOP_SCHEME + "://")) {
-            String plain = SCHEME + uri.substring(LOOP_SCHEME.length());
-            if (plain.indexOf(';') >= 0 || authorityEnd(plain) >= 0) {
-                throw bad(uri, LOOP_SCHEME + ":// takes the short forms only (HOST:FIRST-LAST or HOST:PORT,...)");
-            }
-            ShardList l = parse(plain);
-            Map<String, String> o = new LinkedHashMap<>(l.options());
-            o.put("transport", "loop");
-            return new ShardList(l.shards(), Map.copyOf(o));
-        }
         if (uri == null || !(uri.startsWith("mongodb://") || uri.startsWith("mongodb+srv://"))) {
             throw bad(uri, "expected mongodb://...");
         }
@@ -518,6 +484,18 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
         return description;
     }
 
+    /**
+     * The connection string of shard {@code shard} (driver options removed), e.g. to read the
+     * database it names ({@code getDatabase()}, {@code null} if none).
+     *
+     * @param shard the shard, {@code 0 .. shardCount()-1}
+     * @return the connection string
+     * @throws IndexOutOfBoundsException if there is no such shard
+     */
+    public ConnectionString shard(int shard) {
+        return shards.get(shard);
+    }
+
     /** {@return the options the driver was opened with, those of its URI applied} */
     public Options options() {
         return options;
@@ -528,33 +506,10 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
         return addresses.get(shard);
     }
 
-    /**
-     * The address of shard {@code shard} when it is one plain server (what {@link Transport#LOOP}
-     * connects to).
-     *
-     * @throws IllegalArgumentException if the shard is a multi-host deployment or needs TLS/auth
-     */
-    InetSocketAddress directAddress(int shard) {
-        ConnectionString cs = shards.get(shard);
-        if (cs.getHosts().size() != 1 || cs.isSrvProtocol() || Boolean.TRUE.equals(cs.getSslEnabled())
-                || cs.getCredential() != null) {
-            throw new IllegalArgumentException("shard " + shard + " (" + address(shard) + "): transport=loop needs a "
-                    + "single plain server (no replica set, SRV, TLS or credentials)");
-        }
-        String h = cs.getHosts().get(0);
-        int colon = h.lastIndexOf(':');
-        String host = colon > 0 && h.indexOf(']') < colon ? h.substring(0, colon) : h;
-        int port = colon > 0 && h.indexOf(']') < colon ? Integer.parseInt(h.substring(colon + 1)) : 27017;
-        if (host.startsWith("[")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        return new InetSocketAddress(host, port);
-    }
-
-    /** The database of shard {@code shard}: the connection string's, else {@value MongoRecords#DATABASE}. */
+    /** The database of shard {@code shard}: the connection string's, else {@value #DEFAULT_DATABASE}. */
     String database(int shard) {
         String db = shards.get(shard).getDatabase();
-        return db == null || db.isEmpty() ? MongoRecords.DATABASE : db;
+        return db == null || db.isEmpty() ? DEFAULT_DATABASE : db;
     }
 
     /**
@@ -598,21 +553,8 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
 
     /** Netty transport settings for a client whose I/O runs on {@code loop}. */
     static TransportSettings nettyOn(EventLoop loop) {
-        return TransportSettings.nettyBuilder().eventLoopGroup(loop).socketChannelClass(socketChannelClass(loop))
+        return TransportSettings.nettyBuilder().eventLoopGroup(loop).socketChannelClass(ShardDrivers.socketChannelClass(loop))
                 .allocator(DriverBufferAllocator.INSTANCE).build();
-    }
-
-    /** The socket channel class that registers on {@code loop}'s I/O handler. */
-    static Class<? extends SocketChannel> socketChannelClass(EventLoop loop) {
-        if (loop instanceof IoEventLoop io) {
-            if (io.isCompatible(EpollIoHandle.class)) {
-                return EpollSocketChannel.class;
-            }
-            if (io.isCompatible(NioIoHandle.class)) {
-                return NioSocketChannel.class;
-            }
-        }
-        throw new IllegalArgumentException("loop: " + loop + " (expected: an epoll or NIO IoEventLoop)");
     }
 
     /**
@@ -620,36 +562,24 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
      * {@link IoEventLoop} (e.g. of a {@link io.doubleface.loop.LoopGroup}).
      */
     @Override
-    @SuppressWarnings("unchecked")
-    public LoopClient<ShardRequest> openOn(EventLoop loop) {
-        return (LoopClient<ShardRequest>) openAny(loop);
-    }
-
-    @SuppressWarnings("rawtypes")
-    private LoopClient openAny(EventLoop loop) {
+    public LoopClient<MongoCommand<?>> openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
-        if (options.transport() == Transport.NETTY || options.transport() == Transport.LOOP) {
-            socketChannelClass(loop); // fail fast on a loop Netty cannot use
+        if (options.transport() == Transport.NETTY) {
+            ShardDrivers.socketChannelClass(loop); // fail fast on a loop Netty cannot use
         }
-        LoopClient c = options.transport() == Transport.LOOP ? new OpMsgLoopClient(this, loop)
-                : new MongoLoopClient(this, loop);
+        MongoLoopClient c = new MongoLoopClient(this, loop);
         loopClients.add(c);
         if (closed) {
             loopClients.remove(c);
             c.close();
             throw new IllegalStateException("mongodb driver " + description + " is closed");
         }
-        return c;
+        return ShardDrivers.narrow(c);
     }
 
     @Override
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    public BlockingClient<ShardRequest> openBlocking() {
-        return (BlockingClient) openAnyBlocking();
-    }
-
-    private MongoBlockingClient openAnyBlocking() {
+    public BlockingClient<MongoCommand<?>> openBlocking() {
         requireOpen();
         MongoBlockingClient c = new MongoBlockingClient(this);
         blockingClients.add(c);
@@ -658,7 +588,7 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
             c.close();
             throw new IllegalStateException("mongodb driver " + description + " is closed");
         }
-        return c;
+        return ShardDrivers.narrow(c);
     }
 
     /**
@@ -670,10 +600,9 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
      * @param uri the shard list, in one of the forms of {@link #parse}
      * @return the driver of {@link MongoCommand}s; the caller (or the server, see
      *     {@code FanoutServer.Builder#backend}) closes it
-     * @throws IllegalArgumentException if {@code uri} is malformed or names {@code mongodb+loop://}
-     *     (our OP_MSG client runs only the YCSB record read)
+     * @throws IllegalArgumentException if {@code uri} is malformed
      */
-    public static ShardDriver<MongoCommand<?>> of(String uri) {
+    public static MongoDriver of(String uri) {
         return of(uri, Options.DEFAULT);
     }
 
@@ -683,25 +612,10 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
      * @param uri the shard list, in one of the forms of {@link #parse}
      * @param options the options the URI's options apply to, not {@code null}
      * @return the driver of {@link MongoCommand}s; the caller (or the server) closes it
-     * @throws IllegalArgumentException if {@code uri} is malformed, or the transport is {@link Transport#LOOP}
+     * @throws IllegalArgumentException if {@code uri} is malformed
      */
-    public static ShardDriver<MongoCommand<?>> of(String uri, Options options) {
-        return open(uri, options).commands();
-    }
-
-    /**
-     * This driver as a driver of native {@link MongoCommand}s: the same shards, options and clients;
-     * closing the view closes this driver.
-     *
-     * @return a view of this driver, a new object on each call
-     * @throws IllegalArgumentException with {@link Transport#LOOP}, whose client runs only the record read
-     */
-    public ShardDriver<MongoCommand<?>> commands() {
-        if (options.transport() == Transport.LOOP) {
-            throw new IllegalArgumentException("mongodb driver " + description
-                    + ": transport=loop (mongodb+loop://) runs only the YCSB record read, not native commands");
-        }
-        return io.doubleface.driver.ShardDrivers.view(this, this::openAny, this::openAnyBlocking);
+    public static MongoDriver of(String uri, Options options) {
+        return open(uri, options);
     }
 
     private void requireOpen() {
@@ -711,12 +625,11 @@ public final class MongoDriver implements ShardDriver<ShardRequest> {
     }
 
     /**
-     * Counters of every open loop client of the official driver (none with {@link Transport#LOOP},
-     * whose completions are all on the loop by construction): completions delivered on the loop vs hopped onto it,
+     * Counters of every open loop client: completions delivered on the loop vs hopped onto it,
      * commands sent from the loop vs from driver threads, and the names of the driver threads seen
      * (digits replaced by {@code N}). For {@code /admin/stats}.
      *
-     * @return a snapshot per open loop client (a new list; empty with {@link Transport#LOOP})
+     * @return a snapshot per open loop client (a new list)
      */
     public List<MongoLoopClient.Stats> stats() {
         List<MongoLoopClient.Stats> out = new ArrayList<>();

@@ -11,13 +11,13 @@ import java.util.Objects;
 
 /**
  * Embedded MongoDB shards: many {@code mongo-java-server} instances (memory backend, real MongoDB
- * wire protocol) in one process, one port each ({@code basePort .. basePort+shards-1}), each loaded
- * with records {@code 0..records-1} through the MongoDB driver ({@link MongoDriverProvider#loadData}).
+ * wire protocol) in one process, one port each ({@code basePort .. basePort+shards-1}), empty when
+ * they start: a test or demo writes its data through a {@link MongoDriver} over {@link #uri()}.
  *
  * <pre>{@code
- * try (MongoLeafServer leaf = MongoLeafServer.builder().shards(20).basePort(7301).records(1000).start()) {
- *     System.out.println(leaf.listeningMessage()); // listening on 127.0.0.1:7301-7320 (20 shards, 1000 records)
- *     ... MongoDriver over leaf.uri() ...
+ * try (MongoLeafServer leaf = MongoLeafServer.builder().shards(20).basePort(7301).start()) {
+ *     System.out.println(leaf.listeningMessage()); // listening on 127.0.0.1:7301-7320 (20 shards)
+ *     ... MongoDriver.of(leaf.uri() ...) ...
  * }
  * }</pre>
  *
@@ -25,7 +25,7 @@ import java.util.Objects;
  * ({@code mongo-server-boss-N}, {@code mongo-server-worker-N}): two threads per shard. A base
  * port of 0 binds ephemeral ports (for tests); {@link #ports()} tells which. For failure tests a
  * shard can be stopped ({@link #stop(int)}: its connections drop, its port refuses) and started
- * again on the same port with fresh data ({@link #restart(int)}).
+ * again on the same port, empty ({@link #restart(int)}).
  *
  * <p>Threading: all methods are thread-safe (synchronized); {@link #close} is idempotent.
  */
@@ -38,14 +38,12 @@ public final class MongoLeafServer implements AutoCloseable {
     public static final int MAX_SHARDS = 1024;
 
     private final String host;
-    private final long records;
     private final MongoServer[] servers;
     private final int[] ports;
     private boolean closed;
 
     private MongoLeafServer(Builder b) {
         this.host = b.host;
-        this.records = b.records;
         this.servers = new MongoServer[b.shards];
         this.ports = new int[b.shards];
         try {
@@ -53,7 +51,6 @@ public final class MongoLeafServer implements AutoCloseable {
                 servers[shard] = bind(shard, b.basePort == 0 ? 0 : b.basePort + shard);
                 ports[shard] = servers[shard].getLocalAddress().getPort();
             }
-            new MongoDriverProvider().loadData(uri(), records, done -> { });
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -71,8 +68,7 @@ public final class MongoLeafServer implements AutoCloseable {
     }
 
     /**
-     * {@return a new builder with the defaults (host {@value #DEFAULT_HOST}, 1 shard, ephemeral port, 1000
-     * records)}
+     * {@return a new builder with the defaults (host {@value #DEFAULT_HOST}, 1 shard, ephemeral port)}
      */
     public static Builder builder() {
         return new Builder();
@@ -105,11 +101,6 @@ public final class MongoLeafServer implements AutoCloseable {
         return host;
     }
 
-    /** {@return the records per shard: keys {@code 0 .. records()-1}} */
-    public long records() {
-        return records;
-    }
-
     /** {@return the shards' addresses, indexed by shard (a new list)} */
     public List<InetSocketAddress> addresses() {
         List<InetSocketAddress> a = new ArrayList<>(ports.length);
@@ -124,10 +115,10 @@ public final class MongoLeafServer implements AutoCloseable {
         return ShardAddresses.describe(MongoDriver.SCHEME, addresses());
     }
 
-    /** {@return the startup line, e.g. {@code listening on 127.0.0.1:7301-7320 (20 shards, 1000 records)}} */
+    /** {@return the startup line, e.g. {@code listening on 127.0.0.1:7301-7320 (20 shards)}} */
     public String listeningMessage() {
         return "listening on " + uri().substring((MongoDriver.SCHEME + "://").length()) + " (" + ports.length
-                + (ports.length == 1 ? " shard, " : " shards, ") + records + " records)";
+                + (ports.length == 1 ? " shard)" : " shards)");
     }
 
     /**
@@ -155,8 +146,8 @@ public final class MongoLeafServer implements AutoCloseable {
     }
 
     /**
-     * Starts shard {@code shard} again on its port, loaded with the records; a running shard is
-     * stopped first (so it comes back with fresh data).
+     * Starts shard {@code shard} again on its port, empty; a running shard is stopped first (so it
+     * comes back without its data).
      *
      * @param shard the shard, {@code 0 .. shardCount()-1}
      * @throws IndexOutOfBoundsException if there is no such shard
@@ -168,8 +159,6 @@ public final class MongoLeafServer implements AutoCloseable {
         }
         stop(shard);
         servers[shard] = bind(shard, ports[shard]);
-        String one = ShardAddresses.describe(MongoDriver.SCHEME, List.of(new InetSocketAddress(host, ports[shard])));
-        new MongoDriverProvider().loadData(one, records, done -> { });
     }
 
     /** Stops every shard. Idempotent. */
@@ -196,7 +185,6 @@ public final class MongoLeafServer implements AutoCloseable {
     public static final class Builder {
         private int shards = 1;
         private int basePort;
-        private long records = 1000;
         private String host = DEFAULT_HOST;
 
         private Builder() {}
@@ -233,21 +221,6 @@ public final class MongoLeafServer implements AutoCloseable {
         }
 
         /**
-         * Sets the records per shard (keys {@code 0 .. records-1}); default 1000.
-         *
-         * @param records {@code 1 .. 10000000}; every shard holds all of them, in memory
-         * @return this builder
-         * @throws IllegalArgumentException if {@code records} is out of range
-         */
-        public Builder records(long records) {
-            if (records < 1 || records > 10_000_000) {
-                throw new IllegalArgumentException("records: " + records + " (expected: 1..10000000)");
-            }
-            this.records = records;
-            return this;
-        }
-
-        /**
          * Sets the address to bind; default {@value #DEFAULT_HOST}.
          *
          * @param host a host name or IP address, non-empty
@@ -263,13 +236,13 @@ public final class MongoLeafServer implements AutoCloseable {
         }
 
         /**
-         * Binds and loads every shard and returns the running leaf.
+         * Binds every shard and returns the running leaf.
          *
          * @return the running leaf; the caller closes it
          * @throws IllegalArgumentException if {@code basePort + shards - 1 > 65535}
          * @throws IllegalStateException if {@code de.bwaldvogel:mongo-java-server} is not on the class
          *     path (an optional dependency of this driver: declare it, test scope), or a port cannot
-         *     be bound or the records cannot be loaded (the shards started so far are stopped again)
+         *     be bound (the shards started so far are stopped again)
          */
         public MongoLeafServer start() {
             try {

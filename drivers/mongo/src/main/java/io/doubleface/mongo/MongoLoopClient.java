@@ -5,16 +5,11 @@ import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoClients;
-import com.mongodb.reactivestreams.client.MongoCollection;
 import io.doubleface.api.Command;
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.Threads;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
@@ -29,7 +24,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import org.bson.RawBsonDocument;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
@@ -100,7 +94,6 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
     private final long callTimeoutNanos;
     private final long guardNanos;
     private final int maxOutstanding;
-    private final long records;
     /** The fixed AIO pool of this client ({@link MongoDriver.Transport#AIO_FIXED}), else null. */
     private ExecutorService aioPool;
 
@@ -127,7 +120,6 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
         this.callTimeoutNanos = o.callTimeout().toNanos();
         this.guardNanos = callTimeoutNanos + TimeUnit.MILLISECONDS.toNanos(GUARD_SLACK_MILLIS);
         this.maxOutstanding = o.maxOutstanding();
-        this.records = o.records();
         // Eagerly: each client's monitor connects and learns its server before the first call,
         // which would otherwise wait for that (server selection) and for its connection's handshake.
         for (int i = 0; i < shards.length; i++) {
@@ -145,7 +137,6 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
         final int id;
         final String address;
         final MongoClient client;
-        final MongoCollection<RawBsonDocument> collection;
         /** Loop-confined. */
         int outstanding;
         /** Written by the driver's monitor thread. */
@@ -154,8 +145,6 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
             this.id = id;
             this.address = driver.address(id);
             this.client = MongoClients.create(driver.settings(id, transport, this, driver.options().poolSize(), driver.options().csot()));
-            this.collection = client.getDatabase(driver.database(id)).getCollection(MongoRecords.COLLECTION,
-                    RawBsonDocument.class);
         }
 
 
@@ -212,7 +201,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
                 first = d;
             } else {
                 if (more == null) {
-                    more = new ArrayList<>(request instanceof ShardRequest r ? MongoRecords.expectedDocuments(r, records) : 16);
+                    more = new ArrayList<>(16);
                     more.add(first);
                 }
                 more.add(d);
@@ -258,11 +247,6 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
         List<Object> documents() {
             return more != null ? more : first != null ? List.of(first) : List.of();
         }
-
-        @SuppressWarnings("unchecked")
-        List<RawBsonDocument> records() {
-            return (List<RawBsonDocument>) (List<?>) documents();
-        }
     }
 
     private void countThread() {
@@ -283,7 +267,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
         }
         Objects.checkIndex(shard, shards.length);
         Objects.requireNonNull(request, "request");
-        if (!(request instanceof MongoCommand<?>) && !(request instanceof ShardRequest)) {
+        if (!(request instanceof MongoCommand<?>)) {
             throw new IllegalArgumentException("command: " + request.getClass().getName()
                     + " (expected: a MongoCommand, see io.doubleface.mongo.Mongo)");
         }
@@ -337,28 +321,15 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
 
     @SuppressWarnings("unchecked")
     private Publisher<Object> publisher(Shard s, Command<?> command) {
-        if (command instanceof MongoCommand<?> mc) {
-            String db = mc.database() != null ? mc.database() : driver.database(s.id);
-            return (Publisher<Object>) mc.op().reactive(s.client.getDatabase(db));
-        }
-        ShardRequest request = (ShardRequest) command;
-        return (Publisher<Object>) (Publisher<?>) recordPublisher(s, request);
-    }
-
-    private Publisher<RawBsonDocument> recordPublisher(Shard s, ShardRequest request) {
-        var find = s.collection.find(MongoRecords.filter(request, records))
-                .projection(MongoRecords.projection(request));
-        if (request.op() == ShardRequest.Op.READ) {
-            return find.first();
-        }
-        return find.batchSize(MongoRecords.expectedDocuments(request, records));
+        MongoCommand<?> mc = (MongoCommand<?>) command;
+        String db = mc.database() != null ? mc.database() : driver.database(s.id);
+        return (Publisher<Object>) mc.op().reactive(s.client.getDatabase(db));
     }
 
     private TransportSettings transport() {
         return switch (driver.options().transport()) {
             case NETTY -> MongoDriver.nettyOn(loop);
             case AIO -> null; // the driver's default: JDK asynchronous channels, default group
-            case LOOP -> throw new IllegalStateException("transport=loop uses OpMsgLoopClient");
             case AIO_FIXED -> {
                 if (aioPool == null) {
                     aioPool = Executors.newFixedThreadPool(driver.options().aioThreads(), Threads.platform("mongo-aio"));
@@ -381,33 +352,15 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
                     c.shard.downCause(), closed));
             return;
         }
-        if (c.request instanceof MongoCommand<?> mc) {
-            Object reply;
-            try {
-                reply = mc.op().reply(c.documents());
-            } catch (RuntimeException e) {
-                notifyFailure(c.listener, c.tag, new ShardException(ShardException.Kind.SHARD_ERROR, c.shard.id,
-                        c.shard.address + ": " + e.getMessage()));
-                return;
-            }
-            notifyReply(c.listener, c.tag, reply);
-            return;
-        }
-        ShardRequest request = (ShardRequest) c.request;
-        ByteBuf out = PooledByteBufAllocator.DEFAULT.buffer(Records.replySize(request));
-        String bad;
+        Object reply;
         try {
-            bad = MongoRecords.writeReply(request, records, c.records(), out);
+            reply = ((MongoCommand<?>) c.request).op().reply(c.documents());
         } catch (RuntimeException e) {
-            bad = e.toString();
-        }
-        if (bad != null) {
-            out.release();
             notifyFailure(c.listener, c.tag, new ShardException(ShardException.Kind.SHARD_ERROR, c.shard.id,
-                    c.shard.address + ": " + bad));
+                    c.shard.address + ": " + e.getMessage()));
             return;
         }
-        notifyReply(c.listener, c.tag, out);
+        notifyReply(c.listener, c.tag, reply);
     }
 
     private void sweep() {

@@ -43,7 +43,7 @@ class MongoCommandTest {
 
     @BeforeAll
     static void start() {
-        leaf = MongoLeafServer.builder().shards(2).records(1).start();
+        leaf = MongoLeafServer.builder().shards(2).start();
         loops = new LoopGroup("mongo-cmd", 1, LoopGroup.Transport.AUTO);
         driver = MongoDriver.of(leaf.uri(), MongoLoopClientTest.options());
     }
@@ -161,12 +161,40 @@ class MongoCommandTest {
         }
     }
 
+    /**
+     * Commands run in the database of the shard's connection string, else in
+     * {@value MongoDriver#DEFAULT_DATABASE}, unless they name one ({@link MongoCommand#inDatabase}).
+     */
     @Test
-    void theOpMsgTransportRefusesNativeCommands() {
+    void commandsRunInTheConnectionStringsDatabaseElseTest() throws Exception {
+        assertEquals("test", MongoDriver.DEFAULT_DATABASE);
+        try (MongoDriver app = MongoDriver.of("mongodb://127.0.0.1:" + leaf.port(0) + "/app;mongodb://127.0.0.1:"
+                + leaf.port(1) + "/", MongoLoopClientTest.options());
+                BlockingClient<MongoCommand<?>> b = app.openBlocking()) {
+            assertEquals("app", app.shard(0).getDatabase());
+            assertEquals("app", app.database(0));
+            assertEquals(MongoDriver.DEFAULT_DATABASE, app.database(1));
+            b.call(0, Mongo.insertOne("where", new Document("_id", "in-app")), T);
+            b.call(1, Mongo.insertOne("where", new Document("_id", "in-test")), T);
+            LoopClient<MongoCommand<?>> c = driver.openOn(loops.loops().get(0)); // no database in its URI: "test"
+            try {
+                assertEquals(List.of(), ids(onLoop(c, 0, Mongo.find("where", Filters.empty()))));
+                assertEquals(List.of("in-app"), ids(onLoop(c, 0, Mongo.find("where", Filters.empty()).inDatabase("app"))));
+                assertEquals(List.of("in-test"), ids(onLoop(c, 1, Mongo.find("where", Filters.empty()))));
+                assertEquals(List.of("in-test"), ids(b.call(1, Mongo.find("where", Filters.empty()).inDatabase("test"), T)));
+                assertEquals(List.of(), ids(b.call(0, Mongo.find("where", Filters.empty()).inDatabase("test"), T)));
+            } finally {
+                c.close();
+            }
+        }
+        Command<?> named = Mongo.find("x", Filters.empty()).inDatabase("db");
+        assertTrue(named.toString().startsWith("db.x.find("), named.toString());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> MongoDriver.of("mongodb+loop://127.0.0.1:" + leaf.port(0)));
-        assertTrue(e.getMessage().contains("runs only the YCSB record read"), e.getMessage());
-        Command<?> unused = Mongo.find("x", Filters.empty());
-        assertTrue(unused.toString().startsWith("x.find("), unused.toString());
+        assertTrue(e.getMessage().contains("expected mongodb://"), e.getMessage());
+    }
+
+    static List<String> ids(Object reply) {
+        return ((List<?>) reply).stream().map(d -> ((RawBsonDocument) d).getString("_id").getValue()).toList();
     }
 }

@@ -1,11 +1,15 @@
 package io.doubleface.mongo;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.ShardDrivers;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -45,7 +49,15 @@ class MongoDriverParseTest {
                 MongoDriver.Options.DEFAULT)) {
             assertEquals(MongoDriver.Transport.AIO_FIXED, d.options().transport());
             assertEquals(3, d.options().aioThreads());
-            assertEquals(1, d.database(0).equals("ycsb") ? 1 : 0);
+            assertEquals(MongoDriver.DEFAULT_DATABASE, d.database(0), "no database in the connection string");
+        }
+        try (MongoDriver d = MongoDriver.open("mongodb://a:1/;mongodb://c:1/mydb?maxPoolSize=5", MongoDriver.Options.DEFAULT)) {
+            assertNull(d.shard(0).getDatabase());
+            assertEquals("test", d.database(0));
+            assertEquals("mydb", d.shard(1).getDatabase());
+            assertEquals("mydb", d.database(1));
+            assertEquals(5, d.shard(1).getMaxConnectionPoolSize());
+            assertThrows(IndexOutOfBoundsException.class, () -> d.shard(2));
         }
     }
 
@@ -64,7 +76,10 @@ class MongoDriverParseTest {
     @Test
     void badListsAreRefusedWithTheFormsInTheMessage() {
         for (String bad : new String[] {"mongo://h:1", "mongodb://", "mongodb://h", "mongodb://h:2-1", "mongodb://h:1?transport=udp",
-            "mongodb://h:1?nope=1", "mongodb://h:1?poolSize=x", "mongodb://a:1/;b:2", "mongodb://h:1?heartbeatMS=10"}) {
+            "mongodb://h:1?nope=1", "mongodb://h:1?poolSize=x", "mongodb://a:1/;b:2", "mongodb://h:1?heartbeatMS=10",
+            // the YCSB face is gone: no OP_MSG loop transport, no scheme of its own, no records option
+            "mongodb://h:1?transport=loop", "mongodb://a:1/?df.transport=loop", "mongodb+loop://h:1-3",
+            "mongodb://h:1-3?records=50", "mongodb://a:1/?df.records=50"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MongoDriver.open(bad,
                     MongoDriver.Options.DEFAULT), bad);
             assertTrue(e.getMessage().contains("mongodb") || e.getMessage().contains("heartbeat"), e.getMessage());
@@ -72,11 +87,32 @@ class MongoDriverParseTest {
     }
 
     @Test
+    void transportLoopNamesTheTransportsThereAre() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> MongoDriver.parse("mongodb://h:1?transport=loop"));
+        assertTrue(e.getMessage().contains("expected: netty, aio or aio-fixed"), e.getMessage());
+        assertEquals(List.of(MongoDriver.Transport.NETTY, MongoDriver.Transport.AIO, MongoDriver.Transport.AIO_FIXED),
+                List.of(MongoDriver.Transport.values()));
+        e = assertThrows(IllegalArgumentException.class, () -> MongoDriver.parse("mongodb://h:1?records=50"));
+        assertTrue(e.getMessage().contains("option 'records'"), e.getMessage());
+    }
+
+    @Test
     void providerIsFoundByScheme() {
         assertTrue(ShardDrivers.schemes().contains("mongodb"));
-        try (var d = ShardDrivers.open("mongodb://127.0.0.1:7301-7302", DriverSettings.DEFAULT.withRecords(50))) {
+        assertFalse(ShardDrivers.schemes().contains("mongodb+loop"), ShardDrivers.schemes().toString());
+        DriverSettings s = DriverSettings.DEFAULT.withMaxOutstanding(50).withCallTimeout(Duration.ofMillis(2500))
+                .withConnectTimeout(Duration.ofMillis(700));
+        try (var d = ShardDrivers.open("mongodb://127.0.0.1:7301-7302?poolSize=3", s)) {
             assertEquals(2, d.shardCount());
-            assertEquals(50, ((MongoDriver) d).options().records());
+            MongoDriver.Options o = assertInstanceOf(MongoDriver.class, d).options();
+            assertEquals(50, o.maxOutstanding());
+            assertEquals(Duration.ofMillis(2500), o.callTimeout());
+            assertEquals(Duration.ofMillis(700), o.connectTimeout());
+            assertEquals(3, o.poolSize(), "the URI's options apply too");
         }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ShardDrivers.open("mongodb+loop://127.0.0.1:7301-7302", DriverSettings.DEFAULT));
+        assertTrue(e.getMessage().contains("unknown scheme"), e.getMessage());
     }
 }

@@ -1,41 +1,53 @@
 package io.doubleface.mongo;
 
-import io.doubleface.testing.Outcomes;
-import io.doubleface.testing.StallingProxy;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static io.doubleface.mongo.MongoTestData.COLL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.Updates;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.LoopGroup;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
+import io.doubleface.mongo.MongoTestData.Query;
+import io.doubleface.testing.StallingProxy;
+import io.doubleface.testing.TestRead;
 import io.netty.channel.EventLoop;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Consumer;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** The loop client against real mongo-java-server shards over loopback. */
+/** The loop client against real mongo-java-server shards over loopback, with data written through the driver. */
 class MongoLoopClientTest {
 
-    static final int RECORDS = 200;
+    /** Records on every shard of {@link #leaf} (about 1.1 MB a shard). */
+    static final int RECORDS = 1000;
     static MongoLeafServer leaf;
     static LoopGroup loops;
 
     @BeforeAll
-    static void start() {
-        leaf = MongoLeafServer.builder().shards(3).records(RECORDS).start();
+    static void start() throws Exception {
+        leaf = MongoLeafServer.builder().shards(3).start();
         loops = new LoopGroup("mt", 1, LoopGroup.Transport.AUTO);
+        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
+            LoopClient<MongoCommand<?>> c = d.openOn(loop());
+            for (int shard = 0; shard < 3; shard++) {
+                load(c, shard, RECORDS);
+            }
+        }
     }
 
     @AfterAll
@@ -45,18 +57,7 @@ class MongoLoopClientTest {
     }
 
     static MongoDriver.Options options() {
-        return MongoDriver.Options.DEFAULT.withRecords(RECORDS).withCallTimeout(Duration.ofSeconds(10))
-                .withConnectTimeout(Duration.ofSeconds(5));
-    }
-
-    static byte[] expected(ShardRequest r) {
-        ByteBuf b = Unpooled.buffer(Records.replySize(r));
-        try {
-            Records.writeReply(r, RECORDS, b);
-            return ByteBufUtil.getBytes(b);
-        } finally {
-            b.release();
-        }
+        return MongoDriver.Options.DEFAULT.withCallTimeout(Duration.ofSeconds(10)).withConnectTimeout(Duration.ofSeconds(5));
     }
 
     static EventLoop loop() {
@@ -64,39 +65,86 @@ class MongoLoopClientTest {
     }
 
     /** Runs {@code sends} on the loop, then waits for every outcome. */
-    static Outcomes run(LoopClient c, int n, Consumer<Outcomes> sends) throws Exception {
-        Outcomes o = new Outcomes(c.loop(), n);
+    static MongoOutcomes run(LoopClient<MongoCommand<?>> c, int n, Consumer<MongoOutcomes> sends) throws Exception {
+        MongoOutcomes o = new MongoOutcomes(c.loop(), n);
         c.loop().submit(() -> sends.accept(o)).sync();
         return o.await();
     }
 
-    static final List<ShardRequest> REQUESTS = List.of(
-            ShardRequest.readField(7, 3), ShardRequest.readRecord(0), ShardRequest.readRecord(RECORDS - 1),
-            ShardRequest.scan(RECORDS - 5, 10), ShardRequest.scan(3, 20), ShardRequest.scan(150, 1000),
-            new ShardRequest(ShardRequest.Op.SCAN, 11, 9, 4));
+    /** Loads records {@code 0 .. records-1} into {@code shard} through the loop client ({@code insert} commands). */
+    static void load(LoopClient<MongoCommand<?>> c, int shard, int records) throws Exception {
+        List<MongoCommand<org.bson.RawBsonDocument>> inserts = MongoTestData.inserts(records);
+        MongoOutcomes o = run(c, inserts.size(), out -> {
+            for (int i = 0; i < inserts.size(); i++) {
+                c.send(shard, inserts.get(i), out, i);
+            }
+        });
+        for (int i = 0; i < inserts.size(); i++) {
+            MongoTestData.assertInserted(Math.min(MongoTestData.BATCH, records - i * MongoTestData.BATCH), o.reply(i));
+        }
+    }
+
+    /** One document, a projection, several documents, the end of the key space, none, and large replies (~1 MB). */
+    static final List<Query> QUERIES = List.of(
+            MongoTestData.readField(7, 3, RECORDS), MongoTestData.read(0, RECORDS), MongoTestData.read(RECORDS - 1, RECORDS),
+            MongoTestData.scan(RECORDS - 5, 10, RECORDS), MongoTestData.scan(3, 20, RECORDS),
+            MongoTestData.scan(150, 1000, RECORDS), MongoTestData.scanField(11, 9, 4, RECORDS),
+            MongoTestData.ids(RECORDS, 500, 5, 17, RECORDS + 3), MongoTestData.read(RECORDS + 5, RECORDS),
+            MongoTestData.all(RECORDS));
 
     @ParameterizedTest
     @EnumSource(MongoDriver.Transport.class)
-    void repliesAreTheCanonicalBytesOverEveryTransport(MongoDriver.Transport transport) throws Exception {
+    void repliesAreTheStoredDocumentsOverEveryTransport(MongoDriver.Transport transport) throws Exception {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options().withTransport(transport))) {
-            LoopClient c = d.openOn(loop());
-            int n = REQUESTS.size() * 3;
-            Outcomes o = run(c, n, out -> {
+            LoopClient<MongoCommand<?>> c = d.openOn(loop());
+            int n = QUERIES.size() * 3;
+            MongoOutcomes o = run(c, n, out -> {
                 for (int i = 0; i < n; i++) {
-                    c.send(i % 3, REQUESTS.get(i / 3), out, i);
+                    c.send(i % 3, QUERIES.get(i / 3).command(), out, i);
                 }
             });
             for (int i = 0; i < n; i++) {
-                assertArrayEquals(expected(REQUESTS.get(i / 3)), o.reply(i), REQUESTS.get(i / 3) + " on shard " + i % 3);
+                QUERIES.get(i / 3).check(o.reply(i), "on shard " + i % 3 + " over " + transport);
             }
-            if (!(c instanceof MongoLoopClient m)) {
-                return; // transport=loop: OpMsgLoopClient, every completion on the loop (Outcomes checks)
-            }
-            MongoLoopClient.Stats s = m.stats();
+            MongoLoopClient.Stats s = stats(c);
             assertEquals(n, s.onLoop() + s.hopped() + s.inSend(), "every completion counted once: " + s);
             if (transport != MongoDriver.Transport.NETTY) {
                 assertEquals(n, s.hopped(), "AIO completes on its own threads: " + s);
             }
+
+            // writes, and their typed replies: the inserted _id, the counts modified and deleted
+            String coll = "scratch";
+            String id = "w-" + transport.name().toLowerCase(Locale.ROOT);
+            MongoOutcomes inserted = run(c, 3, out -> {
+                for (int shard = 0; shard < 3; shard++) {
+                    c.send(shard, Mongo.insertOne(coll, new Document("_id", id).append("shard", shard)), out, shard);
+                }
+            });
+            MongoOutcomes updated = run(c, 3, out -> {
+                for (int shard = 0; shard < 3; shard++) {
+                    c.send(shard, Mongo.updateOne(coll, Filters.eq("_id", id), Updates.set("v", shard * 10)), out, shard);
+                }
+            });
+            MongoOutcomes found = run(c, 3, out -> {
+                for (int shard = 0; shard < 3; shard++) {
+                    c.send(shard, Mongo.find(coll, Filters.eq("_id", id)), out, shard);
+                }
+            });
+            MongoOutcomes deleted = run(c, 3, out -> {
+                for (int shard = 0; shard < 3; shard++) {
+                    c.send(shard, Mongo.deleteMany(coll, Filters.empty()), out, shard);
+                }
+            });
+            for (int shard = 0; shard < 3; shard++) {
+                assertEquals(new BsonString(id), assertInstanceOf(BsonValue.class, inserted.reply(shard)));
+                assertEquals(1L, updated.reply(shard));
+                MongoTestData.assertDocuments(List.of(new BsonDocument("_id", new BsonString(id))
+                        .append("shard", new BsonInt32(shard)).append("v", new BsonInt32(shard * 10))),
+                        found.reply(shard), "written document on shard " + shard);
+                assertEquals(1L, deleted.reply(shard));
+            }
+            s = stats(c);
+            assertEquals(n + 12, s.onLoop() + s.hopped() + s.inSend(), "every completion counted once: " + s);
         }
     }
 
@@ -108,17 +156,20 @@ class MongoLoopClientTest {
     @Test
     void recordsOnWhichThreadsTheDriverCompletesAndSends() throws Exception {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
-            LoopClient c = d.openOn(loop());
+            LoopClient<MongoCommand<?>> c = d.openOn(loop());
             int n = 60;
-            run(c, n, out -> {
+            MongoOutcomes o = run(c, n, out -> {
                 for (int i = 0; i < n; i++) {
-                    c.send(i % 3, ShardRequest.readField(i, i % 10), out, i);
+                    c.send(i % 3, MongoTestData.readField(i, i % 10, RECORDS).command(), out, i);
                 }
-            }).reply(0);
-            MongoLoopClient.Stats s = ((MongoLoopClient) c).stats();
+            });
+            for (int i = 0; i < n; i++) {
+                MongoTestData.readField(i, i % 10, RECORDS).check(o.reply(i), "on shard " + i % 3);
+            }
+            MongoLoopClient.Stats s = stats(c);
             System.out.println("mongo netty-on-loop stats: " + s);
             assertEquals(n, s.onLoop() + s.hopped() + s.inSend(), s.toString());
-            assertEquals(n, s.sentOnLoop() + s.sentOffLoop(), s.toString());
+            assertEquals(n, s.sentOnLoop() + s.sentOffLoop(), "one find command a call: " + s);
             assertTrue(s.onLoop() > 0, "with Netty on the loop, replies complete on the loop: " + s);
             assertTrue(s.sentOffLoop() > 0 && s.offLoopThreads().keySet().stream().anyMatch(t -> t.startsWith("AsyncGetter")),
                     "commands are written from the pool's AsyncGetter thread: " + s);
@@ -126,35 +177,52 @@ class MongoLoopClientTest {
         }
     }
 
+    /** A record that is not there is no document, not an error; a command the server refuses is a SHARD_ERROR. */
     @Test
-    void missingKeyIsAShardError() throws Exception {
+    void missingRecordIsNoDocumentAndAServerErrorIsAShardError() throws Exception {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
-            LoopClient c = d.openOn(loop());
-            Outcomes o = run(c, 2, out -> {
-                c.send(0, ShardRequest.readField(RECORDS + 5, 0), out, 0);
-                c.send(1, ShardRequest.readField(5, 0), out, 1);
+            LoopClient<MongoCommand<?>> c = d.openOn(loop());
+            Query missing = MongoTestData.read(RECORDS + 5, RECORDS);
+            MongoOutcomes o = run(c, 4, out -> {
+                c.send(0, missing.command(), out, 0);
+                c.send(0, Mongo.runCommand(new Document("noSuchCommand", 1)), out, 1);
+                c.send(0, Mongo.insertOne(COLL, MongoTestData.record(7)), out, 2); // record 7 is there: duplicate key
+                c.send(1, MongoTestData.readField(5, 0, RECORDS).command(), out, 3);
             });
-            o.assertFailed(0, ShardException.Kind.SHARD_ERROR);
-            assertArrayEquals(expected(ShardRequest.readField(5, 0)), o.reply(1));
+            missing.check(o.reply(0), "on shard 0");
+            o.assertFailed(1, ShardException.Kind.SHARD_ERROR);
+            assertEquals(0, o.failure(1).shard());
+            assertTrue(o.failure(1).getMessage().contains("noSuchCommand"), o.failure(1).getMessage());
+            o.assertFailed(2, ShardException.Kind.SHARD_ERROR);
+            assertTrue(o.failure(2).getMessage().contains("duplicate key"), o.failure(2).getMessage());
+            MongoTestData.readField(5, 0, RECORDS).check(o.reply(3), "on shard 1");
+            // the shard that refused the commands answers the next one, its record 7 unchanged
+            MongoTestData.read(7, RECORDS).check(run(c, 1, out -> c.send(0, MongoTestData.read(7, RECORDS).command(), out, 0))
+                    .reply(0), "after the errors");
+            MongoTestData.read(1, RECORDS).check(run(c, 1, out -> c.send(0, MongoTestData.read(1, RECORDS).command(), out, 0))
+                    .reply(0), "after the errors");
         }
     }
 
     @Test
     void callsBeyondMaxOutstandingAreOverloaded() throws Exception {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options().withMaxOutstanding(2))) {
-            LoopClient c = d.openOn(loop());
-            Outcomes o = run(c, 6, out -> {
+            LoopClient<MongoCommand<?>> c = d.openOn(loop());
+            MongoOutcomes o = run(c, 6, out -> {
                 for (int i = 0; i < 5; i++) {
-                    c.send(0, ShardRequest.readRecord(i), out, i);
+                    c.send(0, MongoTestData.read(i, RECORDS).command(), out, i);
                 }
-                c.send(1, ShardRequest.readRecord(9), out, 5); // another shard has its own bound
+                c.send(1, MongoTestData.read(9, RECORDS).command(), out, 5); // another shard has its own bound
             });
-            o.reply(0);
-            o.reply(1);
+            MongoTestData.read(0, RECORDS).check(o.reply(0), "");
+            MongoTestData.read(1, RECORDS).check(o.reply(1), "");
             for (int i = 2; i < 5; i++) {
                 o.assertFailed(i, ShardException.Kind.OVERLOADED);
             }
-            o.reply(5);
+            MongoTestData.read(9, RECORDS).check(o.reply(5), "on shard 1");
+            // the bound frees as calls complete
+            MongoTestData.read(4, RECORDS).check(run(c, 1, out -> c.send(0, MongoTestData.read(4, RECORDS).command(), out, 0))
+                    .reply(0), "after the overload");
         }
     }
 
@@ -163,24 +231,26 @@ class MongoLoopClientTest {
         try (StallingProxy proxy = new StallingProxy(leaf.addresses().get(0));
                 MongoDriver d = new MongoDriver(MongoDriver.parse("mongodb://127.0.0.1:" + proxy.port()).shards(),
                         options().withCallTimeout(Duration.ofMillis(300)))) {
-            LoopClient c = d.openOn(loop());
+            LoopClient<MongoCommand<?>> c = d.openOn(loop());
             warmUp(c, 0);
             proxy.stall(true);
-            Outcomes o = run(c, 2, out -> {
-                c.send(0, ShardRequest.readRecord(2), out, 0);
-                c.send(0, ShardRequest.scan(2, 20), out, 1);
+            MongoOutcomes o = run(c, 3, out -> {
+                c.send(0, MongoTestData.read(2, RECORDS).command(), out, 0);
+                c.send(0, MongoTestData.scan(2, 20, RECORDS).command(), out, 1);
+                c.send(0, Mongo.insertOne("stalled", new Document("_id", 1)), out, 2);
             });
             o.assertFailed(0, ShardException.Kind.TIMEOUT);
             o.assertFailed(1, ShardException.Kind.TIMEOUT);
+            o.assertFailed(2, ShardException.Kind.TIMEOUT);
 
             // calls outstanding at close fail with CLOSED
             MongoDriver d2 = new MongoDriver(MongoDriver.parse("mongodb://127.0.0.1:" + proxy.port()).shards(),
                     options().withCallTimeout(Duration.ofSeconds(30)));
-            LoopClient c2 = d2.openOn(loop());
-            Outcomes closing = new Outcomes(loop(), 3);
+            LoopClient<MongoCommand<?>> c2 = d2.openOn(loop());
+            MongoOutcomes closing = new MongoOutcomes(loop(), 3);
             loop().submit(() -> {
                 for (int i = 0; i < 3; i++) {
-                    c2.send(0, ShardRequest.readRecord(i), closing, i);
+                    c2.send(0, MongoTestData.read(i, RECORDS).command(), closing, i);
                 }
             }).sync();
             Thread.sleep(100);
@@ -189,36 +259,44 @@ class MongoLoopClientTest {
             for (int i = 0; i < 3; i++) {
                 closing.assertFailed(i, ShardException.Kind.CLOSED);
             }
-            Outcomes after = run(c2, 1, out -> c2.send(0, ShardRequest.readRecord(1), out, 0));
+            MongoOutcomes after = run(c2, 1, out -> c2.send(0, MongoTestData.read(1, RECORDS).command(), out, 0));
             after.assertFailed(0, ShardException.Kind.CLOSED);
         }
     }
 
     @Test
     void stoppedShardIsUnavailableAndUsedAgainWhenItReturns() throws Exception {
-        try (MongoLeafServer own = MongoLeafServer.builder().shards(2).records(RECORDS).start();
+        int records = 50;
+        try (MongoLeafServer own = MongoLeafServer.builder().shards(2).start();
                 MongoDriver d = new MongoDriver(MongoDriver.parse(own.uri()).shards(),
                         options().withConnectTimeout(Duration.ofMillis(500)).withHeartbeat(Duration.ofMillis(500)))) {
-            LoopClient c = d.openOn(loop());
-            run(c, 2, out -> {
-                c.send(0, ShardRequest.readRecord(1), out, 0);
-                c.send(1, ShardRequest.readRecord(1), out, 1);
-            }).reply(1);
+            LoopClient<MongoCommand<?>> c = d.openOn(loop());
+            load(c, 0, records);
+            load(c, 1, records);
+            MongoOutcomes first = run(c, 2, out -> {
+                c.send(0, MongoTestData.read(1, records).command(), out, 0);
+                c.send(1, MongoTestData.read(1, records).command(), out, 1);
+            });
+            MongoTestData.read(1, records).check(first.reply(0), "on shard 0");
+            MongoTestData.read(1, records).check(first.reply(1), "on shard 1");
             own.stop(1);
             for (int round = 0; round < 5; round++) {
-                Outcomes o = run(c, 2, out -> {
-                    c.send(0, ShardRequest.readRecord(2), out, 0);
-                    c.send(1, ShardRequest.readRecord(2), out, 1);
+                MongoOutcomes o = run(c, 3, out -> {
+                    c.send(0, MongoTestData.read(2, records).command(), out, 0);
+                    c.send(1, MongoTestData.read(2, records).command(), out, 1);
+                    c.send(1, Mongo.insertOne(COLL, new Document("_id", -1)), out, 2);
                 });
-                assertArrayEquals(expected(ShardRequest.readRecord(2)), o.reply(0));
+                MongoTestData.read(2, records).check(o.reply(0), "on shard 0, round " + round);
                 o.assertFailed(1, ShardException.Kind.UNAVAILABLE);
+                o.assertFailed(2, ShardException.Kind.UNAVAILABLE);
             }
             own.restart(1);
+            Query scan = MongoTestData.scan(3, 5, records);
             boolean ok = false;
             for (int attempt = 0; attempt < 100 && !ok; attempt++) {
-                Outcomes o = run(c, 1, out -> c.send(1, ShardRequest.scan(3, 5), out, 0));
+                MongoOutcomes o = run(c, 1, out -> c.send(1, scan.command(), out, 0));
                 if (o.replied(0)) {
-                    assertArrayEquals(expected(ShardRequest.scan(3, 5)), o.reply(0));
+                    MongoTestData.assertDocuments(List.of(), o.reply(0), "the restarted shard comes back empty");
                     ok = true;
                 } else {
                     o.assertFailed(0, ShardException.Kind.UNAVAILABLE);
@@ -226,6 +304,8 @@ class MongoLoopClientTest {
                 }
             }
             assertTrue(ok, "the shard was not used again after it came back");
+            load(c, 1, records);
+            scan.check(run(c, 1, out -> c.send(1, scan.command(), out, 0)).reply(0), "on shard 1 reloaded");
         }
     }
 
@@ -233,12 +313,15 @@ class MongoLoopClientTest {
     void closingTheDriverStopsItsThreads() throws Exception {
         long before = driverThreads();
         MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options());
-        LoopClient c = d.openOn(loop());
-        run(c, 3, out -> {
+        LoopClient<MongoCommand<?>> c = d.openOn(loop());
+        MongoOutcomes o = run(c, 3, out -> {
             for (int i = 0; i < 3; i++) {
-                c.send(i, ShardRequest.readRecord(i), out, i);
+                c.send(i, MongoTestData.read(i, RECORDS).command(), out, i);
             }
-        }).reply(2);
+        });
+        for (int i = 0; i < 3; i++) {
+            MongoTestData.read(i, RECORDS).check(o.reply(i), "on shard " + i);
+        }
         assertTrue(driverThreads() > before, "the driver started threads");
         d.close();
         long guard = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -249,13 +332,20 @@ class MongoLoopClientTest {
     }
 
     /** Calls {@code shard} until it answers (the first calls also connect, and may take longer than a short timeout). */
-    static void warmUp(LoopClient c, int shard) throws Exception {
+    static void warmUp(LoopClient<MongoCommand<?>> c, int shard) throws Exception {
         for (int attempt = 0; attempt < 50; attempt++) {
-            if (run(c, 1, out -> c.send(shard, ShardRequest.readRecord(1), out, 0)).replied(0)) {
+            MongoOutcomes o = run(c, 1, out -> c.send(shard, MongoTestData.read(1, RECORDS).command(), out, 0));
+            if (o.replied(0)) {
+                MongoTestData.read(1, RECORDS).check(o.reply(0), "warm-up");
                 return;
             }
         }
         throw new AssertionError("shard " + shard + " never answered");
+    }
+
+    /** The counters of {@code c}, a {@link MongoLoopClient} (typed as a client of {@link MongoCommand}s). */
+    static MongoLoopClient.Stats stats(LoopClient<?> c) {
+        return assertInstanceOf(MongoLoopClient.class, c).stats();
     }
 
     static long driverThreads() {
@@ -270,11 +360,24 @@ class MongoLoopClientTest {
     @Test
     void sendFromAnotherThreadIsRefused() {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
-            LoopClient c = d.openOn(loop());
-            org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
-                    () -> c.send(0, ShardRequest.readRecord(0), new Outcomes(loop(), 1), 0));
+            LoopClient<MongoCommand<?>> c = d.openOn(loop());
+            assertThrows(IllegalStateException.class,
+                    () -> c.send(0, MongoTestData.read(0, RECORDS).command(), new MongoOutcomes(loop(), 1), 0));
         }
     }
 
-
+    /** The YCSB record read is no command of this driver any more: a command of another family is refused on the loop. */
+    @Test
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    void commandOfAnotherFamilyIsRefused() throws Exception {
+        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
+            LoopClient raw = d.openOn(loop());
+            MongoOutcomes never = new MongoOutcomes(loop(), 1);
+            IllegalArgumentException e = loop().submit(() -> assertThrows(IllegalArgumentException.class,
+                    () -> raw.send(0, TestRead.readRecord(0), never, 0))).get();
+            assertTrue(e.getMessage().contains("MongoCommand"), e.getMessage());
+            assertEquals(List.of(0L), d.stats().stream().map(MongoLoopClient.Stats::sentOffLoop).toList(),
+                    "nothing was sent");
+        }
+    }
 }

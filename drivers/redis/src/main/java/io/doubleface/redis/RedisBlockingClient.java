@@ -1,7 +1,6 @@
 package io.doubleface.redis;
 
 import io.doubleface.api.Command;
-import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
@@ -11,8 +10,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -46,9 +43,6 @@ final class RedisBlockingClient implements BlockingClient<Command<?>> {
     private final RedisClient client;
     private final ConcurrentLinkedDeque<StatefulRedisConnection<byte[], byte[]>>[] idle;
     private final Set<StatefulRedisConnection<byte[], byte[]>> open = ConcurrentHashMap.newKeySet();
-    private final long records;
-    private final ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
-    private static final byte[][] ALL_FIELDS = RedisLayout.allFieldNames();
     private volatile boolean closed;
 
     @SuppressWarnings("unchecked")
@@ -56,7 +50,6 @@ final class RedisBlockingClient implements BlockingClient<Command<?>> {
         this.driver = driver;
         this.client = RedisClient.create(driver.resources());
         this.client.setOptions(driver.clientOptions(true));
-        this.records = driver.settings().records();
         this.idle = (ConcurrentLinkedDeque<StatefulRedisConnection<byte[], byte[]>>[]) new ConcurrentLinkedDeque<?>[driver
                 .shardCount()];
         for (int i = 0; i < idle.length; i++) {
@@ -108,23 +101,8 @@ final class RedisBlockingClient implements BlockingClient<Command<?>> {
         try {
             c.setTimeout(Duration.ofNanos(timeoutNanos));
             RedisCommands<byte[], byte[]> sync = c.sync();
-            RedisLayout layout = driver.layout(shard);
-            Object value;
-            if (request instanceof RedisCommand<?> rc) {
-                value = ((RedisCommands) sync).dispatch(rc.type(), rc.newOutput(), rc.newArgs());
-            } else if (!(request instanceof ShardRequest r)) {
-                throw new IllegalArgumentException("command: " + request.getClass().getName()
-                        + " (expected: a RedisCommand, see io.doubleface.redis.Redis)");
-            } else if (r.op() == ShardRequest.Op.SCAN) {
-                value = sync.mget(layout.scanKeys(r, records));
-            } else if (r.field() == ShardRequest.ALL_FIELDS) {
-                value = sync.hmget(layout.hashKey(r.key()), ALL_FIELDS);
-            } else {
-                value = sync.hget(layout.hashKey(r.key()), RedisLayout.fieldName(r.field()));
-            }
-            return RedisLoopClient.reply(request, value, records, alloc);
-        } catch (RedisLayout.BadReplyException e) {
-            throw new ShardException(Kind.SHARD_ERROR, shard, e.getMessage(), e);
+            RedisCommand<?> rc = RedisLoopClient.redisCommand(request);
+            return ((RedisCommands) sync).dispatch(rc.type(), rc.newOutput(), rc.newArgs());
         } catch (RuntimeException e) {
             throw RedisErrors.map(e, shard, closed);
         } finally {
@@ -156,7 +134,7 @@ final class RedisBlockingClient implements BlockingClient<Command<?>> {
                         borrowed[shard] = borrow(shard);
                     }
                     RedisAsyncCommands<byte[], byte[]> cmds = borrowed[shard].async();
-                    RedisFuture<?> f = RedisLoopClient.issue(cmds, requests.get(i), driver.layout(shard), records);
+                    RedisFuture<?> f = RedisLoopClient.issue(cmds, requests.get(i));
                     futures[i] = f;
                     int index = i;
                     f.whenComplete((v, e) -> completed.offer(index));
@@ -214,14 +192,7 @@ final class RedisBlockingClient implements BlockingClient<Command<?>> {
             sink.onFailure(i, RedisErrors.map(e, shard, closed));
             return;
         }
-        Object reply;
-        try {
-            reply = RedisLoopClient.reply(r, value, records, alloc);
-        } catch (RedisLayout.BadReplyException e) {
-            sink.onFailure(i, new ShardException(Kind.SHARD_ERROR, shard, e.getMessage(), e));
-            return;
-        }
-        sink.onReply(i, reply);
+        sink.onReply(i, value);
     }
 
     @Override

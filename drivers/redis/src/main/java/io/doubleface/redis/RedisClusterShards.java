@@ -29,24 +29,15 @@ final class RedisClusterShards {
     static final String SCHEME = "redis-cluster";
 
     private final List<InetSocketAddress> masters;
-    private final List<RedisLayout> layouts;
     private final List<String> tags;
 
     private RedisClusterShards(List<InetSocketAddress> masters, List<String> tags) {
         this.masters = masters;
         this.tags = tags;
-        this.layouts = new ArrayList<>();
-        for (String t : tags) {
-            layouts.add(new RedisLayout("{" + t + "}"));
-        }
     }
 
     List<InetSocketAddress> masters() {
         return masters;
-    }
-
-    List<RedisLayout> layouts() {
-        return layouts;
     }
 
     List<String> tags() {

@@ -1,6 +1,6 @@
 package io.doubleface.redis;
 
-import io.doubleface.api.ShardRequest;
+import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * The driver of Redis shards, through Lettuce. Shard {@code i} is the {@code i}-th
  * {@code redis-server} of the list ({@code redis://host:first-last} or
  * {@code redis://host:port,host:port}), or the {@code i}-th master of a Redis Cluster
- * ({@code redis-cluster://host:port}, see {@link RedisClusterShards}). The dataset layout is
- * {@link RedisLayout}.
+ * ({@code redis-cluster://host:port}, see {@link RedisClusterShards}), whose keys carry the
+ * shard's hash tag ({@link #keyTag(int)}). It sends {@link RedisCommand}s, built with {@link Redis}.
  *
  * <ul>
  *   <li>{@link #openOn(EventLoop)} with {@code connection=per-loop} (the default): one
@@ -66,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * client it opened and shuts down the Lettuce resources it created; it never shuts down an
  * event loop it was given.
  */
-public final class RedisDriver implements ShardDriver<ShardRequest> {
+public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
     private static final Logger log = LoggerFactory.getLogger(RedisDriver.class);
 
@@ -99,7 +99,7 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
     }
 
     private final List<InetSocketAddress> shards;
-    private final RedisLayout[] layouts;
+    private final String[] keyTags;
     private final DriverSettings settings;
     private final ConnectionMode mode;
     private final String description;
@@ -130,18 +130,18 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
     /**
      * A driver of {@code shards}.
      *
-     * @param layouts the layout of each shard, or {@code null} for {@link RedisLayout#STANDALONE}
+     * @param keyTags the key tag of each shard ({@link #keyTag}), or {@code null} for none
      * @param description for {@link #describe()}, or {@code null} for the {@code redis://} list
      */
-    RedisDriver(List<InetSocketAddress> shards, List<RedisLayout> layouts, DriverSettings settings,
+    RedisDriver(List<InetSocketAddress> shards, List<String> keyTags, DriverSettings settings,
             ConnectionMode mode, String description) {
         if (shards == null || shards.isEmpty()) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
         }
         this.shards = List.copyOf(shards);
-        this.layouts = new RedisLayout[shards.size()];
-        for (int i = 0; i < this.layouts.length; i++) {
-            this.layouts[i] = layouts == null ? RedisLayout.STANDALONE : layouts.get(i);
+        this.keyTags = new String[shards.size()];
+        for (int i = 0; i < this.keyTags.length; i++) {
+            this.keyTags[i] = keyTags == null ? "" : "{" + keyTags.get(i) + "}";
         }
         this.settings = Objects.requireNonNull(settings, "settings");
         this.mode = Objects.requireNonNull(mode, "mode");
@@ -198,7 +198,7 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
         if (base.startsWith(RedisClusterShards.SCHEME + "://")) {
             List<InetSocketAddress> seeds = ShardAddresses.parse(RedisClusterShards.SCHEME, base);
             RedisClusterShards cs = RedisClusterShards.discover(seeds, settings.connectTimeout());
-            return new RedisDriver(cs.masters(), cs.layouts(), settings, mode, base + suffix + " (" + cs.masters().size()
+            return new RedisDriver(cs.masters(), cs.tags(), settings, mode, base + suffix + " (" + cs.masters().size()
                     + " masters)");
         }
         return new RedisDriver(ShardAddresses.parse("redis", base), null, settings, mode, null);
@@ -243,8 +243,19 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
         return offLoopCompletions;
     }
 
-    RedisLayout layout(int shard) {
-        return layouts[shard];
+    /**
+     * The hash tag to start a key with so that it lives on shard {@code shard}: {@code ""} for
+     * standalone shards, {@code "{t}"} for a {@code redis-cluster://} shard (a tag whose slot the
+     * shard's master serves; see {@link RedisClusterShards}). Prefix every key a command sends to
+     * shard {@code shard} with it, e.g. {@code driver.keyTag(s) + "user:" + id}, and a multi-key
+     * command (MGET, a script) stays a single-slot command on one master.
+     *
+     * @param shard the shard, {@code 0 .. shardCount()-1}
+     * @return the tag, never {@code null}
+     * @throws IndexOutOfBoundsException if {@code shard} is out of range
+     */
+    public String keyTag(int shard) {
+        return keyTags[shard];
     }
 
     RedisURI uri(int shard) {
@@ -272,15 +283,15 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
      * (e.g. a loop of a {@link io.doubleface.loop.LoopGroup}).
      */
     @Override
-    public LoopClient<ShardRequest> openOn(EventLoop loop) {
-        return io.doubleface.driver.ShardDrivers.narrow(openAny(loop)); // one client serves both command families
+    public LoopClient<RedisCommand<?>> openOn(EventLoop loop) {
+        return io.doubleface.driver.ShardDrivers.narrow(openAny(loop));
     }
 
     private LoopClient<?> openAny(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
         RedisLoopClient c = mode == ConnectionMode.PER_LOOP
-                ? new RedisLoopClient(this, loop, socketChannelClass(loop))
+                ? new RedisLoopClient(this, loop, ShardDrivers.socketChannelClass(loop))
                 : new RedisLoopClient(this, loop, null);
         loopClients.add(c);
         if (closed) {
@@ -292,7 +303,7 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
     }
 
     @Override
-    public BlockingClient<ShardRequest> openBlocking() {
+    public BlockingClient<RedisCommand<?>> openBlocking() {
         return io.doubleface.driver.ShardDrivers.narrow(openAnyBlocking());
     }
 
@@ -319,7 +330,7 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
      * @throws IllegalArgumentException if {@code uri} is malformed
      * @throws IllegalStateException for {@code redis-cluster://}, if the cluster's masters cannot be found
      */
-    public static ShardDriver<RedisCommand<?>> of(String uri) {
+    public static RedisDriver of(String uri) {
         return of(uri, DriverSettings.DEFAULT);
     }
 
@@ -332,18 +343,8 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
      * @throws IllegalArgumentException if {@code uri} is malformed
      * @throws IllegalStateException for {@code redis-cluster://}, if the cluster's masters cannot be found
      */
-    public static ShardDriver<RedisCommand<?>> of(String uri, DriverSettings settings) {
-        return open(uri, settings).commands();
-    }
-
-    /**
-     * This driver as a driver of native {@link RedisCommand}s ({@link Redis}): the same shards,
-     * settings and clients; closing the view closes this driver.
-     *
-     * @return a view of this driver, a new object on each call
-     */
-    public ShardDriver<RedisCommand<?>> commands() {
-        return io.doubleface.driver.ShardDrivers.view(this, this::openAny, this::openAnyBlocking);
+    public static RedisDriver of(String uri, DriverSettings settings) {
+        return open(uri, settings);
     }
 
     private void requireOpen() {
@@ -354,19 +355,6 @@ public final class RedisDriver implements ShardDriver<ShardRequest> {
 
     boolean isClosed() {
         return closed;
-    }
-
-    /** The socket channel class that registers on {@code loop}'s I/O handler. */
-    static Class<? extends SocketChannel> socketChannelClass(EventLoop loop) {
-        if (loop instanceof IoEventLoop io) {
-            if (io.isCompatible(EpollIoHandle.class)) {
-                return EpollSocketChannel.class;
-            }
-            if (io.isCompatible(NioIoHandle.class)) {
-                return NioSocketChannel.class;
-            }
-        }
-        throw new IllegalArgumentException("loop: " + loop + " (expected: an epoll or NIO IoEventLoop)");
     }
 
     /**

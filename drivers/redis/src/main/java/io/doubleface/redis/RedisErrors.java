@@ -54,9 +54,6 @@ final class RedisErrors {
         if (t instanceof RedisCommandExecutionException) {
             return new ShardException(Kind.SHARD_ERROR, shard, "redis error: " + t.getMessage(), t);
         }
-        if (t instanceof RedisLayout.BadReplyException) {
-            return new ShardException(Kind.SHARD_ERROR, shard, t.getMessage(), t);
-        }
         if (closedByUs) {
             return new ShardException(Kind.CLOSED, shard, "client closed", t);
         }

@@ -1,12 +1,10 @@
 package io.doubleface.redis;
 
 import io.doubleface.api.Command;
-import io.doubleface.api.ShardRequest;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -15,8 +13,6 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.NettyCustomizer;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
 import io.netty.channel.socket.SocketChannel;
@@ -70,7 +66,6 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
     private static final int CONNECTING = 1;
     private static final int UP = 2;
 
-    private static final byte[][] ALL_FIELDS = RedisLayout.allFieldNames();
 
     /** A shard's connection as seen from this loop. */
     private static final class Link {
@@ -145,9 +140,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
     private final Runnable flushTask = this::flushDirty;
     private final HashSet<Call> outstanding = new HashSet<>();
     private final long callTimeoutNanos;
-    private final long records;
     private final int maxOutstanding;
-    private final ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
     private final CompletableFuture<Void> shutdown = new CompletableFuture<>();
     private boolean inSend;
     private boolean closed;
@@ -163,7 +156,6 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
             links[i] = new Link(i);
         }
         this.callTimeoutNanos = driver.settings().callTimeout().toNanos();
-        this.records = driver.settings().records();
         this.maxOutstanding = driver.settings().maxOutstanding();
         if (perLoop) {
             ClientResources r = driver.resources().mutate()
@@ -200,10 +192,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         Objects.checkIndex(shard, links.length);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(listener, "listener");
-        if (!(request instanceof RedisCommand<?>) && !(request instanceof ShardRequest)) {
-            throw new IllegalArgumentException("command: " + request.getClass().getName()
-                    + " (expected: a RedisCommand, see io.doubleface.redis.Redis)");
-        }
+        redisCommand(request);
         Call c = new Call(shard, request, listener, tag);
         inSend = true;
         try {
@@ -326,27 +315,27 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
 
     /** Issues the Redis command of {@code c}; its completion comes back through {@link Call#accept}. */
     private void issue(RedisAsyncCommands<byte[], byte[]> cmds, Call c) {
-        issue(cmds, c.request, driver.layout(c.shard), records).whenComplete(c);
+        issue(cmds, c.request).whenComplete(c);
+    }
+
+    /** Sends {@code command} on {@code cmds} as it is (Lettuce's {@code dispatch}). */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static RedisFuture<?> issue(RedisAsyncCommands<byte[], byte[]> cmds, Command<?> command) {
+        RedisCommand<?> rc = redisCommand(command);
+        return ((RedisAsyncCommands) cmds).dispatch(rc.type(), rc.newOutput(), rc.newArgs());
     }
 
     /**
-     * Sends {@code command} on {@code cmds}: a {@link RedisCommand} as it is (Lettuce's
-     * {@code dispatch}), a record read ({@link ShardRequest}) as the layout's HGET/HMGET/MGET.
+     * {@code command} as a {@link RedisCommand}.
+     *
+     * @throws IllegalArgumentException if it is another kind of command (only possible through raw types)
      */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    static RedisFuture<?> issue(RedisAsyncCommands<byte[], byte[]> cmds, Command<?> command, RedisLayout layout,
-            long records) {
+    static RedisCommand<?> redisCommand(Command<?> command) {
         if (command instanceof RedisCommand<?> rc) {
-            return ((RedisAsyncCommands) cmds).dispatch(rc.type(), rc.newOutput(), rc.newArgs());
+            return rc;
         }
-        ShardRequest r = (ShardRequest) command;
-        if (r.op() == ShardRequest.Op.SCAN) {
-            return cmds.mget(layout.scanKeys(r, records));
-        } else if (r.field() == ShardRequest.ALL_FIELDS) {
-            return cmds.hmget(layout.hashKey(r.key()), ALL_FIELDS);
-        } else {
-            return cmds.hget(layout.hashKey(r.key()), RedisLayout.fieldName(r.field()));
-        }
+        throw new IllegalArgumentException("command: " + (command == null ? "null" : command.getClass().getName())
+                + " (expected: a RedisCommand, see io.doubleface.redis.Redis)");
     }
 
     private void finish(Call c, Object value, Throwable error) {
@@ -362,36 +351,11 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
             notifyFailure(c.listener, c.tag, RedisErrors.map(error, c.shard, closed));
             return;
         }
-        Object reply;
         try {
-            reply = reply(c.request, value, records, alloc);
-        } catch (RedisLayout.BadReplyException | RuntimeException e) {
-            notifyFailure(c.listener, c.tag, new ShardException(Kind.SHARD_ERROR, c.shard, e.getMessage(), e));
-            return;
-        }
-        try {
-            c.listener.onReply(c.tag, reply);
+            c.listener.onReply(c.tag, value);
         } catch (Throwable t) {
             log.warn("reply listener {} threw", c.listener, t);
         }
-    }
-
-    /** The reply handed to the listener: a {@link RedisCommand}'s value as Lettuce decoded it; a record read's canonical encoding. */
-    static Object reply(Command<?> command, Object value, long records, ByteBufAllocator alloc)
-            throws RedisLayout.BadReplyException {
-        return command instanceof ShardRequest r ? encode(r, value, records, alloc) : value;
-    }
-
-    @SuppressWarnings("unchecked")
-    static ByteBuf encode(ShardRequest r, Object value, long records, ByteBufAllocator alloc)
-            throws RedisLayout.BadReplyException {
-        if (r.op() == ShardRequest.Op.SCAN) {
-            return RedisLayout.encodeScan(r, records, (List<KeyValue<byte[], byte[]>>) value, alloc);
-        }
-        if (r.field() == ShardRequest.ALL_FIELDS) {
-            return RedisLayout.encodeRecord(r, (List<KeyValue<byte[], byte[]>>) value, alloc);
-        }
-        return RedisLayout.encodeField(r, (byte[]) value, alloc);
     }
 
     private static void notifyFailure(ReplyListener listener, int tag, ShardException cause) {

@@ -476,7 +476,7 @@ public final class RedisServers implements AutoCloseable {
 
     /**
      * Starts shard {@code i}'s server again on the same port (after {@link #kill}), empty: load the
-     * dataset again with {@link RedisDriverProvider#loadData}.
+     * dataset again.
      *
      * @param i the shard, {@code 0 .. addresses().size()-1}
      * @throws IndexOutOfBoundsException if there is no shard {@code i}
@@ -489,34 +489,6 @@ public final class RedisServers implements AutoCloseable {
         }
         launch(i);
         awaitReady(i);
-    }
-
-    /**
-     * Loads {@code records} records of the dataset ({@link RedisLayout}) into every server, or only
-     * into the servers {@code only}; a cluster is always loaded whole.
-     *
-     * @param records records per server: keys {@code 0..records-1} (see {@link RedisDriverProvider#loadData})
-     * @param only the shards to load, {@code 0 .. addresses().size()-1}; none for every shard
-     * @throws IndexOutOfBoundsException if a shard in {@code only} does not exist
-     * @throws IllegalStateException if a server cannot be reached or refuses the writes
-     */
-    public void load(long records, int... only) {
-        if (cluster) {
-            new RedisDriverProvider().loadData(uri(), records, n -> {});
-            return;
-        }
-        List<InetSocketAddress> as = addresses();
-        List<InetSocketAddress> target = new ArrayList<>();
-        if (only.length == 0) {
-            target.addAll(as);
-        } else {
-            for (int i : only) {
-                target.add(as.get(i));
-            }
-        }
-        List<RedisLayout> layouts = new ArrayList<>();
-        target.forEach(t -> layouts.add(RedisLayout.STANDALONE));
-        RedisDriverProvider.load(target, layouts, records, n -> {});
     }
 
     private static void waitFor(Process p) {

@@ -71,7 +71,7 @@ class FollowersExampleTest {
     void theReadmeServiceAnswersUnderEveryModel() throws Exception {
         try (RedisServers servers = RedisServers.start(2, 0)) {
             try (RedisDriver loader = RedisDriver.open(servers.uri(), DriverSettings.DEFAULT);
-                    BlockingClient<RedisCommand<?>> c = loader.commands().openBlocking()) {
+                    BlockingClient<RedisCommand<?>> c = loader.openBlocking()) {
                 for (long user = 0; user < 10; user++) {
                     c.call((int) (user % 2), Redis.utf8().sadd("followers:" + user, "u" + (user + 1), "u" + (user + 2)),
                             TimeUnit.SECONDS.toNanos(5));

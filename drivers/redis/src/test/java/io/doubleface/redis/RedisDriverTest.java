@@ -1,14 +1,15 @@
 package io.doubleface.redis;
 
-import io.doubleface.testing.Outcomes;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static io.doubleface.redis.TestData.B;
+import static io.doubleface.redis.TestData.PROBES;
+import static io.doubleface.redis.TestData.canon;
+import static io.doubleface.redis.TestData.str;
+import static io.doubleface.redis.TestData.value;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.api.ShardRequest;
-import io.doubleface.data.Records;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
@@ -17,11 +18,13 @@ import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
 import io.doubleface.loop.LoopGroup;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
+import io.doubleface.redis.TestData.Probe;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,12 +37,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The Redis driver against real redis-server processes on loopback. */
+/** The Redis driver against real redis-server processes on loopback, with native commands over {@link TestData}. */
 class RedisDriverTest {
 
-    static final int RECORDS = 100;
-    static final DriverSettings SETTINGS = DriverSettings.DEFAULT.withRecords(RECORDS)
+    static final DriverSettings SETTINGS = DriverSettings.DEFAULT
             .withCallTimeout(Duration.ofSeconds(20)).withConnectTimeout(Duration.ofSeconds(5));
+
+    /** A command no Redis knows. */
+    static final ProtocolKeyword NO_SUCH_COMMAND = new ProtocolKeyword() {
+        @Override
+        public byte[] getBytes() {
+            return "NOSUCHCOMMAND".getBytes(StandardCharsets.US_ASCII);
+        }
+
+        @Override
+        public String toString() {
+            return "NOSUCHCOMMAND";
+        }
+    };
 
     static RedisServers servers;
 
@@ -48,7 +63,7 @@ class RedisDriverTest {
     @BeforeAll
     static void startServers() {
         servers = RedisServers.start(3, 0);
-        servers.load(RECORDS);
+        TestData.load(servers);
     }
 
     @AfterAll
@@ -74,87 +89,59 @@ class RedisDriverTest {
         return closeLater(new LoopGroup("redis-test", 1, transport)).loops().get(0);
     }
 
-    private static void onLoop(LoopClient client, Consumer<LoopClient> sends) {
+    private static void onLoop(LoopClient<RedisCommand<?>> client, Consumer<LoopClient<RedisCommand<?>>> sends) {
         client.loop().submit(() -> sends.accept(client)).syncUninterruptibly();
     }
 
-    static byte[] expected(ShardRequest r) {
-        ByteBuf b = Unpooled.buffer();
-        try {
-            Records.writeReply(r, RECORDS, b);
-            return ByteBufUtil.getBytes(b);
-        } finally {
-            b.release();
-        }
+    /** {@code GET k:<i>} of the standalone dataset. */
+    private static RedisCommand<byte[]> get(int i) {
+        return B.get(TestData.key("", i));
     }
-
-    static final List<ShardRequest> REQUESTS = List.of(
-            ShardRequest.readField(0, 0),
-            ShardRequest.readField(42, 9),
-            ShardRequest.readRecord(RECORDS - 1),
-            ShardRequest.readRecord(7),
-            ShardRequest.scan(95, 10),                          // wraps at RECORDS
-            ShardRequest.scan(3, 20),                           // the "large" 20 kB reply
-            ShardRequest.scan(3, ShardRequest.MAX_SCAN),        // wraps ten times, ~1 MB
-            new ShardRequest(ShardRequest.Op.SCAN, 98, 4, 5));  // one field of each record, wrapping
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"AUTO, per-loop", "NIO, per-loop", "AUTO, shared", "NIO, shared"})
-    void loopRepliesAreByteIdenticalToRecordsWriteReply(LoopGroup.Transport transport, String mode) throws Exception {
+    void loopRepliesAreWhatWasSet(LoopGroup.Transport transport, String mode) throws Exception {
         EventLoop loop = clientLoop(transport);
         RedisDriver driver = closeLater(RedisDriver.open(servers.uri() + "?connection=" + mode, SETTINGS));
-        LoopClient client = driver.openOn(loop);
-        int n = REQUESTS.size() * 3;
-        Outcomes out = new Outcomes(loop, n);
-        onLoop(client, c -> {
+        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
+        int n = PROBES.size() * 3;
+        for (int round = 0; round < 2; round++) { // the second on the now-open connections
+            LoopOutcomes out = new LoopOutcomes(loop, n);
+            onLoop(client, c -> {
+                for (int i = 0; i < n; i++) {
+                    c.send(i % 3, PROBES.get(i / 3).command(""), out, i);
+                }
+            });
+            out.await();
             for (int i = 0; i < n; i++) {
-                c.send(i % 3, REQUESTS.get(i / 3), out, i);
+                Probe p = PROBES.get(i / 3);
+                assertEquals(p.expected("", i % 3), out.canonReply(i), "round " + round + ", shard " + i % 3 + ": " + p);
             }
-        });
-        out.await();
-        for (int i = 0; i < n; i++) {
-            assertArrayEquals(expected(REQUESTS.get(i / 3)), out.reply(i), REQUESTS.get(i / 3).toString());
-        }
-        // a second round on the now-open connections
-        Outcomes again = new Outcomes(loop, n);
-        onLoop(client, c -> {
-            for (int i = 0; i < n; i++) {
-                c.send(i % 3, REQUESTS.get(i / 3), again, i);
-            }
-        });
-        again.await();
-        for (int i = 0; i < n; i++) {
-            assertArrayEquals(expected(REQUESTS.get(i / 3)), again.reply(i));
         }
         assertEquals(0, driver.offLoopCompletions(), "per-loop completions that arrived off the loop");
     }
 
     @Test
-    void blockingCallAndCallAllAreByteIdentical() throws Exception {
+    void blockingCallAndCallAllReplyWhatWasSet() throws Exception {
         RedisDriver driver = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
-        BlockingClient client = driver.openBlocking();
-        for (ShardRequest r : REQUESTS) {
-            ByteBuf b = (ByteBuf) client.call(1, r, TimeUnit.SECONDS.toNanos(20));
-            try {
-                assertArrayEquals(expected(r), ByteBufUtil.getBytes(b), r.toString());
-            } finally {
-                b.release();
-            }
+        BlockingClient<RedisCommand<?>> client = driver.openBlocking();
+        for (Probe p : PROBES) {
+            assertEquals(p.expected("", 1), canon(client.call(1, p.command(""), TimeUnit.SECONDS.toNanos(20))), p.name());
         }
-        int n = REQUESTS.size();
+        int n = PROBES.size();
         int[] shards = new int[n];
+        List<RedisCommand<?>> commands = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             shards[i] = i % 3;
+            commands.add(PROBES.get(i).command(""));
         }
-        byte[][] got = new byte[n][];
+        Object[] got = new Object[n];
         int[] calls = new int[n];
-        client.callAll(shards, REQUESTS, TimeUnit.SECONDS.toNanos(20), new BlockingClient.Sink() {
+        client.callAll(shards, commands, TimeUnit.SECONDS.toNanos(20), new BlockingClient.Sink() {
             @Override
             public void onReply(int index, Object value) {
-                ByteBuf reply = (ByteBuf) value;
                 calls[index]++;
-                got[index] = ByteBufUtil.getBytes(reply);
-                reply.release();
+                got[index] = canon(value);
             }
 
             @Override
@@ -165,28 +152,60 @@ class RedisDriverTest {
         });
         for (int i = 0; i < n; i++) {
             assertEquals(1, calls[i]);
-            assertArrayEquals(expected(REQUESTS.get(i)), got[i]);
+            assertEquals(PROBES.get(i).expected("", i % 3), got[i], PROBES.get(i).name());
         }
     }
 
+    /**
+     * A missing key is a normal (null) reply; an error reply of Redis (WRONGTYPE, an unknown
+     * command) fails the call with SHARD_ERROR, on the loop and the blocking client, and leaves the
+     * connection usable.
+     */
     @Test
-    void missingRecordIsAShardError() throws Exception {
-        RedisDriver driver = closeLater(RedisDriver.open(servers.uri(), SETTINGS.withRecords(RECORDS * 2)));
+    void errorRepliesAreShardErrorsAndAMissingKeyIsNot() throws Exception {
+        RedisDriver driver = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
+        RedisCommand<byte[]> wrongType = B.get(TestData.rec("", 0)); // a hash
+        RedisCommand<String> unknown = B.raw(NO_SUCH_COMMAND, StatusOutput::new, a -> a.add("x"));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = driver.openOn(loop);
-        Outcomes out = new Outcomes(loop, 3);
+        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
+        LoopOutcomes out = new LoopOutcomes(loop, 4);
         onLoop(client, c -> {
-            c.send(0, ShardRequest.readField(RECORDS + 1, 0), out, 0);
-            c.send(0, ShardRequest.readRecord(RECORDS + 1), out, 1);
-            c.send(0, ShardRequest.scan(RECORDS - 1, 3), out, 2);
+            c.send(0, wrongType, out, 0);
+            c.send(0, unknown, out, 1);
+            c.send(0, get(TestData.KEYS + 1), out, 2);
+            c.send(0, get(1), out, 3);
         });
         out.await();
-        for (int i = 0; i < 3; i++) {
-            out.assertFailed(i, Kind.SHARD_ERROR);
-        }
-        ShardException e = assertThrows(ShardException.class,
-                () -> driver.openBlocking().call(0, ShardRequest.readField(RECORDS + 1, 0), TimeUnit.SECONDS.toNanos(5)));
-        assertEquals(Kind.SHARD_ERROR, e.kind());
+        out.assertFailed(0, Kind.SHARD_ERROR);
+        assertTrue(out.failure(0).getMessage().contains("WRONGTYPE"), out.failure(0).getMessage());
+        out.assertFailed(1, Kind.SHARD_ERROR);
+        assertTrue(out.failure(1).getMessage().contains("unknown command"), out.failure(1).getMessage());
+        assertNull(out.reply(2));
+        assertEquals(str(value(0, 1)), out.canonReply(3), "the connection is still usable");
+
+        BlockingClient<RedisCommand<?>> blocking = driver.openBlocking();
+        long t = TimeUnit.SECONDS.toNanos(5);
+        ShardException e = assertThrows(ShardException.class, () -> blocking.call(0, wrongType, t));
+        assertEquals(Kind.SHARD_ERROR, e.kind(), e.toString());
+        assertTrue(e.getMessage().contains("WRONGTYPE"), e.getMessage());
+        e = assertThrows(ShardException.class, () -> blocking.call(2, unknown, t));
+        assertEquals(Kind.SHARD_ERROR, e.kind(), e.toString());
+        assertTrue(e.getMessage().contains("unknown command"), e.getMessage());
+        assertNull(blocking.call(0, get(TestData.KEYS + 1), t));
+        assertEquals(str(value(0, 2)), canon(blocking.call(0, get(2), t)), "the connection is still usable");
+        Object[] got = new Object[3];
+        blocking.callAll(new int[] {1, 2, 1}, List.of(wrongType, get(3), unknown), t, new BlockingClient.Sink() {
+            @Override
+            public void onReply(int index, Object reply) {
+                got[index] = canon(reply);
+            }
+
+            @Override
+            public void onFailure(int index, ShardException cause) {
+                got[index] = cause.kind();
+            }
+        });
+        assertEquals(java.util.Arrays.asList(Kind.SHARD_ERROR, str(value(2, 3)), Kind.SHARD_ERROR), java.util.Arrays.asList(got));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -198,17 +217,17 @@ class RedisDriverTest {
         }
         RedisDriver driver = closeLater(RedisDriver.open("redis://127.0.0.1:" + port + "?connection=" + mode, SETTINGS));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = driver.openOn(loop);
-        Outcomes out = new Outcomes(loop, 2);
+        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
+        LoopOutcomes out = new LoopOutcomes(loop, 2);
         onLoop(client, c -> {
-            c.send(0, ShardRequest.readField(1, 0), out, 0);
-            c.send(0, ShardRequest.readField(2, 0), out, 1);
+            c.send(0, get(1), out, 0);
+            c.send(0, get(2), out, 1);
         });
         out.await();
         out.assertFailed(0, Kind.UNAVAILABLE);
         out.assertFailed(1, Kind.UNAVAILABLE);
         ShardException e = assertThrows(ShardException.class,
-                () -> driver.openBlocking().call(0, ShardRequest.readField(1, 0), TimeUnit.SECONDS.toNanos(5)));
+                () -> driver.openBlocking().call(0, get(1), TimeUnit.SECONDS.toNanos(5)));
         assertEquals(Kind.UNAVAILABLE, e.kind());
     }
 
@@ -216,64 +235,65 @@ class RedisDriverTest {
     @CsvSource({"per-loop", "shared"})
     void stoppedShardTimesOutAndOthersAnswer(String mode) throws Exception {
         RedisServers own = closeLater(RedisServers.start(2, 0));
-        own.load(RECORDS);
+        TestData.load(own);
         RedisDriver driver = closeLater(RedisDriver.open(own.uri() + "?connection=" + mode,
                 SETTINGS.withCallTimeout(Duration.ofMillis(300))));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = driver.openOn(loop);
+        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         warmUp(client, loop, 2);
         own.pause(1);
         try {
-            Outcomes out = new Outcomes(loop, 2);
+            LoopOutcomes out = new LoopOutcomes(loop, 2);
             onLoop(client, c -> {
-                c.send(1, ShardRequest.readField(1, 0), out, 0);
-                c.send(0, ShardRequest.readField(1, 0), out, 1);
+                c.send(1, get(1), out, 0);
+                c.send(0, get(1), out, 1);
             });
             out.await();
             out.assertFailed(0, Kind.TIMEOUT);
-            assertArrayEquals(expected(ShardRequest.readField(1, 0)), out.reply(1));
-            BlockingClient blocking = driver.openBlocking();
+            assertEquals(str(value(0, 1)), out.canonReply(1));
+            BlockingClient<RedisCommand<?>> blocking = driver.openBlocking();
             ShardException e = assertThrows(ShardException.class,
-                    () -> blocking.call(1, ShardRequest.readField(1, 0), TimeUnit.MILLISECONDS.toNanos(300)));
+                    () -> blocking.call(1, get(1), TimeUnit.MILLISECONDS.toNanos(300)));
             assertEquals(Kind.TIMEOUT, e.kind(), e.toString());
         } finally {
             own.resume(1);
         }
-        // the late replies are dropped; the connection serves again
-        Outcomes after = new Outcomes(loop, 1);
-        onLoop(client, c -> c.send(1, ShardRequest.readField(3, 2), after, 0));
+        // the late replies are dropped; the connection serves again (another key: a late reply would not pass)
+        LoopOutcomes after = new LoopOutcomes(loop, 1);
+        onLoop(client, c -> c.send(1, get(3), after, 0));
         after.await();
-        assertArrayEquals(expected(ShardRequest.readField(3, 2)), after.reply(0));
+        assertEquals(str(value(1, 3)), after.canonReply(0));
     }
 
-    private static void warmUp(LoopClient client, EventLoop loop, int shards) throws Exception {
-        Outcomes warm = new Outcomes(loop, shards);
+    /** Sends {@code GET k:<s>} to every shard {@code s} and checks the replies. */
+    private static void warmUp(LoopClient<RedisCommand<?>> client, EventLoop loop, int shards) throws Exception {
+        LoopOutcomes warm = new LoopOutcomes(loop, shards);
         onLoop(client, c -> {
             for (int s = 0; s < shards; s++) {
-                c.send(s, ShardRequest.readField(s, 0), warm, s);
+                c.send(s, get(s), warm, s);
             }
         });
         warm.await();
         for (int s = 0; s < shards; s++) {
-            warm.reply(s);
+            assertEquals(str(value(s, s)), warm.canonReply(s), "warm-up of shard " + s);
         }
     }
 
     @Test
     void boundedQueueGivesOverloaded() throws Exception {
         RedisServers own = closeLater(RedisServers.start(1, 0));
-        own.load(RECORDS);
+        TestData.load(own);
         RedisDriver driver = closeLater(RedisDriver.open(own.uri(),
                 SETTINGS.withCallTimeout(Duration.ofMillis(500)).withMaxOutstanding(4)));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = driver.openOn(loop);
+        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         warmUp(client, loop, 1);
         own.pause(0);
         try {
-            Outcomes out = new Outcomes(loop, 10);
+            LoopOutcomes out = new LoopOutcomes(loop, 10);
             onLoop(client, c -> {
                 for (int i = 0; i < 10; i++) {
-                    c.send(0, ShardRequest.readField(i, 0), out, i);
+                    c.send(0, get(i), out, i);
                 }
             });
             out.await();
@@ -298,36 +318,37 @@ class RedisDriverTest {
     @CsvSource({"per-loop", "shared"})
     void killedShardIsUnavailableThenReconnects(String mode) throws Exception {
         RedisServers own = closeLater(RedisServers.start(2, 0));
-        own.load(RECORDS);
+        TestData.load(own);
         RedisDriver driver = closeLater(RedisDriver.open(own.uri() + "?connection=" + mode, SETTINGS));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = driver.openOn(loop);
-        BlockingClient blocking = driver.openBlocking();
+        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
+        BlockingClient<RedisCommand<?>> blocking = driver.openBlocking();
         warmUp(client, loop, 2);
-        ((ByteBuf) blocking.call(1, ShardRequest.readField(1, 0), TimeUnit.SECONDS.toNanos(5))).release();
+        assertEquals(str(value(1, 1)), canon(blocking.call(1, get(1), TimeUnit.SECONDS.toNanos(5))));
         own.kill(1);
         // REJECT while disconnected: failures come at once, as UNAVAILABLE, not after the 20 s call timeout
-        Outcomes out = new Outcomes(loop, 2);
+        LoopOutcomes out = new LoopOutcomes(loop, 2);
         onLoop(client, c -> {
-            c.send(1, ShardRequest.readField(1, 0), out, 0);
-            c.send(0, ShardRequest.readField(1, 0), out, 1);
+            c.send(1, get(1), out, 0);
+            c.send(0, get(1), out, 1);
         });
         out.await();
         out.assertFailed(0, Kind.UNAVAILABLE);
-        assertArrayEquals(expected(ShardRequest.readField(1, 0)), out.reply(1));
+        assertEquals(str(value(0, 1)), out.canonReply(1));
         ShardException e = assertThrows(ShardException.class,
-                () -> blocking.call(1, ShardRequest.readField(1, 0), TimeUnit.SECONDS.toNanos(5)));
+                () -> blocking.call(1, get(1), TimeUnit.SECONDS.toNanos(5)));
         assertEquals(Kind.UNAVAILABLE, e.kind(), e.toString());
 
         own.restart(1);
-        own.load(RECORDS, 1);
+        TestData.load(own, 1);
+        Probe record = TestData.hmget(5);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
-            Outcomes again = new Outcomes(loop, 1);
-            onLoop(client, c -> c.send(1, ShardRequest.readRecord(5), again, 0));
+            LoopOutcomes again = new LoopOutcomes(loop, 1);
+            onLoop(client, c -> c.send(1, record.command(""), again, 0));
             again.await();
             if (again.replied(0)) {
-                assertArrayEquals(expected(ShardRequest.readRecord(5)), again.reply(0));
+                assertEquals(record.expected("", 1), again.canonReply(0));
                 break;
             }
             assertTrue(System.nanoTime() < deadline, "no reconnect within 20 s: " + again.failure(0));
@@ -335,9 +356,8 @@ class RedisDriverTest {
         }
         while (true) {
             try {
-                ByteBuf b = (ByteBuf) blocking.call(1, ShardRequest.readRecord(5), TimeUnit.SECONDS.toNanos(5));
-                assertArrayEquals(expected(ShardRequest.readRecord(5)), ByteBufUtil.getBytes(b));
-                b.release();
+                Object reply = blocking.call(1, record.command(""), TimeUnit.SECONDS.toNanos(5));
+                assertEquals(record.expected("", 1), canon(reply));
                 break;
             } catch (ShardException x) {
                 assertTrue(System.nanoTime() < deadline, "blocking client did not reconnect within 20 s: " + x);
@@ -349,20 +369,20 @@ class RedisDriverTest {
     @Test
     void closeFailsOutstandingCallsWithClosed() throws Exception {
         RedisServers own = closeLater(RedisServers.start(1, 0));
-        own.load(RECORDS);
+        TestData.load(own);
         RedisDriver driver = closeLater(RedisDriver.open(own.uri(), SETTINGS));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = driver.openOn(loop);
+        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         warmUp(client, loop, 1);
         own.pause(0);
         try {
-            Outcomes out = new Outcomes(loop, 4);
+            LoopOutcomes out = new LoopOutcomes(loop, 4);
             onLoop(client, c -> {
                 for (int i = 0; i < 3; i++) {
-                    c.send(0, ShardRequest.readField(i, 0), out, i);
+                    c.send(0, get(i), out, i);
                 }
                 c.close();
-                c.send(0, ShardRequest.readField(9, 0), out, 3); // after close: CLOSED, later
+                c.send(0, get(9), out, 3); // after close: CLOSED, later
             });
             out.await();
             for (int i = 0; i < 4; i++) {
@@ -376,14 +396,14 @@ class RedisDriverTest {
     @Test
     void closingTheDriverClosesEveryConnection() throws Exception {
         RedisServers own = closeLater(RedisServers.start(2, 0));
-        own.load(RECORDS);
+        TestData.load(own);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         for (String mode : List.of("per-loop", "shared")) {
             RedisDriver driver = RedisDriver.open(own.uri() + "?connection=" + mode, SETTINGS);
-            LoopClient client = driver.openOn(loop);
+            LoopClient<RedisCommand<?>> client = driver.openOn(loop);
             warmUp(client, loop, 2);
-            BlockingClient blocking = driver.openBlocking();
-            ((ByteBuf) blocking.call(0, ShardRequest.readField(0, 0), TimeUnit.SECONDS.toNanos(5))).release();
+            BlockingClient<RedisCommand<?>> blocking = driver.openBlocking();
+            assertEquals(str(value(0, 0)), canon(blocking.call(0, get(0), TimeUnit.SECONDS.toNanos(5))));
             assertTrue(connectedClients(own, 0) >= 3, "loop + blocking connections + this probe");
             driver.close();
             driver.close(); // idempotent
@@ -419,22 +439,32 @@ class RedisDriverTest {
     @Test
     void sendOffTheLoopIsRefused() {
         RedisDriver driver = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
-        LoopClient client = driver.openOn(clientLoop(LoopGroup.Transport.AUTO));
-        assertThrows(IllegalStateException.class, () -> client.send(0, ShardRequest.readField(0, 0), new Outcomes(
+        LoopClient<RedisCommand<?>> client = driver.openOn(clientLoop(LoopGroup.Transport.AUTO));
+        assertThrows(IllegalStateException.class, () -> client.send(0, get(0), new LoopOutcomes(
                 client.loop(), 1), 0));
     }
 
     @Test
     void urisAndOptions() {
         assertEquals(List.of("redis", "redis-cluster"), new RedisDriverProvider().schemes());
-        try (ShardDriver d = ShardDrivers.open("redis://127.0.0.1:7201-7203", SETTINGS)) {
+        try (ShardDriver<?> d = ShardDrivers.open("redis://127.0.0.1:7201-7203", SETTINGS)) {
             assertEquals(3, d.shardCount());
             assertEquals("redis://127.0.0.1:7201-7203", d.describe());
+            RedisDriver rd = (RedisDriver) d;
+            for (int s = 0; s < 3; s++) {
+                assertEquals("", rd.keyTag(s), "standalone shards need no key tag");
+            }
+            assertThrows(IndexOutOfBoundsException.class, () -> rd.keyTag(3));
         }
         try (RedisDriver d = RedisDriver.open("redis://127.0.0.1:7201,127.0.0.1:7205?connection=shared", SETTINGS)) {
             assertEquals(RedisDriver.ConnectionMode.SHARED, d.connectionMode());
             assertEquals(List.of(new InetSocketAddress("127.0.0.1", 7201), new InetSocketAddress("127.0.0.1", 7205)),
                     d.shards());
+        }
+        try (RedisDriver d = RedisDriver.of("redis://127.0.0.1:7201-7202")) {
+            assertEquals(DriverSettings.DEFAULT, d.settings());
+            assertEquals(RedisDriver.ConnectionMode.PER_LOOP, d.connectionMode());
+            assertEquals(2, d.shardCount());
         }
         assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1:7201?connection=x", SETTINGS));
         assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1:7201?pool=3", SETTINGS));
@@ -452,10 +482,15 @@ class RedisDriverTest {
         RedisClusterShards cs = RedisClusterShards.parse(nodes, "127.0.0.1");
         assertEquals(List.of(30001, 30002, 30003), cs.masters().stream().map(InetSocketAddress::getPort).toList());
         int[][] ranges = {{0, 5460}, {5461, 10922}, {10923, 16383}};
-        for (int i = 0; i < 3; i++) {
-            int slot = io.lettuce.core.cluster.SlotHash.getSlot(cs.layouts().get(i).hashKey(42));
-            assertTrue(slot >= ranges[i][0] && slot <= ranges[i][1], "shard " + i + " slot " + slot);
-            assertEquals(slot, io.lettuce.core.cluster.SlotHash.getSlot(cs.layouts().get(i).recordKey(999)));
+        try (RedisDriver d = new RedisDriver(cs.masters(), cs.tags(), SETTINGS, RedisDriver.ConnectionMode.PER_LOOP,
+                "parsed")) {
+            for (int i = 0; i < 3; i++) {
+                String tag = d.keyTag(i);
+                assertEquals("{" + cs.tags().get(i) + "}", tag);
+                int slot = SlotHash.getSlot(tag + "k:42");
+                assertTrue(slot >= ranges[i][0] && slot <= ranges[i][1], "shard " + i + " slot " + slot);
+                assertEquals(slot, SlotHash.getSlot(tag + "rec:999"), "every key of a shard is in one slot");
+            }
         }
     }
 }

@@ -1,0 +1,103 @@
+package io.doubleface.cli;
+
+import io.doubleface.redis.RedisServers;
+import io.doubleface.services.ycsb.RedisRecords;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code doubleface leaf redis}: {@code --shards} real {@code redis-server} processes
+ * ({@link RedisServers}) on consecutive loopback ports, loaded with the dataset, until
+ * SIGINT/SIGTERM.
+ */
+@Command(name = "redis",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        sortOptions = false,
+        showDefaultValues = true,
+        header = "Runs Redis shards: one real redis-server process per shard, loaded with the dataset.",
+        description = {
+            "Starts --shards redis-server processes ($DOUBLEFACE_REDIS_SERVER, else redis-server on PATH, else the "
+                + "Redis 6.2 binary shipped in the embedded-redis jar), "
+                + "shard i on --base-port + i, bound to --host, without persistence; writes records 0..N-1 "
+                + "(N = --records) into each, prints the listening line, then runs until Ctrl-C (SIGINT) or SIGTERM "
+                + "and stops every server. If the JVM is killed (SIGKILL), a watchdog process stops the servers "
+                + "within a second.",
+            ""},
+        footer = {"", "Example:", "  doubleface leaf redis --shards 20 --base-port 7201 --records 1000",
+            "  doubleface serve ycsb --shards redis://127.0.0.1:7201-7220",
+            "  doubleface serve ycsb --shards 'redis://127.0.0.1:7201-7220?connection=shared'",
+            "  doubleface leaf redis --cluster --shards 3 --base-port 7201",
+            "  doubleface serve ycsb --shards redis-cluster://127.0.0.1:7201"})
+final class LeafRedisCommand implements Callable<Integer> {
+
+    /** Default shard count: {@value}. */
+    static final int DEFAULT_SHARDS = 20;
+    /** Default port of shard 0: {@value}. */
+    static final int DEFAULT_BASE_PORT = 7201;
+    /** Default records per shard: {@value}. */
+    static final int DEFAULT_RECORDS = 1000;
+
+    private final CliEnv env;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--shards", paramLabel = "N", description = "Number of shards (one redis-server each).")
+    int shards = DEFAULT_SHARDS;
+
+    @Option(names = "--base-port", paramLabel = "PORT",
+            description = "Port of shard 0; shard i listens on PORT+i. 0 = any free ports.")
+    int basePort = DEFAULT_BASE_PORT;
+
+    @Option(names = "--records", paramLabel = "N", description = "Records loaded into each shard (keys 0..N-1).")
+    long records = DEFAULT_RECORDS;
+
+    @Option(names = "--host", paramLabel = "ADDRESS", description = "Address the servers bind to.")
+    String host = "127.0.0.1";
+
+    @Option(names = "--cluster", description = "Make the servers one Redis Cluster (slots split evenly, no replicas) "
+            + "and serve it as redis-cluster://HOST:BASE-PORT.")
+    boolean cluster;
+
+    LeafRedisCommand(CliEnv env) {
+        this.env = env;
+    }
+
+    @Override
+    public Integer call() {
+        if (shards < 1) {
+            throw new ParameterException(spec.commandLine(), "--shards: " + shards + " (expected: > 0)");
+        }
+        if (records < 1) {
+            throw new ParameterException(spec.commandLine(), "--records: " + records + " (expected: > 0)");
+        }
+        RedisServers servers;
+        try {
+            servers = cluster ? RedisServers.startCluster(shards, basePort, host)
+                    : RedisServers.start(shards, basePort, host);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        } catch (IllegalStateException e) {
+            throw new CliException(e.getMessage(), e);
+        }
+        try {
+            long total = records * shards;
+            RedisRecords.load(servers.uri(), records, n -> {
+                env.err().printf("loaded %d/%d records%n", n, total);
+                env.err().flush();
+            });
+        } catch (RuntimeException e) {
+            servers.close();
+            throw new CliException("loading the redis shards failed: " + e.getMessage(), e);
+        }
+        env.out().println(servers.listeningMessage());
+        env.out().flush();
+        env.stop().awaitThenClose(servers);
+        return DoubleFaceCli.EXIT_OK;
+    }
+}

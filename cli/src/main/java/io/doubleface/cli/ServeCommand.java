@@ -1,0 +1,467 @@
+package io.doubleface.cli;
+
+import io.doubleface.driver.DriverSettings;
+import io.doubleface.kv.KvDriver;
+import io.doubleface.kv.KvLeafServer;
+import io.doubleface.loop.LoopGroup;
+import io.doubleface.server.FanoutServer;
+import io.doubleface.server.HttpLimits;
+import io.doubleface.services.ycsb.KvRecords;
+import io.doubleface.services.ycsb.RecordStore;
+import io.doubleface.services.ycsb.RecordStores;
+import io.doubleface.services.ycsb.YcsbBinding;
+import io.doubleface.services.ycsb.YcsbGrpcBinding;
+import io.doubleface.services.ycsb.YcsbQuery;
+import io.doubleface.services.ycsb.YcsbService;
+import io.doubleface.tune.LoadAdapter;
+import io.doubleface.tune.Profile;
+import io.doubleface.tune.RingBufferDetector;
+import io.doubleface.tune.TunePolicy;
+import io.doubleface.tune.TuneSettings;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code doubleface serve …}: mid-tier services. */
+@Command(name = "serve",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        header = "Runs a mid-tier fanout service.",
+        commandListHeading = "%nCommands:%n",
+        subcommands = ServeCommand.Ycsb.class)
+final class ServeCommand {
+
+    /**
+     * {@code doubleface serve ycsb}: the YCSB fanout service ({@link YcsbService}) on a
+     * {@link FanoutServer}, over the KV shards of {@code --shards} or, without it, over an embedded
+     * KV leaf started in the same process (the embedded default).
+     */
+    @Command(name = "ycsb",
+            mixinStandardHelpOptions = true,
+            versionProvider = VersionProvider.class,
+            sortOptions = false,
+            showDefaultValues = true,
+            header = "Runs the YCSB fanout mid-tier (GET /query?fanout=K&size=S&key=N).",
+            description = {
+                "GET /query?fanout=K&size=small|medium|large&key=N reads K shards and answers with the merged "
+                    + "records. Without --shards it starts an embedded KV leaf (--embedded-shards shards on free "
+                    + "loopback ports) in the same process, so this one command gives a working service. Prints "
+                    + "a banner with a sample query and the admin URLs, then serves until Ctrl-C (SIGINT) or SIGTERM.",
+                ""},
+            footer = {"",
+                "Switch the threading configuration at run time:",
+                "  curl -X PUT 'http://127.0.0.1:9090/admin/config?name=type2a-1f2b'",
+                "Configuration names: thread-N, thread-virtual, type1-N, type2a-NfMb, type2b, type2b-fixed-N, "
+                    + "doubleface[-N], each optionally with -poll; doubleface also with -fifo or -cf; μTune's "
+                    + "sib, sip, sdb, sdp, aib, aip, adb, adp with pool sizes (sdb-1n-64w, adp-1n-4w-2r). "
+                    + "See docs/models.md.",
+                "Load adapter: --config adaptive (μTune: ring-buffer load monitor, any profiled configuration), "
+                    + "adaptive-window (5 ms windows instead), fm (5 ms windows, only the pool sizes of the "
+                    + "peak-sustaining configuration vary); with --profile FILE, or " + Ycsb.DEFAULT_PROFILE
+                    + " if it exists, else it explores without a profile. See docs/tuning.md."})
+    static final class Ycsb implements Callable<Integer> {
+
+        /** Default upstream port: {@value}. */
+        static final int DEFAULT_PORT = 8080;
+        /** Default admin port: {@value}. */
+        static final int DEFAULT_ADMIN_PORT = 9090;
+        /** Default shards of the embedded leaf: {@value}. */
+        static final int DEFAULT_EMBEDDED_SHARDS = 20;
+
+        private final CliEnv env;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--port", paramLabel = "PORT", description = "HTTP port of the service; 0 = any free port.")
+        int port = DEFAULT_PORT;
+
+        @Option(names = "--grpc-port", paramLabel = "PORT",
+                description = {"Also serve doubleface.ycsb.v1.FanoutService/Query over gRPC on this port, on the same "
+                    + "I/O loops and threading configuration as HTTP (0 = any free port; docs/grpc.md).",
+                    "Default: no gRPC upstream."})
+        Integer grpcPort;
+
+        @Option(names = "--admin-port", paramLabel = "PORT",
+                description = "Admin port (/admin/config, /admin/stats, /metrics); 0 = any free port, -1 = none.")
+        int adminPort = DEFAULT_ADMIN_PORT;
+
+        @Option(names = "--host", paramLabel = "ADDRESS",
+                description = "Address to listen on (0.0.0.0 for all interfaces, e.g. in a container).")
+        String host = "127.0.0.1";
+
+        @Option(names = "--admin-host", paramLabel = "ADDRESS",
+                description = "Address of the admin listener (default 127.0.0.1, whatever --host says); "
+                        + "any other needs --admin-token-file.")
+        String adminHost = "127.0.0.1";
+
+        @Option(names = "--admin-token-file", paramLabel = "FILE",
+                description = "File holding the admin token (>= 16 characters; or set DOUBLEFACE_ADMIN_TOKEN): "
+                        + "PUT /admin/config then needs 'Authorization: Bearer <token>', and off loopback "
+                        + "every admin request does.")
+        Path adminTokenFile;
+
+        @Option(names = "--shards", paramLabel = "URI",
+                description = {"Shards to fan out to, one URI naming the store and the shard list: kv://HOST:FIRST-LAST, "
+                    + "kv://HOST:PORT,HOST:PORT,..., grpc://HOST:FIRST-LAST (gRPC KV leaves, doubleface leaf grpc) "
+                    + "(and redis://, mongodb:// likewise when those drivers are on the class path; docs/cli.md lists "
+                    + "every form).",
+                    "Default: an embedded KV leaf in this process."})
+        String shards;
+
+        @Option(names = "--embedded-shards", paramLabel = "N",
+                description = "Shards of the embedded KV leaf (only without --shards).")
+        int embeddedShards = DEFAULT_EMBEDDED_SHARDS;
+
+        @Option(names = "--config", paramLabel = "NAME", converter = Converters.ConfigurationConverter.class,
+                description = "Initial threading configuration, e.g. doubleface, thread-64, type1-32, type2a-1f2b, "
+                    + "type2b, sdb-1n-64w; or adaptive, adaptive-window, fm for the load adapter.")
+        String config = "doubleface";
+
+        static final String DEFAULT_PROFILE = ProfileFiles.DEFAULT;
+
+        /** {@code --profile} value that runs the adapter without a profile: {@value}. */
+        static final String NO_PROFILE = "none";
+
+        @Option(names = "--profile", paramLabel = "FILE",
+                description = "Trained profile of the load adapter (--config adaptive|adaptive-window|fm), or "
+                    + NO_PROFILE + " to explore without one (see --tune-candidates). Default: "
+                    + DEFAULT_PROFILE + " if it exists in the working directory, else the one shipped in the jar "
+                    + "(trained on the YCSB service over 20 KV shards, docs/tuning.md).")
+        Path profile;
+
+        @Option(names = "--tune-detector", paramLabel = "NAME",
+                description = "Load detector of the adapter: ring, ring-N (last N arrivals), window, window-Nms. "
+                    + "Default: the policy's (adaptive: ring-" + RingBufferDetector.DEFAULT_SIZE + ", others: window-5ms).")
+        String tuneDetector;
+
+        @Option(names = "--tune-dwell", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = TuneSettings.DEFAULT_DWELL_MS + "ms",
+                description = "A better configuration must stay better this long before the adapter switches, and "
+                    + "two switches are this far apart (not applied when the active configuration becomes infeasible).")
+        Duration tuneDwell;
+
+        @Option(names = "--tune-smoothing", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = TuneSettings.DEFAULT_SMOOTHING_MS + "ms",
+                description = "The adapter decides on the median of the load estimates of this window (0ms: on each "
+                    + "raw estimate).")
+        Duration tuneSmoothing;
+
+        @Option(names = "--tune-count-window", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = TuneSettings.DEFAULT_COUNT_WINDOW_MS + "ms",
+                description = "The adapter acts on the smaller of the smoothed estimate and the admissions counted over "
+                    + "this window, which a loop admitting its backlog in bursts cannot inflate (0ms: the estimate alone).")
+        Duration tuneCountWindow;
+
+        @Option(names = "--tune-saturation", paramLabel = "FRACTION",
+                description = "An I/O loop busy at least this share of the saturation window marks the active "
+                    + "configuration saturated: the adapter leaves it for one rated for more, and caps it at the load "
+                    + "it admitted for 30 s (0: off).")
+        double tuneSaturation = TuneSettings.DEFAULT_SATURATION;
+
+        @Option(names = "--tune-saturation-window", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = TuneSettings.DEFAULT_SATURATION_WINDOW_MS + "ms",
+                description = "The window over which the I/O loops' busy share is measured.")
+        Duration tuneSaturationWindow;
+
+        @Option(names = "--tune-hysteresis", paramLabel = "FRACTION",
+                description = "Switch only if the predicted p99 improves by more than this fraction.")
+        double tuneHysteresis = TuneSettings.DEFAULT_HYSTERESIS;
+
+        @Option(names = "--tune-margin", paramLabel = "FRACTION",
+                description = "Feasible at load L if L x (1 + margin) <= the profiled capacity.")
+        double tuneMargin = TuneSettings.DEFAULT_MARGIN;
+
+        @Option(names = "--prepare", paramLabel = "LIST", converter = Converters.ConfigurationListConverter.class,
+                description = "Configurations to build at start (threads started, then parked), so that switching to "
+                    + "them later (PUT /admin/config) creates no thread, e.g. sip,sdb-1n-64w,adb.")
+        Converters.ConfigurationList prepare;
+
+        @Option(names = "--tune-candidates", paramLabel = "LIST", split = ",",
+                description = "Without a profile (--profile " + NO_PROFILE + "): the configurations to explore, the "
+                    + "first being the safe anchor. Default: doubleface,doubleface-poll,sip,sdb,aip,adb.")
+        List<String> tuneCandidates;
+
+        @Option(names = "--policy", paramLabel = "completion-first|completion-first-arrival|fifo", converter = Converters.PolicyConverter.class,
+                description = "DoubleFace reply scheduling policy of configurations that name none.")
+        String policy = "completion-first";
+
+        @Option(names = "--io-threads", paramLabel = "N",
+                description = "I/O event loops (upstream; downstream too under doubleface). Default: the number of CPUs.")
+        Integer ioThreads;
+
+        @Option(names = "--deadline", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = "1s",
+                description = "Per-request deadline (250ms, 1s, 2m); a request not answered by then gets 504.")
+        Duration deadline;
+
+        @Option(names = "--reply-work-us", paramLabel = "MICROS",
+                description = "Synthetic CPU work per shard reply, in microseconds (as the paper's handlers had).")
+        long replyWorkMicros;
+
+        @Option(names = "--records", paramLabel = "N",
+                description = "Records per shard (keys 0..N-1); must match the leaf's --records.")
+        int records = LeafCommand.Kv.DEFAULT_RECORDS;
+
+        @Option(names = "--scan-records", paramLabel = "N", description = "Records per size=large scan.")
+        int scanRecords = YcsbService.DEFAULT_SCAN_RECORDS;
+
+        @Option(names = "--transport", paramLabel = "auto|epoll|nio", converter = Converters.TransportConverter.class,
+                defaultValue = "auto", description = "Event loop transport: auto = epoll if available, else nio.")
+        LoopGroup.Transport transport;
+
+        @Option(names = "--max-header-size", paramLabel = "BYTES", converter = Converters.ByteSizeConverter.class,
+                description = "Largest request header block (8192, 8k, ...); larger gets 431.")
+        int maxHeaderSize = HttpLimits.DEFAULT_MAX_HEADER_SIZE;
+
+        @Option(names = "--max-body-size", paramLabel = "BYTES", converter = Converters.ByteSizeConverter.class,
+                description = "Largest request body (65536, 64k, ...); larger gets 413.")
+        int maxBodySize = HttpLimits.DEFAULT_MAX_BODY_SIZE;
+
+        @Option(names = "--idle-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = "60s", description = "Close a client connection idle for this long (250ms, 1s, 2m).")
+        Duration idleTimeout;
+
+        @Option(names = "--max-queued-bytes", paramLabel = "BYTES", converter = Converters.ByteSizeConverter.class,
+                description = "Close a client connection that leaves more response bytes than this unread "
+                        + "(16m, ...; default 16m).")
+        int maxQueuedBytes = (int) HttpLimits.DEFAULT_MAX_QUEUED_BYTES;
+
+        @Option(names = "--slow-reader-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = "30s", description = "Close a client connection that reads none of its waiting "
+                        + "responses for this long.")
+        Duration slowReaderTimeout;
+
+        @Option(names = "--request-read-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = "10s", description = "Answer 408 and close when a request's head or body has begun "
+                        + "to arrive but is not complete this long later (checked once per period).")
+        Duration requestReadTimeout;
+
+        @Option(names = "--drain-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = "10s", description = "On SIGTERM/SIGINT: stop accepting, answer new requests on open "
+                        + "connections 503, and let requests in flight finish for up to this long before closing.")
+        Duration drainTimeout;
+
+        @Option(names = "--max-connections", paramLabel = "N",
+                description = "Most open client connections; one more is closed on accept (default 20000).")
+        int maxConnections = FanoutServer.DEFAULT_MAX_CONNECTIONS;
+
+        @Option(names = "--admission", paramLabel = "SPEC", converter = Converters.AdmissionConverter.class,
+                defaultValue = "off", description = "Load shedding: most requests in flight before new ones get "
+                        + "503 + Retry-After at once (gRPC RESOURCE_EXHAUSTED): off, N (fixed), adaptive (Gradient2, "
+                        + "100 within 20..10000), or adaptive:INITIAL:MIN:MAX.")
+        io.doubleface.server.Admission admission;
+
+        @Option(names = "--tls-cert", paramLabel = "FILE", description = "Serve HTTP, gRPC and admin over TLS with "
+                + "this certificate chain (PEM); needs --tls-key. OpenSSL when netty-tcnative is on the class path, "
+                + "else the JDK's TLS.")
+        java.nio.file.Path tlsCert;
+
+        @Option(names = "--tls-key", paramLabel = "FILE", description = "The private key of --tls-cert (PEM, PKCS#8, "
+                + "unencrypted).")
+        java.nio.file.Path tlsKey;
+
+        Ycsb(CliEnv env) {
+            this.env = env;
+        }
+
+        @Override
+        public Integer call() {
+            if (shards != null && spec.commandLine().getParseResult().hasMatchedOption("--embedded-shards")) {
+                throw new ParameterException(spec.commandLine(),
+                        "--embedded-shards applies only without --shards (the embedded KV leaf)");
+            }
+            if (port < 0 || port > 65535) {
+                throw new ParameterException(spec.commandLine(), "--port: " + port + " (expected: 0..65535)");
+            }
+            if ((tlsCert == null) != (tlsKey == null)) {
+                throw new ParameterException(spec.commandLine(), "--tls-cert and --tls-key go together (give both or neither)");
+            }
+            if (grpcPort != null && (grpcPort < 0 || grpcPort > 65535)) {
+                throw new ParameterException(spec.commandLine(), "--grpc-port: " + grpcPort + " (expected: 0..65535)");
+            }
+            if (adminPort < -1 || adminPort > 65535) {
+                throw new ParameterException(spec.commandLine(), "--admin-port: " + adminPort + " (expected: -1..65535)");
+            }
+            if (replyWorkMicros < 0 || replyWorkMicros > 1_000_000) {
+                throw new ParameterException(spec.commandLine(),
+                        "--reply-work-us: " + replyWorkMicros + " (expected: 0..1000000)");
+            }
+            TunePolicy tunePolicy = TunePolicy.byLabel(config);
+            TuneSettings tune = null;
+            String profileSource = null;
+            if (tunePolicy != null) {
+                boolean none = profile != null && profile.toString().equals(NO_PROFILE);
+                if (tuneCandidates != null && !none) {
+                    throw new ParameterException(spec.commandLine(), "--tune-candidates applies only without a "
+                            + "profile (--profile " + NO_PROFILE + "); with a profile the adapter chooses among its "
+                            + "configurations");
+                }
+                Path file = none ? null : profile;
+                if (file == null && !none) {
+                    file = ProfileFiles.defaultProfile();
+                }
+                Profile p = null;
+                if (none) {
+                    // explicitly no profile: the adapter explores from the anchor
+                } else if (file != null) {
+                    try {
+                        p = Profile.read(file);
+                    } catch (IOException e) {
+                        throw new ParameterException(spec.commandLine(), "--profile: cannot read " + file + ": " + e);
+                    } catch (IllegalArgumentException e) {
+                        throw new ParameterException(spec.commandLine(), "--profile: " + e.getMessage());
+                    }
+                    profileSource = file.toString();
+                } else {
+                    try {
+                        p = ProfileFiles.shipped();
+                    } catch (IOException | IllegalArgumentException e) {
+                        throw new ParameterException(spec.commandLine(), "the shipped profile "
+                                + ProfileFiles.DEFAULT + " is unreadable: " + e.getMessage());
+                    }
+                    profileSource = p == null ? null : ProfileFiles.DEFAULT + " (shipped in the jar)";
+                }
+                try {
+                    tune = TuneSettings.of(tunePolicy, p).withDetector(tuneDetector).withDwell(tuneDwell)
+                            .withSmoothing(tuneSmoothing).withCountWindow(tuneCountWindow)
+                            .withSaturation(tuneSaturation).withSaturationWindow(tuneSaturationWindow)
+                            .withHysteresis(tuneHysteresis).withMargin(tuneMargin);
+                    if (tuneCandidates != null) {
+                        tune = tune.withCandidates(tuneCandidates);
+                    }
+                } catch (IllegalArgumentException e) {
+                    throw new ParameterException(spec.commandLine(), e.getMessage());
+                }
+            } else if (profile != null) {
+                throw new ParameterException(spec.commandLine(),
+                        "--profile applies only to --config adaptive, adaptive-window or fm");
+            }
+            KvLeafServer leaf = null;
+            FanoutServer server = null;
+            try {
+                RecordStore<?> store;
+                if (shards == null) {
+                    // the embedded default: loopback only, whatever --host says; nobody else needs the shards
+                    leaf = KvLeafServer.builder().shards(embeddedShards).basePort(0).records(records)
+                            .transport(transport).start();
+                    store = new KvRecords(new KvDriver(leaf.addresses()));
+                } else {
+                    store = RecordStores.open(shards, DriverSettings.DEFAULT, records);
+                }
+                FanoutServer.Builder b = FanoutServer.builder();
+                if (tlsCert != null) {
+                    b.tls(tlsCert, tlsKey);
+                }
+                YcsbService.install(b, store, records, scanRecords, replyWorkMicros * 1000, grpcPort != null);
+                b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
+                        .maxConnections(maxConnections).admission(admission)
+                        .transport(transport).policy(policy).deadline(deadline)
+                        .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
+                                HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout, maxQueuedBytes, slowReaderTimeout,
+                                requestReadTimeout));
+                if (ioThreads != null) {
+                    b.ioThreads(ioThreads);
+                }
+                if (grpcPort != null) {
+                    b.grpc(grpcPort);
+                }
+                if (prepare != null) {
+                    b.prepare(prepare.names());
+                }
+                if (tune != null) {
+                    b.adaptive(tune);
+                } else {
+                    b.configuration(config);
+                }
+                server = b.start();
+            } catch (IllegalArgumentException e) {
+                StopSignal.closeAll(leaf);
+                throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+            } catch (IllegalStateException | UnsatisfiedLinkError e) {
+                StopSignal.closeAll(leaf);
+                throw new CliException(e.getMessage(), e);
+            }
+            printBanner(env.out(), server, leaf, profileSource);
+            env.listener().serving(server);
+            FanoutServer running = server;
+            env.stop().awaitThenClose(drainTimeout.plusSeconds(StopSignal.CLOSE_WAIT_SECONDS),
+                    () -> running.stop(drainTimeout), leaf);
+            return DoubleFaceCli.EXIT_OK;
+        }
+
+        private String adminToken; // read once by adminToken()
+        private boolean adminTokenRead;
+
+        /** The admin token from --admin-token-file or DOUBLEFACE_ADMIN_TOKEN, or null; read once. */
+        private String adminToken() {
+            if (!adminTokenRead) {
+                adminToken = readAdminToken();
+                adminTokenRead = true;
+            }
+            return adminToken;
+        }
+
+        private String readAdminToken() {
+            if (adminTokenFile != null) {
+                try {
+                    return Files.readString(adminTokenFile).strip();
+                } catch (IOException e) {
+                    throw new ParameterException(spec.commandLine(), "--admin-token-file: cannot read " + adminTokenFile
+                            + ": " + e.getMessage());
+                }
+            }
+            String env = System.getenv("DOUBLEFACE_ADMIN_TOKEN");
+            return env == null || env.isBlank() ? null : env.strip();
+        }
+
+        private void printBanner(PrintWriter out, FanoutServer server, KvLeafServer leaf, String profileSource) {
+            String h = Hosts.forUrl(host);
+            String base = (tlsCert != null ? "https://" : "http://") + h + ":" + server.port();
+            out.println("doubleface serve ycsb " + VersionProvider.version() + ": listening on " + base
+                    + " (" + server.ioLoops().size() + " I/O loops, " + (server.ioLoops().isEpoll() ? "epoll" : "nio")
+                    + ")");
+            if (server.grpcPort() >= 0) {
+                String grpc = "grpc://" + h + ":" + server.grpcPort();
+                out.println("  grpc     " + grpc + " doubleface.ycsb.v1.FanoutService/Query   try: doubleface call " + grpc
+                        + " --fanout " + Math.min(YcsbBinding.DEFAULT_FANOUT, server.backends().get(0).shardCount())
+                        + " --size small --key 42");
+            }
+            out.println("  config   " + server.engine().active().name() + " (policy " + policy + ", deadline "
+                    + Durations.format(deadline) + ")");
+            LoadAdapter adapter = server.adapter();
+            if (adapter != null) {
+                out.println("  adapter  " + adapter.settings().policy().label() + ", detector "
+                        + adapter.detector().describe() + ", " + (profileSource == null
+                        ? "no profile: exploring from " + adapter.settings().initial() + " over " + adapter.choices()
+                        : "profile " + profileSource + " (" + adapter.choices().size() + " configurations)"));
+            }
+            if (leaf != null) {
+                out.println("  shards   embedded KV leaf: " + Hosts.describe(leaf));
+            } else {
+                out.println("  shards   " + shards + " (" + server.backends().get(0).shardCount()
+                        + " shards, " + records + " records each)");
+            }
+            out.println("  query    curl '" + base + "/query?fanout=" + Math.min(YcsbBinding.DEFAULT_FANOUT,
+                    server.backends().get(0).shardCount()) + "&size=small&key=42'");
+            if (server.adminPort() >= 0) {
+                String admin = (tlsCert != null ? "https://" : "http://") + Hosts.forUrl(adminHost) + ":" + server.adminPort();
+                out.println("  admin    " + admin + "/admin/config   " + admin + "/admin/stats   " + admin + "/metrics");
+                out.println("  switch   curl -X PUT " + (adminToken() == null ? ""
+                        : "-H \"Authorization: Bearer $DOUBLEFACE_ADMIN_TOKEN\" ") + "'" + admin
+                        + "/admin/config?name=type2a-1f2b'");
+            }
+            out.println("  stop     Ctrl-C");
+            out.flush();
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.doubleface.grpc;
+
+import io.doubleface.api.Command;
+import io.doubleface.driver.ShardException;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.Status;
+
+/**
+ * The commands a gRPC client runs — {@link GrpcCall}s of the user's own unary methods — and gRPC
+ * statuses as {@link ShardException}s. Stateless.
+ */
+final class GrpcCalls {
+
+    private GrpcCalls() {}
+
+    /**
+     * Starts {@code command} (a {@link GrpcCall}) on {@code channel}; the listener receives the
+     * reply message.
+     *
+     * @throws IllegalArgumentException for any other command
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static ClientCall<?, ?> start(Channel channel, CallOptions options, Command<?> command,
+            ClientCall.Listener<Object> listener) {
+        if (command instanceof GrpcCall<?, ?> call) {
+            return call.start(channel, options, (ClientCall.Listener) listener);
+        }
+        throw unknown(command);
+    }
+
+    /** Checks that the clients can run {@code command}. */
+    static void check(Command<?> command) {
+        if (!(command instanceof GrpcCall<?, ?>)) {
+            throw unknown(command);
+        }
+    }
+
+    private static IllegalArgumentException unknown(Command<?> command) {
+        return new IllegalArgumentException("command: " + command.getClass().getName()
+                + " (expected: a GrpcCall, see io.doubleface.grpc.GrpcCall.of)");
+    }
+
+    /**
+     * The failure of a call that ended with {@code status}: {@code DEADLINE_EXCEEDED} →
+     * {@code TIMEOUT}, {@code UNAVAILABLE} → {@code UNAVAILABLE}, {@code RESOURCE_EXHAUSTED} →
+     * {@code OVERLOADED}, {@code CANCELLED} → {@code CLOSED} if the client closed, else
+     * {@code UNAVAILABLE}; anything else → {@code SHARD_ERROR}.
+     */
+    static ShardException failure(int shard, Status status, boolean clientClosed) {
+        ShardException.Kind kind = switch (status.getCode()) {
+            case DEADLINE_EXCEEDED -> ShardException.Kind.TIMEOUT;
+            case UNAVAILABLE -> ShardException.Kind.UNAVAILABLE;
+            case RESOURCE_EXHAUSTED -> ShardException.Kind.OVERLOADED;
+            case CANCELLED -> clientClosed ? ShardException.Kind.CLOSED : ShardException.Kind.UNAVAILABLE;
+            default -> ShardException.Kind.SHARD_ERROR;
+        };
+        String d = status.getDescription();
+        return new ShardException(kind, shard, "grpc " + status.getCode() + (d == null ? "" : ": " + d),
+                status.getCause());
+    }
+}

@@ -1,0 +1,205 @@
+package io.doubleface.services.ycsb;
+
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpResponse;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The admin listener: configuration, switching, stats JSON and Prometheus metrics. */
+class AdminEndpointsTest {
+
+    static final int SHARDS = 20;
+    TestCluster cluster;
+
+    @BeforeEach
+    void start() {
+        cluster = TestCluster.start(SHARDS, "doubleface"); // 2 I/O loops
+    }
+
+    @AfterEach
+    void stop() {
+        cluster.close();
+    }
+
+    String active() throws Exception {
+        HttpResponse<String> r = cluster.adminGet("/admin/config");
+        assertEquals(200, r.statusCode(), r.body());
+        assertTrue(r.headers().firstValue("content-type").orElse("").startsWith("application/json"));
+        return JsonDoc.path(JsonDoc.object(r.body()), "active").asString();
+    }
+
+    @Test
+    void configNamesTheActiveConfiguration() throws Exception {
+        assertEquals("doubleface", active());
+        assertEquals("doubleface", cluster.server.engine().active().name());
+    }
+
+    @Test
+    void putSwitchesTheActiveConfiguration() throws Exception {
+        HttpResponse<String> r = cluster.adminPut("/admin/config?name=type2a-1f2b");
+        assertEquals(200, r.statusCode(), r.body());
+        Map<String, Object> body = JsonDoc.object(r.body());
+        assertEquals("type2a-1f2b", JsonDoc.path(body, "active").asString());
+        assertEquals("doubleface", JsonDoc.path(body, "previous").asString());
+        assertTrue(JsonDoc.path(body, "loaded").asList().contains("type2a-1f2b"), r.body());
+        assertEquals("type2a-1f2b", active());
+        // and it serves under the new configuration
+        HttpResponse<String> q = cluster.get(new YcsbQuery(5, Size.SMALL, 9));
+        assertEquals(200, q.statusCode(), q.body());
+        assertEquals(cluster.expected(5, Size.SMALL, 9), q.body());
+        assertEquals(1, JsonDoc.path(cluster.stats(), "switches").asLong());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "type9            | type9",
+            "type2a-9f1b      | I/O loops",
+            "doubleface-3     | I/O loops",
+            "thread-0         | bad option",
+            "type1-fifo       | fifo",
+    })
+    void invalidConfigurationIsRefusedAndTheActiveOneStays(String name, String reason) throws Exception {
+        HttpResponse<String> r = cluster.adminPut("/admin/config?name=" + name);
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(r.body().contains(reason), "reason should mention '" + reason + "': " + r.body());
+        assertEquals("doubleface", active());
+        assertEquals(0, JsonDoc.path(cluster.stats(), "switches").asLong());
+        HttpResponse<String> q = cluster.get(new YcsbQuery(3, Size.SMALL, 1));
+        assertEquals(200, q.statusCode(), q.body());
+    }
+
+    @Test
+    void namesAreCanonicalAndSwitchingToTheActiveConfigurationIsNoSwitch() throws Exception {
+        assertEquals(200, cluster.adminPut("/admin/config?name=doubleface").statusCode());
+        assertEquals(0, JsonDoc.path(cluster.stats(), "switches").asLong(), "doubleface -> doubleface is no switch");
+        HttpResponse<String> r = cluster.adminPut("/admin/config?name=THREAD");
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals("thread-64", active(), "thread means thread-64");
+        assertEquals(200, cluster.adminPut("/admin/config?name=thread-64").statusCode());
+        Map<String, Object> stats = cluster.stats();
+        assertEquals(1, JsonDoc.path(stats, "switches").asLong());
+        assertEquals(List.of("doubleface", "thread-64"), JsonDoc.path(stats, "configurations").asList(),
+                "one model per canonical configuration");
+        HttpResponse<String> q = cluster.get(new YcsbQuery(20, Size.SMALL, 150));
+        assertEquals(cluster.expected(20, Size.SMALL, 150), q.body());
+    }
+
+    @Test
+    void putWithoutNameIsRefused() throws Exception {
+        HttpResponse<String> r = cluster.adminPut("/admin/config");
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(r.body().contains("name"), r.body());
+        HttpResponse<String> blank = cluster.adminPut("/admin/config?name=");
+        assertEquals(400, blank.statusCode(), blank.body());
+        assertEquals("doubleface", active());
+    }
+
+    @Test
+    void statsCountLoopsThreadsAndRequests() throws Exception {
+        // two connections: accepted round-robin, one on each I/O loop
+        int n = 26;
+        try (RawHttp a = new RawHttp(cluster.server.port()); RawHttp b = new RawHttp(cluster.server.port())) {
+            for (int i = 0; i < n; i++) {
+                YcsbQuery q = new YcsbQuery(5, Size.SMALL, i);
+                RawHttp.Response r = (i % 2 == 0 ? a : b).exchange(RawHttp.get(TestCluster.path(q)));
+                assertEquals(200, r.status(), r.toString());
+                assertEquals(cluster.expected(q), r.text());
+            }
+        }
+        HttpResponse<String> nf = cluster.get("/nope");
+        assertEquals(404, nf.statusCode());
+
+        HttpResponse<String> raw = cluster.adminGet("/admin/stats");
+        assertEquals(200, raw.statusCode(), raw.body());
+        assertTrue(raw.headers().firstValue("content-type").orElse("").startsWith("application/json"));
+        Map<String, Object> stats = JsonDoc.object(raw.body());
+        assertEquals("doubleface", JsonDoc.path(stats, "config").asString());
+        assertEquals(SHARDS, JsonDoc.path(stats, "shards").asLong());
+        assertEquals(n, JsonDoc.path(stats, "requests", "ok").asLong());
+        assertEquals(n, JsonDoc.path(stats, "requests", "admitted").asLong());
+        assertEquals(1, JsonDoc.path(stats, "requests", "not_found").asLong());
+        assertEquals(n + 1, JsonDoc.path(stats, "requests", "answered").asLong());
+
+        List<Map<String, Object>> loops = JsonDoc.objects(stats, "loops");
+        int ioLoops = 0;
+        long replies = 0;
+        for (Map<String, Object> l : loops) {
+            String name = (String) l.get("name");
+            for (String k : List.of("iterations", "wakeups", "events", "tail_batches", "tail_replies", "tail_batch_max")) {
+                assertTrue(((Number) l.get(k)).longValue() >= 0, name + "." + k);
+            }
+            assertTrue(((Number) l.get("iterations")).longValue() > 0, name + " iterations: " + l);
+            if ("io".equals(l.get("group"))) {
+                ioLoops++;
+                assertTrue(((Number) l.get("events")).longValue() > 0, name + " handled no I/O events: " + l);
+                replies += ((Number) l.get("tail_replies")).longValue();
+                double perIteration = ((Number) l.get("events_per_iteration")).doubleValue();
+                assertTrue(perIteration > 0, name + " events_per_iteration: " + l);
+            }
+        }
+        assertEquals(2, ioLoops, "both I/O loops reported: " + loops);
+        assertEquals(n * 5L, replies, "every shard reply went through a DoubleFace tail batch once");
+
+        List<Map<String, Object>> threads = JsonDoc.objects(stats, "threads");
+        assertFalse(threads.isEmpty(), "threads");
+        boolean ioGroup = false;
+        for (Map<String, Object> t : threads) {
+            assertTrue(t.get("voluntary_switches") instanceof Number, "voluntary_switches of " + t);
+            assertTrue(t.get("involuntary_switches") instanceof Number, "involuntary_switches of " + t);
+            ioGroup |= "io".equals(t.get("group"));
+        }
+        assertTrue(ioGroup, "the I/O loop threads have a group: " + threads);
+    }
+
+    @Test
+    void metricsArePrometheusText() throws Exception {
+        int n = 7;
+        for (int i = 0; i < n; i++) {
+            assertEquals(200, cluster.get(new YcsbQuery(2, Size.MEDIUM, i)).statusCode());
+        }
+        HttpResponse<String> r = cluster.adminGet("/metrics");
+        assertEquals(200, r.statusCode(), r.body());
+        assertTrue(r.headers().firstValue("content-type").orElse("").startsWith("text/plain"));
+        String text = r.body();
+        assertEquals(n, sample(text, "doubleface_requests_total", "outcome=\"ok\""), 0.0, text);
+        assertEquals(0, sample(text, "doubleface_requests_total", "outcome=\"unavailable\""), 0.0);
+        assertTrue(sample(text, "doubleface_loop_iterations_total", "loop=\"io-0\"") > 0, text);
+        assertTrue(text.contains("doubleface_config_active{config=\"doubleface\"} 1"), text);
+    }
+
+    @Test
+    void unknownAdminPathIs404() throws Exception {
+        HttpResponse<String> r = cluster.adminGet("/admin/nope");
+        assertEquals(404, r.statusCode(), r.body());
+        assertTrue(r.body().contains("/admin/nope"), r.body());
+    }
+
+    /** The value of the one sample of {@code metric} whose labels contain {@code label}. */
+    static double sample(String text, String metric, String label) {
+        Matcher m = Pattern.compile("(?m)^" + metric + "\\{([^}]*)\\}\\s+(\\S+)$").matcher(text);
+        Double found = null;
+        while (m.find()) {
+            if (m.group(1).contains(label)) {
+                if (found != null) {
+                    throw new AssertionError("two samples of " + metric + " with " + label);
+                }
+                found = Double.parseDouble(m.group(2));
+            }
+        }
+        if (found == null) {
+            throw new AssertionError("no sample " + metric + "{" + label + "} in:\n" + text);
+        }
+        return found;
+    }
+}
