@@ -14,9 +14,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link ReplyListener} for tests: records the outcome of each tag {@code 0 .. n-1} (reply bytes
- * or failure), releases every reply, and notes any callback off the loop or any second callback
- * for a tag. Callbacks arrive on the loop; the test thread reads after {@link #await()}.
+ * A {@link ReplyListener} for tests of any driver: records the outcome of each tag
+ * {@code 0 .. n-1} — the reply (a {@code ByteBuf} reply as a copy of its bytes, released at once;
+ * any other reply as it is, {@code null} included) or the failure — and notes any callback off the
+ * loop or any second callback for a tag. Callbacks arrive on the loop; the test thread reads after
+ * {@link #await()}.
  */
 public class Outcomes implements ReplyListener {
 
@@ -24,7 +26,9 @@ public class Outcomes implements ReplyListener {
     public static final long HANG_SECONDS = 30;
 
     private final EventLoop loop;
-    private final byte[][] replies;
+    private static final Object NONE = new Object();
+
+    private final Object[] replies;
     private final ShardException[] failures;
     private final int[] callbacks;
     private final CountDownLatch done;
@@ -32,7 +36,8 @@ public class Outcomes implements ReplyListener {
 
     public Outcomes(EventLoop loop, int n) {
         this.loop = loop;
-        this.replies = new byte[n][];
+        this.replies = new Object[n];
+        java.util.Arrays.fill(replies, NONE);
         this.failures = new ShardException[n];
         this.callbacks = new int[n];
         this.done = new CountDownLatch(n);
@@ -40,11 +45,14 @@ public class Outcomes implements ReplyListener {
 
     @Override
     public void onReply(int tag, Object value) {
-        ByteBuf reply = (ByteBuf) value;
-        try {
-            replies[tag] = ByteBufUtil.getBytes(reply);
-        } finally {
-            reply.release();
+        if (value instanceof ByteBuf reply) {
+            try {
+                replies[tag] = ByteBufUtil.getBytes(reply);
+            } finally {
+                reply.release();
+            }
+        } else {
+            replies[tag] = value;
         }
         completed(tag);
     }
@@ -74,8 +82,14 @@ public class Outcomes implements ReplyListener {
         return this;
     }
 
+    /** {@return the bytes of {@code tag}'s {@code ByteBuf} reply}; fails if the call failed */
     public byte[] reply(int tag) {
-        assertNotNull(replies[tag], () -> "tag " + tag + " failed: " + failures[tag]);
+        return (byte[]) value(tag);
+    }
+
+    /** {@return {@code tag}'s reply (bytes for a {@code ByteBuf} reply; possibly {@code null})}; fails if the call failed */
+    public Object value(int tag) {
+        assertTrue(replies[tag] != NONE, () -> "tag " + tag + " failed: " + failures[tag]);
         return replies[tag];
     }
 
@@ -89,7 +103,7 @@ public class Outcomes implements ReplyListener {
     }
 
     public boolean replied(int tag) {
-        return replies[tag] != null;
+        return replies[tag] != NONE;
     }
 
     public void assertFailed(int tag, ShardException.Kind kind) {

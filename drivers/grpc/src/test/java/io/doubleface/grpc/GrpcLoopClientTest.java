@@ -1,5 +1,6 @@
 package io.doubleface.grpc;
 
+import io.doubleface.testing.Outcomes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -83,7 +84,7 @@ class GrpcLoopClientTest {
             {3, TestLeaves.MAX_SIZE},    // 1 MiB
             {98, 4096}};
         for (int round = 0; round < 2; round++) { // first round connects, second uses the connections
-            CallOutcomes out = new CallOutcomes(loop, requests.length);
+            Outcomes out = new Outcomes(loop, requests.length);
             onLoop(client, c -> {
                 for (int i = 0; i < requests.length; i++) {
                     c.send(i % 3, TestLeaves.get(requests[i][0], requests[i][1]), out, i);
@@ -91,9 +92,9 @@ class GrpcLoopClientTest {
             });
             out.await(); // fails on a callback off the loop or a second callback
             for (int i = 0; i < requests.length; i++) {
-                out.assertReply(i, TestLeaves.reply(i % 3, requests[i][0], requests[i][1]));
+                TestLeaves.assertReply(out, i, TestLeaves.reply(i % 3, requests[i][0], requests[i][1]));
             }
-            assertTrue(out.reply(2).startsWith("s2:k" + (RECORDS - 1) + ":"), out.reply(2));
+            assertTrue(((String) out.value(2)).startsWith("s2:k" + (RECORDS - 1) + ":"), String.valueOf(out.value(2)));
         }
         assertEquals(0, driver.offLoopHops(), "callbacks grpc-java delivered off the client's loop");
     }
@@ -104,7 +105,7 @@ class GrpcLoopClientTest {
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(leaf.addresses(), GENEROUS), loop);
         int n = 1000;
-        CallOutcomes out = new CallOutcomes(loop, n);
+        Outcomes out = new Outcomes(loop, n);
         onLoop(client, c -> {
             for (int i = 0; i < n; i++) {
                 c.send(0, TestLeaves.get(i % RECORDS, 20 + i), out, i);
@@ -112,7 +113,7 @@ class GrpcLoopClientTest {
         });
         out.await();
         for (int i = 0; i < n; i++) {
-            out.assertReply(i, TestLeaves.reply(0, i % RECORDS, 20 + i));
+            TestLeaves.assertReply(out, i, TestLeaves.reply(0, i % RECORDS, 20 + i));
         }
     }
 
@@ -121,7 +122,7 @@ class GrpcLoopClientTest {
         TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(leaf.addresses(), GENEROUS), loop);
-        CallOutcomes out = new CallOutcomes(loop, 5);
+        Outcomes out = new Outcomes(loop, 5);
         onLoop(client, c -> {
             c.send(0, TestLeaves.get(RECORDS, 10), out, 0);                 // key beyond the records
             c.send(0, TestLeaves.get(5, TestLeaves.MAX_SIZE + 1), out, 1);  // reply too large
@@ -138,11 +139,11 @@ class GrpcLoopClientTest {
         out.assertFailed(2, Kind.SHARD_ERROR);
         assertTrue(out.failure(2).getMessage().contains("INTERNAL: boom"), out.failure(2).getMessage());
         out.assertFailed(3, Kind.OVERLOADED);
-        out.assertReply(4, TestLeaves.reply(0, 1, 64));
+        TestLeaves.assertReply(out, 4, TestLeaves.reply(0, 1, 64));
         // after the failures completed, the same channel still answers
-        CallOutcomes after = new CallOutcomes(loop, 1);
+        Outcomes after = new Outcomes(loop, 1);
         onLoop(client, c -> c.send(0, TestLeaves.get(2, 300), after, 0));
-        after.await().assertReply(0, TestLeaves.reply(0, 2, 300));
+        TestLeaves.assertReply(after.await(), 0, TestLeaves.reply(0, 2, 300));
     }
 
     @Test
@@ -152,7 +153,7 @@ class GrpcLoopClientTest {
         Duration timeout = Duration.ofMillis(300);
         LoopClient<GrpcCall<?, ?>> client = open(
                 new GrpcDriver(List.of(shard.address()), GENEROUS.withCallTimeout(timeout)), loop);
-        CallOutcomes out = new CallOutcomes(loop, 3);
+        Outcomes out = new Outcomes(loop, 3);
         long start = System.nanoTime();
         onLoop(client, c -> {
             for (int i = 0; i < 3; i++) {
@@ -175,12 +176,12 @@ class GrpcLoopClientTest {
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         GrpcDriver driver = new GrpcDriver(leaf.addresses(), GENEROUS);
         LoopClient<GrpcCall<?, ?>> client = open(driver, loop);
-        CallOutcomes warm = new CallOutcomes(loop, 1);
+        Outcomes warm = new Outcomes(loop, 1);
         onLoop(client, c -> c.send(0, TestLeaves.get(3, 100), warm, 0));
-        warm.await().assertReply(0, TestLeaves.reply(0, 3, 100));
+        TestLeaves.assertReply(warm.await(), 0, TestLeaves.reply(0, 3, 100));
         int n = 500;
         int size = 50_000;
-        CallOutcomes out = new CallOutcomes(loop, n);
+        Outcomes out = new Outcomes(loop, n);
         onLoop(client, c -> {
             for (int i = 0; i < n; i++) {
                 c.send(0, TestLeaves.get(i % RECORDS, size), out, i);
@@ -190,13 +191,13 @@ class GrpcLoopClientTest {
         out.await();
         for (int i = 0; i < n; i++) {
             if (out.replied(i)) {
-                out.assertReply(i, TestLeaves.reply(0, i % RECORDS, size));
+                TestLeaves.assertReply(out, i, TestLeaves.reply(0, i % RECORDS, size));
             } else {
                 out.assertFailed(i, Kind.UNAVAILABLE);
             }
         }
         // nothing listens: calls fail fast with UNAVAILABLE, not after the (30 s) call timeout
-        CallOutcomes down = new CallOutcomes(loop, 1);
+        Outcomes down = new Outcomes(loop, 1);
         long sent = System.nanoTime();
         onLoop(client, c -> c.send(0, TestLeaves.get(1, 10), down, 0));
         down.await().assertFailed(0, Kind.UNAVAILABLE);
@@ -207,11 +208,11 @@ class GrpcLoopClientTest {
         assertEquals(port, leaf.port(0));
         long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
-            CallOutcomes back = new CallOutcomes(loop, 1);
+            Outcomes back = new Outcomes(loop, 1);
             onLoop(client, c -> c.send(0, TestLeaves.get(5, 200), back, 0));
             back.await();
             if (back.replied(0)) {
-                back.assertReply(0, TestLeaves.reply(0, 5, 200));
+                TestLeaves.assertReply(back, 0, TestLeaves.reply(0, 5, 200));
                 break;
             }
             back.assertFailed(0, Kind.UNAVAILABLE);
@@ -227,7 +228,7 @@ class GrpcLoopClientTest {
         GrpcDriver driver = closeLater(new GrpcDriver(List.of(shard.address()),
                 GENEROUS.withMaxOutstanding(4).withCallTimeout(Duration.ofMinutes(5))));
         LoopClient<GrpcCall<?, ?>> client = driver.openOn(loop);
-        CallOutcomes out = new CallOutcomes(loop, 6);
+        Outcomes out = new Outcomes(loop, 6);
         onLoop(client, c -> {
             for (int i = 0; i < 6; i++) {
                 c.send(0, TestLeaves.get(i, 10), out, i);
@@ -240,7 +241,7 @@ class GrpcLoopClientTest {
         }
         out.assertFailed(4, Kind.OVERLOADED);
         out.assertFailed(5, Kind.OVERLOADED);
-        CallOutcomes after = new CallOutcomes(loop, 1);
+        Outcomes after = new Outcomes(loop, 1);
         onLoop(client, c -> c.send(0, TestLeaves.get(1, 10), after, 0));
         after.await().assertFailed(0, Kind.CLOSED);
     }
@@ -251,7 +252,7 @@ class GrpcLoopClientTest {
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         GrpcDriver driver = new GrpcDriver(List.of(shard.address()), GENEROUS.withCallTimeout(Duration.ofMinutes(5)));
         LoopClient<GrpcCall<?, ?>> client = driver.openOn(loop);
-        CallOutcomes out = new CallOutcomes(loop, 2);
+        Outcomes out = new Outcomes(loop, 2);
         onLoop(client, c -> {
             c.send(0, TestLeaves.get(1, 10), out, 0);
             c.send(0, TestLeaves.get(2, 10), out, 1);
@@ -277,7 +278,7 @@ class GrpcLoopClientTest {
         boolean[] insideSend = new boolean[1];
         boolean[] calledInsideSend = new boolean[1];
         int n = 20;
-        CallOutcomes out = new CallOutcomes(loop, n);
+        Outcomes out = new Outcomes(loop, n);
         ReplyListener spy = new ReplyListener() {
             @Override
             public void onReply(int tag, Object value) {
@@ -314,7 +315,7 @@ class GrpcLoopClientTest {
         LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(leaf.addresses(), GENEROUS),
                 clientLoop(LoopGroup.Transport.AUTO));
         assertThrows(IllegalStateException.class, () -> client.send(0, TestLeaves.get(1, 10),
-                new CallOutcomes(client.loop(), 1), 0));
+                new Outcomes(client.loop(), 1), 0));
     }
 
     @Test

@@ -1,5 +1,9 @@
 package io.doubleface.grpc;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.testing.Outcomes;
 import io.doubleface.loop.LoopGroup;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
@@ -239,5 +243,27 @@ final class TestLeaves implements AutoCloseable {
         } finally {
             loops.close();
         }
+    }
+
+    /** Asserts that {@code tag} of {@code o} got {@code expected}, comparing lengths first (replies may be 1 MB). */
+    static void assertReply(Outcomes o, int tag, String expected) {
+        String got = (String) o.value(tag);
+        assertEquals(expected.length(), got.length(), () -> "tag " + tag + ": reply length");
+        assertTrue(expected.equals(got), () -> "tag " + tag + ": reply differs from the expected one at "
+                + firstDifference(expected, got) + " (starts " + head(got) + ", expected " + head(expected) + ")");
+    }
+
+    private static int firstDifference(String a, String b) {
+        int n = Math.min(a.length(), b.length());
+        for (int i = 0; i < n; i++) {
+            if (a.charAt(i) != b.charAt(i)) {
+                return i;
+            }
+        }
+        return n;
+    }
+
+    private static String head(String s) {
+        return s.length() <= 40 ? '"' + s + '"' : '"' + s.substring(0, 40) + "...\"";
     }
 }

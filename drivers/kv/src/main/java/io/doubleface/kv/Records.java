@@ -36,7 +36,14 @@ public final class Records {
 
     private Records() {}
 
-    /** Writes the value of (key, field) into {@code dst[off .. off+FIELD_SIZE)}. */
+    /**
+     * Writes the value of (key, field) into {@code dst[off .. off+FIELD_SIZE)}.
+     *
+     * @param key the record key
+     * @param field the field, {@code 0 ..} {@value #FIELD_COUNT}{@code -1}
+     * @param dst the destination
+     * @param off where the value starts in {@code dst}
+     */
     public static void value(long key, int field, byte[] dst, int off) {
         long state = key * 0x9E3779B97F4A7C15L + field * 0xBF58476D1CE4E5B9L + 0x632BE59BD9B4E019L;
         int i = 0;
@@ -54,20 +61,38 @@ public final class Records {
         }
     }
 
-    /** The value of (key, field) as a new array. */
+    /**
+     * The value of (key, field) as a new array.
+     *
+     * @param key the record key
+     * @param field the field, {@code 0 ..} {@value #FIELD_COUNT}{@code -1}
+     * @return {@value #FIELD_SIZE} printable ASCII bytes
+     */
     public static byte[] value(long key, int field) {
         byte[] v = new byte[FIELD_SIZE];
         value(key, field, v, 0);
         return v;
     }
 
-    /** Encoded size of a reply to {@code request}. */
+    /**
+     * Encoded size of a reply to {@code request}.
+     *
+     * @param request the READ or SCAN
+     * @return bytes of its canonical reply
+     */
     public static int replySize(KvRequest request) {
         int fields = request.field() == KvRequest.ALL_FIELDS ? FIELD_COUNT : 1;
         return 2 + request.count() * (8 + 1 + fields * (1 + FIELD_SIZE));
     }
 
-    /** The key of record number {@code i} of a request, wrapping in a key space of {@code records}. */
+    /**
+     * The key of record number {@code i} of a request, wrapping in a key space of {@code records}.
+     *
+     * @param request the READ or SCAN
+     * @param i the record's position in the reply, {@code 0 .. count-1}
+     * @param records the key space, {@code > 0}
+     * @return {@code (request.key() + i) % records}
+     */
     public static long keyAt(KvRequest request, int i, long records) {
         return (request.key() + i) % records;
     }
@@ -76,6 +101,9 @@ public final class Records {
      * Writes the canonical reply to {@code request} from the generator (what a shard holding the
      * dataset of {@code records} keys answers).
      *
+     * @param request the READ or SCAN
+     * @param records the key space, {@code > 0}
+     * @param out where to write; gets {@link #replySize} bytes
      * @throws IllegalArgumentException if the key is not in {@code [0, records)}
      */
     public static void writeReply(KvRequest request, long records, ByteBuf out) {
@@ -103,7 +131,12 @@ public final class Records {
         }
     }
 
-    /** Writes one whole record, as stored by a shard ({@code key:i64 nfields:u8 field*}). */
+    /**
+     * Writes one whole record, as stored by a shard ({@code key:i64 nfields:u8 field*}).
+     *
+     * @param key the record key
+     * @param out where to write
+     */
     public static void writeRecord(long key, ByteBuf out) {
         byte[] scratch = new byte[FIELD_SIZE];
         out.writeLong(key);

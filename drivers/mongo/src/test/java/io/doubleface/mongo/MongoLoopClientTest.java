@@ -1,5 +1,6 @@
 package io.doubleface.mongo;
 
+import io.doubleface.testing.Outcomes;
 import static io.doubleface.mongo.MongoTestData.COLL;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -65,8 +66,8 @@ class MongoLoopClientTest {
     }
 
     /** Runs {@code sends} on the loop, then waits for every outcome. */
-    static MongoOutcomes run(LoopClient<MongoCommand<?>> c, int n, Consumer<MongoOutcomes> sends) throws Exception {
-        MongoOutcomes o = new MongoOutcomes(c.loop(), n);
+    static Outcomes run(LoopClient<MongoCommand<?>> c, int n, Consumer<Outcomes> sends) throws Exception {
+        Outcomes o = new Outcomes(c.loop(), n);
         c.loop().submit(() -> sends.accept(o)).sync();
         return o.await();
     }
@@ -74,13 +75,13 @@ class MongoLoopClientTest {
     /** Loads records {@code 0 .. records-1} into {@code shard} through the loop client ({@code insert} commands). */
     static void load(LoopClient<MongoCommand<?>> c, int shard, int records) throws Exception {
         List<MongoCommand<org.bson.RawBsonDocument>> inserts = MongoTestData.inserts(records);
-        MongoOutcomes o = run(c, inserts.size(), out -> {
+        Outcomes o = run(c, inserts.size(), out -> {
             for (int i = 0; i < inserts.size(); i++) {
                 c.send(shard, inserts.get(i), out, i);
             }
         });
         for (int i = 0; i < inserts.size(); i++) {
-            MongoTestData.assertInserted(Math.min(MongoTestData.BATCH, records - i * MongoTestData.BATCH), o.reply(i));
+            MongoTestData.assertInserted(Math.min(MongoTestData.BATCH, records - i * MongoTestData.BATCH), o.value(i));
         }
     }
 
@@ -98,13 +99,13 @@ class MongoLoopClientTest {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options().withTransport(transport))) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             int n = QUERIES.size() * 3;
-            MongoOutcomes o = run(c, n, out -> {
+            Outcomes o = run(c, n, out -> {
                 for (int i = 0; i < n; i++) {
                     c.send(i % 3, QUERIES.get(i / 3).command(), out, i);
                 }
             });
             for (int i = 0; i < n; i++) {
-                QUERIES.get(i / 3).check(o.reply(i), "on shard " + i % 3 + " over " + transport);
+                QUERIES.get(i / 3).check(o.value(i), "on shard " + i % 3 + " over " + transport);
             }
             MongoLoopClient.Stats s = stats(c);
             assertEquals(n, s.onLoop() + s.hopped() + s.inSend(), "every completion counted once: " + s);
@@ -115,33 +116,33 @@ class MongoLoopClientTest {
             // writes, and their typed replies: the inserted _id, the counts modified and deleted
             String coll = "scratch";
             String id = "w-" + transport.name().toLowerCase(Locale.ROOT);
-            MongoOutcomes inserted = run(c, 3, out -> {
+            Outcomes inserted = run(c, 3, out -> {
                 for (int shard = 0; shard < 3; shard++) {
                     c.send(shard, Mongo.insertOne(coll, new Document("_id", id).append("shard", shard)), out, shard);
                 }
             });
-            MongoOutcomes updated = run(c, 3, out -> {
+            Outcomes updated = run(c, 3, out -> {
                 for (int shard = 0; shard < 3; shard++) {
                     c.send(shard, Mongo.updateOne(coll, Filters.eq("_id", id), Updates.set("v", shard * 10)), out, shard);
                 }
             });
-            MongoOutcomes found = run(c, 3, out -> {
+            Outcomes found = run(c, 3, out -> {
                 for (int shard = 0; shard < 3; shard++) {
                     c.send(shard, Mongo.find(coll, Filters.eq("_id", id)), out, shard);
                 }
             });
-            MongoOutcomes deleted = run(c, 3, out -> {
+            Outcomes deleted = run(c, 3, out -> {
                 for (int shard = 0; shard < 3; shard++) {
                     c.send(shard, Mongo.deleteMany(coll, Filters.empty()), out, shard);
                 }
             });
             for (int shard = 0; shard < 3; shard++) {
-                assertEquals(new BsonString(id), assertInstanceOf(BsonValue.class, inserted.reply(shard)));
-                assertEquals(1L, updated.reply(shard));
+                assertEquals(new BsonString(id), assertInstanceOf(BsonValue.class, inserted.value(shard)));
+                assertEquals(1L, updated.value(shard));
                 MongoTestData.assertDocuments(List.of(new BsonDocument("_id", new BsonString(id))
                         .append("shard", new BsonInt32(shard)).append("v", new BsonInt32(shard * 10))),
-                        found.reply(shard), "written document on shard " + shard);
-                assertEquals(1L, deleted.reply(shard));
+                        found.value(shard), "written document on shard " + shard);
+                assertEquals(1L, deleted.value(shard));
             }
             s = stats(c);
             assertEquals(n + 12, s.onLoop() + s.hopped() + s.inSend(), "every completion counted once: " + s);
@@ -158,13 +159,13 @@ class MongoLoopClientTest {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             int n = 60;
-            MongoOutcomes o = run(c, n, out -> {
+            Outcomes o = run(c, n, out -> {
                 for (int i = 0; i < n; i++) {
                     c.send(i % 3, MongoTestData.readField(i, i % 10, RECORDS).command(), out, i);
                 }
             });
             for (int i = 0; i < n; i++) {
-                MongoTestData.readField(i, i % 10, RECORDS).check(o.reply(i), "on shard " + i % 3);
+                MongoTestData.readField(i, i % 10, RECORDS).check(o.value(i), "on shard " + i % 3);
             }
             MongoLoopClient.Stats s = stats(c);
             System.out.println("mongo netty-on-loop stats: " + s);
@@ -183,24 +184,24 @@ class MongoLoopClientTest {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             Query missing = MongoTestData.read(RECORDS + 5, RECORDS);
-            MongoOutcomes o = run(c, 4, out -> {
+            Outcomes o = run(c, 4, out -> {
                 c.send(0, missing.command(), out, 0);
                 c.send(0, Mongo.runCommand(new Document("noSuchCommand", 1)), out, 1);
                 c.send(0, Mongo.insertOne(COLL, MongoTestData.record(7)), out, 2); // record 7 is there: duplicate key
                 c.send(1, MongoTestData.readField(5, 0, RECORDS).command(), out, 3);
             });
-            missing.check(o.reply(0), "on shard 0");
+            missing.check(o.value(0), "on shard 0");
             o.assertFailed(1, ShardException.Kind.SHARD_ERROR);
             assertEquals(0, o.failure(1).shard());
             assertTrue(o.failure(1).getMessage().contains("noSuchCommand"), o.failure(1).getMessage());
             o.assertFailed(2, ShardException.Kind.SHARD_ERROR);
             assertTrue(o.failure(2).getMessage().contains("duplicate key"), o.failure(2).getMessage());
-            MongoTestData.readField(5, 0, RECORDS).check(o.reply(3), "on shard 1");
+            MongoTestData.readField(5, 0, RECORDS).check(o.value(3), "on shard 1");
             // the shard that refused the commands answers the next one, its record 7 unchanged
             MongoTestData.read(7, RECORDS).check(run(c, 1, out -> c.send(0, MongoTestData.read(7, RECORDS).command(), out, 0))
-                    .reply(0), "after the errors");
+                    .value(0), "after the errors");
             MongoTestData.read(1, RECORDS).check(run(c, 1, out -> c.send(0, MongoTestData.read(1, RECORDS).command(), out, 0))
-                    .reply(0), "after the errors");
+                    .value(0), "after the errors");
         }
     }
 
@@ -208,21 +209,21 @@ class MongoLoopClientTest {
     void callsBeyondMaxOutstandingAreOverloaded() throws Exception {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options().withMaxOutstanding(2))) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
-            MongoOutcomes o = run(c, 6, out -> {
+            Outcomes o = run(c, 6, out -> {
                 for (int i = 0; i < 5; i++) {
                     c.send(0, MongoTestData.read(i, RECORDS).command(), out, i);
                 }
                 c.send(1, MongoTestData.read(9, RECORDS).command(), out, 5); // another shard has its own bound
             });
-            MongoTestData.read(0, RECORDS).check(o.reply(0), "");
-            MongoTestData.read(1, RECORDS).check(o.reply(1), "");
+            MongoTestData.read(0, RECORDS).check(o.value(0), "");
+            MongoTestData.read(1, RECORDS).check(o.value(1), "");
             for (int i = 2; i < 5; i++) {
                 o.assertFailed(i, ShardException.Kind.OVERLOADED);
             }
-            MongoTestData.read(9, RECORDS).check(o.reply(5), "on shard 1");
+            MongoTestData.read(9, RECORDS).check(o.value(5), "on shard 1");
             // the bound frees as calls complete
             MongoTestData.read(4, RECORDS).check(run(c, 1, out -> c.send(0, MongoTestData.read(4, RECORDS).command(), out, 0))
-                    .reply(0), "after the overload");
+                    .value(0), "after the overload");
         }
     }
 
@@ -234,7 +235,7 @@ class MongoLoopClientTest {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             warmUp(c, 0);
             proxy.stall(true);
-            MongoOutcomes o = run(c, 3, out -> {
+            Outcomes o = run(c, 3, out -> {
                 c.send(0, MongoTestData.read(2, RECORDS).command(), out, 0);
                 c.send(0, MongoTestData.scan(2, 20, RECORDS).command(), out, 1);
                 c.send(0, Mongo.insertOne("stalled", new Document("_id", 1)), out, 2);
@@ -247,7 +248,7 @@ class MongoLoopClientTest {
             MongoDriver d2 = new MongoDriver(MongoDriver.parse("mongodb://127.0.0.1:" + proxy.port()).shards(),
                     options().withCallTimeout(Duration.ofSeconds(30)));
             LoopClient<MongoCommand<?>> c2 = d2.openOn(loop());
-            MongoOutcomes closing = new MongoOutcomes(loop(), 3);
+            Outcomes closing = new Outcomes(loop(), 3);
             loop().submit(() -> {
                 for (int i = 0; i < 3; i++) {
                     c2.send(0, MongoTestData.read(i, RECORDS).command(), closing, i);
@@ -259,7 +260,7 @@ class MongoLoopClientTest {
             for (int i = 0; i < 3; i++) {
                 closing.assertFailed(i, ShardException.Kind.CLOSED);
             }
-            MongoOutcomes after = run(c2, 1, out -> c2.send(0, MongoTestData.read(1, RECORDS).command(), out, 0));
+            Outcomes after = run(c2, 1, out -> c2.send(0, MongoTestData.read(1, RECORDS).command(), out, 0));
             after.assertFailed(0, ShardException.Kind.CLOSED);
         }
     }
@@ -273,20 +274,20 @@ class MongoLoopClientTest {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             load(c, 0, records);
             load(c, 1, records);
-            MongoOutcomes first = run(c, 2, out -> {
+            Outcomes first = run(c, 2, out -> {
                 c.send(0, MongoTestData.read(1, records).command(), out, 0);
                 c.send(1, MongoTestData.read(1, records).command(), out, 1);
             });
-            MongoTestData.read(1, records).check(first.reply(0), "on shard 0");
-            MongoTestData.read(1, records).check(first.reply(1), "on shard 1");
+            MongoTestData.read(1, records).check(first.value(0), "on shard 0");
+            MongoTestData.read(1, records).check(first.value(1), "on shard 1");
             own.stop(1);
             for (int round = 0; round < 5; round++) {
-                MongoOutcomes o = run(c, 3, out -> {
+                Outcomes o = run(c, 3, out -> {
                     c.send(0, MongoTestData.read(2, records).command(), out, 0);
                     c.send(1, MongoTestData.read(2, records).command(), out, 1);
                     c.send(1, Mongo.insertOne(COLL, new Document("_id", -1)), out, 2);
                 });
-                MongoTestData.read(2, records).check(o.reply(0), "on shard 0, round " + round);
+                MongoTestData.read(2, records).check(o.value(0), "on shard 0, round " + round);
                 o.assertFailed(1, ShardException.Kind.UNAVAILABLE);
                 o.assertFailed(2, ShardException.Kind.UNAVAILABLE);
             }
@@ -294,9 +295,9 @@ class MongoLoopClientTest {
             Query scan = MongoTestData.scan(3, 5, records);
             boolean ok = false;
             for (int attempt = 0; attempt < 100 && !ok; attempt++) {
-                MongoOutcomes o = run(c, 1, out -> c.send(1, scan.command(), out, 0));
+                Outcomes o = run(c, 1, out -> c.send(1, scan.command(), out, 0));
                 if (o.replied(0)) {
-                    MongoTestData.assertDocuments(List.of(), o.reply(0), "the restarted shard comes back empty");
+                    MongoTestData.assertDocuments(List.of(), o.value(0), "the restarted shard comes back empty");
                     ok = true;
                 } else {
                     o.assertFailed(0, ShardException.Kind.UNAVAILABLE);
@@ -305,7 +306,7 @@ class MongoLoopClientTest {
             }
             assertTrue(ok, "the shard was not used again after it came back");
             load(c, 1, records);
-            scan.check(run(c, 1, out -> c.send(1, scan.command(), out, 0)).reply(0), "on shard 1 reloaded");
+            scan.check(run(c, 1, out -> c.send(1, scan.command(), out, 0)).value(0), "on shard 1 reloaded");
         }
     }
 
@@ -314,13 +315,13 @@ class MongoLoopClientTest {
         long before = driverThreads();
         MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options());
         LoopClient<MongoCommand<?>> c = d.openOn(loop());
-        MongoOutcomes o = run(c, 3, out -> {
+        Outcomes o = run(c, 3, out -> {
             for (int i = 0; i < 3; i++) {
                 c.send(i, MongoTestData.read(i, RECORDS).command(), out, i);
             }
         });
         for (int i = 0; i < 3; i++) {
-            MongoTestData.read(i, RECORDS).check(o.reply(i), "on shard " + i);
+            MongoTestData.read(i, RECORDS).check(o.value(i), "on shard " + i);
         }
         assertTrue(driverThreads() > before, "the driver started threads");
         d.close();
@@ -334,9 +335,9 @@ class MongoLoopClientTest {
     /** Calls {@code shard} until it answers (the first calls also connect, and may take longer than a short timeout). */
     static void warmUp(LoopClient<MongoCommand<?>> c, int shard) throws Exception {
         for (int attempt = 0; attempt < 50; attempt++) {
-            MongoOutcomes o = run(c, 1, out -> c.send(shard, MongoTestData.read(1, RECORDS).command(), out, 0));
+            Outcomes o = run(c, 1, out -> c.send(shard, MongoTestData.read(1, RECORDS).command(), out, 0));
             if (o.replied(0)) {
-                MongoTestData.read(1, RECORDS).check(o.reply(0), "warm-up");
+                MongoTestData.read(1, RECORDS).check(o.value(0), "warm-up");
                 return;
             }
         }
@@ -362,7 +363,7 @@ class MongoLoopClientTest {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             assertThrows(IllegalStateException.class,
-                    () -> c.send(0, MongoTestData.read(0, RECORDS).command(), new MongoOutcomes(loop(), 1), 0));
+                    () -> c.send(0, MongoTestData.read(0, RECORDS).command(), new Outcomes(loop(), 1), 0));
         }
     }
 
@@ -372,7 +373,7 @@ class MongoLoopClientTest {
     void commandOfAnotherFamilyIsRefused() throws Exception {
         try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
             LoopClient raw = d.openOn(loop());
-            MongoOutcomes never = new MongoOutcomes(loop(), 1);
+            Outcomes never = new Outcomes(loop(), 1);
             IllegalArgumentException e = loop().submit(() -> assertThrows(IllegalArgumentException.class,
                     () -> raw.send(0, TestRead.readRecord(0), never, 0))).get();
             assertTrue(e.getMessage().contains("MongoCommand"), e.getMessage());

@@ -1,5 +1,6 @@
 package io.doubleface.redis;
 
+import io.doubleface.testing.Outcomes;
 import static io.doubleface.redis.TestData.B;
 import static io.doubleface.redis.TestData.PROBES;
 import static io.doubleface.redis.TestData.canon;
@@ -106,7 +107,7 @@ class RedisDriverTest {
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         int n = PROBES.size() * 3;
         for (int round = 0; round < 2; round++) { // the second on the now-open connections
-            LoopOutcomes out = new LoopOutcomes(loop, n);
+            Outcomes out = new Outcomes(loop, n);
             onLoop(client, c -> {
                 for (int i = 0; i < n; i++) {
                     c.send(i % 3, PROBES.get(i / 3).command(""), out, i);
@@ -115,7 +116,7 @@ class RedisDriverTest {
             out.await();
             for (int i = 0; i < n; i++) {
                 Probe p = PROBES.get(i / 3);
-                assertEquals(p.expected("", i % 3), out.canonReply(i), "round " + round + ", shard " + i % 3 + ": " + p);
+                assertEquals(p.expected("", i % 3), TestData.canon(out.value(i)), "round " + round + ", shard " + i % 3 + ": " + p);
             }
         }
         assertEquals(0, driver.offLoopCompletions(), "per-loop completions that arrived off the loop");
@@ -168,7 +169,7 @@ class RedisDriverTest {
         RedisCommand<String> unknown = B.raw(NO_SUCH_COMMAND, StatusOutput::new, a -> a.add("x"));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
-        LoopOutcomes out = new LoopOutcomes(loop, 4);
+        Outcomes out = new Outcomes(loop, 4);
         onLoop(client, c -> {
             c.send(0, wrongType, out, 0);
             c.send(0, unknown, out, 1);
@@ -180,8 +181,8 @@ class RedisDriverTest {
         assertTrue(out.failure(0).getMessage().contains("WRONGTYPE"), out.failure(0).getMessage());
         out.assertFailed(1, Kind.SHARD_ERROR);
         assertTrue(out.failure(1).getMessage().contains("unknown command"), out.failure(1).getMessage());
-        assertNull(out.reply(2));
-        assertEquals(str(value(0, 1)), out.canonReply(3), "the connection is still usable");
+        assertNull(out.value(2));
+        assertEquals(str(value(0, 1)), TestData.canon(out.value(3)), "the connection is still usable");
 
         BlockingClient<RedisCommand<?>> blocking = driver.openBlocking();
         long t = TimeUnit.SECONDS.toNanos(5);
@@ -218,7 +219,7 @@ class RedisDriverTest {
         RedisDriver driver = closeLater(RedisDriver.open("redis://127.0.0.1:" + port + "?connection=" + mode, SETTINGS));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
-        LoopOutcomes out = new LoopOutcomes(loop, 2);
+        Outcomes out = new Outcomes(loop, 2);
         onLoop(client, c -> {
             c.send(0, get(1), out, 0);
             c.send(0, get(2), out, 1);
@@ -243,14 +244,14 @@ class RedisDriverTest {
         warmUp(client, loop, 2);
         own.pause(1);
         try {
-            LoopOutcomes out = new LoopOutcomes(loop, 2);
+            Outcomes out = new Outcomes(loop, 2);
             onLoop(client, c -> {
                 c.send(1, get(1), out, 0);
                 c.send(0, get(1), out, 1);
             });
             out.await();
             out.assertFailed(0, Kind.TIMEOUT);
-            assertEquals(str(value(0, 1)), out.canonReply(1));
+            assertEquals(str(value(0, 1)), TestData.canon(out.value(1)));
             BlockingClient<RedisCommand<?>> blocking = driver.openBlocking();
             ShardException e = assertThrows(ShardException.class,
                     () -> blocking.call(1, get(1), TimeUnit.MILLISECONDS.toNanos(300)));
@@ -259,15 +260,15 @@ class RedisDriverTest {
             own.resume(1);
         }
         // the late replies are dropped; the connection serves again (another key: a late reply would not pass)
-        LoopOutcomes after = new LoopOutcomes(loop, 1);
+        Outcomes after = new Outcomes(loop, 1);
         onLoop(client, c -> c.send(1, get(3), after, 0));
         after.await();
-        assertEquals(str(value(1, 3)), after.canonReply(0));
+        assertEquals(str(value(1, 3)), TestData.canon(after.value(0)));
     }
 
     /** Sends {@code GET k:<s>} to every shard {@code s} and checks the replies. */
     private static void warmUp(LoopClient<RedisCommand<?>> client, EventLoop loop, int shards) throws Exception {
-        LoopOutcomes warm = new LoopOutcomes(loop, shards);
+        Outcomes warm = new Outcomes(loop, shards);
         onLoop(client, c -> {
             for (int s = 0; s < shards; s++) {
                 c.send(s, get(s), warm, s);
@@ -275,7 +276,7 @@ class RedisDriverTest {
         });
         warm.await();
         for (int s = 0; s < shards; s++) {
-            assertEquals(str(value(s, s)), warm.canonReply(s), "warm-up of shard " + s);
+            assertEquals(str(value(s, s)), TestData.canon(warm.value(s)), "warm-up of shard " + s);
         }
     }
 
@@ -290,7 +291,7 @@ class RedisDriverTest {
         warmUp(client, loop, 1);
         own.pause(0);
         try {
-            LoopOutcomes out = new LoopOutcomes(loop, 10);
+            Outcomes out = new Outcomes(loop, 10);
             onLoop(client, c -> {
                 for (int i = 0; i < 10; i++) {
                     c.send(0, get(i), out, i);
@@ -327,14 +328,14 @@ class RedisDriverTest {
         assertEquals(str(value(1, 1)), canon(blocking.call(1, get(1), TimeUnit.SECONDS.toNanos(5))));
         own.kill(1);
         // REJECT while disconnected: failures come at once, as UNAVAILABLE, not after the 20 s call timeout
-        LoopOutcomes out = new LoopOutcomes(loop, 2);
+        Outcomes out = new Outcomes(loop, 2);
         onLoop(client, c -> {
             c.send(1, get(1), out, 0);
             c.send(0, get(1), out, 1);
         });
         out.await();
         out.assertFailed(0, Kind.UNAVAILABLE);
-        assertEquals(str(value(0, 1)), out.canonReply(1));
+        assertEquals(str(value(0, 1)), TestData.canon(out.value(1)));
         ShardException e = assertThrows(ShardException.class,
                 () -> blocking.call(1, get(1), TimeUnit.SECONDS.toNanos(5)));
         assertEquals(Kind.UNAVAILABLE, e.kind(), e.toString());
@@ -344,11 +345,11 @@ class RedisDriverTest {
         Probe record = TestData.hmget(5);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (true) {
-            LoopOutcomes again = new LoopOutcomes(loop, 1);
+            Outcomes again = new Outcomes(loop, 1);
             onLoop(client, c -> c.send(1, record.command(""), again, 0));
             again.await();
             if (again.replied(0)) {
-                assertEquals(record.expected("", 1), again.canonReply(0));
+                assertEquals(record.expected("", 1), TestData.canon(again.value(0)));
                 break;
             }
             assertTrue(System.nanoTime() < deadline, "no reconnect within 20 s: " + again.failure(0));
@@ -376,7 +377,7 @@ class RedisDriverTest {
         warmUp(client, loop, 1);
         own.pause(0);
         try {
-            LoopOutcomes out = new LoopOutcomes(loop, 4);
+            Outcomes out = new Outcomes(loop, 4);
             onLoop(client, c -> {
                 for (int i = 0; i < 3; i++) {
                     c.send(0, get(i), out, i);
@@ -440,7 +441,7 @@ class RedisDriverTest {
     void sendOffTheLoopIsRefused() {
         RedisDriver driver = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
         LoopClient<RedisCommand<?>> client = driver.openOn(clientLoop(LoopGroup.Transport.AUTO));
-        assertThrows(IllegalStateException.class, () -> client.send(0, get(0), new LoopOutcomes(
+        assertThrows(IllegalStateException.class, () -> client.send(0, get(0), new Outcomes(
                 client.loop(), 1), 0));
     }
 
