@@ -28,7 +28,8 @@ public interface HttpRequestView {
      *
      * @param name the variable's name, without braces
      * @return the segment of the decoded path that the variable matched; never {@code null} or empty
-     * @throws IllegalArgumentException if the route's pattern has no such variable (a programming error)
+     * @throws IllegalStateException if the route's pattern has no such variable (a programming
+     *     error: the request is answered {@code 500}, not {@code 400})
      */
     String pathParam(String name);
 

@@ -346,8 +346,9 @@ public final class Redis<K, V> {
      * @throws NullPointerException if an argument or an element of {@code keys} or {@code args} is
      *     {@code null}
      */
+    @SafeVarargs
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public <T> RedisCommand<T> evalsha(String sha, ScriptOutputType type, K[] keys, V... args) {
+    public final <T> RedisCommand<T> evalsha(String sha, ScriptOutputType type, K[] keys, V... args) {
         List<K> ks = List.of(keys);
         List<V> as = List.of(args);
         Function<RedisCodec<K, V>, CommandOutput<K, V, T>> out = switch (type) {

@@ -122,7 +122,8 @@ public final class HttpRouter {
                     return values[i];
                 }
             }
-            throw new IllegalArgumentException("path variable {" + name + "}: not in the route pattern " + pattern);
+            // a programming error in the binding, not a bad request: 500, not 400
+            throw new IllegalStateException("path variable {" + name + "}: not in the route pattern " + pattern);
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.api.BadRequestException;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.api.HttpRequestView;
 import io.netty.buffer.ByteBuf;
@@ -42,6 +43,26 @@ class ErrorLogTest {
             // one line with its stack trace (the first), the other 29 within the same 10 s counted only
             assertEquals(29, JsonDoc.path(stats, "errors", "decode_unlogged").asLong());
             assertEquals(30, JsonDoc.path(stats, "requests", "internal_error").asLong());
+        }
+    }
+
+    @Test
+    void aBindingAskingForAPathVariableItsRouteDoesNotHaveIsA500NotA400() throws Exception {
+        try (TestCluster c = TestCluster.builder(2).configuration("doubleface").binding(real -> new HttpBinding<>() {
+            @Override
+            public YcsbQuery decode(HttpRequestView request) throws BadRequestException {
+                request.pathParam("user"); // GET /query has no {user}
+                return real.decode(request);
+            }
+
+            @Override
+            public ByteBuf encode(YcsbService.Result response, ByteBufAllocator alloc) {
+                return real.encode(response, alloc);
+            }
+        }).start()) {
+            HttpResponse<String> r = c.get(new YcsbQuery(1, Size.SMALL, 1));
+            assertEquals(500, r.statusCode(), r.body());
+            assertTrue(r.body().contains("path variable {user}: not in the route pattern /query"), r.body());
         }
     }
 }
