@@ -9,7 +9,7 @@ import io.doubleface.mongo.Mongo;
 import io.doubleface.mongo.MongoCommand;
 import io.doubleface.mongo.MongoDriver;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBufAllocator;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -87,7 +87,8 @@ public final class MongoRecords implements RecordStore<MongoCommand<?>> {
     @Override
     @SuppressWarnings("unchecked")
     public ByteBuf canonical(KvRequest r, Object reply) {
-        ByteBuf out = Unpooled.buffer(Records.replySize(r));
+        // pooled: the caller releases it right after the JSON fragment is written
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer(Records.replySize(r));
         String bad;
         try {
             bad = MongoLayout.writeReply(r, records, (List<RawBsonDocument>) reply, out);

@@ -15,6 +15,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -113,7 +114,8 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
     @Override
     @SuppressWarnings("unchecked")
     public ByteBuf canonical(KvRequest r, Object reply) {
-        ByteBuf out = Unpooled.buffer(Records.replySize(r));
+        // pooled: the caller releases it right after the JSON fragment is written
+        ByteBuf out = ByteBufAllocator.DEFAULT.buffer(Records.replySize(r));
         try {
             if (r.op() == KvRequest.Op.SCAN) {
                 encodeScan(r, (List<KeyValue<byte[], byte[]>>) reply, out);
