@@ -7,18 +7,15 @@ import io.doubleface.mongo.MongoDriver;
 import io.doubleface.mongo.MongoLoopClient;
 import java.net.http.HttpResponse;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every threading model over MongoDB shards (mongo-java-server, real wire protocol) answers
  * byte-identical responses — identical to {@link YcsbReference}'s, computed with no network — as
- * over the KV shards ({@link ModelConformanceTest}).
+ * over the KV shards ({@link StoreConformanceTest}).
  */
 class MongoConformanceTest {
 
@@ -33,30 +30,6 @@ class MongoConformanceTest {
     @AfterAll
     static void stop() {
         cluster.close();
-    }
-
-    static Stream<Arguments> cases() {
-        Stream.Builder<Arguments> b = Stream.builder();
-        for (String model : Models.ALL) {
-            for (int fanout : new int[] {1, 5, 20}) {
-                for (Size size : Size.values()) {
-                    b.add(Arguments.of(model, fanout, size));
-                }
-            }
-        }
-        return b.build();
-    }
-
-    @ParameterizedTest(name = "{0} fanout={1} {2}")
-    @MethodSource("cases")
-    void everyModelGivesTheSameBytesOverMongo(String model, int fanout, Size size) throws Exception {
-        cluster.server.switchTo(model);
-        for (long key : new long[] {0, 7, TestCluster.RECORDS - 3}) {
-            YcsbQuery q = new YcsbQuery(fanout, size, key);
-            HttpResponse<String> r = cluster.get(q);
-            assertEquals(200, r.statusCode(), r.body());
-            assertEquals(cluster.expected(q), r.body(), model + " " + q);
-        }
     }
 
     /** The integrated model's completions: with Netty on the shared loops, replies complete on the loop. */

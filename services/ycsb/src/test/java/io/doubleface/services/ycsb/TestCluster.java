@@ -194,6 +194,12 @@ final class TestCluster implements AutoCloseable {
 
     /** {@link #getAll(List, int)} with each response due within {@code timeout}. */
     List<HttpResponse<String>> getAll(List<YcsbQuery> queries, int inFlight, Duration timeout) throws Exception {
+        return getAll(http, server.port(), queries, inFlight, timeout);
+    }
+
+    /** {@link #getAll(List, int, Duration)} to the service on {@code port} through {@code http}. */
+    static List<HttpResponse<String>> getAll(HttpClient http, int port, List<YcsbQuery> queries, int inFlight,
+            Duration timeout) throws Exception {
         Semaphore permits = new Semaphore(inFlight);
         List<CompletableFuture<HttpResponse<String>>> futures = new ArrayList<>(queries.size());
         for (YcsbQuery q : queries) {
@@ -201,7 +207,8 @@ final class TestCluster implements AutoCloseable {
                 throw new AssertionError("no response within " + GENEROUS + " with " + inFlight + " in flight");
             }
             CompletableFuture<HttpResponse<String>> f = http.sendAsync(
-                    HttpRequest.newBuilder(uri(path(q))).timeout(timeout).build(), HttpResponse.BodyHandlers.ofString());
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path(q))).timeout(timeout).build(),
+                    HttpResponse.BodyHandlers.ofString());
             f.whenComplete((r, e) -> permits.release());
             futures.add(f);
         }
