@@ -55,8 +55,8 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
 
     private static final Logger log = LoggerFactory.getLogger(GrpcDriver.class);
 
-    /** URI scheme of shard lists: {@value}. */
-    public static final String SCHEME = "grpc://";
+    /** URI scheme of shard lists, without {@code ://} (as {@code MongoDriver.SCHEME}): {@value}. */
+    public static final String SCHEME = "grpc";
 
     /** Name of the blocking client's loop group: {@value}. */
     public static final String BLOCKING_LOOP_GROUP_NAME = "grpc-blk";

@@ -43,8 +43,8 @@ public final class KvDriver implements ShardDriver<KvRequest> {
 
     private static final Logger log = LoggerFactory.getLogger(KvDriver.class);
 
-    /** URI scheme of shard lists: {@value}. */
-    public static final String SCHEME = "kv://";
+    /** URI scheme of shard lists, without {@code ://} (as {@code MongoDriver.SCHEME}): {@value}. */
+    public static final String SCHEME = "kv";
 
     /** Longest {@link #close()} waits for each loop client to close on its loop: {@value} ms. */
     static final long CLOSE_WAIT_MILLIS = 5_000;

@@ -183,7 +183,7 @@ public final class KvLeafServer implements AutoCloseable {
 
     /** {@return the startup line, e.g. {@code listening on 127.0.0.1:7101-7120 (20 shards, 1000 records)}} */
     public String listeningMessage() {
-        return "listening on " + uri().substring(KvDriver.SCHEME.length()) + " (" + ports.length
+        return "listening on " + uri().substring((KvDriver.SCHEME + "://").length()) + " (" + ports.length
                 + (ports.length == 1 ? " shard, " : " shards, ") + records + " records)";
     }
 

@@ -224,7 +224,7 @@ public final class GrpcLeafServer implements AutoCloseable {
 
     /** {@return e.g. {@code listening on 127.0.0.1:7401-7420 (20 shards, 1000 records)}} */
     public String listeningMessage() {
-        return "listening on " + uri().substring(GrpcDriver.SCHEME.length()) + " (" + ports.length
+        return "listening on " + uri().substring((GrpcDriver.SCHEME + "://").length()) + " (" + ports.length
                 + (ports.length == 1 ? " shard, " : " shards, ") + records + " records)";
     }
 
