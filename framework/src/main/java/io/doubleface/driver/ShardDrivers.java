@@ -8,17 +8,24 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandle;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Finds the {@link ShardDriverProvider} of a shard URI by its scheme. The providers on the class
  * path are loaded once, with {@link ServiceLoader}.
  */
 public final class ShardDrivers {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardDrivers.class);
 
     private static final Map<String, ShardDriverProvider> BY_SCHEME = load();
 
@@ -43,6 +50,39 @@ public final class ShardDrivers {
             }
         }
         throw new IllegalArgumentException("loop: " + loop + " (expected: an epoll or NIO IoEventLoop)");
+    }
+
+    /**
+     * Closes a loop client on its own loop, as a driver's {@code close()} does for each client it
+     * opened: at once when called on that loop, else as a task on the loop, waiting up to
+     * {@code wait} for it (a wait that runs out is logged at WARN).
+     *
+     * @param client the client to close
+     * @param wait longest to wait for the close task
+     * @return {@code true} if the client closed on its loop; {@code false} if the loop is shut down
+     *     or shutting down (its channels went, or go, with it), the wait ran out, or the calling
+     *     thread was interrupted (its interrupt flag is set again)
+     */
+    public static boolean closeOnLoop(LoopClient<?> client, Duration wait) {
+        EventLoop loop = client.loop();
+        if (loop.inEventLoop()) {
+            client.close();
+            return true;
+        }
+        if (loop.isShuttingDown()) {
+            return false;
+        }
+        try {
+            if (loop.submit(client::close).await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                return true;
+            }
+            log.warn("{} did not close within {} ms", client, wait.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RejectedExecutionException e) {
+            // the loop shut down meanwhile; its channels went with it
+        }
+        return false;
     }
 
     private static Map<String, ShardDriverProvider> load() {

@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -249,22 +249,7 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
             c.close();
         }
         for (GrpcLoopClient c : List.copyOf(loopClients)) {
-            EventLoop loop = c.loop();
-            if (loop.inEventLoop()) {
-                c.close();
-            } else if (!loop.isShuttingDown()) {
-                try {
-                    if (!loop.submit(c::close).await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                        log.warn("grpc driver {}: client on {} did not close within {} ms", description, loop,
-                                CLOSE_WAIT_MILLIS);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    // the loop shut down meanwhile; its channels went with it
-                }
-            }
+            ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
         }
         loopClients.clear();
     }

@@ -1,16 +1,16 @@
 package io.doubleface.kv;
 
+import io.doubleface.driver.PipelinedConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Decodes response frames ({@link KvProtocol}) on a {@link KvConnection}'s channel and hands each
- * to the connection: the payload as a retained slice of the received bytes, no copy. An explicit
- * state machine: the header (length, id, status), then the payload.
+ * Decodes response frames ({@link KvProtocol}) on a KV shard connection and hands each to the
+ * connection: an OK payload as a retained slice of the received bytes, no copy; any other status
+ * as an error reply. An explicit state machine: the header (length, id, status), then the payload.
  *
  * <p>A response longer than {@value KvProtocol#MAX_RESPONSE_LENGTH} bytes or shorter than its
  * header closes the connection (its calls then fail {@code UNAVAILABLE}).
@@ -18,8 +18,6 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: one instance per channel, confined to its event loop.
  */
 final class KvClientHandler extends ByteToMessageDecoder {
-
-    private static final Logger log = LoggerFactory.getLogger(KvClientHandler.class);
 
     private static final int HEADER = KvProtocol.LENGTH_FIELD_LENGTH + KvProtocol.RESPONSE_HEADER_LENGTH;
 
@@ -32,13 +30,13 @@ final class KvClientHandler extends ByteToMessageDecoder {
         BROKEN
     }
 
-    private final KvConnection connection;
+    private final PipelinedConnection connection;
     private State state = State.HEADER;
     private int id;
     private int status;
     private int payloadLength;
 
-    KvClientHandler(KvConnection connection) {
+    KvClientHandler(PipelinedConnection connection) {
         this.connection = connection;
     }
 
@@ -54,10 +52,8 @@ final class KvClientHandler extends ByteToMessageDecoder {
                     if (length < KvProtocol.RESPONSE_HEADER_LENGTH || length > KvProtocol.MAX_RESPONSE_LENGTH) {
                         state = State.BROKEN;
                         in.skipBytes(in.readableBytes());
-                        log.warn("kv shard {}: malformed response from {}: length {} (expected: {}..{}); closing",
-                                connection.shard(), ctx.channel().remoteAddress(), length,
-                                KvProtocol.RESPONSE_HEADER_LENGTH, KvProtocol.MAX_RESPONSE_LENGTH);
-                        ctx.close();
+                        connection.onMalformed(ctx.channel(), "length " + length + " (expected: "
+                                + KvProtocol.RESPONSE_HEADER_LENGTH + ".." + KvProtocol.MAX_RESPONSE_LENGTH + ")");
                         return;
                     }
                     id = in.readInt();
@@ -69,9 +65,14 @@ final class KvClientHandler extends ByteToMessageDecoder {
                     if (in.readableBytes() < payloadLength) {
                         return;
                     }
-                    ByteBuf payload = in.readRetainedSlice(payloadLength);
                     state = State.HEADER;
-                    connection.onResponse(ctx.channel(), id, status, payload);
+                    if (status == KvProtocol.STATUS_OK) {
+                        connection.onReply(ctx.channel(), id, in.readRetainedSlice(payloadLength));
+                    } else {
+                        String message = in.toString(in.readerIndex(), payloadLength, StandardCharsets.UTF_8);
+                        in.skipBytes(payloadLength);
+                        connection.onError(ctx.channel(), id, KvProtocol.statusName(status) + ": " + message);
+                    }
                 }
                 case BROKEN -> {
                     in.skipBytes(in.readableBytes());
@@ -79,17 +80,5 @@ final class KvClientHandler extends ByteToMessageDecoder {
                 }
             }
         }
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        super.channelInactive(ctx); // decodes what is left first
-        connection.onInactive(ctx.channel());
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("kv shard {}: connection to {} failed; closing it", connection.shard(), ctx.channel().remoteAddress(), cause);
-        ctx.close();
     }
 }

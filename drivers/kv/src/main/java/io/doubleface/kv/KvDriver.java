@@ -1,26 +1,20 @@
 package io.doubleface.kv;
 
-import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.PipelinedLoopClient;
 import io.doubleface.driver.ShardAddresses;
 import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.ShardDrivers;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
-import io.netty.channel.epoll.EpollIoHandle;
-import io.netty.channel.epoll.EpollSocketChannel;
-import io.netty.channel.nio.NioIoHandle;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The driver of the built-in KV shards ({@link KvLeafServer}, wire format {@link KvProtocol}).
@@ -40,8 +34,6 @@ import org.slf4j.LoggerFactory;
  * an event loop it was given.
  */
 public final class KvDriver implements ShardDriver<KvRequest> {
-
-    private static final Logger log = LoggerFactory.getLogger(KvDriver.class);
 
     /** URI scheme of shard lists, without {@code ://} (as {@code MongoDriver.SCHEME}): {@value}. */
     public static final String SCHEME = "kv";
@@ -155,7 +147,7 @@ public final class KvDriver implements ShardDriver<KvRequest> {
     private final List<InetSocketAddress> shards;
     private final Options options;
     private final String description;
-    private final Set<KvLoopClient> loopClients = ConcurrentHashMap.newKeySet();
+    private final Set<PipelinedLoopClient<KvRequest>> loopClients = ConcurrentHashMap.newKeySet();
     private final Set<KvBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -246,7 +238,9 @@ public final class KvDriver implements ShardDriver<KvRequest> {
     public LoopClient<KvRequest> openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
-        KvLoopClient c = new KvLoopClient(this, loop, ShardDrivers.socketChannelClass(loop));
+        PipelinedLoopClient<KvRequest> c = new PipelinedLoopClient<>(loop, shards, KvClientProtocol.INSTANCE,
+                new DriverSettings(options.connectTimeout(), options.callTimeout(), options.maxOutstanding()),
+                options.reconnectBackoff(), description, loopClients::remove);
         loopClients.add(c);
         if (closed) { // lost a race with close()
             loopClients.remove(c);
@@ -274,10 +268,6 @@ public final class KvDriver implements ShardDriver<KvRequest> {
         }
     }
 
-    void closed(KvLoopClient c) {
-        loopClients.remove(c);
-    }
-
     void closed(KvBlockingClient c) {
         blockingClients.remove(c);
     }
@@ -295,23 +285,8 @@ public final class KvDriver implements ShardDriver<KvRequest> {
         for (KvBlockingClient c : List.copyOf(blockingClients)) {
             c.close();
         }
-        for (KvLoopClient c : List.copyOf(loopClients)) {
-            EventLoop loop = c.loop();
-            if (loop.inEventLoop()) {
-                c.close();
-            } else if (!loop.isShuttingDown()) {
-                try {
-                    if (!loop.submit(c::close).await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                        log.warn("kv driver {}: client on {} did not close within {} ms", description, loop,
-                                CLOSE_WAIT_MILLIS);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    // the loop shut down meanwhile; its channels went with it
-                }
-            }
+        for (PipelinedLoopClient<KvRequest> c : List.copyOf(loopClients)) {
+            ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
         }
         loopClients.clear();
     }

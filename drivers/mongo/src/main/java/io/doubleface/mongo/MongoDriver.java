@@ -673,23 +673,8 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
             c.close();
         }
         for (LoopClient c : List.copyOf(loopClients)) {
-            EventLoop loop = c.loop();
-            if (loop.inEventLoop()) {
-                c.close();
-            } else if (!loop.isShuttingDown()) {
-                try {
-                    if (!loop.submit(c::close).await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
-                        log.warn("mongodb driver {}: client on {} did not close within {} ms", description, loop,
-                                CLOSE_WAIT_MILLIS);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    c.close();
-                }
-            } else {
-                c.close();
+            if (!ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS)) && c.loop().isShuttingDown()) {
+                c.close(); // the loop is gone: close the client's own side from here
             }
         }
         loopClients.clear();

@@ -415,26 +415,9 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             c.close();
         }
         for (RedisLoopClient c : List.copyOf(loopClients)) {
-            EventLoop loop = c.loop();
-            boolean closedOnLoop = false;
-            if (loop.inEventLoop()) {
+            if (c.loop().inEventLoop()) {
                 c.close();
-                continue;
-            }
-            if (!loop.isShuttingDown()) {
-                try {
-                    closedOnLoop = loop.submit(c::close).await(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
-                    if (!closedOnLoop) {
-                        log.warn("redis driver {}: client on {} did not close within {} ms", description, loop,
-                                CLOSE_WAIT_MILLIS);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    // the loop shut down meanwhile
-                }
-            }
-            if (closedOnLoop) {
+            } else if (ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS))) {
                 c.awaitShutdown(CLOSE_WAIT_MILLIS);
             } else {
                 c.abandon(); // the loop is gone, and its channels with it: release Lettuce's side, do not wait

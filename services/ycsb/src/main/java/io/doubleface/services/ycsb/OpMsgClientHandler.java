@@ -1,24 +1,22 @@
 package io.doubleface.services.ycsb;
 
+import io.doubleface.driver.PipelinedConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import java.nio.ByteOrder;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Pipeline of an {@link OpMsgConnection}: frames MongoDB messages (little-endian length that
- * counts itself) and hands each whole message to the connection, releasing it after. On the
- * connection's loop.
+ * Decoder of an OP_MSG shard connection: frames MongoDB messages (little-endian length that counts
+ * itself), reads each reply ({@link OpMsgProtocol#readReply}) and hands its documents, or its
+ * error, to the connection under the call id {@code responseTo}; releases the frame after. A
+ * message it cannot read closes the connection. On the connection's loop.
  */
 final class OpMsgClientHandler extends LengthFieldBasedFrameDecoder {
 
-    private static final Logger log = LoggerFactory.getLogger(OpMsgClientHandler.class);
+    private final PipelinedConnection connection;
 
-    private final OpMsgConnection connection;
-
-    OpMsgClientHandler(OpMsgConnection connection) {
+    OpMsgClientHandler(PipelinedConnection connection) {
         super(ByteOrder.LITTLE_ENDIAN, OpMsgProtocol.MAX_MESSAGE_LENGTH, 0, 4, -4, 0, true);
         this.connection = connection;
     }
@@ -28,24 +26,22 @@ final class OpMsgClientHandler extends LengthFieldBasedFrameDecoder {
         Object frame = super.decode(ctx, in);
         if (frame instanceof ByteBuf b) {
             try {
-                connection.onResponse(ctx.channel(), b);
+                OpMsgProtocol.Reply r;
+                try {
+                    r = OpMsgProtocol.readReply(b);
+                } catch (RuntimeException e) {
+                    connection.onMalformed(ctx.channel(), e.toString());
+                    return null;
+                }
+                if (r.error() != null) {
+                    connection.onError(ctx.channel(), r.responseTo(), connection.address() + ": " + r.error());
+                } else {
+                    connection.onReply(ctx.channel(), r.responseTo(), r.documents());
+                }
             } finally {
                 b.release();
             }
         }
         return null;
     }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-        super.channelInactive(ctx);
-        connection.onInactive(ctx.channel());
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        log.debug("mongodb shard {}: {}", connection.shard(), cause.toString());
-        ctx.close();
-    }
-
 }

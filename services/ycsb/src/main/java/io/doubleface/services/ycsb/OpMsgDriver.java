@@ -3,6 +3,7 @@ package io.doubleface.services.ycsb;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.PipelinedLoopClient;
 import io.doubleface.driver.ShardAddresses;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.driver.ShardDrivers;
@@ -13,18 +14,19 @@ import io.doubleface.mongo.MongoDriver;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A driver of the YCSB record read over MongoDB shards that does not use the official driver on
  * the loops: {@code mongodb+loop://HOST:FIRST-LAST} (or {@code HOST:PORT,HOST:PORT,...}). Its loop
- * clients are {@link OpMsgLoopClient}s — one pipelined OP_MSG connection per shard on the loop,
- * speaking just the {@code find} of the records, no driver threads — written on the public driver
+ * clients are the framework's {@link PipelinedLoopClient} speaking {@link OpMsgClientProtocol} — one
+ * pipelined OP_MSG connection per shard on the loop, just the {@code find} of the records, no driver
+ * threads, no checkout hop — written on the public driver
  * SPI ({@link ShardDriver}, {@link LoopClient}) as any user's own driver would be. Its blocking
  * client, for the thread models, is the official sync driver's ({@link MongoDriver} with
  * {@link MongoRecords}), translated to the same canonical replies.
@@ -39,11 +41,18 @@ public final class OpMsgDriver implements ShardDriver<KvRequest> {
     /** URI scheme: {@value}. */
     public static final String SCHEME = "mongodb+loop";
 
+    /** Reconnect backoff after a failed connection attempt: {@value} ms. */
+    static final long RECONNECT_BACKOFF_MILLIS = 50;
+
+    /** Longest {@link #close()} waits for each loop client to close on its loop: {@value} ms. */
+    static final long CLOSE_WAIT_MILLIS = 5_000;
+
     private final List<InetSocketAddress> shards;
     private final DriverSettings settings;
     private final long records;
     private final String description;
-    private final Set<OpMsgLoopClient> loopClients = ConcurrentHashMap.newKeySet();
+    private final OpMsgClientProtocol protocol;
+    private final Set<PipelinedLoopClient<KvRequest>> loopClients = ConcurrentHashMap.newKeySet();
     private final Set<BlockingClient<?>> blockingClients = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -66,22 +75,7 @@ public final class OpMsgDriver implements ShardDriver<KvRequest> {
         }
         this.records = records;
         this.description = ShardAddresses.describe(SCHEME, shards);
-    }
-
-    List<InetSocketAddress> shards() {
-        return shards;
-    }
-
-    DriverSettings settings() {
-        return settings;
-    }
-
-    long records() {
-        return records;
-    }
-
-    String database() {
-        return MongoRecords.DATABASE;
+        this.protocol = new OpMsgClientProtocol(records, MongoRecords.DATABASE);
     }
 
     @Override
@@ -97,8 +91,8 @@ public final class OpMsgDriver implements ShardDriver<KvRequest> {
     @Override
     public LoopClient<KvRequest> openOn(EventLoop loop) {
         requireOpen();
-        ShardDrivers.socketChannelClass(loop); // fail fast on a loop Netty cannot use
-        OpMsgLoopClient c = new OpMsgLoopClient(this, loop);
+        PipelinedLoopClient<KvRequest> c = new PipelinedLoopClient<>(loop, shards, protocol, settings,
+                Duration.ofMillis(RECONNECT_BACKOFF_MILLIS), description, loopClients::remove);
         loopClients.add(c);
         if (closed) {
             loopClients.remove(c);
@@ -130,10 +124,6 @@ public final class OpMsgDriver implements ShardDriver<KvRequest> {
         if (closed) {
             throw new IllegalStateException(SCHEME + " driver " + description + " is closed");
         }
-    }
-
-    void closed(OpMsgLoopClient c) {
-        loopClients.remove(c);
     }
 
     /** The blocking face: the record read as a native {@code find} on the official sync driver. */
@@ -201,20 +191,8 @@ public final class OpMsgDriver implements ShardDriver<KvRequest> {
         for (BlockingClient<?> c : List.copyOf(blockingClients)) {
             c.close();
         }
-        for (OpMsgLoopClient c : List.copyOf(loopClients)) {
-            EventLoop loop = c.loop();
-            if (loop.inEventLoop()) {
-                c.close();
-            } else if (!loop.isShuttingDown()) {
-                try {
-                    loop.submit(c::close).await(5, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    // the loop shut down meanwhile; its channels went with it
-                }
-            }
+        for (PipelinedLoopClient<KvRequest> c : List.copyOf(loopClients)) {
+            ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
         }
         loopClients.clear();
     }

@@ -1,26 +1,30 @@
-package io.doubleface.kv;
+package io.doubleface.driver;
 
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardException;
+import io.doubleface.api.Command;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One shard connection of a {@link KvLoopClient}: a pipelined channel with many calls
- * outstanding, matched to replies by request id.
+ * One shard connection of a {@link PipelinedLoopClient}: a channel with many calls outstanding,
+ * matched to replies by call id. A {@link PipelinedProtocol}'s decoder delivers each reply with
+ * {@link #onReply}, {@link #onError} or {@link #onMalformed}; the rest of this class is the
+ * client's business.
  *
- * <p>State: no channel (idle, or after a loss) → connecting (requests are encoded into
- * {@link #out} and wait) → connected (requests are encoded into {@link #out} and written by the
+ * <p>State: no channel (idle, or after a loss) → connecting (calls are encoded into the buffer of
+ * unwritten calls and wait) → connected (calls are encoded into that buffer and written by the
  * client's end-of-iteration flush). A lost connection fails every outstanding call with
  * {@code UNAVAILABLE}; the next send connects again. A failed connection attempt also starts the
  * reconnect backoff, during which sends fail at once.
@@ -34,26 +38,24 @@ import org.slf4j.LoggerFactory;
  * <p>Callbacks: before a listener is called, its call is unlinked from every structure, so a
  * listener may send again (even on this connection) from inside its callback.
  *
- * <p>Threading: confined to the client's loop. No synchronisation.
+ * <p>Threading: confined to the client's loop; a decoder calls it from that loop. No synchronisation.
  */
-final class KvConnection {
+public final class PipelinedConnection {
 
-    private static final Logger log = LoggerFactory.getLogger(KvConnection.class);
-
-    /** Initial bytes of a pending-output buffer: room for {@value} requests. */
-    private static final int OUT_INITIAL_REQUESTS = 16;
+    private static final Logger log = LoggerFactory.getLogger(PipelinedConnection.class);
 
     /** An outstanding call; recycled through {@link #free}. */
     private static final class Call {
         int id;
         int tag;
+        Object command;
         ReplyListener listener;
         long deadline;
         Call prev;
         Call next;
     }
 
-    private final KvLoopClient client;
+    private final PipelinedLoopClient<?> client;
     private final int shard;
     private final InetSocketAddress address;
     private final IntObjectHashMap<Call> calls = new IntObjectHashMap<>();
@@ -62,7 +64,7 @@ final class KvConnection {
     /** Current channel: connecting or connected; null when there is none. */
     private Channel channel;
     private boolean connected;
-    /** Encoded requests not yet written. */
+    /** Encoded calls not yet written. */
     private ByteBuf out;
     /** Whether this connection is in the client's dirty list. */
     boolean dirty;
@@ -71,7 +73,7 @@ final class KvConnection {
     private Call tail;
     private int outstanding;
     private Call free;
-    private int nextId;
+    private int nextId = 1;
 
     private ScheduledFuture<?> sweep;
     /** Until this nanoTime, sends fail at once (reconnect backoff); valid if {@link #backoff}. */
@@ -79,13 +81,24 @@ final class KvConnection {
     private boolean backoff;
     private String lastConnectFailure;
 
-    KvConnection(KvLoopClient client, int shard, InetSocketAddress address) {
+    PipelinedConnection(PipelinedLoopClient<?> client, int shard, InetSocketAddress address) {
         this.client = client;
         this.shard = shard;
         this.address = address;
     }
 
-    void send(KvRequest request, ReplyListener listener, int tag) {
+    /** {@return the shard this connection goes to} */
+    public int shard() {
+        return shard;
+    }
+
+    /** {@return the shard's address} */
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    <C extends Command<?>> void send(C command, ReplyListener listener, int tag) {
         long now = System.nanoTime();
         if (channel == null) {
             if (backoff && now - retryAt < 0) {
@@ -116,15 +129,16 @@ final class KvConnection {
         int id = nextId++;
         c.id = id;
         c.tag = tag;
+        c.command = command;
         c.listener = listener;
         c.deadline = now + client.callTimeoutNanos;
         calls.put(id, c);
         link(c);
         outstanding++;
         if (out == null) {
-            out = channel.alloc().ioBuffer(KvProtocol.REQUEST_FRAME_LENGTH * OUT_INITIAL_REQUESTS);
+            out = channel.alloc().ioBuffer(client.protocol.initialOutputBytes());
         }
-        KvProtocol.writeRequest(id, request, out);
+        ((PipelinedProtocol) client.protocol).encode(id, shard, command, out);
         if (connected && !dirty) {
             client.markDirty(this);
         }
@@ -134,12 +148,19 @@ final class KvConnection {
     }
 
     private void connect() {
+        PipelinedConnection self = this;
         Bootstrap b = new Bootstrap()
                 .group(client.loop())
                 .channel(client.channelClass())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, client.connectTimeoutMillis)
-                .handler(new KvClientHandler(this));
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        client.protocol.initChannel(ch, self);
+                        ch.pipeline().addLast(new Tail(self));
+                    }
+                });
         ChannelFuture f = b.connect(address);
         channel = f.channel();
         connected = false;
@@ -157,32 +178,33 @@ final class KvConnection {
             f.channel().close();
             channel = null;
             lastConnectFailure = "cannot connect: " + address + " refused (self-connect)";
-            if (client.reconnectBackoffNanos > 0) {
-                backoff = true;
-                retryAt = System.nanoTime() + client.reconnectBackoffNanos;
-            }
+            startBackoff();
             failAll(new ShardException(ShardException.Kind.UNAVAILABLE, shard, lastConnectFailure));
             return;
         }
         if (f.isSuccess()) {
             connected = true;
             if (out != null && !dirty) {
-                client.markDirty(this); // the requests queued while connecting
+                client.markDirty(this); // the calls queued while connecting
             }
             return;
         }
         channel = null;
         Throwable cause = f.cause();
         lastConnectFailure = "cannot connect: " + cause;
-        if (client.reconnectBackoffNanos > 0) {
-            backoff = true;
-            retryAt = System.nanoTime() + client.reconnectBackoffNanos;
-        }
+        startBackoff();
         failAll(new ShardException(ShardException.Kind.UNAVAILABLE, shard,
                 "cannot connect to " + address + ": " + cause, cause));
     }
 
-    /** Writes and flushes the pending output; called by the client's end-of-iteration task. */
+    private void startBackoff() {
+        if (client.reconnectBackoffNanos > 0) {
+            backoff = true;
+            retryAt = System.nanoTime() + client.reconnectBackoffNanos;
+        }
+    }
+
+    /** Writes and flushes the buffer of unwritten calls; called by the client's end-of-iteration task. */
     void flush() {
         dirty = false;
         ByteBuf o = out;
@@ -193,37 +215,98 @@ final class KvConnection {
         channel.writeAndFlush(o, channel.voidPromise());
     }
 
-    /** A response arrived on {@code ch}; takes ownership of {@code payload}. */
-    void onResponse(Channel ch, int id, int status, ByteBuf payload) {
-        if (ch != channel) {
-            payload.release();
-            return;
-        }
+    /** Removes the outstanding call {@code id}, or logs why there is none and returns null. */
+    private Call take(int id) {
         Call c = calls.remove(id);
         if (c == null) {
-            payload.release();
             // Ids run upwards, so a recent id is most likely a call that already timed out.
             int age = nextId - id;
             if (age > 0 && age < 1 << 30) {
-                log.debug("kv shard {}: late reply to call {} (timed out) from {}; dropped", shard, id, address);
+                log.debug("{} shard {}: late reply to call {} (timed out) from {}; dropped", client.protocol.protocolName(),
+                        shard, id, address);
             } else {
-                log.warn("kv shard {}: reply to unknown call {} from {}; dropped", shard, id, address);
+                log.warn("{} shard {}: reply to unknown call {} from {}; dropped", client.protocol.protocolName(), shard,
+                        id, address);
             }
-            return;
+            return null;
         }
         unlink(c);
         outstanding--;
+        return c;
+    }
+
+    /**
+     * The decoder read the reply to call {@code id}: the call's listener gets
+     * {@link PipelinedProtocol#reply} of it. A reply on a channel this connection no longer uses, or
+     * to a call that is no longer outstanding (it timed out), is dropped (released if
+     * reference-counted).
+     *
+     * @param ch the channel it was read from
+     * @param id the call id it answers
+     * @param decoded the reply as decoded; ownership passes to this method
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public void onReply(Channel ch, int id, Object decoded) {
+        if (ch != channel) {
+            ReferenceCountUtil.release(decoded);
+            return;
+        }
+        Call c = take(id);
+        if (c == null) {
+            ReferenceCountUtil.release(decoded);
+            return;
+        }
+        ReplyListener listener = c.listener;
+        int tag = c.tag;
+        Object command = c.command;
+        recycle(c);
+        Object reply;
+        try {
+            reply = ((PipelinedProtocol) client.protocol).reply((Command<?>) command, shard, decoded, ch.alloc());
+        } catch (RuntimeException e) {
+            PipelinedLoopClient.notifyFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR,
+                    shard, address + ": " + e.getMessage(), e));
+            return;
+        }
+        PipelinedLoopClient.notifyReply(listener, tag, reply);
+    }
+
+    /**
+     * The decoder read an error reply to call {@code id}: the call fails with
+     * {@link ShardException.Kind#SHARD_ERROR} and {@code message}.
+     *
+     * @param ch the channel it was read from
+     * @param id the call id it answers
+     * @param message what the shard said, as the upstream error message should show it
+     */
+    public void onError(Channel ch, int id, String message) {
+        if (ch != channel) {
+            return;
+        }
+        Call c = take(id);
+        if (c == null) {
+            return;
+        }
         ReplyListener listener = c.listener;
         int tag = c.tag;
         recycle(c);
-        if (status == KvProtocol.STATUS_OK) {
-            KvLoopClient.notifyReply(listener, tag, payload);
-        } else {
-            String message = payload.toString(StandardCharsets.UTF_8);
-            payload.release();
-            KvLoopClient.notifyFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard,
-                    KvProtocol.statusName(status) + ": " + message));
+        PipelinedLoopClient.notifyFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard,
+                message));
+    }
+
+    /**
+     * The decoder read bytes it cannot make sense of: the connection is closed (its outstanding
+     * calls fail {@code UNAVAILABLE}) and the reason logged at WARN once per connection.
+     *
+     * @param ch the channel they were read from
+     * @param reason what was wrong, e.g. {@code "length 7 (expected: 9..16777216)"}
+     */
+    public void onMalformed(Channel ch, String reason) {
+        if (ch.isActive()) {
+            log.warn("{} shard {}: malformed reply from {}: {}; closing the connection", client.protocol.protocolName(),
+                    shard, address, reason);
         }
+        ch.close();
     }
 
     /** {@code ch} became inactive; if it is the current channel, its outstanding calls are lost. */
@@ -267,7 +350,7 @@ final class KvConnection {
             ReplyListener listener = c.listener;
             int tag = c.tag;
             recycle(c);
-            KvLoopClient.notifyFailure(listener, tag, cause);
+            PipelinedLoopClient.notifyFailure(listener, tag, cause);
             c = next;
         }
     }
@@ -292,7 +375,7 @@ final class KvConnection {
                 timeout = new ShardException(ShardException.Kind.TIMEOUT, shard, "no reply from " + address
                         + " within " + TimeUnit.NANOSECONDS.toMillis(client.callTimeoutNanos) + " ms");
             }
-            KvLoopClient.notifyFailure(listener, tag, timeout);
+            PipelinedLoopClient.notifyFailure(listener, tag, timeout);
         }
         if (head != null && sweep == null) {
             armSweep(head.deadline - now);
@@ -326,16 +409,38 @@ final class KvConnection {
 
     private void recycle(Call c) {
         c.listener = null;
+        c.command = null;
         c.prev = null;
         c.next = free;
         free = c;
     }
 
-    int shard() {
-        return shard;
-    }
+    /**
+     * Last handler of every connection's pipeline, after the protocol's decoder: a closed channel
+     * fails its calls (after the decoder has read what was left), an exception closes the channel.
+     */
+    private static final class Tail extends ChannelInboundHandlerAdapter {
+        private final PipelinedConnection connection;
 
-    InetSocketAddress address() {
-        return address;
+        Tail(PipelinedConnection connection) {
+            this.connection = connection;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ReferenceCountUtil.release(msg); // a decoder that passes bytes on: nothing here reads them
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            connection.onInactive(ctx.channel());
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            log.debug("{} shard {}: connection to {} failed; closing it", connection.client.protocol.protocolName(),
+                    connection.shard, ctx.channel().remoteAddress(), cause);
+            ctx.close();
+        }
     }
 }

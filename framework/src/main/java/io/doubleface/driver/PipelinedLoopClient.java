@@ -1,0 +1,216 @@
+package io.doubleface.driver;
+
+import io.doubleface.api.Command;
+import io.netty.channel.EventLoop;
+import io.netty.channel.SingleThreadEventLoop;
+import io.netty.channel.socket.SocketChannel;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link LoopClient} for a pipelined protocol: one connection per shard, registered on the
+ * client's loop and made on the first send to that shard, with many calls outstanding on it. The
+ * protocol — how a call is encoded, how replies are decoded — is a {@link PipelinedProtocol};
+ * everything else is here, written once for every driver that speaks such a protocol (the KV
+ * driver, the YCSB service's OP_MSG driver, a driver of your own).
+ *
+ * <p>Flush consolidation: {@link #send} encodes the call into its connection's buffer of unwritten
+ * calls without writing it, and marks the connection dirty. The first connection marked dirty in a
+ * loop iteration registers one tail task ({@link SingleThreadEventLoop#executeAfterEventLoopIteration});
+ * at the end of the iteration that task writes and flushes every dirty connection once. So a
+ * request fanned out to 20 shards, or 20 requests to one shard, cost one write system call per
+ * connection.
+ *
+ * <pre>
+ *   loop iteration:  I/O events ─► tasks ─► send, send, send ─► … ─► tail: flush dirty connections
+ *                                            (encode, mark dirty)
+ * </pre>
+ *
+ * <p>Completion: every send ends in exactly one listener callback on the loop, never inside
+ * {@code send} itself: a reply, or a {@link ShardException}: {@code UNAVAILABLE} when the
+ * connection cannot be made (then sends to that shard fail at once for the reconnect backoff) or is
+ * lost, {@code TIMEOUT} after the call timeout, {@code SHARD_ERROR} for an error reply or a command
+ * the protocol refuses, {@code OVERLOADED} when the connection already holds
+ * {@link DriverSettings#maxOutstanding} calls, {@code CLOSED} after {@link #close}.
+ *
+ * <p>Threading: confined to {@link #loop()}; {@link #send} throws {@link IllegalStateException}
+ * when called from another thread. {@link #close} may be called from any thread (it hops to the
+ * loop). No locks.
+ *
+ * @param <C> the command type
+ */
+public final class PipelinedLoopClient<C extends Command<?>> implements LoopClient<C> {
+
+    private static final Logger log = LoggerFactory.getLogger(PipelinedLoopClient.class);
+
+    private final EventLoop loop;
+    private final Class<? extends SocketChannel> channelClass;
+    private final InetSocketAddress[] addresses;
+    private final PipelinedConnection[] connections;
+    private final String description;
+    private final Consumer<? super PipelinedLoopClient<C>> onClose;
+    final PipelinedProtocol<C> protocol;
+    final long callTimeoutNanos;
+    final int connectTimeoutMillis;
+    final int maxOutstanding;
+    final long reconnectBackoffNanos;
+
+    // connections with unflushed output, flushed by the tail task
+    private final PipelinedConnection[] dirty;
+    private int dirtyCount;
+    private boolean flushScheduled;
+    private final Runnable flushTask = this::flushDirty;
+    private boolean closed;
+
+    /**
+     * A client on {@code loop}; it connects to nothing until the first send to a shard.
+     *
+     * @param loop an epoll or NIO event loop (see {@link ShardDrivers#socketChannelClass})
+     * @param shards the shards' addresses; shard {@code i} is {@code shards.get(i)}
+     * @param protocol how calls are encoded and replies decoded
+     * @param settings connect and call timeouts, the bound of outstanding calls per connection
+     * @param reconnectBackoff after a failed connection attempt, sends to that shard fail at once for
+     *     this long ({@code 0}: the next send tries again)
+     * @param description what {@link #toString} says the client talks to, e.g. the shard URI
+     * @param onClose called once with this client when it has closed (e.g. to forget it in the
+     *     driver's set of open clients), on the loop — or on the closing thread if the loop is gone
+     * @throws IllegalArgumentException if the loop is neither epoll nor NIO, or the backoff is negative
+     */
+    public PipelinedLoopClient(EventLoop loop, List<InetSocketAddress> shards, PipelinedProtocol<C> protocol,
+            DriverSettings settings, Duration reconnectBackoff, String description,
+            Consumer<? super PipelinedLoopClient<C>> onClose) {
+        this.loop = Objects.requireNonNull(loop, "loop");
+        this.channelClass = ShardDrivers.socketChannelClass(loop);
+        this.addresses = shards.toArray(new InetSocketAddress[0]);
+        this.connections = new PipelinedConnection[addresses.length];
+        this.dirty = new PipelinedConnection[addresses.length];
+        this.protocol = Objects.requireNonNull(protocol, "protocol");
+        this.callTimeoutNanos = settings.callTimeout().toNanos();
+        this.connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis());
+        this.maxOutstanding = settings.maxOutstanding();
+        if (reconnectBackoff.isNegative()) {
+            throw new IllegalArgumentException("reconnectBackoff: " + reconnectBackoff + " (expected: >= 0)");
+        }
+        this.reconnectBackoffNanos = reconnectBackoff.toNanos();
+        this.description = Objects.requireNonNull(description, "description");
+        this.onClose = Objects.requireNonNull(onClose, "onClose");
+    }
+
+    @Override
+    public EventLoop loop() {
+        return loop;
+    }
+
+    Class<? extends SocketChannel> channelClass() {
+        return channelClass;
+    }
+
+    @Override
+    public void send(int shard, C command, ReplyListener listener, int tag) {
+        if (!loop.inEventLoop()) {
+            throw new IllegalStateException("send from " + Thread.currentThread().getName()
+                    + " (expected: on the client's loop " + loop + ")");
+        }
+        Objects.checkIndex(shard, connections.length);
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(listener, "listener");
+        if (closed) {
+            failLater(listener, tag, new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
+            return;
+        }
+        String refused = protocol.refuse(command);
+        if (refused != null) {
+            failLater(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard, refused));
+            return;
+        }
+        PipelinedConnection c = connections[shard];
+        if (c == null) {
+            c = connections[shard] = new PipelinedConnection(this, shard, addresses[shard]);
+        }
+        c.send(command, listener, tag);
+    }
+
+    /** Delivers a failure found inside {@code send} on a later task, so no callback runs inside send. */
+    void failLater(ReplyListener listener, int tag, ShardException cause) {
+        loop.execute(() -> notifyFailure(listener, tag, cause));
+    }
+
+    /** Queues {@code c} for the end-of-iteration flush; the caller checked it is not dirty yet. */
+    void markDirty(PipelinedConnection c) {
+        c.dirty = true;
+        dirty[dirtyCount++] = c;
+        if (!flushScheduled) {
+            flushScheduled = true;
+            if (loop instanceof SingleThreadEventLoop stl) {
+                stl.executeAfterEventLoopIteration(flushTask);
+            } else {
+                loop.execute(flushTask);
+            }
+        }
+    }
+
+    private void flushDirty() {
+        // dirtyCount is re-read each round: a connection made dirty during a flush (a listener
+        // sending from a failure callback) is flushed in this same pass.
+        for (int i = 0; i < dirtyCount; i++) {
+            PipelinedConnection c = dirty[i];
+            dirty[i] = null;
+            c.flush();
+        }
+        dirtyCount = 0;
+        flushScheduled = false;
+    }
+
+    static void notifyReply(ReplyListener listener, int tag, Object reply) {
+        try {
+            listener.onReply(tag, reply);
+        } catch (Throwable t) {
+            log.warn("reply listener {} threw", listener, t);
+        }
+    }
+
+    static void notifyFailure(ReplyListener listener, int tag, ShardException cause) {
+        try {
+            listener.onFailure(tag, cause);
+        } catch (Throwable t) {
+            log.warn("reply listener {} threw", listener, t);
+        }
+    }
+
+    /**
+     * Fails outstanding calls with {@code CLOSED} and closes the connections. From another thread
+     * the work is handed to the loop (and happens later). Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!loop.inEventLoop()) {
+            try {
+                loop.execute(this::close);
+            } catch (RejectedExecutionException e) {
+                onClose.accept(this); // the loop is gone, and its channels with it
+            }
+            return;
+        }
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (PipelinedConnection c : connections) {
+            if (c != null) {
+                c.close();
+            }
+        }
+        onClose.accept(this);
+    }
+
+    @Override
+    public String toString() {
+        return "PipelinedLoopClient[" + protocol.protocolName() + " " + description + " on " + loop + "]";
+    }
+}
