@@ -1,5 +1,7 @@
 package io.doubleface.cli;
 
+import io.doubleface.api.Command;
+import io.doubleface.driver.ResiliencePolicy;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.Configuration;
 import io.doubleface.sched.SchedulingPolicy;
@@ -43,6 +45,18 @@ final class Converters {
         public io.doubleface.server.Admission convert(String value) {
             try {
                 return io.doubleface.server.Admission.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw bad(e);
+            }
+        }
+    }
+
+    /** {@code off}, {@code circuit:5:1s,retries:1:0.1:10,hedge:20ms:0.05:5} ({@link ResilienceSpecs}). */
+    static final class ResilienceConverter implements ITypeConverter<ResiliencePolicy<Command<?>>> {
+        @Override
+        public ResiliencePolicy<Command<?>> convert(String value) {
+            try {
+                return ResilienceSpecs.parse(value);
             } catch (IllegalArgumentException e) {
                 throw bad(e);
             }

@@ -71,6 +71,11 @@ final class LeafCommand {
                 defaultValue = "auto", description = "Event loop transport: auto = epoll if available, else nio.")
         LoopGroup.Transport transport;
 
+        @Option(names = "--slow", paramLabel = "SHARD:FRACTION:DELAY",
+                description = "Answer a FRACTION of the calls to SHARD after DELAY instead of at once, for "
+                        + "tail-latency experiments; e.g. 0:0.05:50ms (5% of shard 0's calls 50 ms late).")
+        String slow;
+
         Kv(CliEnv env) {
             this.env = env;
         }
@@ -79,8 +84,21 @@ final class LeafCommand {
         public Integer call() {
             KvLeafServer leaf;
             try {
-                leaf = KvLeafServer.builder().shards(shards).basePort(basePort).records(records).host(host)
-                        .loops(loops).transport(transport).start();
+                KvLeafServer.Builder b = KvLeafServer.builder().shards(shards).basePort(basePort).records(records)
+                        .host(host).loops(loops).transport(transport);
+                if (slow != null) {
+                    String[] f = slow.split(":");
+                    if (f.length != 3) {
+                        throw new IllegalArgumentException("--slow: '" + slow + "' (expected: SHARD:FRACTION:DELAY, "
+                                + "e.g. 0:0.05:50ms)");
+                    }
+                    try {
+                        b.slowCalls(Integer.parseInt(f[0]), Double.parseDouble(f[1]), Durations.parse(f[2]));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--slow: '" + slow + "': not a number: " + e.getMessage());
+                    }
+                }
+                leaf = b.start();
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage(), e);
             } catch (IllegalStateException | UnsatisfiedLinkError e) {

@@ -261,6 +261,14 @@ final class ServeCommand {
                         + "100 within 20..10000), or adaptive:INITIAL:MIN:MAX.")
         io.doubleface.server.Admission admission;
 
+        @Option(names = "--resilience", paramLabel = "SPEC", converter = Converters.ResilienceConverter.class,
+                defaultValue = "off", description = "Between a shard and a failure (every YCSB read is idempotent): "
+                        + "off, or comma-separated circuit:N:DURATION (fail a shard's calls at once for DURATION after "
+                        + "N failures in a row, then probe), retries:N[:RATIO:FLOOR] (up to N retries within a budget "
+                        + "of RATIO of calls + FLOOR/s; default 0.1:10), hedge:DELAY[:RATIO:FLOOR] (a second copy "
+                        + "after DELAY without reply, loop models only). E.g. circuit:5:1s,retries:1,hedge:20ms:0.05:5.")
+        io.doubleface.driver.ResiliencePolicy<io.doubleface.api.Command<?>> resilience;
+
         @Option(names = "--tls-cert", paramLabel = "FILE", description = "Serve HTTP, gRPC and admin over TLS with "
                 + "this certificate chain (PEM); needs --tls-key. OpenSSL when netty-tcnative is on the class path, "
                 + "else the JDK's TLS.")
@@ -362,7 +370,8 @@ final class ServeCommand {
                 if (tlsCert != null) {
                     b.tls(tlsCert, tlsKey);
                 }
-                YcsbService.install(b, store, records, scanRecords, replyWorkMicros * 1000, grpcPort != null);
+                YcsbService.install(b, store, records, scanRecords, replyWorkMicros * 1000, grpcPort != null,
+                        resilience);
                 b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
                         .maxConnections(maxConnections).admission(admission)
                         .transport(transport).policy(policy).deadline(deadline)

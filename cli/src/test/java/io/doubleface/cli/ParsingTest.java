@@ -53,6 +53,20 @@ class ParsingTest {
     }
 
     @Test
+    void resilienceSpecsReadEveryPartAndRejectTheRestWithTheForm() {
+        assertEquals(null, ResilienceSpecs.parse("off"));
+        assertEquals("circuit 5/1000ms, retries 1 (10% + 10/s), hedge after 20ms (5% + 5/s)",
+                ResilienceSpecs.parse("circuit:5:1s,retries:1,hedge:20ms:0.05:5").toString());
+        assertEquals("retries 2 (50% + 0/s)", ResilienceSpecs.parse("retries:2:0.5:0").toString());
+        assertTrue(ResilienceSpecs.parse("hedge:10ms").isIdempotent(null), "every YCSB read is idempotent");
+        for (String bad : new String[] {"circuit:5", "retries", "retries:1:0.1", "hedge:5", "hedge:1ms:2:1",
+                "circuit:x:1s", "breaker:1:1s", "retries:0"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ResilienceSpecs.parse(bad), bad);
+            assertTrue(!e.getMessage().isBlank(), bad);
+        }
+    }
+
+    @Test
     void wildcardListenAddressesPrintAsLoopback() {
         assertEquals("127.0.0.1", Hosts.forUrl("0.0.0.0"));
         assertEquals("127.0.0.1", Hosts.forUrl("::"));

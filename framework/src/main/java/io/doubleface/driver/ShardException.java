@@ -67,4 +67,9 @@ public final class ShardException extends Exception {
     public String getMessage() {
         return "shard " + shard + " " + kind.name().toLowerCase(java.util.Locale.ROOT) + ": " + super.getMessage();
     }
+
+    /** {@return the message without the shard and kind prefix of {@link #getMessage()}} */
+    String reason() {
+        return super.getMessage();
+    }
 }

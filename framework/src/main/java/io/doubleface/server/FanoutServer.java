@@ -176,7 +176,7 @@ public final class FanoutServer implements AutoCloseable {
             if (b.grpcPort >= 0) {
                 grpc = startGrpc(b, routeStats, grpcTls);
             }
-            this.metrics = new ServerMetrics(eng, this::loopGroups, tuner, routeStats);
+            this.metrics = new ServerMetrics(eng, this::loopGroups, tuner, routeStats, backends);
             if (b.adminPort >= 0) {
                 adminGroup = new LoopGroup("admin", 1, b.transport);
                 this.adminListener = bindAdmin(adminGroup, b);

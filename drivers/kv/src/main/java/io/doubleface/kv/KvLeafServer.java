@@ -75,7 +75,8 @@ public final class KvLeafServer implements AutoCloseable {
         try {
             for (int shard = 0; shard < b.shards; shard++) {
                 int port = b.basePort == 0 ? 0 : b.basePort + shard;
-                Channel ch = bind(store, shard, port);
+                boolean slow = shard == b.slowShard;
+                Channel ch = bind(store, shard, port, slow ? b.slowFraction : 0, slow ? b.slowDelay.toNanos() : 0);
                 listeners.add(ch);
                 ports[shard] = ((InetSocketAddress) ch.localAddress()).getPort();
             }
@@ -85,7 +86,7 @@ public final class KvLeafServer implements AutoCloseable {
         }
     }
 
-    private Channel bind(KvStore store, int shard, int port) {
+    private Channel bind(KvStore store, int shard, int port, double slowFraction, long slowDelayNanos) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(loops.group())
                 .channel(loops.serverChannelClass())
@@ -97,7 +98,7 @@ public final class KvLeafServer implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         children.add(ch);
                         ch.closeFuture().addListener(f -> children.remove(ch));
-                        ch.pipeline().addLast(new KvServerHandler(store, shard));
+                        ch.pipeline().addLast(new KvServerHandler(store, shard, slowFraction, slowDelayNanos));
                     }
                 });
         ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
@@ -231,8 +232,39 @@ public final class KvLeafServer implements AutoCloseable {
         private String host = DEFAULT_HOST;
         private int loops = DEFAULT_LOOPS;
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
+        private int slowShard = -1;
+        private double slowFraction;
+        private java.time.Duration slowDelay = java.time.Duration.ZERO;
 
         private Builder() {}
+
+        /**
+         * Makes one shard answer a fraction of its calls late, for tail-latency experiments (e.g.
+         * hedging): each call to {@code shard} is, with probability {@code fraction}, answered after
+         * {@code delay} instead of at once. The late answer waits on the shard's loop, so later calls
+         * on the same connection overtake it (clients match answers by id).
+         *
+         * @param shard the slow shard, {@code 0 .. shards-1}
+         * @param fraction share of its calls answered late, {@code 0..1}
+         * @param delay how late, {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if a value is out of range
+         */
+        public Builder slowCalls(int shard, double fraction, java.time.Duration delay) {
+            if (shard < 0) {
+                throw new IllegalArgumentException("slow shard: " + shard + " (expected: >= 0)");
+            }
+            if (!(fraction >= 0 && fraction <= 1)) {
+                throw new IllegalArgumentException("slow fraction: " + fraction + " (expected: 0..1)");
+            }
+            if (delay.isNegative()) {
+                throw new IllegalArgumentException("slow delay: " + delay + " (expected: >= 0)");
+            }
+            this.slowShard = shard;
+            this.slowFraction = fraction;
+            this.slowDelay = delay;
+            return this;
+        }
 
         /**
          * Sets the number of shards; default 1.
@@ -331,6 +363,9 @@ public final class KvLeafServer implements AutoCloseable {
          * @throws IllegalStateException if a port cannot be bound (the server is closed again)
          */
         public KvLeafServer start() {
+            if (slowShard >= shards) {
+                throw new IllegalArgumentException("slow shard: " + slowShard + " (expected: 0.." + (shards - 1) + ")");
+            }
             if (basePort != 0 && basePort + shards - 1 > 65535) {
                 throw new IllegalArgumentException("basePort: " + basePort + " with " + shards
                         + " shards (expected: basePort + shards - 1 <= 65535)");

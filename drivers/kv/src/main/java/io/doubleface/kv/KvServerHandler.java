@@ -1,5 +1,7 @@
 package io.doubleface.kv;
 
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -30,12 +32,16 @@ final class KvServerHandler extends ByteToMessageDecoder {
 
     private final KvStore store;
     private final int shard;
+    private final double slowFraction;
+    private final long slowDelayNanos;
     private boolean malformed;
     private boolean failed;
 
-    KvServerHandler(KvStore store, int shard) {
+    KvServerHandler(KvStore store, int shard, double slowFraction, long slowDelayNanos) {
         this.store = store;
         this.shard = shard;
+        this.slowFraction = slowFraction;
+        this.slowDelayNanos = slowDelayNanos;
     }
 
     @Override
@@ -105,6 +111,12 @@ final class KvServerHandler extends ByteToMessageDecoder {
         buf.writeInt(id);
         buf.writeByte(KvProtocol.STATUS_OK);
         store.writeReply(key, field, count, buf);
+        if (slowFraction > 0 && ThreadLocalRandom.current().nextDouble() < slowFraction) {
+            // answered late (KvLeafServer.Builder#slowCalls); a write on a closed channel releases it
+            ctx.executor().schedule(() -> ctx.writeAndFlush(buf, ctx.voidPromise()), slowDelayNanos,
+                    TimeUnit.NANOSECONDS);
+            return;
+        }
         ctx.write(buf, ctx.voidPromise());
     }
 

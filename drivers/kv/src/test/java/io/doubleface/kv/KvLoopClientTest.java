@@ -89,6 +89,28 @@ class KvLoopClientTest {
     }
 
     @Test
+    void aSlowShardAnswersLateAndTheAnswerStillMatchesItsCall() throws Exception {
+        // every call to shard 0 answered 300 ms late, shard 1 at once (KvLeafServer.Builder#slowCalls)
+        KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(2).records(RECORDS)
+                .slowCalls(0, 1.0, Duration.ofMillis(300)).start());
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        Outcomes out = new Outcomes(loop, 2);
+        long start = System.nanoTime();
+        onLoop(client, c -> {
+            c.send(0, KvRequest.readRecord(3), out, 0);
+            c.send(1, KvRequest.readRecord(4), out, 1);
+        });
+        out.await();
+        assertArrayEquals(TestShards.expected(KvRequest.readRecord(3), RECORDS), out.reply(0));
+        assertArrayEquals(TestShards.expected(KvRequest.readRecord(4), RECORDS), out.reply(1));
+        assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(300), "shard 0 answered late");
+        assertThrows(IllegalArgumentException.class, () -> KvLeafServer.builder().shards(2).slowCalls(2, 0.5,
+                Duration.ofMillis(1)).start());
+        assertThrows(IllegalArgumentException.class, () -> KvLeafServer.builder().slowCalls(0, 1.5, Duration.ZERO));
+    }
+
+    @Test
     void thousandPipelinedCallsOnOneConnectionAllCompleteWithTheirOwnReply() throws Exception {
         KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);

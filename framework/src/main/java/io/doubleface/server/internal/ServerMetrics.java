@@ -1,5 +1,7 @@
 package io.doubleface.server.internal;
 
+import io.doubleface.api.Backend;
+import io.doubleface.driver.ResilientDriver;
 import io.doubleface.engine.AdmissionLimiter;
 import io.doubleface.engine.ErrorLog;
 import io.doubleface.engine.FanoutEngine;
@@ -50,6 +52,16 @@ public final class ServerMetrics {
      */
     public ServerMetrics(FanoutEngine engine, Supplier<List<LoopGroup>> loopGroups, LoadAdapter adapter,
             List<RouteStats> routes) {
+        this(engine, loopGroups, adapter, routes, List.of());
+    }
+
+    /**
+     * @param adapter the load adapter, or {@code null}
+     * @param routes the server's routes (HTTP routes, then gRPC methods)
+     * @param backends the server's backends: those on a {@link ResilientDriver} get its counters
+     */
+    public ServerMetrics(FanoutEngine engine, Supplier<List<LoopGroup>> loopGroups, LoadAdapter adapter,
+            List<RouteStats> routes, List<Backend<?>> backends) {
         this.engine = engine;
         this.loopGroups = loopGroups;
         this.adapter = adapter;
@@ -65,6 +77,11 @@ public final class ServerMetrics {
                     .tag("route", r.name())
                     .description("time from dispatch (request decoded) to answer, of one route's answered requests")
                     .register(registry);
+        }
+        for (Backend<?> b : backends) {
+            if (b.driver() instanceof ResilientDriver<?> d) {
+                resilience(b.name(), d);
+            }
         }
         if (adapter != null) {
             for (String reason : adapter.switchesByReason().keySet()) {
@@ -188,11 +205,25 @@ public final class ServerMetrics {
         j.field("driver", engine.context().backends().get(0).describe());
         j.field("shards", engine.context().backends().get(0).shardCount());
         j.key("backends").beginArray();
-        for (io.doubleface.api.Backend<?> be : engine.context().backends()) {
+        for (Backend<?> be : engine.context().backends()) {
             j.begin();
             j.field("name", be.name());
             j.field("driver", be.describe());
             j.field("shards", be.shardCount());
+            if (be.driver() instanceof ResilientDriver<?> d) {
+                ResilientDriver.Stats s = d.stats();
+                j.key("resilience").begin();
+                j.field("policy", d.policy().toString());
+                j.field("retries", s.retries());
+                j.field("retries_denied", s.retriesDenied());
+                j.field("hedges", s.hedges());
+                j.field("hedge_wins", s.hedgeWins());
+                j.field("hedges_denied", s.hedgesDenied());
+                j.field("circuits_opened", s.circuitsOpened());
+                j.field("rejected", s.rejected());
+                j.field("open_circuits", s.openCircuits());
+                j.end();
+            }
             j.end();
         }
         j.endArray();
@@ -348,5 +379,25 @@ public final class ServerMetrics {
         }
         j.endArray();
         j.end();
+    }
+
+    private void resilience(String backend, ResilientDriver<?> d) {
+        FunctionCounter.builder("doubleface.backend.retries", d, x -> x.stats().retries()).tag("backend", backend)
+                .tag("outcome", "sent").description("retries sent by the backend's resilience policy").register(registry);
+        FunctionCounter.builder("doubleface.backend.retries", d, x -> x.stats().retriesDenied()).tag("backend", backend)
+                .tag("outcome", "denied").description("retries not sent: the retry budget was empty").register(registry);
+        FunctionCounter.builder("doubleface.backend.hedges", d, x -> x.stats().hedges()).tag("backend", backend)
+                .tag("outcome", "sent").description("hedged copies sent").register(registry);
+        FunctionCounter.builder("doubleface.backend.hedges", d, x -> x.stats().hedgeWins()).tag("backend", backend)
+                .tag("outcome", "won").description("calls answered by their hedged copy first").register(registry);
+        FunctionCounter.builder("doubleface.backend.hedges", d, x -> x.stats().hedgesDenied()).tag("backend", backend)
+                .tag("outcome", "denied").description("hedges not sent: the hedge budget was empty").register(registry);
+        FunctionCounter.builder("doubleface.backend.circuit.opened", d, x -> x.stats().circuitsOpened())
+                .tag("backend", backend).description("times a shard's circuit opened").register(registry);
+        FunctionCounter.builder("doubleface.backend.circuit.rejected", d, x -> x.stats().rejected())
+                .tag("backend", backend).description("calls failed at once: their shard's circuit was open")
+                .register(registry);
+        Gauge.builder("doubleface.backend.circuit.open", d, x -> x.stats().openCircuits()).tag("backend", backend)
+                .description("shards whose circuit is open or half-open").register(registry);
     }
 }

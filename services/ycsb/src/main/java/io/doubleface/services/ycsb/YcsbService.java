@@ -1,5 +1,8 @@
 package io.doubleface.services.ycsb;
 
+import io.doubleface.driver.ResiliencePolicy;
+import io.doubleface.driver.ResilientDriver;
+import io.doubleface.driver.ShardDriver;
 import io.doubleface.api.Backend;
 import io.doubleface.api.Command;
 import io.doubleface.api.FanoutPlan;
@@ -57,7 +60,29 @@ public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbS
      */
     public static <C extends Command<?>> YcsbService install(FanoutServer.Builder builder, RecordStore<C> store,
             long records, int scanRecords, long replyWorkNanos, boolean grpc) {
-        Backend<C> b = builder.backend("records", store.driver());
+        return install(builder, store, records, scanRecords, replyWorkNanos, grpc, null);
+    }
+
+    /**
+     * Adds the YCSB workload as {@link #install(FanoutServer.Builder, RecordStore, long, int, long, boolean)},
+     * its backend's driver wrapped in a {@link ResilientDriver} with {@code resilience} unless that is
+     * {@code null}.
+     *
+     * @param <C> the store's command type
+     * @param builder the server being built
+     * @param store where the records live
+     * @param records the key space of the shards ({@code --records})
+     * @param scanRecords records per {@code large} scan
+     * @param replyWorkNanos CPU time to burn per reply in {@code onReply} (0 = none)
+     * @param grpc whether to add the gRPC method
+     * @param resilience circuit breaking, retries and hedging of the record reads, or {@code null}
+     * @return the service
+     */
+    public static <C extends Command<?>> YcsbService install(FanoutServer.Builder builder, RecordStore<C> store,
+            long records, int scanRecords, long replyWorkNanos, boolean grpc,
+            ResiliencePolicy<? super C> resilience) {
+        ShardDriver<C> driver = resilience == null ? store.driver() : ResilientDriver.wrap(store.driver(), resilience);
+        Backend<C> b = builder.backend("records", driver);
         YcsbService service = new YcsbService(b, store, records, scanRecords, replyWorkNanos);
         builder.get("/query", service, new YcsbBinding(b.shardCount(), records));
         if (grpc) {

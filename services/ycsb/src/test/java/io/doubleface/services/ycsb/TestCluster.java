@@ -1,6 +1,10 @@
 package io.doubleface.services.ycsb;
 
 
+import io.doubleface.driver.ResiliencePolicy;
+import io.doubleface.driver.ResilientDriver;
+import io.doubleface.driver.ShardDriver;
+import io.doubleface.kv.KvRequest;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.kv.KvDriver;
@@ -60,8 +64,10 @@ final class TestCluster implements AutoCloseable {
             b.replaced.forEach(addresses::set);
             driver = new KvDriver(addresses, b.driverOptions);
             FanoutServer.Builder sb = FanoutServer.builder();
-            service = new YcsbService(sb.backend("records", driver), new KvRecords(driver), RECORDS, YcsbService.DEFAULT_SCAN_RECORDS,
-                    b.replyWorkNanos);
+            ShardDriver<KvRequest> backendDriver = b.resilience == null ? driver
+                    : ResilientDriver.wrap(driver, b.resilience);
+            service = new YcsbService(sb.backend("records", backendDriver), new KvRecords(driver), RECORDS,
+                    YcsbService.DEFAULT_SCAN_RECORDS, b.replyWorkNanos);
             sb.get("/query", b.wrap.apply(service), b.binding.apply(new YcsbBinding(b.shards, RECORDS)))
                     .port(0).adminPort(0).ioThreads(b.ioThreads)
                     .configuration(b.configuration).deadline(b.deadline).limits(b.limits);
@@ -100,6 +106,7 @@ final class TestCluster implements AutoCloseable {
         private Function<YcsbService, FanoutService<YcsbQuery, byte[], YcsbService.Result>> wrap = s -> s;
         private UnaryOperator<FanoutServer.Builder> tweak = b -> b;
         private UnaryOperator<HttpBinding<YcsbQuery, YcsbService.Result>> binding = b -> b;
+        private ResiliencePolicy<? super KvRequest> resilience;
 
         private Builder(int shards) {
             this.shards = shards;
@@ -150,6 +157,12 @@ final class TestCluster implements AutoCloseable {
         /** The server uses {@code binding(ycsbBinding)} as its HTTP binding. */
         Builder binding(UnaryOperator<HttpBinding<YcsbQuery, YcsbService.Result>> binding) {
             this.binding = binding;
+            return this;
+        }
+
+        /** The backend's driver wrapped in a {@link ResilientDriver} with {@code policy}. */
+        Builder resilience(ResiliencePolicy<? super KvRequest> policy) {
+            this.resilience = policy;
             return this;
         }
 
