@@ -7,7 +7,9 @@ import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
 import io.doubleface.driver.ShardDriver;
 import io.grpc.ManagedChannel;
+import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
+import io.netty.handler.ssl.SslContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -72,8 +74,16 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
     /** Longest {@link #close()} waits for each loop client to close on its loop: {@value} ms. */
     static final long CLOSE_WAIT_MILLIS = 5_000;
 
+    /**
+     * Scheme of shard lists over TLS: {@value}; option {@code cacert=PEM} (the certificate
+     * authorities to trust; default the JDK's). The leaf's certificate must name the address the
+     * URI gives (a SAN IP for {@code 127.0.0.1}).
+     */
+    public static final String TLS_SCHEME = "grpcs";
+
     private final List<InetSocketAddress> shards;
     private final DriverSettings settings;
+    private final SslContext ssl; // null: plaintext
     private final String description;
     private final Set<GrpcLoopClient> loopClients = ConcurrentHashMap.newKeySet();
     private final Set<GrpcBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
@@ -87,6 +97,10 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
      * @param settings timeouts and the outstanding-call bound
      */
     public GrpcDriver(List<InetSocketAddress> shards, DriverSettings settings) {
+        this(shards, settings, null, null);
+    }
+
+    private GrpcDriver(List<InetSocketAddress> shards, DriverSettings settings, SslContext ssl, String description) {
         if (shards == null || shards.isEmpty()) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
         }
@@ -95,7 +109,8 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
         }
         this.shards = List.copyOf(shards);
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.description = describe(this.shards);
+        this.ssl = ssl;
+        this.description = description != null ? description : describe(this.shards);
     }
 
     /**
@@ -118,7 +133,36 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
      * @return a driver of {@link GrpcCall}s
      */
     public static GrpcDriver of(String uri, DriverSettings settings) {
-        return new GrpcDriver(parse(uri), settings);
+        Objects.requireNonNull(uri, "uri");
+        if (!uri.startsWith(TLS_SCHEME + "://")) {
+            return new GrpcDriver(parse(uri), settings);
+        }
+        int q = uri.indexOf('?');
+        String base = q < 0 ? uri : uri.substring(0, q);
+        List<InetSocketAddress> shards = ShardAddresses.parse(TLS_SCHEME, base);
+        java.io.File caCert = null;
+        if (q >= 0) {
+            for (String kv : uri.substring(q + 1).split("&", -1)) {
+                if (!kv.startsWith("cacert=")) {
+                    throw new IllegalArgumentException("grpc shard URI '" + uri + "': unknown option '" + kv
+                            + "' (known: cacert=PEM)");
+                }
+                caCert = new java.io.File(kv.substring("cacert=".length()));
+                if (!caCert.canRead()) {
+                    throw new IllegalArgumentException("grpc shard URI '" + uri + "': cacert file " + caCert
+                            + " is not readable");
+                }
+            }
+        }
+        SslContext ssl;
+        try {
+            ssl = caCert == null ? GrpcSslContexts.forClient().build()
+                    : GrpcSslContexts.forClient().trustManager(caCert).build();
+        } catch (javax.net.ssl.SSLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("grpc shard URI '" + uri + "': " + e.getMessage(), e);
+        }
+        return new GrpcDriver(shards, settings, ssl, ShardAddresses.describe(TLS_SCHEME, shards)
+                + (q < 0 ? "" : uri.substring(q)));
     }
 
     /**
@@ -172,11 +216,15 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
      * {@code next()} picks one), callbacks run on the transport thread ({@code directExecutor}).
      */
     ManagedChannel newChannel(int shard, EventLoopGroup group, Class<? extends SocketChannel> channelType) {
-        return NettyChannelBuilder.forAddress(shards.get(shard))
-                .eventLoopGroup(group)
+        NettyChannelBuilder b = NettyChannelBuilder.forAddress(shards.get(shard));
+        if (ssl != null) {
+            b.sslContext(ssl);
+        } else {
+            b.usePlaintext();
+        }
+        return b.eventLoopGroup(group)
                 .channelType(channelType, InetSocketAddress.class)
                 .directExecutor()
-                .usePlaintext()
                 .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS,
                         (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()))
                 .withOption(ChannelOption.TCP_NODELAY, true)

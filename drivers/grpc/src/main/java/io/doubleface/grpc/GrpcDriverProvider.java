@@ -13,16 +13,17 @@ public final class GrpcDriverProvider implements ShardDriverProvider {
 
     @Override
     public List<String> schemes() {
-        return List.of("grpc");
+        return List.of("grpc", GrpcDriver.TLS_SCHEME);
     }
 
     @Override
     public String usage() {
-        return "grpc://HOST:FIRST-LAST or grpc://HOST:PORT,HOST:PORT,...   (doubleface leaf grpc)";
+        return "grpc://HOST:FIRST-LAST or grpc://HOST:PORT,HOST:PORT,...   (doubleface leaf grpc); grpcs://… for TLS"
+                + " [?cacert=PEM]";
     }
 
     @Override
     public ShardDriver<?> open(String uri, DriverSettings settings) {
-        return new GrpcDriver(GrpcDriver.parse(uri), settings);
+        return GrpcDriver.of(uri, settings);
     }
 }

@@ -73,10 +73,12 @@ final class TestLeaves implements AutoCloseable {
     private final LoopGroup loops;
     private final int[] ports;
     private final Server[] servers;
+    private final io.netty.handler.ssl.SslContext ssl; // null: plaintext
     private boolean closed;
 
-    private TestLeaves(int shards, int records, LoopGroup.Transport transport) {
+    private TestLeaves(int shards, int records, LoopGroup.Transport transport, io.netty.handler.ssl.SslContext ssl) {
         this.records = records;
+        this.ssl = ssl;
         this.loops = new LoopGroup("test-leaf", 1, transport);
         this.ports = new int[shards];
         this.servers = new Server[shards];
@@ -95,7 +97,12 @@ final class TestLeaves implements AutoCloseable {
      * Starts {@code shards} shards, each serving keys {@code 0 .. records-1}, on loops of {@code transport}.
      */
     static TestLeaves start(int shards, int records, LoopGroup.Transport transport) {
-        return new TestLeaves(shards, records, transport);
+        return new TestLeaves(shards, records, transport, null);
+    }
+
+    /** {@link #start} serving TLS with {@code ssl} (a server context, e.g. {@code GrpcSslContexts.forServer}). */
+    static TestLeaves startTls(int shards, int records, io.netty.handler.ssl.SslContext ssl) {
+        return new TestLeaves(shards, records, LoopGroup.Transport.AUTO, ssl);
     }
 
     /** A call of {@link #GET} for key {@code n} and a reply of {@code size} bytes. */
@@ -124,7 +131,11 @@ final class TestLeaves implements AutoCloseable {
         ServerServiceDefinition def = ServerServiceDefinition.builder("test.Leaf")
                 .addMethod(GET, ServerCalls.asyncUnaryCall((request, out) -> answer(shard, request, out)))
                 .build();
-        Server s = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+        NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
+        if (ssl != null) {
+            nb.sslContext(ssl);
+        }
+        Server s = nb
                 .bossEventLoopGroup(loops.group())
                 .workerEventLoopGroup(loops.group())
                 .channelType(loops.serverChannelClass())

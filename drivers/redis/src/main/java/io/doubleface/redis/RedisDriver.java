@@ -7,6 +7,8 @@ import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
 import io.doubleface.driver.ShardDriver;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -98,10 +100,18 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
     }
 
+    /**
+     * Scheme of shard lists over TLS: {@value}. Options {@code cacert=PEM} (the certificate
+     * authorities to trust; default the JDK's) and {@code verify=full|ca|none} (default {@code full}:
+     * chain and host name or IP).
+     */
+    public static final String TLS_SCHEME = "rediss";
+
     private final List<InetSocketAddress> shards;
     private final String[] keyTags;
     private final DriverSettings settings;
     private final ConnectionMode mode;
+    private final Tls tls; // null: plain TCP
     private final String description;
     private final DefaultClientResources resources;
     private final RedisURI[] uris;
@@ -124,8 +134,17 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
      * @throws NullPointerException if {@code settings} is {@code null}
      */
     public RedisDriver(List<InetSocketAddress> shards, DriverSettings settings) {
-        this(shards, null, settings, ConnectionMode.PER_LOOP, null);
+        this(shards, null, settings, ConnectionMode.PER_LOOP, null, null);
     }
+
+    /**
+     * TLS to the shards ({@code rediss://}).
+     *
+     * @param caCert PEM file of the certificate authorities to trust, or {@code null} for the JDK's
+     * @param verify how much of the shard's certificate is checked: {@code FULL} (chain and host
+     *     name or IP), {@code CA} (chain only), {@code NONE} (nothing: testing only)
+     */
+    record Tls(java.nio.file.Path caCert, SslVerifyMode verify) {}
 
     /**
      * A driver of {@code shards}.
@@ -134,7 +153,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
      * @param description for {@link #describe()}, or {@code null} for the {@code redis://} list
      */
     RedisDriver(List<InetSocketAddress> shards, List<String> keyTags, DriverSettings settings,
-            ConnectionMode mode, String description) {
+            ConnectionMode mode, Tls tls, String description) {
         if (shards == null || shards.isEmpty()) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
         }
@@ -145,14 +164,19 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
         this.settings = Objects.requireNonNull(settings, "settings");
         this.mode = Objects.requireNonNull(mode, "mode");
+        this.tls = tls;
         this.description = description != null ? description
-                : ShardAddresses.describe("redis", this.shards)
+                : ShardAddresses.describe(tls == null ? "redis" : TLS_SCHEME, this.shards)
                         + (mode == ConnectionMode.PER_LOOP ? "" : "?connection=" + mode.label());
         this.uris = new RedisURI[shards.size()];
         for (int i = 0; i < uris.length; i++) {
             InetSocketAddress a = this.shards.get(i);
-            uris[i] = RedisURI.builder().withHost(a.getHostString()).withPort(a.getPort())
-                    .withTimeout(settings.callTimeout()).build();
+            RedisURI.Builder ub = RedisURI.builder().withHost(a.getHostString()).withPort(a.getPort())
+                    .withTimeout(settings.callTimeout());
+            if (tls != null) {
+                ub.withSsl(true).withVerifyPeer(tls.verify());
+            }
+            uris[i] = ub.build();
         }
         this.shared = new AtomicReferenceArray<>(shards.size());
         this.sharedRetryAt = new long[shards.size()];
@@ -166,8 +190,10 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
     /**
      * Opens the driver of {@code uri}: {@code redis://host:first-last[?options]},
-     * {@code redis://host:port,host:port[?options]} or {@code redis-cluster://host:port[?options]}.
-     * Options: {@code connection=per-loop|shared}.
+     * {@code redis://host:port,host:port[?options]} or {@code redis-cluster://host:port[?options]};
+     * {@code rediss://} instead of {@code redis://} for TLS. Options: {@code connection=per-loop|shared};
+     * with {@code rediss://} also {@code cacert=PEM-FILE} and {@code verify=full|ca|none}
+     * ({@link #TLS_SCHEME}).
      *
      * @param uri the shard list, not {@code null}
      * @param settings timeouts and outstanding-call bound, not {@code null}
@@ -180,28 +206,68 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         Objects.requireNonNull(uri, "uri");
         int q = uri.indexOf('?');
         String base = q < 0 ? uri : uri.substring(0, q);
+        boolean secure = base.startsWith(TLS_SCHEME + "://");
         ConnectionMode mode = ConnectionMode.PER_LOOP;
+        java.nio.file.Path caCert = null;
+        SslVerifyMode verify = SslVerifyMode.FULL;
+        List<String> kept = new java.util.ArrayList<>();
         if (q >= 0) {
             for (String kv : uri.substring(q + 1).split("&", -1)) {
                 int eq = kv.indexOf('=');
                 String k = eq < 0 ? kv : kv.substring(0, eq);
                 String v = eq < 0 ? "" : kv.substring(eq + 1);
-                if (k.equals("connection")) {
-                    mode = ConnectionMode.parse(v);
-                } else {
-                    throw new IllegalArgumentException("redis shard URI '" + uri + "': unknown option '" + k
-                            + "' (known: connection=per-loop|shared)");
+                switch (k) {
+                    case "connection" -> {
+                        mode = ConnectionMode.parse(v);
+                        if (mode != ConnectionMode.PER_LOOP) {
+                            kept.add(kv);
+                        }
+                    }
+                    case "cacert" -> {
+                        if (!secure) {
+                            throw new IllegalArgumentException("redis shard URI '" + uri + "': cacert needs "
+                                    + TLS_SCHEME + "://");
+                        }
+                        caCert = java.nio.file.Path.of(v);
+                        if (!java.nio.file.Files.isReadable(caCert)) {
+                            throw new IllegalArgumentException("redis shard URI '" + uri + "': cacert file " + v
+                                    + " is not readable");
+                        }
+                        kept.add(kv);
+                    }
+                    case "verify" -> {
+                        if (!secure) {
+                            throw new IllegalArgumentException("redis shard URI '" + uri + "': verify needs "
+                                    + TLS_SCHEME + "://");
+                        }
+                        verify = switch (v) {
+                            case "full" -> SslVerifyMode.FULL;
+                            case "ca" -> SslVerifyMode.CA;
+                            case "none" -> SslVerifyMode.NONE;
+                            default -> throw new IllegalArgumentException("redis shard URI '" + uri
+                                    + "': verify=" + v + " (expected: full, ca or none)");
+                        };
+                        kept.add(kv);
+                    }
+                    default -> throw new IllegalArgumentException("redis shard URI '" + uri + "': unknown option '"
+                            + k + "' (known: connection=per-loop|shared" + (secure ? ", cacert=PEM, verify=full|ca|none"
+                            : "; rediss:// adds cacert=PEM, verify=full|ca|none") + ")");
                 }
             }
         }
-        String suffix = mode == ConnectionMode.PER_LOOP ? "" : "?connection=" + mode.label();
+        String suffix = kept.isEmpty() ? "" : "?" + String.join("&", kept);
         if (base.startsWith(RedisClusterShards.SCHEME + "://")) {
             List<InetSocketAddress> seeds = ShardAddresses.parse(RedisClusterShards.SCHEME, base);
             RedisClusterShards cs = RedisClusterShards.discover(seeds, settings.connectTimeout());
-            return new RedisDriver(cs.masters(), cs.tags(), settings, mode, base + suffix + " (" + cs.masters().size()
-                    + " masters)");
+            return new RedisDriver(cs.masters(), cs.tags(), settings, mode, null, base + suffix + " ("
+                    + cs.masters().size() + " masters)");
         }
-        return new RedisDriver(ShardAddresses.parse("redis", base), null, settings, mode, null);
+        if (secure) {
+            List<InetSocketAddress> shards = ShardAddresses.parse(TLS_SCHEME, base);
+            return new RedisDriver(shards, null, settings, mode, new Tls(caCert, verify),
+                    ShardAddresses.describe(TLS_SCHEME, shards) + suffix);
+        }
+        return new RedisDriver(ShardAddresses.parse("redis", base), null, settings, mode, null, null);
     }
 
     @Override
@@ -275,7 +341,16 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                 .socketOptions(SocketOptions.builder().connectTimeout(settings.connectTimeout()).tcpNoDelay(true)
                         .keepAlive(true).build())
                 .timeoutOptions(commandTimeouts ? TimeoutOptions.enabled(settings.callTimeout()) : TimeoutOptions.create())
+                .sslOptions(sslOptions())
                 .build();
+    }
+
+    private SslOptions sslOptions() {
+        SslOptions.Builder b = SslOptions.builder().jdkSslProvider();
+        if (tls != null && tls.caCert() != null) {
+            b.trustManager(tls.caCert().toFile());
+        }
+        return b.build();
     }
 
     /**

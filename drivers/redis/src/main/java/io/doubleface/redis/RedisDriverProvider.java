@@ -16,13 +16,14 @@ public final class RedisDriverProvider implements ShardDriverProvider {
 
     @Override
     public List<String> schemes() {
-        return List.of("redis", RedisClusterShards.SCHEME);
+        return List.of("redis", RedisDriver.TLS_SCHEME, RedisClusterShards.SCHEME);
     }
 
     @Override
     public String usage() {
         return "redis://HOST:FIRST-LAST or redis://HOST:PORT,HOST:PORT,... or redis-cluster://HOST:PORT"
-                + "  [?connection=per-loop|shared]   (doubleface leaf redis)";
+                + "  [?connection=per-loop|shared]   (doubleface leaf redis); rediss://… for TLS"
+                + " [&cacert=PEM&verify=full|ca|none]";
     }
 
     @Override

@@ -447,7 +447,7 @@ class RedisDriverTest {
 
     @Test
     void urisAndOptions() {
-        assertEquals(List.of("redis", "redis-cluster"), new RedisDriverProvider().schemes());
+        assertEquals(List.of("redis", "rediss", "redis-cluster"), new RedisDriverProvider().schemes());
         try (ShardDriver<?> d = ShardDrivers.open("redis://127.0.0.1:7201-7203", SETTINGS)) {
             assertEquals(3, d.shardCount());
             assertEquals("redis://127.0.0.1:7201-7203", d.describe());
@@ -483,7 +483,7 @@ class RedisDriverTest {
         RedisClusterShards cs = RedisClusterShards.parse(nodes, "127.0.0.1");
         assertEquals(List.of(30001, 30002, 30003), cs.masters().stream().map(InetSocketAddress::getPort).toList());
         int[][] ranges = {{0, 5460}, {5461, 10922}, {10923, 16383}};
-        try (RedisDriver d = new RedisDriver(cs.masters(), cs.tags(), SETTINGS, RedisDriver.ConnectionMode.PER_LOOP,
+        try (RedisDriver d = new RedisDriver(cs.masters(), cs.tags(), SETTINGS, RedisDriver.ConnectionMode.PER_LOOP, null,
                 "parsed")) {
             for (int i = 0; i < 3; i++) {
                 String tag = d.keyTag(i);
