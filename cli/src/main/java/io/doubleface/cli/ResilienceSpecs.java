@@ -12,7 +12,9 @@ import java.time.Duration;
  *   <li>{@code circuit:N:DURATION} — open a shard's circuit after N failures in a row, for DURATION;
  *   <li>{@code retries:N[:RATIO:FLOOR]} — up to N retries, budget RATIO of calls plus FLOOR per
  *       second (default {@value #DEFAULT_RATIO} and {@value #DEFAULT_FLOOR});
- *   <li>{@code hedge:DELAY[:RATIO:FLOOR]} — a second copy after DELAY without reply, same budget shape.
+ *   <li>{@code hedge:DELAY[:RATIO:FLOOR]} — a second copy after DELAY without reply, same budget shape;
+ *       DELAY may be a live percentile of the calls' reply times, e.g. {@code p95} (at least
+ *       {@value #PERCENTILE_FLOOR_MILLIS} ms).
  * </ul>
  * {@code off} (the default) is no policy. Every command of the YCSB service is a read, so all are
  * idempotent.
@@ -21,6 +23,8 @@ final class ResilienceSpecs {
 
     static final double DEFAULT_RATIO = 0.1;
     static final int DEFAULT_FLOOR = 10;
+    /** Shortest hedge delay under a live percentile: {@value} ms. */
+    static final long PERCENTILE_FLOOR_MILLIS = 1;
 
     private ResilienceSpecs() {}
 
@@ -48,8 +52,13 @@ final class ResilienceSpecs {
                     }
                     case "hedge" -> {
                         need(part, f, 2, 4);
-                        Duration delay = Durations.parse(f[1]);
-                        p = p.hedging(delay, budget(part, f));
+                        if (f[1].startsWith("p")) {
+                            p = p.hedgingAtPercentile(Double.parseDouble(f[1].substring(1)),
+                                    Duration.ofMillis(PERCENTILE_FLOOR_MILLIS), budget(part, f));
+                        } else {
+                            Duration delay = Durations.parse(f[1]);
+                            p = p.hedging(delay, budget(part, f));
+                        }
                     }
                     default -> throw new IllegalArgumentException("resilience part '" + part
                             + "' (expected: circuit:N:DURATION, retries:N[:RATIO:FLOOR] or hedge:DELAY[:RATIO:FLOOR])");

@@ -266,7 +266,8 @@ final class ServeCommand {
                         + "off, or comma-separated circuit:N:DURATION (fail a shard's calls at once for DURATION after "
                         + "N failures in a row, then probe), retries:N[:RATIO:FLOOR] (up to N retries within a budget "
                         + "of RATIO of calls + FLOOR/s; default 0.1:10), hedge:DELAY[:RATIO:FLOOR] (a second copy "
-                        + "after DELAY without reply, loop models only). E.g. circuit:5:1s,retries:1,hedge:20ms:0.05:5.")
+                        + "after DELAY without reply, loop models only; DELAY pNN follows the live NNth percentile "
+                        + "of reply times). E.g. circuit:5:1s,retries:1,hedge:20ms:0.05:5 or hedge:p95.")
         io.doubleface.driver.ResiliencePolicy<io.doubleface.api.Command<?>> resilience;
 
         @Option(names = "--tls-cert", paramLabel = "FILE", description = "Serve HTTP, gRPC and admin over TLS with "

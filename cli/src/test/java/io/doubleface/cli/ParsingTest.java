@@ -58,9 +58,11 @@ class ParsingTest {
         assertEquals("circuit 5/1000ms, retries 1 (10% + 10/s), hedge after 20ms (5% + 5/s)",
                 ResilienceSpecs.parse("circuit:5:1s,retries:1,hedge:20ms:0.05:5").toString());
         assertEquals("retries 2 (50% + 0/s)", ResilienceSpecs.parse("retries:2:0.5:0").toString());
+        assertEquals("hedge after p95 (at least 1ms) (10% + 10/s)", ResilienceSpecs.parse("hedge:p95").toString());
+        assertEquals("hedge after p99.5 (at least 1ms) (5% + 1/s)", ResilienceSpecs.parse("hedge:p99.5:0.05:1").toString());
         assertTrue(ResilienceSpecs.parse("hedge:10ms").isIdempotent(null), "every YCSB read is idempotent");
         for (String bad : new String[] {"circuit:5", "retries", "retries:1:0.1", "hedge:5", "hedge:1ms:2:1",
-                "circuit:x:1s", "breaker:1:1s", "retries:0"}) {
+                "circuit:x:1s", "breaker:1:1s", "retries:0", "hedge:p100", "hedge:px"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ResilienceSpecs.parse(bad), bad);
             assertTrue(!e.getMessage().isBlank(), bad);
         }

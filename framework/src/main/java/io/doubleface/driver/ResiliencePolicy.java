@@ -94,9 +94,10 @@ public final class ResiliencePolicy<C extends Command<?>> {
     private final Budget retryBudget;
     private final Duration hedgeDelay;
     private final Budget hedgeBudget;
+    private final double hedgePercentile; // 0: a fixed delay
 
     private ResiliencePolicy(Predicate<? super C> idempotent, int consecutiveFailures, Duration openFor,
-            int maxRetries, Budget retryBudget, Duration hedgeDelay, Budget hedgeBudget) {
+            int maxRetries, Budget retryBudget, Duration hedgeDelay, Budget hedgeBudget, double hedgePercentile) {
         this.idempotent = idempotent;
         this.consecutiveFailures = consecutiveFailures;
         this.openFor = openFor;
@@ -104,6 +105,7 @@ public final class ResiliencePolicy<C extends Command<?>> {
         this.retryBudget = retryBudget;
         this.hedgeDelay = hedgeDelay;
         this.hedgeBudget = hedgeBudget;
+        this.hedgePercentile = hedgePercentile;
     }
 
     /**
@@ -113,7 +115,7 @@ public final class ResiliencePolicy<C extends Command<?>> {
      * @param <C> the driver's command type
      */
     public static <C extends Command<?>> ResiliencePolicy<C> none() {
-        return new ResiliencePolicy<>(NOTHING, 0, Duration.ZERO, 0, null, null, null);
+        return new ResiliencePolicy<>(NOTHING, 0, Duration.ZERO, 0, null, null, null, 0);
     }
 
     /**
@@ -126,7 +128,7 @@ public final class ResiliencePolicy<C extends Command<?>> {
      */
     public ResiliencePolicy<C> idempotent(Predicate<? super C> idempotent) {
         return new ResiliencePolicy<>(Objects.requireNonNull(idempotent, "idempotent"), consecutiveFailures, openFor,
-                maxRetries, retryBudget, hedgeDelay, hedgeBudget);
+                maxRetries, retryBudget, hedgeDelay, hedgeBudget, hedgePercentile);
     }
 
     /**
@@ -144,7 +146,7 @@ public final class ResiliencePolicy<C extends Command<?>> {
         }
         positive("openFor", openFor);
         return new ResiliencePolicy<>(idempotent, consecutiveFailures, openFor, maxRetries, retryBudget,
-                hedgeDelay, hedgeBudget);
+                hedgeDelay, hedgeBudget, hedgePercentile);
     }
 
     /**
@@ -159,7 +161,7 @@ public final class ResiliencePolicy<C extends Command<?>> {
             throw new IllegalArgumentException("maxRetries: " + maxRetries + " (expected: > 0)");
         }
         return new ResiliencePolicy<>(idempotent, consecutiveFailures, openFor, maxRetries,
-                Objects.requireNonNull(budget, "budget"), hedgeDelay, hedgeBudget);
+                Objects.requireNonNull(budget, "budget"), hedgeDelay, hedgeBudget, hedgePercentile);
     }
 
     /**
@@ -172,8 +174,36 @@ public final class ResiliencePolicy<C extends Command<?>> {
     public ResiliencePolicy<C> hedging(Duration delay, Budget budget) {
         positive("delay", delay);
         return new ResiliencePolicy<>(idempotent, consecutiveFailures, openFor, maxRetries, retryBudget, delay,
-                Objects.requireNonNull(budget, "budget"));
+                Objects.requireNonNull(budget, "budget"), 0);
     }
+
+    /**
+     * This policy with hedged idempotent calls whose delay follows the backend's own latency: a call
+     * with no reply after the live {@code percentile} of the first attempts' reply times gets a second
+     * copy (event-loop models). Each loop measures its own calls over windows of
+     * {@value #HEDGE_WINDOW_MILLIS} ms (and at least {@value #HEDGE_WINDOW_SAMPLES} replies) and uses
+     * the last window's percentile, never less than {@code floor}; until its first window closes a
+     * loop does not hedge. So the delay tracks what the machine and the shards do now, where a fixed
+     * delay is either too short (hedging calls that were never slow) or too long.
+     *
+     * @param percentile e.g. {@code 95}: hedge the slowest 5% of calls, {@code > 0} and {@code < 100}
+     * @param floor the shortest delay, {@code > 0}
+     * @param budget the budget all hedges of the driver share
+     * @return a new policy
+     */
+    public ResiliencePolicy<C> hedgingAtPercentile(double percentile, Duration floor, Budget budget) {
+        if (!(percentile > 0 && percentile < 100)) {
+            throw new IllegalArgumentException("percentile: " + percentile + " (expected: > 0 and < 100)");
+        }
+        positive("floor", floor);
+        return new ResiliencePolicy<>(idempotent, consecutiveFailures, openFor, maxRetries, retryBudget, floor,
+                Objects.requireNonNull(budget, "budget"), percentile);
+    }
+
+    /** Shortest window of the live hedge percentile: {@value} ms. */
+    public static final long HEDGE_WINDOW_MILLIS = 1_000;
+    /** Fewest replies in a window of the live hedge percentile: {@value}. */
+    public static final int HEDGE_WINDOW_SAMPLES = 200;
 
     private static void positive(String name, Duration d) {
         Objects.requireNonNull(d, name);
@@ -212,7 +242,15 @@ public final class ResiliencePolicy<C extends Command<?>> {
         return retryBudget;
     }
 
-    /** {@return the hedge delay, or {@code null} without hedging} */
+    /**
+     * {@return the live percentile the hedge delay follows ({@link #hedgingAtPercentile}), or 0 for a
+     * fixed delay}
+     */
+    public double hedgePercentile() {
+        return hedgePercentile;
+    }
+
+    /** {@return the hedge delay (the floor under a live percentile), or {@code null} without hedging} */
     public Duration hedgeDelay() {
         return hedgeDelay;
     }
@@ -233,8 +271,14 @@ public final class ResiliencePolicy<C extends Command<?>> {
             b.append(b.isEmpty() ? "" : ", ").append("retries ").append(maxRetries).append(' ').append(budget(retryBudget));
         }
         if (hedgeDelay != null) {
-            b.append(b.isEmpty() ? "" : ", ").append("hedge after ").append(hedgeDelay.toMillis()).append("ms ")
-                    .append(budget(hedgeBudget));
+            b.append(b.isEmpty() ? "" : ", ").append("hedge after ");
+            if (hedgePercentile > 0) {
+                b.append('p').append(new java.math.BigDecimal(Double.toString(hedgePercentile)).stripTrailingZeros()
+                        .toPlainString()).append(" (at least ").append(hedgeDelay.toMillis()).append("ms) ");
+            } else {
+                b.append(hedgeDelay.toMillis()).append("ms ");
+            }
+            b.append(budget(hedgeBudget));
         }
         return b.isEmpty() ? "none" : b.toString();
     }

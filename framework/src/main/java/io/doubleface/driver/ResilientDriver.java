@@ -199,10 +199,18 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
     private final class Loop implements LoopClient<C> {
         private final LoopClient<C> client;
         private final EventLoop loop;
+        private final LatencyWindow window; // null unless the hedge delay follows a live percentile
 
         Loop(LoopClient<C> client) {
             this.client = client;
             this.loop = client.loop();
+            this.window = hedgeBudget != null && policy.hedgePercentile() > 0
+                    ? new LatencyWindow(policy.hedgePercentile(), hedgeDelayNanos, System.nanoTime()) : null;
+        }
+
+        /** {@return the hedge delay for a call sent now; 0: do not hedge} */
+        long hedgeDelay() {
+            return window == null ? hedgeDelayNanos : window.delayNanos();
         }
 
         @Override
@@ -233,7 +241,7 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
                     hedgeBudget.deposit();
                 }
             }
-            new Call(this, shard, command, listener, tag, idempotent).start();
+            new Call(this, shard, command, listener, tag, idempotent, now).start();
         }
 
         @Override
@@ -253,13 +261,15 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
         private final ReplyListener listener;
         private final int tag;
         private final boolean idempotent;
+        private final long sentAt;
         private int outstanding;
         private int retriesSoFar;
         private boolean done;
         private ScheduledFuture<?> hedgeTimer;
 
-        Call(Loop owner, int shard, C command, ReplyListener listener, int tag, boolean idempotent) {
+        Call(Loop owner, int shard, C command, ReplyListener listener, int tag, boolean idempotent, long sentAt) {
             this.owner = owner;
+            this.sentAt = sentAt;
             this.shard = shard;
             this.command = command;
             this.listener = listener;
@@ -271,7 +281,10 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
             outstanding = 1;
             owner.client.send(shard, command, this, 0);
             if (idempotent && hedgeBudget != null && !done) {
-                hedgeTimer = owner.loop.schedule(this, hedgeDelayNanos, TimeUnit.NANOSECONDS);
+                long delay = owner.hedgeDelay();
+                if (delay > 0) {
+                    hedgeTimer = owner.loop.schedule(this, delay, TimeUnit.NANOSECONDS);
+                }
             }
         }
 
@@ -298,6 +311,10 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
         public void onReply(int attempt, Object reply) {
             outstanding--;
             succeeded(shard);
+            if (attempt == 0 && owner.window != null) {
+                long now = System.nanoTime();
+                owner.window.record(now - sentAt, now);
+            }
             if (done) {
                 ReferenceCountUtil.release(reply); // the other attempt won
                 return;

@@ -212,6 +212,49 @@ class ResilientDriverTest {
         d.close();
     }
 
+    @Test
+    void aLivePercentileHedgesOnlyOnceItsFirstWindowHasClosed() throws Exception {
+        Scripted inner = new Scripted(1);
+        ResilientDriver<TestRead> d = ResilientDriver.wrap(inner,
+                base().hedgingAtPercentile(95, Duration.ofMillis(40), ResiliencePolicy.Budget.of(1, 100)));
+        LoopClient<TestRead> c = d.openOn(loop);
+        inner.hold(0, 1);
+        Outcome early = send(c, 0, READ); // held while no window has closed: never hedged
+        for (int i = 0; i < ResiliencePolicy.HEDGE_WINDOW_SAMPLES; i++) {
+            ok(send(c, 0, READ));
+        }
+        Thread.sleep(ResiliencePolicy.HEDGE_WINDOW_MILLIS + 100);
+        ok(send(c, 0, READ)); // closes the first window: delay = max(40 ms, p95 of fast replies) = 40 ms
+        assertEquals(0, d.stats().hedges(), "no hedge before the first window closed");
+        inner.hold(0, 1);
+        Outcome late = send(c, 0, READ); // held: hedged after 40 ms, answered by the hedge
+        ok(late);
+        assertEquals(1, d.stats().hedges());
+        assertEquals(1, d.stats().hedgeWins());
+        inner.answerHeld(0); // the early call, still unhedged, answers now
+        ok(early);
+        assertEquals(0, inner.answerHeld(0).refCnt(), "the late call's first copy was released");
+        d.close();
+    }
+
+    @Test
+    void latencyWindowBucketsAndPercentile() {
+        for (long us : new long[] {4, 5, 7, 8, 100, 1_000, 123_456, 10_000_000}) {
+            int b = LatencyWindow.bucket(us);
+            assertTrue(LatencyWindow.upperMicros(b) > us, us + " below its bucket's upper bound");
+            assertTrue(LatencyWindow.upperMicros(b - 1) <= us, us + " above the previous bucket's");
+        }
+        assertEquals(LatencyWindow.bucket(4), LatencyWindow.bucket(1), "below 4 µs counts as 4 µs");
+        LatencyWindow w = new LatencyWindow(90, 1_000, 0);
+        long t = 0;
+        for (int i = 0; i < 1_000; i++) { // 90% at 1 ms, 10% at 100 ms
+            w.record(i % 10 == 9 ? 100_000_000 : 1_000_000, t += 500_000); // 0.5 s in all
+        }
+        assertEquals(0, w.delayNanos(), "window still open before its minimum length");
+        w.record(1_000_000, t + 2_000_000_000L);
+        assertTrue(w.delayNanos() >= 1_000_000 && w.delayNanos() <= 1_250_000, "p90 in the 1 ms bucket: " + w.delayNanos());
+    }
+
     // ---- blocking face
 
     @Test
@@ -259,6 +302,8 @@ class ResilientDriverTest {
         assertThrows(IllegalArgumentException.class, () -> base().retries(0, ResiliencePolicy.Budget.of(0.1, 1)));
         assertThrows(IllegalArgumentException.class, () -> ResiliencePolicy.Budget.of(1.5, 1));
         assertThrows(IllegalArgumentException.class, () -> ResiliencePolicy.Budget.of(0.1, -1));
+        assertThrows(IllegalArgumentException.class,
+                () -> base().hedgingAtPercentile(100, Duration.ofMillis(1), ResiliencePolicy.Budget.of(0.1, 1)));
         assertEquals("circuit 5/1000ms, retries 1 (10% + 10/s), hedge after 20ms (5% + 5/s)",
                 base().circuitBreaker(5, Duration.ofSeconds(1)).retries(1, ResiliencePolicy.Budget.of(0.1, 10))
                         .hedging(Duration.ofMillis(20), ResiliencePolicy.Budget.of(0.05, 5)).toString());
