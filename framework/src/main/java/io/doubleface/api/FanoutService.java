@@ -40,7 +40,10 @@ package io.doubleface.api;
 public interface FanoutService<Q, P, R> {
 
     /**
-     * Adds the first round of calls for {@code request} to {@code plan}: at least one call.
+     * Adds the first round of calls for {@code request} to {@code plan}. A plan of no calls is
+     * merged at once, on the same thread, with no replies: a route that needs no shard (a health
+     * check, an answer from a cache) answers from {@link #merge}, which may still plan calls (on a
+     * cache miss).
      *
      * @param request the decoded upstream request, as the route's binding returned it
      * @param plan where to add the calls of the first round; valid only during this call

@@ -274,9 +274,11 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     /**
      * Runs the service's plan. Called once, by the thread the model runs plan on, before any
-     * call is sent.
+     * call is sent. A plan of no calls is merged at once, on this thread, with no replies.
      *
-     * @return {@code false} if planning failed (the client has been answered)
+     * @return {@code true} if a round of calls is ready to send (the plan's, or the one the merge of
+     *     a plan of no calls planned); {@code false} if the client has been answered (planning
+     *     failed, or a plan of no calls was merged into an answer)
      */
     public boolean plan() {
         target = cur;
@@ -288,11 +290,16 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         } finally {
             target = null;
         }
-        if (cur.calls == 0) {
-            finish(Outcome.INTERNAL_ERROR, "plan added no shard calls");
-            return false;
-        }
         openRound();
+        if (cur.calls == 0) {
+            // A round of no calls (a health check, an answer from a cache): merge it now, on this
+            // thread, with no replies; a merge that plans calls opens round 1 for the caller to send.
+            // The CAS keeps a deadline that fired meanwhile from merging too.
+            if (finished != 0 || !ROUND_STATE.compareAndSet(this, COLLECTING, MERGING)) {
+                return false;
+            }
+            return mergeRound(false, false);
+        }
         return true;
     }
 
@@ -370,7 +377,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     /** Merges the round whose last outcome the caller delivered, unless the deadline took it. */
     public void completeRound() {
         if (finished == 0 && ROUND_STATE.compareAndSet(this, COLLECTING, MERGING)) {
-            mergeRound(false);
+            mergeRound(false, true);
         }
     }
 
@@ -395,11 +402,17 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                     + (round > 0 ? " (round " + round + ")" : ""));
             return;
         }
-        mergeRound(true);
+        mergeRound(true, true);
     }
 
+    /**
+     * Merges the current round: answers, fails, or opens the next round the merge planned.
+     *
+     * @param send whether to hand an opened next round to the model; if not, the caller sends it
+     * @return whether a next round was opened and not sent
+     */
     @SuppressWarnings("unchecked")
-    private void mergeRound(boolean atDeadline) {
+    private boolean mergeRound(boolean atDeadline, boolean send) {
         Round r = cur;
         int failed = 0;
         for (int i = 0; i < r.calls; i++) {
@@ -413,7 +426,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             finish(atDeadline ? Outcome.TIMEOUT : Outcome.UNAVAILABLE, "only " + (r.calls - failed) + " of "
                     + r.calls + " shard calls answered" + (atDeadline ? " by the deadline" : "") + " (quorum: " + min
                     + ")" + firstFailure(r));
-            return;
+            return false;
         }
         merging = true;
         R response;
@@ -425,7 +438,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 target = null;
             }
             finish(Outcome.INTERNAL_ERROR, "merge failed: " + e);
-            return;
+            return false;
         } finally {
             merging = false;
         }
@@ -434,34 +447,38 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         if (nx == null) {
             if (response == null) {
                 finish(Outcome.INTERNAL_ERROR, "merge returned no response and planned no further calls");
-                return;
+                return false;
             }
             complete(response);
-            return;
+            return false;
         }
         if (response != null) {
             ReferenceCountUtil.release(response);
             nx.clear();
             finish(Outcome.INTERNAL_ERROR, "merge returned a response and also planned further calls");
-            return;
+            return false;
         }
         if (round + 1 >= MAX_ROUNDS) {
             nx.clear();
             finish(Outcome.INTERNAL_ERROR, "more than " + MAX_ROUNDS + " rounds");
-            return;
+            return false;
         }
         if (expired || atDeadline || nanosLeft() <= 0) {
             nx.clear();
             finish(Outcome.TIMEOUT, "deadline of " + TimeUnit.NANOSECONDS.toMillis(deadlineNanos)
                     + " ms exceeded before round " + (round + 1) + " could start");
-            return;
+            return false;
         }
         r.clear();
         spare = r;
         cur = nx;
         round++;
         openRound();
-        model.sendRound(this);
+        if (send) {
+            model.sendRound(this);
+            return false;
+        }
+        return true;
     }
 
     private String firstFailure(Round r) {

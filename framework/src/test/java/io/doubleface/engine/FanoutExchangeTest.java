@@ -291,12 +291,35 @@ class FanoutExchangeTest {
     }
 
     @Test
-    void planAddingNoCallsIsAnInternalError() {
+    void aPlanOfNoCallsIsMergedAtOnceWithNoReplies() {
         Sink sink = new Sink();
-        FanoutExchange<String, String, String> ex = exchange(noCalls(), sink, new AtomicInteger());
-        assertFalse(ex.plan());
-        assertEquals(List.of("INTERNAL_ERROR plan added no shard calls"), sink.all());
+        Service service = noCalls();
+        FanoutExchange<String, String, String> ex = exchange(service, sink, new AtomicInteger());
+        assertFalse(ex.plan(), "answered: nothing to send");
+        assertEquals(List.of("OK q[]"), sink.all());
+        assertEquals(1, service.merges.get());
         assertTrue(ex.isFinished());
+    }
+
+    @Test
+    void aPlanOfNoCallsWhoseMergePlansCallsOpensRoundOneForTheCaller() {
+        Sink sink = new Sink();
+        Service service = noCalls();
+        service.nextRound = (m, next) -> {
+            if (m == 1) { // the merge of the empty round 0 plans round 1; the merge of round 1 answers
+                next.call(BACKEND, 1, TestRead.readField(1, 0), service.handler);
+            }
+        };
+        FanoutExchange<String, String, String> ex = exchange(service, sink, new AtomicInteger());
+        assertTrue(ex.plan(), "a round to send");
+        assertEquals(1, ex.calls());
+        assertEquals(1, ex.shard(0));
+        assertEquals(List.of(), sink.all());
+        assertTrue(ex.processReply(ex.tag(0), payload(5)));
+        ex.completeRound();
+        assertEquals(List.of("OK no calls"), sink.all());
+        assertEquals(List.of(0), service.replied);
+        assertEquals(2, service.merges.get());
     }
 
     @Test
@@ -654,7 +677,11 @@ class FanoutExchangeTest {
     @Test
     void deadlineInsideTheSecondRoundAnswers504NamingTheRound() throws Exception {
         Service service = service(0);
-        service.nextRound = (m, next) -> next.call(BACKEND, 1, TestRead.readField(1, 0), service.handler);
+        service.nextRound = (m, next) -> {
+            if (m == 1) { // the merge of the empty round 0 plans round 1; the merge of round 1 answers
+                next.call(BACKEND, 1, TestRead.readField(1, 0), service.handler);
+            }
+        };
         Sink sink = new Sink();
         FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, OWNER,
                 TimeUnit.MILLISECONDS.toNanos(60), null);

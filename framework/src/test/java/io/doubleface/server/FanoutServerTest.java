@@ -46,7 +46,9 @@ class FanoutServerTest {
     static void start() {
         driver = new GeneratedShards(4);
         FanoutServer.Builder b = FanoutServer.builder();
-        b.get("/echo", new EchoService(b.backend("echo", driver, false)), new EchoService.Binding());
+        io.doubleface.api.Backend<TestRead> echo = b.backend("echo", driver, false);
+        b.get("/echo", new EchoService(echo), new EchoService.Binding());
+        b.get("/lazy", new Lazy(echo), new LazyBinding());
         server = b
                 .port(0)
                 .ioThreads(2)
@@ -77,6 +79,74 @@ class FanoutServerTest {
                 assertEquals(200, r.status(), config);
                 assertEquals("5:" + 3 * FIELD_REPLY, r.body(), config);
                 assertEquals("text/plain; charset=utf-8", r.headers().get("content-type"), config);
+            }
+        }
+    }
+
+    /**
+     * {@code GET /lazy?key=N&fan=K}: plans no call, and its first merge (with no replies) plans the
+     * K calls {@code /echo} would make, as a cache miss does; the second merge answers.
+     */
+    static final class Lazy implements io.doubleface.api.FanoutService<EchoService.Query, Integer, String> {
+        private final io.doubleface.api.Backend<TestRead> shards;
+        private final io.doubleface.api.ReplyHandler<EchoService.Query, io.netty.buffer.ByteBuf, Integer> length =
+                (q, call, reply) -> reply.readableBytes();
+
+        Lazy(io.doubleface.api.Backend<TestRead> shards) {
+            this.shards = shards;
+        }
+
+        @Override
+        public void plan(EchoService.Query q, io.doubleface.api.FanoutPlan<EchoService.Query, Integer> plan) {
+            // nothing: answered from merge, or planned there
+        }
+
+        @Override
+        public String merge(EchoService.Query q, io.doubleface.api.Replies<Integer> replies,
+                io.doubleface.api.FanoutPlan<EchoService.Query, Integer> next) {
+            if (replies.size() == 0) {
+                for (int s = 0; s < q.fan(); s++) {
+                    next.call(shards, s, TestRead.readField(q.key(), 0), length);
+                }
+                return q.fan() == 0 ? "lazy " + q.key() + ": cached" : null;
+            }
+            return "lazy " + q.key() + ":" + replies.values().stream().mapToInt(Integer::intValue).sum();
+        }
+    }
+
+    /** {@link EchoService.Binding} for {@link Lazy}. */
+    static final class LazyBinding implements io.doubleface.api.HttpBinding<EchoService.Query, String> {
+        private final EchoService.Binding echo = new EchoService.Binding();
+
+        @Override
+        public EchoService.Query decode(io.doubleface.api.HttpRequestView request)
+                throws io.doubleface.api.BadRequestException {
+            return echo.decode(request);
+        }
+
+        @Override
+        public io.netty.buffer.ByteBuf encode(String response, io.netty.buffer.ByteBufAllocator alloc) {
+            return echo.encode(response, alloc);
+        }
+    }
+
+    @Test
+    void routesWithNoShardCallsAnswerAndMayPlanCallsFromTheirMergeUnderEveryModel() throws IOException {
+        for (String config : CONFIGURATIONS) {
+            server.switchTo(config);
+            try (Client c = new Client()) {
+                c.send(get("/echo?key=5&fan=0")); // a plan of no calls: merged at once with no replies
+                Response r = c.read();
+                assertEquals(200, r.status(), config + ": " + r.body());
+                assertEquals("5:0", r.body(), config);
+                c.send(get("/lazy?key=6&fan=0")); // "cache hit": answered by the merge of the empty round
+                r = c.read();
+                assertEquals(200, r.status(), config + ": " + r.body());
+                assertEquals("lazy 6: cached", r.body(), config);
+                c.send(get("/lazy?key=7&fan=3")); // "cache miss": the merge of the empty round plans 3 calls
+                r = c.read();
+                assertEquals(200, r.status(), config + ": " + r.body());
+                assertEquals("lazy 7:" + 3 * FIELD_REPLY, r.body(), config);
             }
         }
     }
