@@ -264,11 +264,11 @@ public final class PipelinedConnection {
         try {
             reply = ((PipelinedProtocol) client.protocol).reply((Command<?>) command, shard, decoded, ch.alloc());
         } catch (RuntimeException e) {
-            PipelinedLoopClient.notifyFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR,
+            ShardDrivers.deliverFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR,
                     shard, address + ": " + e.getMessage(), e));
             return;
         }
-        PipelinedLoopClient.notifyReply(listener, tag, reply);
+        ShardDrivers.deliverReply(listener, tag, reply);
     }
 
     /**
@@ -290,7 +290,7 @@ public final class PipelinedConnection {
         ReplyListener listener = c.listener;
         int tag = c.tag;
         recycle(c);
-        PipelinedLoopClient.notifyFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard,
+        ShardDrivers.deliverFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard,
                 message));
     }
 
@@ -350,7 +350,7 @@ public final class PipelinedConnection {
             ReplyListener listener = c.listener;
             int tag = c.tag;
             recycle(c);
-            PipelinedLoopClient.notifyFailure(listener, tag, cause);
+            ShardDrivers.deliverFailure(listener, tag, cause);
             c = next;
         }
     }
@@ -375,7 +375,7 @@ public final class PipelinedConnection {
                 timeout = new ShardException(ShardException.Kind.TIMEOUT, shard, "no reply from " + address
                         + " within " + TimeUnit.NANOSECONDS.toMillis(client.callTimeoutNanos) + " ms");
             }
-            PipelinedLoopClient.notifyFailure(listener, tag, timeout);
+            ShardDrivers.deliverFailure(listener, tag, timeout);
         }
         if (head != null && sweep == null) {
             armSweep(head.deadline - now);

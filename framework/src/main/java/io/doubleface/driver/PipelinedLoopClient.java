@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A {@link LoopClient} for a pipelined protocol: one connection per shard, registered on the
@@ -46,8 +44,6 @@ import org.slf4j.LoggerFactory;
  * @param <C> the command type
  */
 public final class PipelinedLoopClient<C extends Command<?>> implements LoopClient<C> {
-
-    private static final Logger log = LoggerFactory.getLogger(PipelinedLoopClient.class);
 
     private final EventLoop loop;
     private final Class<? extends SocketChannel> channelClass;
@@ -138,7 +134,7 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
 
     /** Delivers a failure found inside {@code send} on a later task, so no callback runs inside send. */
     void failLater(ReplyListener listener, int tag, ShardException cause) {
-        loop.execute(() -> notifyFailure(listener, tag, cause));
+        loop.execute(() -> ShardDrivers.deliverFailure(listener, tag, cause));
     }
 
     /** Queues {@code c} for the end-of-iteration flush; the caller checked it is not dirty yet. */
@@ -165,22 +161,6 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
         }
         dirtyCount = 0;
         flushScheduled = false;
-    }
-
-    static void notifyReply(ReplyListener listener, int tag, Object reply) {
-        try {
-            listener.onReply(tag, reply);
-        } catch (Throwable t) {
-            log.warn("reply listener {} threw", listener, t);
-        }
-    }
-
-    static void notifyFailure(ReplyListener listener, int tag, ShardException cause) {
-        try {
-            listener.onFailure(tag, cause);
-        } catch (Throwable t) {
-            log.warn("reply listener {} threw", listener, t);
-        }
     }
 
     /**

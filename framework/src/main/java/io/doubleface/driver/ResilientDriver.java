@@ -229,7 +229,7 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
             long now = System.nanoTime();
             if (!allow(shard, now)) {
                 ShardException e = rejection(shard, now);
-                loop.execute(() -> PipelinedLoopClient.notifyFailure(listener, tag, e));
+                loop.execute(() -> ShardDrivers.deliverFailure(listener, tag, e));
                 return;
             }
             boolean idempotent = (retryBudget != null || hedgeBudget != null) && policy.isIdempotent(command);
@@ -323,7 +323,7 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
             if (attempt == 1) {
                 hedgeWins.increment();
             }
-            PipelinedLoopClient.notifyReply(listener, tag, reply);
+            ShardDrivers.deliverReply(listener, tag, reply);
         }
 
         @Override
@@ -340,7 +340,7 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
                 return;
             }
             finish();
-            PipelinedLoopClient.notifyFailure(listener, tag, cause);
+            ShardDrivers.deliverFailure(listener, tag, cause);
         }
 
         private void finish() {

@@ -85,6 +85,38 @@ public final class ShardDrivers {
         return false;
     }
 
+    /**
+     * Hands a reply to a listener, as a loop client does: what the listener throws is logged at WARN
+     * and goes no further (a listener's bug must not break the client's loop or its other calls).
+     *
+     * @param listener the call's listener
+     * @param tag the call's tag
+     * @param reply the reply; ownership passes to the listener
+     */
+    public static void deliverReply(ReplyListener listener, int tag, Object reply) {
+        try {
+            listener.onReply(tag, reply);
+        } catch (Throwable t) {
+            log.warn("reply listener {} threw", listener, t);
+        }
+    }
+
+    /**
+     * Hands a failure to a listener, logging (not throwing) what the listener throws, as
+     * {@link #deliverReply} does.
+     *
+     * @param listener the call's listener
+     * @param tag the call's tag
+     * @param cause why the call failed
+     */
+    public static void deliverFailure(ReplyListener listener, int tag, ShardException cause) {
+        try {
+            listener.onFailure(tag, cause);
+        } catch (Throwable t) {
+            log.warn("reply listener {} threw", listener, t);
+        }
+    }
+
     private static Map<String, ShardDriverProvider> load() {
         Map<String, ShardDriverProvider> m = new TreeMap<>();
         for (ShardDriverProvider p : ServiceLoader.load(ShardDriverProvider.class, ShardDrivers.class.getClassLoader())) {

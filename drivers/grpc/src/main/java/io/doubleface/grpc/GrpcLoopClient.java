@@ -3,6 +3,7 @@ package io.doubleface.grpc;
 import io.doubleface.api.Command;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
@@ -14,8 +15,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The asynchronous gRPC client of one event loop: one {@link ManagedChannel} (one HTTP/2
@@ -46,8 +45,6 @@ import org.slf4j.LoggerFactory;
  * loop). No locks.
  */
 final class GrpcLoopClient implements LoopClient<Command<?>> {
-
-    private static final Logger log = LoggerFactory.getLogger(GrpcLoopClient.class);
 
     private final GrpcDriver driver;
     private final EventLoop loop;
@@ -135,7 +132,7 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
     }
 
     private void failLater(ReplyListener listener, int tag, ShardException cause) {
-        loop.execute(() -> notifyFailure(listener, tag, cause));
+        loop.execute(() -> ShardDrivers.deliverFailure(listener, tag, cause));
     }
 
     private void link(Call c) {
@@ -208,26 +205,14 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
             if (status.isOk()) {
                 Object r = reply;
                 if (r == null) {
-                    notifyFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard,
+                    ShardDrivers.deliverFailure(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard,
                             "grpc call ended without a reply"));
                 } else {
-                    try {
-                        listener.onReply(tag, r);
-                    } catch (Throwable t) {
-                        log.warn("reply listener {} threw", listener, t);
-                    }
+                    ShardDrivers.deliverReply(listener, tag, r);
                 }
             } else {
-                notifyFailure(listener, tag, GrpcCalls.failure(shard, status, closed));
+                ShardDrivers.deliverFailure(listener, tag, GrpcCalls.failure(shard, status, closed));
             }
-        }
-    }
-
-    private static void notifyFailure(ReplyListener listener, int tag, ShardException cause) {
-        try {
-            listener.onFailure(tag, cause);
-        } catch (Throwable t) {
-            log.warn("reply listener {} threw", listener, t);
         }
     }
 
@@ -255,7 +240,7 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
             c.done = true;
             unlink(c);
             outstanding[c.shard]--;
-            notifyFailure(c.listener, c.tag, new ShardException(ShardException.Kind.CLOSED, c.shard, "client closed"));
+            ShardDrivers.deliverFailure(c.listener, c.tag, new ShardException(ShardException.Kind.CLOSED, c.shard, "client closed"));
             if (c.clientCall != null) {
                 c.clientCall.cancel("client closed", null); // its onClose finds the call done
             }

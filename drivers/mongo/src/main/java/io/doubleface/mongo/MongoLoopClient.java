@@ -8,6 +8,7 @@ import com.mongodb.reactivestreams.client.MongoClients;
 import io.doubleface.api.Command;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.Threads;
 import io.netty.channel.EventLoop;
@@ -348,7 +349,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
         unlink(c);
         c.shard.outstanding--;
         if (c.error != null) {
-            notifyFailure(c.listener, c.tag, MongoErrors.map(c.error, c.shard.id, c.shard.address,
+            ShardDrivers.deliverFailure(c.listener, c.tag, MongoErrors.map(c.error, c.shard.id, c.shard.address,
                     c.shard.downCause(), closed));
             return;
         }
@@ -356,11 +357,11 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
         try {
             reply = ((MongoCommand<?>) c.request).op().reply(c.documents());
         } catch (RuntimeException e) {
-            notifyFailure(c.listener, c.tag, new ShardException(ShardException.Kind.SHARD_ERROR, c.shard.id,
+            ShardDrivers.deliverFailure(c.listener, c.tag, new ShardException(ShardException.Kind.SHARD_ERROR, c.shard.id,
                     c.shard.address + ": " + e.getMessage()));
             return;
         }
-        notifyReply(c.listener, c.tag, reply);
+        ShardDrivers.deliverReply(c.listener, c.tag, reply);
     }
 
     private void sweep() {
@@ -380,7 +381,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
                 timeout = new ShardException(ShardException.Kind.TIMEOUT, c.shard.id, "no reply from " + c.shard.address
                         + " within " + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms");
             }
-            notifyFailure(c.listener, c.tag, timeout);
+            ShardDrivers.deliverFailure(c.listener, c.tag, timeout);
         }
         if (head != null && sweep == null && !closed) {
             sweep = loop.schedule(sweepTask, Math.max(0, head.deadline - now), TimeUnit.NANOSECONDS);
@@ -400,23 +401,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
 
     private void failLater(ReplyListener listener, int tag, ShardException cause) {
         inSendCount.lazySet(inSendCount.get() + 1);
-        loop.execute(() -> notifyFailure(listener, tag, cause));
-    }
-
-    private static void notifyReply(ReplyListener listener, int tag, Object reply) {
-        try {
-            listener.onReply(tag, reply);
-        } catch (Throwable t) {
-            log.warn("reply listener {} threw", listener, t);
-        }
-    }
-
-    private static void notifyFailure(ReplyListener listener, int tag, ShardException cause) {
-        try {
-            listener.onFailure(tag, cause);
-        } catch (Throwable t) {
-            log.warn("reply listener {} threw", listener, t);
-        }
+        loop.execute(() -> ShardDrivers.deliverFailure(listener, tag, cause));
     }
 
     private void link(Call c) {
@@ -489,7 +474,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
             c.prev = c.next = null;
             c.shard.outstanding--;
             cancel(c);
-            notifyFailure(c.listener, c.tag, new ShardException(ShardException.Kind.CLOSED, c.shard.id, "client closed"));
+            ShardDrivers.deliverFailure(c.listener, c.tag, new ShardException(ShardException.Kind.CLOSED, c.shard.id, "client closed"));
             c = next;
         }
         driver.closeLater(this::closeClients);

@@ -3,6 +3,7 @@ package io.doubleface.redis;
 import io.doubleface.api.Command;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
 import io.lettuce.core.RedisClient;
@@ -123,7 +124,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
             }
             done = true;
             outstanding.remove(this);
-            notifyFailure(listener, tag, new ShardException(Kind.TIMEOUT, shard, "no reply within "
+            ShardDrivers.deliverFailure(listener, tag, new ShardException(Kind.TIMEOUT, shard, "no reply within "
                     + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms"));
         }
     }
@@ -348,22 +349,10 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
             c.timeout.cancel(false);
         }
         if (error != null) {
-            notifyFailure(c.listener, c.tag, RedisErrors.map(error, c.shard, closed));
+            ShardDrivers.deliverFailure(c.listener, c.tag, RedisErrors.map(error, c.shard, closed));
             return;
         }
-        try {
-            c.listener.onReply(c.tag, value);
-        } catch (Throwable t) {
-            log.warn("reply listener {} threw", c.listener, t);
-        }
-    }
-
-    private static void notifyFailure(ReplyListener listener, int tag, ShardException cause) {
-        try {
-            listener.onFailure(tag, cause);
-        } catch (Throwable t) {
-            log.warn("reply listener {} threw", listener, t);
-        }
+        ShardDrivers.deliverReply(c.listener, c.tag, value);
     }
 
     private void markDirty(Link link) {
@@ -426,7 +415,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
                 if (c.timeout != null) {
                     c.timeout.cancel(false);
                 }
-                notifyFailure(c.listener, c.tag, new ShardException(Kind.CLOSED, c.shard, "client closed"));
+                ShardDrivers.deliverFailure(c.listener, c.tag, new ShardException(Kind.CLOSED, c.shard, "client closed"));
             }
         }
         for (Link l : links) {
