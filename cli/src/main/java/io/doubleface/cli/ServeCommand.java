@@ -53,7 +53,7 @@ final class ServeCommand {
             header = "Runs the YCSB fanout mid-tier (GET /query?fanout=K&size=S&key=N).",
             description = {
                 "GET /query?fanout=K&size=small|medium|large&key=N reads K shards and answers with the merged "
-                    + "records. Without --shards it starts an embedded KV leaf (--embedded-shards shards on free "
+                    + "records; GET /health answers ok with no shard call. Without --shards it starts an embedded KV leaf (--embedded-shards shards on free "
                     + "loopback ports) in the same process, so this one command gives a working service. Prints "
                     + "a banner with a sample query and the admin URLs, then serves until Ctrl-C (SIGINT) or SIGTERM.",
                 ""},
@@ -373,6 +373,8 @@ final class ServeCommand {
                 }
                 YcsbService.install(b, store, records, scanRecords, replyWorkMicros * 1000, grpcPort != null,
                         resilience);
+                HealthRoute health = new HealthRoute();
+                b.get(HealthRoute.PATH, health, health);
                 b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
                         .maxConnections(maxConnections).admission(admission)
                         .transport(transport).policy(policy).deadline(deadline)

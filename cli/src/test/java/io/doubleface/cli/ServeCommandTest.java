@@ -53,6 +53,10 @@ class ServeCommandTest {
             assertEquals(200, second.statusCode(), second.body());
             assertEquals(first.body(), second.body(), "same query, other model: byte-identical");
 
+            HttpResponse<String> health = send(HttpRequest.newBuilder(base.resolve("/health")));
+            assertEquals(200, health.statusCode(), health.body());
+            assertEquals("ok\n", health.body(), "no shard call, answered by the merge of an empty plan");
+
             String banner = r.out();
             assertTrue(banner.contains("curl '" + base + "/query?fanout=4&size=small&key=42'"), banner);
             assertTrue(banner.contains(admin + "/admin/stats"), banner);
