@@ -20,6 +20,7 @@ import io.doubleface.server.internal.GrpcFanoutHandler;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
 import io.doubleface.server.internal.ServerMetrics;
+import io.doubleface.server.internal.StrictRequestDecoder;
 import io.doubleface.server.internal.Tls;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.TuneSettings;
@@ -97,9 +98,6 @@ public final class FanoutServer implements AutoCloseable {
 
     /** After a failed accept (e.g. out of file descriptors), accepting pauses for {@value} ms. */
     static final long ACCEPT_BACKOFF_MILLIS = 1000;
-
-    /** Requests the HTTP codec may decode ahead of their answers: {@value}. */
-    static final int CODEC_PIPELINE_DEPTH = 65536;
 
     /** Most concurrent calls on one gRPC upstream connection (HTTP/2 streams): {@value}. */
     public static final int GRPC_MAX_CONCURRENT_CALLS = 1024;
@@ -319,14 +317,13 @@ public final class FanoutServer implements AutoCloseable {
                     }
                     ch.pipeline().addLast(
                             new HttpFanoutHandler.IdleAndBytesSeen(handler, limits.idleTimeout().toMillis()),
-                            // The codec's pipeline-depth limit must sit far above maxPipelined:
-                            // bytes already read are still decoded after HttpFanoutHandler stops
-                            // reading, and exceeding the codec's limit drops the connection
-                            // without answers. What one read can hold bounds the depth anyway.
-                            new HttpServerCodec(new HttpDecoderConfig()
+                            // No pipeline-depth limit in the codec (Netty's HttpServerCodec has
+                            // one): bytes already read are still decoded after HttpFanoutHandler
+                            // stops reading; what one read can hold bounds the depth.
+                            StrictRequestDecoder.codec(new HttpDecoderConfig()
                                     .setMaxInitialLineLength(limits.maxInitialLineLength())
                                     .setMaxHeaderSize(limits.maxHeaderSize())
-                                    .setMaxChunkSize(8192), CODEC_PIPELINE_DEPTH),
+                                    .setMaxChunkSize(8192)),
                             handler);
                 }
             });
@@ -682,10 +679,16 @@ public final class FanoutServer implements AutoCloseable {
          * @param service the service that runs the route's requests
          * @param binding decodes the route's requests and encodes their responses
          * @return this builder
-         * @throws IllegalArgumentException for a malformed pattern or a route added twice
+         * @throws IllegalArgumentException for a malformed pattern, a route added twice, or
+         *     {@code HEAD}, {@code CONNECT} or {@code TRACE} (answers to them follow rules of
+         *     their own that a fanout route has no use for)
          */
         public <Q, R> Builder route(HttpMethod method, String pattern, FanoutService<Q, ?, R> service,
                 HttpBinding<Q, R> binding) {
+            if (HttpMethod.HEAD.equals(method) || HttpMethod.CONNECT.equals(method) || HttpMethod.TRACE.equals(method)) {
+                throw new IllegalArgumentException("route " + method + " " + pattern + ": " + method
+                        + " routes are not supported (use GET, POST, PUT, DELETE or PATCH)");
+            }
             routes.add(method, pattern, service, binding);
             return this;
         }

@@ -76,6 +76,46 @@ class HttpBadInputTest {
     }
 
     @Test
+    void obsFoldGets400AndCloseWhereverTheHeadIsSplitButAnIndentedBodyIsNoFold() throws Exception {
+        Map<Outcome, Long> before = outcomes();
+        String folded = "GET " + TestCluster.path(GOOD) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: a\r\n\tb\r\n\r\n";
+        // in one write, and split just before the folding tab (the fold spans two reads)
+        int tab = folded.indexOf('\t');
+        for (String[] parts : new String[][] {{folded}, {folded.substring(0, tab), folded.substring(tab)}}) {
+            try (RawHttp c = new RawHttp(cluster.server.port())) {
+                c.write(parts[0]);
+                if (parts.length > 1) {
+                    Thread.sleep(50);
+                    c.write(parts[1]);
+                }
+                RawHttp.Response r = c.read();
+                assertEquals(400, r.status(), r.toString());
+                assertTextReason(r, "obs-fold");
+                assertTrue(c.closedByServer(), "connection left open after an obs-fold");
+            }
+        }
+        // a good request, then one with a fold by space: the first is answered, the second refused
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            c.write(RawHttp.get(TestCluster.path(GOOD)) + folded.replace('\t', ' '));
+            assertGood(c.read());
+            RawHttp.Response r = c.read();
+            assertEquals(400, r.status(), String.valueOf(r));
+            assertTextReason(r, "obs-fold");
+        }
+        // line breaks followed by spaces in a body are the body's business, and the request
+        // after it on the same connection is scanned from its own first byte
+        String body = "{\r\n  \"a\": 1\r\n}";
+        try (RawHttp c = new RawHttp(cluster.server.port())) {
+            c.write("GET " + TestCluster.path(GOOD) + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: "
+                    + body.length() + "\r\n\r\n" + body + RawHttp.get(TestCluster.path(GOOD)));
+            assertGood(c.read());
+            assertGood(c.read());
+        }
+        assertCounted(before, Outcome.BAD_REQUEST, Outcome.BAD_REQUEST, Outcome.OK, Outcome.BAD_REQUEST, Outcome.OK,
+                Outcome.OK);
+    }
+
+    @Test
     void malformedRequestLineGets400WithReasonAndClose() throws Exception {
         Map<Outcome, Long> before = outcomes();
         try (RawHttp c = new RawHttp(cluster.server.port())) {

@@ -1,0 +1,131 @@
+package io.doubleface.server.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.CombinedChannelDuplexHandler;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ByteProcessor;
+import java.util.List;
+
+/**
+ * Netty's request decoder, plus one rule it does not enforce: a request head with an obs-fold
+ * (a header line continued on the next line by leading space or tab) is refused. RFC 9112 §5.2
+ * lets a server either refuse it with 400 or unfold it; Netty unfolds it silently, so a proxy in
+ * front and this server could read different header values. Here the head is handed on with a
+ * failed {@link DecoderResult} (an {@link ObsFoldException}), which the handler answers with 400
+ * and a close, as any other malformed head.
+ *
+ * <p>How: the bytes the decoder consumed while reading a head are scanned once (a line feed
+ * followed by a space or tab, before the empty line ending the head). Each decode call returns
+ * after at most one head, and a head is only handed on in the call that consumed its empty
+ * line, so every byte of a head is scanned before its {@link HttpRequest} leaves. Bodies are not
+ * scanned (an indented JSON body is not a fold). Cost: one pass over the head bytes.
+ */
+public final class StrictRequestDecoder extends HttpRequestDecoder {
+
+    /** The failure a head with an obs-fold is handed on with. */
+    static final class ObsFoldException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ObsFoldException() {
+            // no stack trace: it is a client's mistake, answered with 400, never logged
+            super("obs-fold (a header line continued by leading space or tab) is not accepted (RFC 9112 §5.2)", null,
+                    false, false);
+        }
+    }
+
+    private final HeadScanner scanner = new HeadScanner();
+    /** True from the start of a request until its head has been handed on. */
+    private boolean inHead = true;
+
+    private StrictRequestDecoder(HttpDecoderConfig config) {
+        super(config);
+    }
+
+    /**
+     * The server side of HTTP/1.1 for one connection: this decoder and Netty's response encoder.
+     * (Not Netty's {@code HttpServerCodec}: its only addition, the method queue that lets the
+     * encoder answer {@code HEAD} and {@code CONNECT} without a body, has no use here since
+     * routes are {@code GET}, {@code POST}, {@code PUT} and {@code DELETE}.)
+     */
+    public static CombinedChannelDuplexHandler<StrictRequestDecoder, HttpResponseEncoder> codec(
+            HttpDecoderConfig config) {
+        return new CombinedChannelDuplexHandler<>(new StrictRequestDecoder(config), new HttpResponseEncoder());
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
+        int start = buffer.readerIndex();
+        int before = out.size();
+        super.decode(ctx, buffer, out);
+        int consumed = buffer.readerIndex() - start;
+        if (inHead && consumed > 0 && !scanner.done) {
+            buffer.forEachByte(start, consumed, scanner);
+        }
+        for (int i = before; i < out.size(); i++) {
+            Object o = out.get(i);
+            if (o instanceof HttpRequest req) {
+                if (scanner.folded && req.decoderResult().isSuccess()) {
+                    req.setDecoderResult(DecoderResult.failure(new ObsFoldException()));
+                }
+                inHead = false;
+            }
+            if (o instanceof LastHttpContent) {
+                inHead = true;
+                scanner.reset();
+            }
+        }
+    }
+
+    /** A tiny state machine over a head's bytes: finds a line feed followed by space or tab. */
+    private static final class HeadScanner implements ByteProcessor {
+        private static final int BEFORE_REQUEST_LINE = 0;
+        private static final int IN_LINE = 1;
+        private static final int AFTER_LF = 2;
+
+        private int state = BEFORE_REQUEST_LINE;
+        boolean folded;
+        boolean done;
+
+        void reset() {
+            state = BEFORE_REQUEST_LINE;
+            folded = false;
+            done = false;
+        }
+
+        @Override
+        public boolean process(byte b) {
+            switch (state) {
+                case BEFORE_REQUEST_LINE -> {
+                    // the decoder skips control characters and whitespace before a request line
+                    if (b > ' ') {
+                        state = IN_LINE;
+                    }
+                }
+                case IN_LINE -> {
+                    if (b == '\n') {
+                        state = AFTER_LF;
+                    }
+                }
+                default -> { // AFTER_LF: the first byte of a line
+                    if (b == ' ' || b == '\t') {
+                        folded = true;
+                        done = true;
+                        return false;
+                    }
+                    if (b == '\r' || b == '\n') {
+                        done = true; // the empty line: the head ends here
+                        return false;
+                    }
+                    state = IN_LINE;
+                }
+            }
+            return true;
+        }
+    }
+}
