@@ -236,6 +236,12 @@ final class ServeCommand {
                         + "(16m, ...; default 16m).")
         int maxQueuedBytes = (int) HttpLimits.DEFAULT_MAX_QUEUED_BYTES;
 
+        @Option(names = "--max-queued-bytes-total", paramLabel = "BYTES", converter = Converters.ByteSizeConverter.class,
+                description = "Most response bytes the whole server holds for clients that are behind (over "
+                        + "1 MiB unread each); past it the connection that would go over is closed (256m, 1g, ...; "
+                        + "default 256m).")
+        int maxQueuedBytesTotal = (int) FanoutServer.DEFAULT_MAX_QUEUED_BYTES_TOTAL;
+
         @Option(names = "--slow-reader-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
                 defaultValue = "30s", description = "Close a client connection that reads none of its waiting "
                         + "responses for this long.")
@@ -376,7 +382,7 @@ final class ServeCommand {
                 HealthRoute health = new HealthRoute();
                 b.get(HealthRoute.PATH, health, health);
                 b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
-                        .maxConnections(maxConnections).admission(admission)
+                        .maxConnections(maxConnections).maxQueuedBytesTotal(maxQueuedBytesTotal).admission(admission)
                         .transport(transport).policy(policy).deadline(deadline)
                         .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
                                 HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout, maxQueuedBytes, slowReaderTimeout,

@@ -3,6 +3,7 @@ package io.doubleface.engine;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -15,6 +16,9 @@ public final class RequestStats {
     private final LongAdder started = new LongAdder();
     private final LongAdder slowReaders = new LongAdder();
     private final LongAdder refusedConnections = new LongAdder();
+    private final LongAdder overServerQueue = new LongAdder();
+    /** Response bytes queued on connections whose client is behind (over the high water mark). */
+    private final AtomicLong behindBytes = new AtomicLong();
     /** A binding's or codec's decode threw something other than a bad-request exception (HTTP or gRPC). */
     public final ErrorLog decodeErrors = new ErrorLog("decode");
     /** A binding's encode threw (the client got 500 / INTERNAL). */
@@ -58,6 +62,29 @@ public final class RequestStats {
     /** Upstream connections closed on accept so far (over the connection limit). */
     public long connectionsRefused() {
         return refusedConnections.sum();
+    }
+
+    /**
+     * Adds {@code delta} (may be negative) to the response bytes queued on connections whose client
+     * is behind, and returns the new total.
+     */
+    public long addBehindBytes(long delta) {
+        return behindBytes.addAndGet(delta);
+    }
+
+    /** {@return response bytes now queued on connections whose client is behind} */
+    public long behindBytes() {
+        return behindBytes.get();
+    }
+
+    /** A slow reader was closed because the server-wide queued bytes went over their bound. */
+    public void serverQueueFull() {
+        overServerQueue.increment();
+    }
+
+    /** {@return slow readers closed so far because the server-wide bound was reached (also in slowReadersClosed)} */
+    public long serverQueueFullCount() {
+        return overServerQueue.sum();
     }
 
     /** Upstream connections closed as slow readers so far. */

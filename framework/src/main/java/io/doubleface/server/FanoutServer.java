@@ -127,6 +127,9 @@ public final class FanoutServer implements AutoCloseable {
     public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
 
     /** Write-buffer water marks of upstream HTTP connections: 512 KiB / 1 MiB. */
+    /** Default {@link Builder#maxQueuedBytesTotal}: {@value} bytes (256 MiB). */
+    public static final long DEFAULT_MAX_QUEUED_BYTES_TOTAL = 256L << 20;
+
     static final WriteBufferWaterMark UPSTREAM_WATER_MARK = new WriteBufferWaterMark(512 << 10, 1 << 20);
 
     private FanoutServer(Builder b) throws InterruptedException {
@@ -279,8 +282,10 @@ public final class FanoutServer implements AutoCloseable {
         private final HttpRouter router;
         private final int maxConnections;
         private final long maxConnectionAgeNanos;
+        private final long maxQueuedBytesTotal;
 
         Acceptor(Builder b, HttpRouter router) {
+            this.maxQueuedBytesTotal = b.maxQueuedBytesTotal;
             this.limits = b.limits;
             this.router = router;
             this.maxConnections = b.maxConnections;
@@ -311,7 +316,7 @@ public final class FanoutServer implements AutoCloseable {
                 @Override
                 protected void initChannel(Channel ch) {
                     HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, limits, engine.stats(),
-                            maxConnectionAgeNanos);
+                            maxConnectionAgeNanos, maxQueuedBytesTotal);
                     if (httpTls != null) {
                         ch.pipeline().addLast(httpTls.newHandler(ch.alloc()));
                     }
@@ -608,6 +613,7 @@ public final class FanoutServer implements AutoCloseable {
         private Path tlsKey;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private Duration maxConnectionAge;
+        private long maxQueuedBytesTotal = DEFAULT_MAX_QUEUED_BYTES_TOTAL;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private String configuration = "doubleface";
@@ -863,6 +869,30 @@ public final class FanoutServer implements AutoCloseable {
                 throw new IllegalArgumentException("maxConnections: " + n + " (expected: > 0)");
             }
             this.maxConnections = n;
+            return this;
+        }
+
+        /**
+         * Most response bytes the whole server holds for HTTP clients that are behind (default
+         * {@value FanoutServer#DEFAULT_MAX_QUEUED_BYTES_TOTAL}, 256 MiB). A client is behind while
+         * its connection holds more unread bytes than the high water mark (1 MiB); past this bound
+         * the connection whose answer would go over is closed as a slow reader (counted in
+         * {@code /admin/stats} {@code connections.slow_readers_closed_server_bound}), so many
+         * clients that each stay under {@link HttpLimits#maxQueuedBytes()} cannot together exhaust
+         * direct memory. Connections that keep up hold less than the high water mark each: the
+         * whole server's queued bytes stay under this bound plus one high water mark per connection
+         * ({@link #maxConnections}). gRPC upstream calls are bounded by HTTP/2 flow control and
+         * the most concurrent streams per connection.
+         *
+         * @param bytes the bound, {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code bytes < 1}
+         */
+        public Builder maxQueuedBytesTotal(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxQueuedBytesTotal: " + bytes + " (expected: > 0)");
+            }
+            this.maxQueuedBytesTotal = bytes;
             return this;
         }
 

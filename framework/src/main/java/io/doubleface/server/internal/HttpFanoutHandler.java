@@ -105,17 +105,23 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     private boolean pausedByPipeline; // maxPipelined requests unanswered
     private boolean pausedByWrites;   // the outbound buffer is above the high water mark
     private ScheduledFuture<?> slowReaderTimer;
+    private final long maxBehindBytesTotal;
+    private long behindReported;      // this connection's share of RequestStats.behindBytes
 
     public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, HttpLimits limits, RequestStats stats) {
-        this(engine, router, limits, stats, 0);
+        this(engine, router, limits, stats, 0, Long.MAX_VALUE);
     }
 
     /**
      * @param maxAgeNanos after this long the connection's next answer that leaves nothing in flight
      *     carries {@code Connection: close} and the connection closes (0 = no age limit)
+     * @param maxBehindBytesTotal most response bytes the whole server holds for clients that are
+     *     behind (connections above the high water mark); the connection that would go over is
+     *     closed as a slow reader
      */
     public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, HttpLimits limits, RequestStats stats,
-            long maxAgeNanos) {
+            long maxAgeNanos, long maxBehindBytesTotal) {
+        this.maxBehindBytesTotal = maxBehindBytesTotal;
         this.maxAgeNanos = maxAgeNanos;
         this.bornNanos = maxAgeNanos > 0 ? System.nanoTime() : 0;
         this.engine = engine;
@@ -618,8 +624,26 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         }
         if (!ctx.channel().isWritable()) {
             onUnwritable();
+            // behind: this connection's queue counts towards the server-wide bound
+            long mine = out == null ? 0 : out.totalPendingWriteBytes();
+            long total = stats.addBehindBytes(mine - behindReported);
+            behindReported = mine;
+            if (total > maxBehindBytesTotal) {
+                stats.serverQueueFull();
+                closeSlowReader("the server holds more than " + maxBehindBytesTotal
+                        + " response bytes for clients that are behind");
+                return true;
+            }
         }
         return false;
+    }
+
+    /** Takes this connection's queued bytes out of the server-wide count (caught up, or closed). */
+    private void releaseBehind() {
+        if (behindReported != 0) {
+            stats.addBehindBytes(-behindReported);
+            behindReported = 0;
+        }
     }
 
     private void onUnwritable() {
@@ -641,6 +665,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
+            releaseBehind();
             if (slowReaderTimer != null) {
                 slowReaderTimer.cancel(false);
                 slowReaderTimer = null;
@@ -694,6 +719,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
+        releaseBehind();
         if (readCheck != null) {
             readCheck.cancel(false);
             readCheck = null;

@@ -125,6 +125,13 @@ public final class ServerMetrics {
         FunctionCounter.builder("doubleface.connections.slow.readers", engine.stats(), s -> s.slowReadersClosed())
                 .description("upstream connections closed because their client left responses unread "
                         + "(HttpLimits.maxQueuedBytes, slowReaderTimeout)").register(registry);
+        FunctionCounter.builder("doubleface.connections.slow.readers.server.bound", engine.stats(),
+                        s -> s.serverQueueFullCount())
+                .description("of those, closed because the server-wide bound on bytes held for clients "
+                        + "that are behind was reached (FanoutServer.Builder.maxQueuedBytesTotal)").register(registry);
+        Gauge.builder("doubleface.connections.behind.bytes", engine.stats(), s -> s.behindBytes())
+                .description("response bytes queued on upstream connections whose client is behind "
+                        + "(above the high water mark)").baseUnit("bytes").register(registry);
         FunctionCounter.builder("doubleface.connections.refused", engine.stats(), s -> s.connectionsRefused())
                 .description("upstream connections closed on accept because the server had its most open "
                         + "(FanoutServer.Builder.maxConnections)").register(registry);
@@ -269,6 +276,8 @@ public final class ServerMetrics {
         }
         j.end();
         j.field("slow_readers_closed", engine.stats().slowReadersClosed());
+        j.field("slow_readers_closed_server_bound", engine.stats().serverQueueFullCount());
+        j.field("behind_bytes", engine.stats().behindBytes());
         j.field("connections_refused", engine.stats().connectionsRefused());
         j.key("loops").beginArray();
         for (LoopGroup g : loopGroups.get()) {

@@ -79,6 +79,35 @@ class SlowReaderTest {
     }
 
     @Test
+    void clientsBehindTogetherOverTheServerBoundAreDisconnectedAndTheCountReturnsToZero() throws Exception {
+        // per connection far away (64 MiB, 5 min): only the server-wide bound (3 MiB) can close them
+        HttpLimits limits = HttpLimits.DEFAULTS.withSlowReader(64L << 20, Duration.ofMinutes(5));
+        try (TestCluster c = TestCluster.builder(SHARDS).limits(limits)
+                        .tweak(b -> b.maxQueuedBytesTotal(3L << 20)).start();
+                Socket s1 = neverReading(c.server.port(), 64);
+                Socket s2 = neverReading(c.server.port(), 64);
+                Socket s3 = neverReading(c.server.port(), 64)) {
+            assertTrue(awaitClosed(c, 1, Duration.ofSeconds(60)) >= 1, "no client closed at the server bound");
+            long bound = JsonDoc.path(c.stats(), "slow_readers_closed_server_bound").asLong();
+            assertTrue(bound >= 1, "closed, but not by the server bound: " + c.stats());
+            assertEquals(0, JsonDoc.path(c.stats(), "requests", "internal_error").asLong());
+            for (int i = 0; i < 10; i++) {
+                assertEquals(c.expected(LARGE), c.get(LARGE).body());
+            }
+            s1.close();
+            s2.close();
+            s3.close();
+            // every connection's share leaves the count when it closes
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long behind;
+            while ((behind = JsonDoc.path(c.stats(), "behind_bytes").asLong()) != 0 && System.nanoTime() < deadline) {
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+            assertEquals(0, behind, "bytes still counted as behind after every slow client left");
+        }
+    }
+
+    @Test
     void aClientReadingNothingForTheSlowReaderTimeoutIsDisconnected() throws Exception {
         // the byte bound is far away: only the timeout can close this one
         HttpLimits limits = HttpLimits.DEFAULTS.withSlowReader(256L << 20, Duration.ofSeconds(1));
