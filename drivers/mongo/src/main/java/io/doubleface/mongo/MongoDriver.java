@@ -1,8 +1,8 @@
 package io.doubleface.mongo;
 
-import io.doubleface.driver.ShardDrivers;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.connection.NettyTransportSettings;
 import com.mongodb.connection.TransportSettings;
 import com.mongodb.event.CommandListener;
 import io.doubleface.driver.BlockingClient;
@@ -10,6 +10,7 @@ import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
 import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.ShardDrivers;
 import io.doubleface.loop.Threads;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
@@ -18,6 +19,11 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandle;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import java.io.File;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +37,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +76,12 @@ import org.slf4j.LoggerFactory;
  * ({@link Options}) go in the query of the short form ({@code ?transport=aio&poolSize=16}) or,
  * prefixed {@code df.}, in the query of any full connection string ({@code ?df.transport=aio}).
  *
+ * <p>TLS: a full connection string's own {@code tls=true}, or {@code ?tls=true} on a short-form
+ * list (every shard). The shards' certificates are verified against the JVM's trust store, or
+ * against the CA certificate(s) of a PEM file given as {@code ?cacert=PEM} (short form) or
+ * {@code ?df.cacert=PEM} (full form): the Java driver reads no {@code tlsCAFile}. Every transport
+ * speaks it: Netty on the loop, the JDK's TLS channels for AIO, and the blocking client.
+ *
  * <p>Threading: the constructor, {@link #openOn}, {@link #openBlocking}, {@link #stats} and
  * {@link #close} are thread-safe. The driver closes every client it opened in {@link #close()};
  * it never shuts down an event loop it was given.
@@ -78,6 +92,15 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
 
     /** URI scheme: {@value}. */
     public static final String SCHEME = "mongodb";
+
+    /** Shard-list option: TLS to every shard of a short-form list ({@code ?tls=true}): {@value}. */
+    static final String TLS = "tls";
+
+    /**
+     * Shard-list option: a PEM file of the CA certificate(s) TLS shards are verified against
+     * ({@code ?cacert=ca.pem}, or {@code ?df.cacert=ca.pem} in a full connection string): {@value}.
+     */
+    static final String CACERT = "cacert";
 
     /** Database of commands when the shard's connection string names none: {@value}. */
     public static final String DEFAULT_DATABASE = "test";
@@ -270,6 +293,9 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
             Options o = this;
             for (Map.Entry<String, String> e : p.entrySet()) {
                 String v = e.getValue();
+                if (e.getKey().equals(TLS) || e.getKey().equals(CACERT)) {
+                    continue; // connection settings, not Options: see parse and the constructor
+                }
                 o = switch (e.getKey()) {
                     case "transport" -> o.withTransport(Transport.parse(v));
                     case "aioThreads" -> o.withAioThreads(intParam(e.getKey(), v));
@@ -281,7 +307,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
                         default -> throw new IllegalArgumentException("csot: '" + v + "' (expected: true or false)");
                     });
                     default -> throw new IllegalArgumentException("mongodb driver option '" + e.getKey()
-                            + "' (expected: transport, aioThreads, poolSize, heartbeatMS or csot)");
+                            + "' (expected: transport, aioThreads, poolSize, heartbeatMS, csot, tls or cacert)");
                 };
             }
             return o;
@@ -308,6 +334,10 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
     private final List<ConnectionString> shards;
     private final List<String> addresses;
     private final Options options;
+    /** The CA certificate(s) shards are verified against over TLS instead of the JVM's trust store; null: the JVM's. */
+    private final File caCert;
+    private volatile SslContext nettyTls;
+    private volatile SSLContext jdkTls;
     private final String description;
     private final Set<LoopClient> loopClients = ConcurrentHashMap.newKeySet();
     private final Set<MongoBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
@@ -325,6 +355,26 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
      * @throws NullPointerException if {@code options} is {@code null}
      */
     public MongoDriver(List<ConnectionString> shards, Options options) {
+        this(shards, options, null);
+    }
+
+    /**
+     * A driver of {@code shards} whose TLS connections (a connection string with {@code tls=true})
+     * verify the shards against the CA certificate(s) in {@code caCert} instead of the JVM's trust
+     * store (the Java driver reads no {@code tlsCAFile}). Connects nothing yet.
+     *
+     * @param shards the connection strings, at least one; copied
+     * @param options the driver options, not {@code null}
+     * @param caCert a PEM file of the CA certificate(s) to trust; {@code null}: the JVM's trust store
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty, or {@code caCert}
+     *     is not a readable file
+     * @throws NullPointerException if {@code options} is {@code null}
+     */
+    public MongoDriver(List<ConnectionString> shards, Options options, File caCert) {
+        if (caCert != null && !caCert.canRead()) {
+            throw new IllegalArgumentException("caCert: " + caCert + " is not a readable file");
+        }
+        this.caCert = caCert;
         if (shards == null || shards.isEmpty()) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: at least one connection string)");
         }
@@ -350,7 +400,8 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
      */
     public static MongoDriver open(String uri, Options options) {
         ShardList l = parse(uri);
-        return new MongoDriver(l.shards(), options.withParameters(l.options()));
+        String ca = l.options().get(CACERT);
+        return new MongoDriver(l.shards(), options.withParameters(l.options()), ca == null ? null : new File(ca));
     }
 
     /**
@@ -390,7 +441,8 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
                 if (host.indexOf(':') >= 0) {
                     host = "[" + (a.getAddress() != null ? io.netty.util.NetUtil.toAddressString(a.getAddress()) : host) + "]";
                 }
-                out.add(new ConnectionString("mongodb://" + host + ":" + a.getPort() + "/?directConnection=true"));
+                out.add(new ConnectionString("mongodb://" + host + ":" + a.getPort() + "/?directConnection=true"
+                        + ("true".equals(opts.get(TLS)) ? "&tls=true" : "")));
             }
         } else {
             for (String part : trimmed.split("[;\\s]+")) {
@@ -426,6 +478,17 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
             if (out.isEmpty()) {
                 throw bad(uri, "no connection string");
             }
+        }
+        String tls = opts.get(TLS);
+        if (tls != null && !full && !tls.equals("true") && !tls.equals("false")) {
+            throw bad(uri, "tls: '" + tls + "' (expected: true or false)");
+        }
+        if (tls != null && full) {
+            throw bad(uri, "df.tls: in a full connection string, use its own tls=true");
+        }
+        String ca = opts.get(CACERT);
+        if (ca != null && !new File(ca).canRead()) {
+            throw bad(uri, "cacert: " + ca + " is not a readable file");
         }
         try {
             Options.DEFAULT.withParameters(opts); // fail fast on a bad option
@@ -545,6 +608,10 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
         if (commandListener != null) {
             b.addCommandListener(commandListener);
         }
+        if (caCert != null && !(transport instanceof NettyTransportSettings)) {
+            // the JDK's TLS: the sync driver's sockets, and TLS channels for AIO (the Netty stream has its own, nettyOn)
+            b.applyToSslSettings(ssl -> ssl.context(jdkTls()));
+        }
         if (transport != null) {
             b.transportSettings(transport);
         }
@@ -552,9 +619,37 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
     }
 
     /** Netty transport settings for a client whose I/O runs on {@code loop}. */
-    static TransportSettings nettyOn(EventLoop loop) {
-        return TransportSettings.nettyBuilder().eventLoopGroup(loop).socketChannelClass(ShardDrivers.socketChannelClass(loop))
-                .allocator(DriverBufferAllocator.INSTANCE).build();
+    TransportSettings nettyOn(EventLoop loop) {
+        var b = TransportSettings.nettyBuilder().eventLoopGroup(loop).socketChannelClass(ShardDrivers.socketChannelClass(loop))
+                .allocator(DriverBufferAllocator.INSTANCE);
+        if (caCert != null) {
+            b.sslContext(nettyTls());
+        }
+        return b.build();
+    }
+
+    private SslContext nettyTls() {
+        SslContext c = nettyTls;
+        if (c == null) {
+            try {
+                // the driver's Netty stream needs a JDK-provider client context (it asks it for an SSLEngine with ALPN off)
+                c = SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+                        .trustManager(caCert).build();
+            } catch (SSLException | IllegalArgumentException e) {
+                throw new IllegalArgumentException("cacert " + caCert + ": " + e.getMessage(), e);
+            }
+            nettyTls = c;
+        }
+        return c;
+    }
+
+    private SSLContext jdkTls() {
+        SSLContext c = jdkTls;
+        if (c == null) {
+            c = ((JdkSslContext) nettyTls()).context();
+            jdkTls = c;
+        }
+        return c;
     }
 
     /**

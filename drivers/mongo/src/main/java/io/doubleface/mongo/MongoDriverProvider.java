@@ -21,7 +21,8 @@ public final class MongoDriverProvider implements ShardDriverProvider {
 
     @Override
     public String usage() {
-        return "mongodb://HOST:FIRST-LAST[?transport=netty|aio|aio-fixed&poolSize=N], mongodb://HOST:PORT,HOST:PORT,... "
+        return "mongodb://HOST:FIRST-LAST[?transport=netty|aio|aio-fixed&poolSize=N&tls=true&cacert=PEM], "
+                + "mongodb://HOST:PORT,HOST:PORT,... "
                 + "or full connection strings 'mongodb://HOSTS/[DB][?OPTIONS];mongodb://...' (doubleface leaf mongo)";
     }
 

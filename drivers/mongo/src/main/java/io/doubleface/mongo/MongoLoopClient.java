@@ -329,7 +329,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
 
     private TransportSettings transport() {
         return switch (driver.options().transport()) {
-            case NETTY -> MongoDriver.nettyOn(loop);
+            case NETTY -> driver.nettyOn(loop);
             case AIO -> null; // the driver's default: JDK asynchronous channels, default group
             case AIO_FIXED -> {
                 if (aioPool == null) {
