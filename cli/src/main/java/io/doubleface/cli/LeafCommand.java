@@ -73,7 +73,7 @@ final class LeafCommand {
 
         @Option(names = "--slow", paramLabel = "SHARD:FRACTION:DELAY",
                 description = "Answer a FRACTION of the calls to SHARD after DELAY instead of at once, for "
-                        + "tail-latency experiments; e.g. 0:0.05:50ms (5% of shard 0's calls 50 ms late).")
+                        + "tail-latency experiments; e.g. 0:0.05:50ms (5%% of shard 0's calls 50 ms late).")
         String slow;
 
         Kv(CliEnv env) {

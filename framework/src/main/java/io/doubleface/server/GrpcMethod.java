@@ -39,7 +39,8 @@ final class GrpcMethod<Q, R, I, O> {
     RouteStats addTo(Map<String, ServerServiceDefinition.Builder> services, FanoutEngine engine, LoopGroup io) {
         MethodDescriptor<I, O> m = binding.method();
         GrpcFanoutHandler<Q, R, I, O> handler = new GrpcFanoutHandler<>(engine, service, binding, io);
-        services.computeIfAbsent(m.getServiceName(), ServerServiceDefinition::builder).addMethod(m, handler);
+        services.computeIfAbsent(m.getServiceName(), ServerServiceDefinition::builder)
+                .addMethod(GrpcFanoutHandler.registered(m), handler);
         return handler.routeStats();
     }
 }

@@ -10,6 +10,7 @@ import io.doubleface.engine.ResponseSink;
 import io.doubleface.engine.RouteStats;
 import io.doubleface.loop.LoopGroup;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.Status;
@@ -17,6 +18,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.internal.ThreadExecutorMap;
+import java.io.InputStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +35,31 @@ import org.slf4j.LoggerFactory;
  * any thread; it hops to that loop, so every method of the {@link ServerCall} is called there
  * (grpc-java's server calls are not thread-safe).
  */
-public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I, O> {
+public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<InputStream, O> {
+
+    /**
+     * The request marshaller the method is registered with: hands the message's bytes on as they
+     * are, so the handler parses them itself ({@link Call#onMessage}) and a malformed message is an
+     * {@code INVALID_ARGUMENT} with the reason, not an exception escaping into grpc-java (which
+     * answers {@code UNKNOWN} and logs a stack trace for every such call). No copy: the stream is
+     * parsed before grpc-java closes it.
+     */
+    private static final MethodDescriptor.Marshaller<InputStream> PASS_THROUGH = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(InputStream value) {
+            return value;
+        }
+
+        @Override
+        public InputStream parse(InputStream stream) {
+            return stream;
+        }
+    };
+
+    /** {@code method} as registered with the gRPC server: its request bytes parsed by the handler. */
+    public static <I, O> MethodDescriptor<InputStream, O> registered(MethodDescriptor<I, O> method) {
+        return method.toBuilder(PASS_THROUGH, method.getResponseMarshaller()).build();
+    }
 
     private static final Logger log = LoggerFactory.getLogger(GrpcFanoutHandler.class);
 
@@ -74,7 +100,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
     }
 
     @Override
-    public ServerCall.Listener<I> startCall(ServerCall<I, O> call, Metadata headers) {
+    public ServerCall.Listener<InputStream> startCall(ServerCall<InputStream, O> call, Metadata headers) {
         EventLoop loop = currentLoop();
         if (loop == null) {
             // not on one of our loops: only if grpc-java were given another executor
@@ -101,8 +127,8 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
     }
 
     /** One call: listener (on the loop) and response sink (any thread, hops to the loop). */
-    private final class Call extends ServerCall.Listener<I> implements ResponseSink<R> {
-        private final ServerCall<I, O> call;
+    private final class Call extends ServerCall.Listener<InputStream> implements ResponseSink<R> {
+        private final ServerCall<InputStream, O> call;
         private final EventLoop loop;
         private I request;
         private boolean submitted;
@@ -110,18 +136,30 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<I,
 
         private final long start = System.nanoTime();
 
-        Call(ServerCall<I, O> call, EventLoop loop) {
+        Call(ServerCall<InputStream, O> call, EventLoop loop) {
             this.call = call;
             this.loop = loop;
         }
 
         @Override
-        public void onMessage(I message) {
+        public void onMessage(InputStream message) {
+            if (ended) {
+                return;
+            }
             if (request != null) {
                 answerError(Outcome.BAD_REQUEST, "more than one request message on a unary call");
                 return;
             }
-            request = message;
+            try {
+                request = binding.method().parseRequest(message);
+            } catch (RuntimeException e) {
+                // e.g. protobuf's "Invalid protobuf byte sequence": the client's bytes, not our bug
+                Status s = Status.fromThrowable(e);
+                String why = s.getDescription() != null ? s.getDescription() : e.getClass().getSimpleName();
+                Throwable cause = s.getCause() != null ? s.getCause() : e.getCause();
+                answerError(Outcome.BAD_REQUEST, "malformed request message: " + why
+                        + (cause != null && cause.getMessage() != null ? " (" + cause.getMessage() + ")" : ""));
+            }
         }
 
         @Override

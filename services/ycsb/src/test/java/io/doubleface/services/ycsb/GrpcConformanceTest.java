@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.doubleface.services.ycsb.v1.FanoutServiceGrpc;
 import io.doubleface.services.ycsb.v1.QueryReply;
 import io.doubleface.services.ycsb.v1.QueryRequest;
+import io.grpc.CallOptions;
+import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -108,6 +111,42 @@ class GrpcConformanceTest {
                 "http://127.0.0.1:" + cluster.server.port() + "/query?key=11")).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(http.body(), body);
+    }
+
+    /** Bytes that are no QueryRequest: INVALID_ARGUMENT with the reason, counted as a bad request, never logged. */
+    @Test
+    void aMalformedRequestMessageGetsInvalidArgumentNotUnknown() throws Exception {
+        cluster.server.switchTo("doubleface");
+        MethodDescriptor.Marshaller<byte[]> raw = new MethodDescriptor.Marshaller<>() {
+            @Override
+            public java.io.InputStream stream(byte[] value) {
+                return new java.io.ByteArrayInputStream(value);
+            }
+
+            @Override
+            public byte[] parse(java.io.InputStream stream) {
+                try {
+                    return stream.readAllBytes();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        };
+        MethodDescriptor<byte[], byte[]> method = FanoutServiceGrpc.getQueryMethod().toBuilder(raw, raw).build();
+        var stats = cluster.server.engine().stats();
+        long decodeErrors = stats.decodeErrors.count();
+        long badRequests = stats.count(io.doubleface.engine.Outcome.BAD_REQUEST);
+        // field 1 (fanout, varint) declared as a length-delimited 100-byte field with 2 bytes given
+        for (byte[] bad : new byte[][] {{0x0a, 0x64, 0x01, 0x02}, {(byte) 0xff, (byte) 0xff, (byte) 0xff}}) {
+            StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
+                    () -> ClientCalls.blockingUnaryCall(cluster.channel, method, CallOptions.DEFAULT, bad));
+            assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
+            assertTrue(e.getStatus().getDescription().startsWith("malformed request message: "), e.toString());
+        }
+        assertEquals(decodeErrors, stats.decodeErrors.count(), "counted as a server error");
+        assertEquals(badRequests + 2, stats.count(io.doubleface.engine.Outcome.BAD_REQUEST));
+        // the same channel goes on working
+        assertEquals(cluster.expected(new YcsbQuery(5, Size.SMALL, 11)), cluster.grpc(QueryRequest.newBuilder().setKey(11).build()));
     }
 
     @Test
