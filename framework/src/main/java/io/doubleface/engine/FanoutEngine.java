@@ -72,6 +72,15 @@ public final class FanoutEngine implements AutoCloseable {
      */
     public static final int MAX_LIVE_CONFIGURATIONS = 16;
 
+    /**
+     * Most pool threads the live configurations may start together (request threads, workers,
+     * backend loops and reactors; the server's I/O loops and on-demand pools not counted):
+     * {@value}. Building one that would go over first closes long-parked configurations as
+     * above; if that is not enough, the switch is refused. Without it three admin requests for
+     * {@code thread-2000}, {@code thread-2001}, {@code thread-2002} started 6,000 threads.
+     */
+    public static final int MAX_LIVE_POOL_THREADS = 4096;
+
     private final LongAdder inFlight = new LongAdder();
     private final Runnable finishedOne = inFlight::decrement;
     /** Admission control, or {@code null} when unlimited (then nothing is checked per request). */
@@ -244,9 +253,41 @@ public final class FanoutEngine implements AutoCloseable {
                     + String.join(", ", models.keySet()) + "), or retry once one has been parked for longer than "
                     + "the deadline");
         }
+        int wanted = poolThreads(config);
+        while (livePoolThreads() + wanted > MAX_LIVE_POOL_THREADS) {
+            if (!evictOne()) {
+                throw new IllegalArgumentException("configuration '" + config.name() + "': it starts " + wanted
+                        + " pool threads and the live configurations (" + String.join(", ", models.keySet())
+                        + ") run " + livePoolThreads() + "; at most " + MAX_LIVE_POOL_THREADS
+                        + " together (switch to a live one, or retry once one has been parked for longer than the "
+                        + "deadline)");
+            }
+        }
         ThreadingModel m = ThreadingModels.create(config, ctx);
         models.put(config.name(), m);
         return m;
+    }
+
+    /** The pool threads a configuration starts (see {@link #MAX_LIVE_POOL_THREADS}). */
+    static int poolThreads(Configuration c) {
+        int workers = c.workers();
+        if (workers == 0) {
+            workers = switch (c.kind()) {
+                case THREAD -> c.virtualThreads() ? 0 : Configuration.DEFAULT_REQUEST_THREADS;
+                case TYPE1 -> Configuration.DEFAULT_TYPE1_WORKERS;
+                case TYPE2B -> c.fixedPool() ? Configuration.DEFAULT_TYPE2B_WORKERS : 0;
+                default -> 0;
+            };
+        }
+        return (c.virtualThreads() ? 0 : workers) + c.backends();
+    }
+
+    private int livePoolThreads() {
+        int n = 0;
+        for (ThreadingModel m : models.values()) {
+            n += poolThreads(m.configuration());
+        }
+        return n;
     }
 
     /** Closes the configuration parked the longest, if it may go. */

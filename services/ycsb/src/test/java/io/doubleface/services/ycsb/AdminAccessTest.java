@@ -102,4 +102,28 @@ class AdminAccessTest {
             assertEquals(c.expected(q), c.get(q).body());
         }
     }
+
+    @Test
+    void poolThreadsOfLiveConfigurationsAreBoundedSoNoRequestStartsThousands() throws Exception {
+        try (TestCluster c = TestCluster.builder(4).deadline(Duration.ofMillis(100)).start()) {
+            int max = FanoutEngine.MAX_LIVE_POOL_THREADS;
+            assertEquals(200, c.adminPut("/admin/config?name=thread-" + (max - 100)).statusCode());
+            int threads = Thread.activeCount();
+            // while the first is active (or parked for less than the deadline), a second one of 2000 would go over
+            HttpResponse<String> refused = c.adminPut("/admin/config?name=thread-2000");
+            assertEquals(400, refused.statusCode(), refused.body());
+            assertTrue(refused.body().contains("at most " + max + " together"), refused.body());
+            assertTrue(Thread.activeCount() < threads + 50, "threads started by a refused switch: "
+                    + (Thread.activeCount() - threads));
+            // a small one fits beside it; once the big one has been parked past the deadline it is closed for another
+            assertEquals(200, c.adminPut("/admin/config?name=thread-8").statusCode());
+            Thread.sleep(1_300);
+            HttpResponse<String> r = c.adminPut("/admin/config?name=thread-2000");
+            assertEquals(200, r.statusCode(), r.body());
+            List<Object> loaded = JsonDoc.path(JsonDoc.object(c.adminGet("/admin/config").body()), "loaded").asList();
+            assertTrue(!loaded.contains("thread-" + (max - 100)) && loaded.contains("thread-2000"), loaded.toString());
+            YcsbQuery q = new YcsbQuery(3, Size.SMALL, 7);
+            assertEquals(c.expected(q), c.get(q).body());
+        }
+    }
 }
