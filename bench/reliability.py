@@ -9,7 +9,7 @@ shards in a separate process (always the current jar's `leaf kv`, so an old mid-
 with the same shards), and asks what a client sees when:
 
   slow-reader   one connection pipelines fanout=20&size=large requests (~430 kB answers) at 100/s
-                for 20 s and never reads; meanwhile another client asks fanout=5 every 100 ms.
+                for 40 s and never reads; meanwhile another client asks fanout=5 every 100 ms.
                 Reported: the mid-tier's peak RSS, when the slow connection was closed, what the
                 other client got (statuses, slowest answer).
   overload      wrk -t1 -c1000 for 10 s (closed loop, far past capacity): p99, non-2xx, timeouts.
@@ -145,8 +145,10 @@ class Run:
         p = Proc(args, os.path.join(self.out, f"{self.label}-{name}.log"))
         if not wait_port(PORT) or p.p.poll() is not None:
             p.stop()
-            tail = " | ".join(p.log_lines()[-3:])
-            raise RuntimeError(f"serve did not start ({tail[:300]})")
+            lines = p.log_lines()
+            unknown = [l for l in lines if l.startswith("Unknown option")]
+            raise RuntimeError("not supported: " + unknown[0] if unknown
+                               else f"serve did not start ({' | '.join(lines[-3:])[:300]})")
         return p
 
 
@@ -210,7 +212,7 @@ def probe_slow_reader(run):
 
     th = threading.Thread(target=slow, daemon=True)
     th.start()
-    t_end = time.time() + 20
+    t_end = time.time() + 40  # past the 30 s slow-reader timeout
     while time.time() < t_end:
         try:
             st, dt, _ = http(PORT, get("/query?fanout=5&size=small&key=9"), timeout=5)
@@ -421,7 +423,7 @@ def probe_tls(run):
     try:
         srv = run.serve("tls", "--tls-cert", crt, "--tls-key", key)
     except RuntimeError as e:
-        return {"https": "not supported: " + str(e)[:120]}
+        return {"https": str(e)[:120]}
     c = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", crt,
                         f"https://127.0.0.1:{PORT}/query?fanout=2&size=small&key=1"], capture_output=True, text=True)
     srv.stop()
@@ -432,16 +434,63 @@ PROBES = {"slow-reader": probe_slow_reader, "overload": probe_overload, "drain":
           "slow-headers": probe_slow_headers, "strict-http": probe_strict_http, "tls": probe_tls}
 
 
+NAMES = {"None": "no answer in 5 s", "error": "connection error"}
+
+
+def describe(probe, v):
+    """One table cell: what a client saw, in words and figures."""
+    if v is None:
+        return "not run"
+    if "error" in v and len(v) == 1:
+        return v["error"]
+    if probe == "slow-reader":
+        o = v["other_client"]
+        return (f"peak RSS {v['peak_rss_mb']} MB; slow client "
+                + ("never closed" if v["slow_closed_after_s"] is None else f"closed after {v['slow_closed_after_s']} s")
+                + f"; other client: {', '.join(f'{n}× {NAMES.get(k, k)}' for k, n in o.items())}, "
+                + f"slowest {v['other_slowest_ms']} ms"
+                + ("; **OutOfMemoryError**" if v.get("oom") else ""))
+    if probe == "overload":
+        parts = []
+        for name, r in v.items():
+            if "error" in r:
+                parts.append(f"{name}: {r['error']}")
+            else:
+                parts.append(f"{name}: {r['requests']:,} answers in 10 s, p99 {r.get('p99_ms')} ms, "
+                             f"{r['non_2xx']:,} non-2xx, {r['timeouts']:,} time-outs")
+        return "; ".join(parts)
+    if probe == "drain":
+        got = ", ".join(f"{r['status'] if r['status'] is not None else 'empty reply'} at {r['after_s']} s"
+                        for r in v["in_flight"])
+        return (f"3 in flight got: {got}; new connection after SIGTERM: {v['new_connection_after_sigterm']}; "
+                f"process gone {v['process_gone_after_s']} s after SIGTERM")
+    if probe == "admin":
+        tb = v["threads_before_after"]
+        return (f"admin on {v['non_loopback_ip']} (service on 0.0.0.0): {v.get('admin_from_non_loopback')}; "
+                f"PUT / POST config without token: {v['put_config_no_token']} / {v['post_config_no_token']}; "
+                f"PUT thread-2000, -2001, -2002: {v['put_thread_2000s']}, threads {tb[0]} → {tb[1]}")
+    if probe == "slow-headers":
+        c = v["closed_after_s"]
+        return (f"{v['closed_by_server']} of {v['connections']} closed by the server"
+                + (f" (after {c[0]}–{c[1]} s)" if c else " in 30 s"))
+    if probe == "strict-http":
+        g = v.get("gRPC malformed protobuf", {})
+        codes = {2: "UNKNOWN", 3: "INVALID_ARGUMENT"}
+        grpc = (f"gRPC malformed protobuf: {codes.get(g.get('grpc_status'), g.get('grpc_status'))}, "
+                f"{g.get('log_lines')} log lines" if isinstance(g, dict) else f"gRPC: {g}")
+        return ", ".join(f"{k} → {st}" for k, st in v.items() if k != "gRPC malformed protobuf") + "; " + grpc
+    if probe == "tls":
+        return f"HTTPS with --tls-cert/--tls-key, verified by curl: {v['https']}"
+    return json.dumps(v)
+
+
 def table(files):
     runs = [json.load(open(f)) for f in files]
     print("| probe | " + " | ".join(f"{r['label']} (`{r['commit']}`)" for r in runs) + " |")
     print("|---|" + "---|" * len(runs))
-
-    def cell(r, probe):
-        v = r["probes"].get(probe)
-        return "–" if v is None else json.dumps(v, ensure_ascii=False).replace("|", "\\|")
     for probe in PROBES:
-        print(f"| {probe} | " + " | ".join(cell(r, probe) for r in runs) + " |")
+        print(f"| {probe} | " + " | ".join(describe(probe, r["probes"].get(probe)).replace("|", "\\|")
+                                          for r in runs) + " |")
 
 
 def main():
@@ -476,7 +525,12 @@ def main():
             log(f"{a.label}: {name} ({time.time() - t0:.0f} s): {json.dumps(res['probes'][name])}")
     finally:
         run.stop_leaf()
-    with open(os.path.join(out, a.label + ".json"), "w") as f:
+    path = os.path.join(out, a.label + ".json")
+    if os.path.exists(path) and a.only != ",".join(PROBES):  # a partial rerun updates its probes only
+        old = json.load(open(path))
+        old["probes"].update(res["probes"])
+        res = old
+    with open(path, "w") as f:
         json.dump(res, f, indent=1)
     print(json.dumps(res, indent=1))
 

@@ -5,11 +5,14 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ByteProcessor;
+import java.util.ArrayDeque;
 import java.util.List;
 
 /**
@@ -40,6 +43,8 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
     }
 
     private final HeadScanner scanner = new HeadScanner();
+    /** Per request decoded and not yet answered, in order: whether it was a {@code HEAD}. */
+    private final ArrayDeque<Boolean> heads = new ArrayDeque<>();
     /** True from the start of a request until its head has been handed on. */
     private boolean inHead = true;
 
@@ -48,14 +53,20 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
     }
 
     /**
-     * The server side of HTTP/1.1 for one connection: this decoder and Netty's response encoder.
-     * (Not Netty's {@code HttpServerCodec}: its only addition, the method queue that lets the
-     * encoder answer {@code HEAD} and {@code CONNECT} without a body, has no use here since
-     * routes are {@code GET}, {@code POST}, {@code PUT} and {@code DELETE}.)
+     * The server side of HTTP/1.1 for one connection: this decoder and Netty's response encoder,
+     * which, as in Netty's {@code HttpServerCodec}, sends the answer to a {@code HEAD} request
+     * without its body (RFC 9110 §9.3.2: it keeps its headers, Content-Length included).
      */
     public static CombinedChannelDuplexHandler<StrictRequestDecoder, HttpResponseEncoder> codec(
             HttpDecoderConfig config) {
-        return new CombinedChannelDuplexHandler<>(new StrictRequestDecoder(config), new HttpResponseEncoder());
+        StrictRequestDecoder decoder = new StrictRequestDecoder(config);
+        return new CombinedChannelDuplexHandler<>(decoder, new HttpResponseEncoder() {
+            @Override
+            protected boolean isContentAlwaysEmpty(HttpResponse msg) {
+                // one answer per request, in order (the handler answers every request it is given)
+                return decoder.heads.poll() == Boolean.TRUE || super.isContentAlwaysEmpty(msg);
+            }
+        });
     }
 
     @Override
@@ -70,6 +81,7 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
         for (int i = before; i < out.size(); i++) {
             Object o = out.get(i);
             if (o instanceof HttpRequest req) {
+                heads.add(HttpMethod.HEAD.equals(req.method()));
                 if (scanner.folded && req.decoderResult().isSuccess()) {
                     req.setDecoderResult(DecoderResult.failure(new ObsFoldException()));
                 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.engine.Outcome;
 import io.doubleface.server.HttpLimits;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -113,6 +114,29 @@ class HttpBadInputTest {
         }
         assertCounted(before, Outcome.BAD_REQUEST, Outcome.BAD_REQUEST, Outcome.OK, Outcome.BAD_REQUEST, Outcome.OK,
                 Outcome.OK);
+    }
+
+    @Test
+    void anAnswerToHeadHasNoBodySoTheNextAnswerOnTheConnectionIsIntact() throws Exception {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", cluster.server.port())) {
+            s.setSoTimeout(5000);
+            s.getOutputStream().write(("HEAD " + TestCluster.path(GOOD) + " HTTP/1.1\r\nHost: a\r\n\r\n"
+                    + RawHttp.get(TestCluster.path(GOOD))).getBytes(StandardCharsets.US_ASCII));
+            String expected = cluster.expected(GOOD);
+            StringBuilder got = new StringBuilder();
+            byte[] buf = new byte[8192];
+            java.io.InputStream in = s.getInputStream();
+            while (!got.toString().endsWith(expected)) {
+                int n = in.read(buf);
+                assertTrue(n > 0, "connection closed after: " + got);
+                got.append(new String(buf, 0, n, StandardCharsets.ISO_8859_1));
+            }
+            String text = got.toString();
+            assertTrue(text.startsWith("HTTP/1.1 405"), text);
+            int endOfFirstHead = text.indexOf("\r\n\r\n") + 4;
+            // no body after the HEAD answer's head: the GET's answer follows at once
+            assertTrue(text.startsWith("HTTP/1.1 200", endOfFirstHead), text);
+        }
     }
 
     @Test

@@ -1,0 +1,54 @@
+package io.doubleface.redis;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.RedisStateMachine;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import java.util.List;
+
+/**
+ * Coverage-guided fuzzing (Jazzer) of the RESP reply path of {@code redis://} backends: Lettuce's
+ * decoder ({@link RedisStateMachine}, what the loop client's connection runs) filling the output of
+ * each kind of {@link RedisCommand} the typed helpers build (bulk, integer, status, map, set, list,
+ * scored list, and the raw form), with the received bytes as they may arrive from a broken or
+ * hostile shard. A reply may be refused — a {@code RuntimeException}, which Lettuce's handler
+ * turns into a failed call and a reset connection — but nothing else may escape (no {@code Error},
+ * e.g. an array declared with 2³¹ elements must not be allocated up front) and no buffer may leak.
+ *
+ * <p>Seeds: {@code src/test/resources/io/doubleface/redis/RespReplyFuzzTestInputs/};
+ * {@code JAZZER_FUZZ=1} fuzzes (CI does, bounded).
+ */
+class RespReplyFuzzTest {
+
+    private static final Redis<byte[], byte[]> R = Redis.bytes();
+    private static final Redis<String, String> S = Redis.utf8();
+    private static final List<RedisCommand<?>> COMMANDS = List.of(
+            R.get("k".getBytes()), S.set("k", "v"), S.incr("k"), S.hgetall("h"), S.smembers("s"),
+            S.zrangeWithScores("z", 0, -1), S.lrange("l", 0, -1), S.hget("h", "f"));
+
+    @FuzzTest(maxDuration = "60s")
+    void anyReplyIsDecodedOrRefusedCleanly(byte[] input) {
+        if (input.length == 0) {
+            return;
+        }
+        // the first byte picks the command whose output the rest fills
+        RedisCommand<?> command = COMMANDS.get(Math.floorMod(input[0], COMMANDS.size()));
+        ByteBuf in = Unpooled.wrappedBuffer(input, 1, input.length - 1);
+        RedisStateMachine rsm = new RedisStateMachine(ByteBufAllocator.DEFAULT);
+        try {
+            CommandOutput<Object, Object, ?> out = command.newOutput();
+            // as the handler does: decode while whole replies are there
+            while (in.isReadable() && rsm.decode(in, out)) {
+                out.get();
+                out = command.newOutput();
+            }
+        } catch (RuntimeException refused) {
+            // Lettuce's CommandHandler fails the call and resets the connection
+        } finally {
+            rsm.close();
+            in.release();
+        }
+    }
+}
