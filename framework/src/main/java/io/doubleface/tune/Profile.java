@@ -200,7 +200,7 @@ public final class Profile {
      */
     public static Profile parse(String json, String source) {
         try {
-            return fromTree(MiniJsonReader.parse(json));
+            return fromTree(Json.parse(json));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("profile " + source + ": " + e.getMessage(), e);
         }

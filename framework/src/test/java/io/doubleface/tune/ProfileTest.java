@@ -98,9 +98,9 @@ class ProfileTest {
     void badFilesFailWithTheFileAndTheProblem() {
         String ok = "{\"name\":\"sip\",\"points\":[{\"load\":100,\"p50_us\":1,\"p99_us\":2,\"p999_us\":3,"
                 + "\"throughput\":100,\"cpu\":0.1,\"saturated\":false}]}";
-        bad("", "f.json", "JSON line 1, column 1: unexpected end of input");
+        bad("", "f.json", "JSON: End of input at line 1 column 1");
         bad("[]", "f.json", "expected a JSON object at the top");
-        bad("{\"version\":1,", "f.json", "JSON line 1, column 14");
+        bad("{\"version\":1,", "f.json", "JSON: End of input at line 1 column 14");
         bad("{\"configurations\":[]}", "f.json", "missing or non-integer \"version\"");
         bad("{\"version\":2,\"configurations\":[]}", "f.json", "version 2 is not supported (expected: 1)");
         bad("{\"version\":1}", "f.json", "missing \"configurations\" array");
@@ -117,7 +117,7 @@ class ProfileTest {
         bad("{\"version\":1,\"configurations\":[" + ok + "," + ok + "]}", "f.json", "two points at load 100");
         bad("{\"version\":1,\"version\":1}", "f.json", "duplicate member \"version\"");
         bad("{\"version\":1,\"configurations\":[" + ok + "]} x", "f.json", "after the document");
-        bad("[".repeat(100), "f.json", "nested deeper than 64");
+        bad("[".repeat(100), "f.json", "Nesting limit 64 reached");
     }
 
     private static void bad(String json, String source, String expected) {

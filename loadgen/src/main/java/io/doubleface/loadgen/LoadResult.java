@@ -268,67 +268,70 @@ public final class LoadResult {
 
     /** The summary as one JSON object on one line. */
     public String toJson() {
-        StringBuilder b = new StringBuilder(512).append('{');
-        field(b, "mode", quote(mode));
-        field(b, "target", quote(target));
-        field(b, "mix", quote(mix));
-        field(b, "schedule", schedule == null ? "null" : quote(schedule));
-        field(b, "users", users > 0 ? Integer.toString(users) : "null");
-        field(b, "requests", Long.toString(requests));
-        field(b, "scheduled", Long.toString(scheduled));
-        field(b, "sent", Long.toString(sent));
-        field(b, "unfinished", Long.toString(unfinished));
-        field(b, "errors", Long.toString(errors()));
-        StringBuilder kinds = new StringBuilder("{");
-        for (Map.Entry<ErrorKind, Long> e : errorsByKind.entrySet()) {
-            kinds.append(kinds.length() > 1 ? "," : "").append(quote(e.getKey().label())).append(':').append(e.getValue());
+        Json j = new Json().begin();
+        j.field("mode", mode).field("target", target).field("mix", mix).field("schedule", schedule);
+        if (users > 0) {
+            j.field("users", users);
+        } else {
+            j.key("users").value((String) null);
         }
-        field(b, "errors_by_kind", kinds.append('}').toString());
-        field(b, "throughput_rps", num(throughput()));
-        field(b, "offered_rate", offeredRate == null ? "null" : num(offeredRate));
-        field(b, "achieved_rate", num(achievedRate()));
-        field(b, "rate_kept", rateKept == null ? "null" : rateKept.toString());
-        field(b, "p50_ms", num(percentileMillis(50)));
-        field(b, "p90_ms", num(percentileMillis(90)));
-        field(b, "p99_ms", num(percentileMillis(99)));
-        field(b, "p999_ms", num(percentileMillis(99.9)));
-        field(b, "max_ms", num(maxMillis()));
-        field(b, "send_lag_p99_ms", "closed".equals(mode) ? "null" : num(percentileMillis(sendLag, 99)));
-        field(b, "send_lag_max_ms", sendLag.getTotalCount() == 0 ? "null" : num(sendLag.getMaxValue() / 1000.0));
-        field(b, "connection_waits", Long.toString(connectionWaits));
-        field(b, "max_connections", Integer.toString(maxConnections));
-        field(b, "duration_s", num(durationSeconds));
-        field(b, "warmup_s", num(warmupSeconds));
-        field(b, "stopped", Boolean.toString(stopped));
+        j.field("requests", requests).field("scheduled", scheduled).field("sent", sent)
+                .field("unfinished", unfinished).field("errors", errors());
+        j.key("errors_by_kind").begin();
+        errorsByKind.forEach((k, v) -> j.field(k.label(), v));
+        j.end();
+        num(j.key("throughput_rps"), throughput());
+        num(j.key("offered_rate"), offeredRate);
+        num(j.key("achieved_rate"), achievedRate());
+        j.key("rate_kept");
+        if (rateKept == null) {
+            j.value((String) null);
+        } else {
+            j.tree(rateKept);
+        }
+        percentiles(j, this::percentileMillis, true);
+        num(j.key("max_ms"), maxMillis());
+        num(j.key("send_lag_p99_ms"), "closed".equals(mode) ? null : percentileMillis(sendLag, 99));
+        num(j.key("send_lag_max_ms"), sendLag.getTotalCount() == 0 ? null : sendLag.getMaxValue() / 1000.0);
+        j.field("connection_waits", connectionWaits).field("max_connections", maxConnections);
+        num(j.key("duration_s"), durationSeconds);
+        num(j.key("warmup_s"), warmupSeconds);
+        j.field("stopped", stopped);
         for (ClassResult part : new ClassResult[] {ok, failed}) {
-            StringBuilder a = new StringBuilder("{");
-            field(a, "requests", Long.toString(part.requests()));
-            field(a, "p50_ms", num(part.percentileMillis(50)));
-            field(a, "p99_ms", num(part.percentileMillis(99)));
-            field(a, "p999_ms", num(part.percentileMillis(99.9)));
-            field(a, "max_ms", num(part.maxMillis()));
-            a.setLength(a.length() - 1);
-            field(b, part == ok ? "ok" : "failed", a.append('}').toString());
+            j.key(part == ok ? "ok" : "failed").begin().field("requests", part.requests());
+            percentiles(j, part::percentileMillis, false);
+            num(j.key("max_ms"), part.maxMillis());
+            j.end();
         }
         if (!classes.isEmpty()) {
-            StringBuilder a = new StringBuilder("[");
+            j.key("classes").beginArray();
             for (ClassResult c : classes) {
-                a.append(a.length() > 1 ? ",{" : "{");
-                field(a, "url", quote(c.url));
-                field(a, "weight", Integer.toString(c.weight));
-                field(a, "requests", Long.toString(c.requests()));
-                field(a, "p50_ms", num(c.percentileMillis(50)));
-                field(a, "p90_ms", num(c.percentileMillis(90)));
-                field(a, "p99_ms", num(c.percentileMillis(99)));
-                field(a, "p999_ms", num(c.percentileMillis(99.9)));
-                field(a, "max_ms", num(c.maxMillis()));
-                a.setLength(a.length() - 1);
-                a.append('}');
+                j.begin().field("url", c.url).field("weight", c.weight).field("requests", c.requests());
+                percentiles(j, c::percentileMillis, true);
+                num(j.key("max_ms"), c.maxMillis());
+                j.end();
             }
-            field(b, "classes", a.append(']').toString());
+            j.endArray();
         }
-        b.setLength(b.length() - 1);
-        return b.append('}').toString();
+        return j.end().toString();
+    }
+
+    /** p50 (p90 with {@code withP90}), p99 and p99.9 in ms; {@code null} when too few samples. */
+    private static void percentiles(Json j, java.util.function.DoubleFunction<Double> p, boolean withP90) {
+        num(j.key("p50_ms"), p.apply(50));
+        if (withP90) {
+            num(j.key("p90_ms"), p.apply(90));
+        }
+        num(j.key("p99_ms"), p.apply(99));
+        num(j.key("p999_ms"), p.apply(99.9));
+    }
+
+    private static void num(Json j, Double v) {
+        if (v == null) {
+            j.value((String) null);
+        } else {
+            j.value(v.doubleValue()); // three decimals; NaN and infinities as null
+        }
     }
 
     /** The human summary, several lines. */
@@ -394,21 +397,6 @@ public final class LoadResult {
 
     private static String millis(Double v) {
         return v == null ? "n/a" : text(v) + " ms";
-    }
-
-    private static void field(StringBuilder b, String name, String value) {
-        b.append('"').append(name).append("\":").append(value).append(',');
-    }
-
-    private static String num(Double v) {
-        if (v == null || v.isNaN() || v.isInfinite()) {
-            return "null";
-        }
-        return String.format(Locale.ROOT, "%.3f", v);
-    }
-
-    private static String quote(String s) {
-        return Json.quote(s);
     }
 
     @Override

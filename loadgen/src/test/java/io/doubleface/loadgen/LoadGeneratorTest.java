@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.server.internal.Json;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -102,7 +103,7 @@ class LoadGeneratorTest {
         assertEquals(1000, r.requests(), r.toText());
         assertEquals(0, r.errors(), r.toText());
 
-        Map<String, Object> j = MiniJson.parseObject(r.toJson());
+        Map<String, Object> j = (Map<String, Object>) Json.parse(r.toJson());
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> classes = (List<Map<String, Object>>) j.get("classes");
         assertEquals(2, classes.size(), r.toJson());
@@ -138,7 +139,8 @@ class LoadGeneratorTest {
     @Test
     void jsonSummaryHasTheFieldsAndNullForPercentilesWithTooFewSamples() throws Exception {
         LoadResult r = open(2000).duration(Duration.ofSeconds(5)).maxRequests(300).build().run();
-        Map<String, Object> j = MiniJson.parseObject(r.toJson());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> j = (Map<String, Object>) Json.parse(r.toJson());
         for (String f : new String[] {"requests", "errors", "errors_by_kind", "throughput_rps", "offered_rate",
             "rate_kept", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "send_lag_p99_ms", "duration_s",
             "warmup_s", "mode", "achieved_rate"}) {
