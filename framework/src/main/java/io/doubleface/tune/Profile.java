@@ -1,7 +1,7 @@
 package io.doubleface.tune;
 
 import io.doubleface.model.Configuration;
-import io.doubleface.server.internal.Json;
+import io.doubleface.internal.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

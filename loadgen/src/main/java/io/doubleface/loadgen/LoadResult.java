@@ -1,6 +1,6 @@
 package io.doubleface.loadgen;
 
-import io.doubleface.server.internal.Json;
+import io.doubleface.internal.Json;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;

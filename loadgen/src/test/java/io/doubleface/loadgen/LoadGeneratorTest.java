@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.server.internal.Json;
+import io.doubleface.internal.Json;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

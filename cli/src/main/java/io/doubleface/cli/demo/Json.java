@@ -1,7 +1,7 @@
 package io.doubleface.cli.demo;
 
 /**
- * The demo's and experiments' report files as indented JSON ({@link io.doubleface.server.internal.Json},
+ * The demo's and experiments' report files as indented JSON ({@link io.doubleface.internal.Json},
  * on Gson): maps (insertion order kept), lists, strings, numbers (doubles to three decimals),
  * booleans and {@code null}; non-finite numbers as {@code null}. Stateless.
  */
@@ -11,6 +11,6 @@ public final class Json {
 
     /** {@code value} as indented JSON text. */
     public static String write(Object value) {
-        return io.doubleface.server.internal.Json.pretty().tree(value) + "\n";
+        return io.doubleface.internal.Json.pretty().tree(value) + "\n";
     }
 }

@@ -1,6 +1,6 @@
 package io.doubleface.cli.demo;
 
-import io.doubleface.server.internal.Json;
+import io.doubleface.internal.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,6 +1,7 @@
 package io.doubleface.server.internal;
 
 import io.doubleface.engine.FanoutEngine;
+import io.doubleface.internal.Json;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;

@@ -7,6 +7,7 @@ import io.doubleface.engine.ErrorLog;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.Outcome;
 import io.doubleface.engine.RouteStats;
+import io.doubleface.internal.Json;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.LoopStats;
 import io.doubleface.loop.ThreadStats;

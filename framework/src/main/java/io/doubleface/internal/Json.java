@@ -1,4 +1,4 @@
-package io.doubleface.server.internal;
+package io.doubleface.internal;
 
 import com.google.gson.Strictness;
 import com.google.gson.stream.JsonReader;
