@@ -28,6 +28,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyServerBuilder;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -177,7 +178,7 @@ public final class FanoutServer implements AutoCloseable {
             if (b.grpcPort >= 0) {
                 grpc = startGrpc(b, routeStats, grpcTls);
             }
-            this.metrics = new ServerMetrics(eng, this::loopGroups, tuner, routeStats, backends);
+            this.metrics = new ServerMetrics(eng, this::loopGroups, tuner, routeStats, backends, b.meterRegistry);
             if (b.adminPort >= 0) {
                 adminGroup = new LoopGroup("admin", 1, b.transport);
                 this.adminListener = bindAdmin(adminGroup, b);
@@ -206,6 +207,7 @@ public final class FanoutServer implements AutoCloseable {
             io.close();
             throw e;
         }
+        metrics.registerLoops(); // the loops built so far; later ones on each switch
         log.info("listening on {}{} (admin {}), {} I/O loops ({}), configuration {}{}, backends {}",
                 listener == null ? "" : (httpTls == null ? "http://" : "https://") + b.host + ":" + port(),
                 grpcServer == null ? "" : (listener == null ? "" : " and ") + "grpc://" + b.host + ":" + grpcPort(),
@@ -451,7 +453,9 @@ public final class FanoutServer implements AutoCloseable {
      * @throws IllegalArgumentException if the name is invalid or does not fit this server
      */
     public String switchTo(String configuration) {
-        return engine.switchTo(configuration);
+        String name = engine.switchTo(configuration);
+        metrics.registerLoops();
+        return name;
     }
 
     /**
@@ -614,6 +618,7 @@ public final class FanoutServer implements AutoCloseable {
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private Duration maxConnectionAge;
         private long maxQueuedBytesTotal = DEFAULT_MAX_QUEUED_BYTES_TOTAL;
+        private MeterRegistry meterRegistry;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private String configuration = "doubleface";
@@ -893,6 +898,22 @@ public final class FanoutServer implements AutoCloseable {
                 throw new IllegalArgumentException("maxQueuedBytesTotal: " + bytes + " (expected: > 0)");
             }
             this.maxQueuedBytesTotal = bytes;
+            return this;
+        }
+
+        /**
+         * Also registers every doubleface meter (requests by outcome, per-route latency, loops,
+         * admission, backends' resilience, …) in the application's registry, so they leave with the
+         * application's own metrics (Prometheus, OTLP, JMX, whatever it has configured). The admin
+         * {@code /metrics} endpoint serves them either way, in Prometheus text, plus the active
+         * configuration and per-thread-group CPU and context switches, which are only there.
+         * Default: none.
+         *
+         * @param registry the application's registry, or {@code null} for none
+         * @return this builder
+         */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = registry;
             return this;
         }
 

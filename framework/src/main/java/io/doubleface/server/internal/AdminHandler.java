@@ -116,6 +116,7 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
                     String previous = engine.active().name();
                     try {
                         engine.switchTo(names.get(0));
+                        metrics.registerLoops();
                     } catch (IllegalArgumentException e) {
                         send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", e.getMessage() + "\n", false);
                         return;

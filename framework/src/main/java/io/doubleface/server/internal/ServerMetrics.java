@@ -16,6 +16,8 @@ import io.doubleface.tune.LoadAdapter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayList;
@@ -37,7 +39,10 @@ public final class ServerMetrics {
 
     private final FanoutEngine engine;
     private final Supplier<List<LoopGroup>> loopGroups;
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    /** What {@code /metrics} serves. */
+    private final PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    /** Where meters are registered: {@link #prometheus}, and the application's registry if given. */
+    private final MeterRegistry registry;
     private final Set<String> registeredLoops = new HashSet<>();
     private final long startMillis = System.currentTimeMillis();
     private final LoadAdapter adapter;
@@ -63,6 +68,18 @@ public final class ServerMetrics {
      */
     public ServerMetrics(FanoutEngine engine, Supplier<List<LoopGroup>> loopGroups, LoadAdapter adapter,
             List<RouteStats> routes, List<Backend<?>> backends) {
+        this(engine, loopGroups, adapter, routes, backends, null);
+    }
+
+    /**
+     * @param adapter the load adapter, or {@code null}
+     * @param routes the server's routes (HTTP routes, then gRPC methods)
+     * @param backends the server's backends: those on a {@link ResilientDriver} get its counters
+     * @param application the application's registry every meter is also registered in, or {@code null}
+     */
+    public ServerMetrics(FanoutEngine engine, Supplier<List<LoopGroup>> loopGroups, LoadAdapter adapter,
+            List<RouteStats> routes, List<Backend<?>> backends, MeterRegistry application) {
+        this.registry = application == null ? prometheus : new CompositeMeterRegistry().add(prometheus).add(application);
         this.engine = engine;
         this.loopGroups = loopGroups;
         this.adapter = adapter;
@@ -150,7 +167,8 @@ public final class ServerMetrics {
                 + e.stats().count(Outcome.REQUEST_TIMEOUT) + e.stats().count(Outcome.VERSION_NOT_SUPPORTED);
     }
 
-    private synchronized void registerLoops() {
+    /** Registers the meters of loops not registered yet (those of configurations built since). */
+    public synchronized void registerLoops() {
         for (LoopGroup g : loopGroups.get()) {
             for (LoopStats s : g.stats()) {
                 if (registeredLoops.add(s.name())) {
@@ -183,7 +201,7 @@ public final class ServerMetrics {
     /** Prometheus text exposition. */
     public String prometheus() {
         registerLoops();
-        StringBuilder b = new StringBuilder(registry.scrape());
+        StringBuilder b = new StringBuilder(prometheus.scrape());
         b.append("# HELP doubleface_config_active the active threading configuration\n");
         b.append("# TYPE doubleface_config_active gauge\n");
         b.append("doubleface_config_active{config=\"").append(engine.active().name()).append("\"} 1\n");

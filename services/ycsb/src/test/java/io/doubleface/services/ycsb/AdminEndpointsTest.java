@@ -163,6 +163,28 @@ class AdminEndpointsTest {
     }
 
     @Test
+    void theApplicationsMeterRegistryGetsEveryMeterIncludingLoopsOfLaterConfigurations() throws Exception {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry app =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        try (TestCluster c = TestCluster.builder(4).tweak(b -> b.meterRegistry(app)).start()) {
+            for (int i = 0; i < 5; i++) {
+                assertEquals(200, c.get(new YcsbQuery(2, Size.SMALL, i)).statusCode());
+            }
+            assertEquals(5.0, app.get("doubleface.requests").tag("outcome", "ok").functionCounter().count());
+            assertTrue(app.get("doubleface.loop.iterations").tag("loop", "io-0").functionCounter().count() > 0);
+            int loops = app.find("doubleface.loop.iterations").functionCounters().size();
+            // a configuration with backend loops, switched to by the admin API: its loops show up too
+            assertEquals(200, c.adminPut("/admin/config?name=type2a-1f2b").statusCode());
+            assertEquals(200, c.get(new YcsbQuery(3, Size.SMALL, 1)).statusCode());
+            assertTrue(app.find("doubleface.loop.iterations").functionCounters().size() > loops,
+                    app.getMetersAsString());
+            // and /metrics still serves them all
+            String text = c.adminGet("/metrics").body();
+            assertEquals(6, sample(text, "doubleface_requests_total", "outcome=\"ok\""), 0.0, text);
+        }
+    }
+
+    @Test
     void metricsArePrometheusText() throws Exception {
         int n = 7;
         for (int i = 0; i < n; i++) {
