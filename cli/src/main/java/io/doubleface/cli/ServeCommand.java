@@ -285,6 +285,11 @@ final class ServeCommand {
                 + "unencrypted).")
         java.nio.file.Path tlsKey;
 
+        @Option(names = "--ready-file", paramLabel = "FILE", description = "Once listening, write the ports as one "
+                + "JSON object to FILE (written whole, then renamed into place): {\"port\":…, \"admin_port\":…, "
+                + "\"grpc_port\":…, \"pid\":…}; -1 for a listener that is off. For programs that start the server.")
+        java.nio.file.Path readyFile;
+
         Ycsb(CliEnv env) {
             this.env = env;
         }
@@ -410,6 +415,9 @@ final class ServeCommand {
                 throw new CliException(e.getMessage(), e);
             }
             printBanner(env.out(), server, leaf, profileSource);
+            if (readyFile != null) {
+                ReadyFile.write(readyFile, server);
+            }
             env.listener().serving(server);
             FanoutServer running = server;
             env.stop().awaitThenClose(drainTimeout.plusSeconds(StopSignal.CLOSE_WAIT_SECONDS),

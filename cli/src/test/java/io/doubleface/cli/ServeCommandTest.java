@@ -89,6 +89,31 @@ class ServeCommandTest {
     }
 
     @Test
+    void theReadyFileHoldsThePortsOnceListening(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        java.nio.file.Path ready = tmp.resolve("ready.json");
+        CliRun r = new CliRun();
+        CompletableFuture<Integer> exit = r.start("serve", "ycsb", "--port", "0", "--admin-port", "0",
+                "--grpc-port", "0", "--embedded-shards", "2", "--records", "20", "--io-threads", "1",
+                "--ready-file", ready.toString());
+        FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
+        try {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!java.nio.file.Files.exists(ready) && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            java.util.Map<String, Object> ports = ReadyFile.read(ready);
+            assertEquals(server.port(), ((Number) ports.get("port")).intValue());
+            assertEquals(server.adminPort(), ((Number) ports.get("admin_port")).intValue());
+            assertEquals(server.grpcPort(), ((Number) ports.get("grpc_port")).intValue());
+            assertEquals(ProcessHandle.current().pid(), ((Number) ports.get("pid")).longValue());
+            assertTrue(!java.nio.file.Files.exists(tmp.resolve("ready.json.tmp")), "temporary file left behind");
+        } finally {
+            assertEquals(0, r.stopAndAwait(exit), r.err());
+        }
+    }
+
+    @Test
     void portInUseIsARunTimeFailureWithAClearMessage() throws Exception {
         try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             CliRun r = new CliRun();

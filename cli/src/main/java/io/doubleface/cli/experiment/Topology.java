@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,8 +51,6 @@ final class Topology implements AutoCloseable {
     /** JIT flag of open-loop generator JVMs (see {@link #load}): {@value}. */
     static final String OPEN_LOOP_JIT = "-XX:TieredStopAtLevel=1";
 
-    private static final Pattern LISTENING = Pattern.compile("listening on http://([^ ]+):(\\d+)");
-    private static final Pattern ADMIN = Pattern.compile("admin +http://([^ ]+):(\\d+)/admin/config");
 
     final Settings settings;
     final Path dir;
@@ -165,17 +164,30 @@ final class Topology implements AutoCloseable {
                 Long.toString(settings.records()), "--deadline", settings.deadline().toMillis() + "ms",
                 "--reply-work-us", Integer.toString(settings.replyWorkMicros()), "--policy", settings.policy(),
                 "--config", config));
+        String log = mids.isEmpty() ? "mid-tier.log" : "mid-tier-" + (mids.size() + 1) + ".log";
+        Path ready = dir.resolve(log.replace(".log", ".ready.json"));
+        Files.deleteIfExists(ready);
+        args.add("--ready-file");
+        args.add(ready.toString());
         args.addAll(isAdapter(config) ? settings.adapterArgs() : settings.extraServeArgs());
         progress.printf("experiment: starting the mid-tier (%d I/O loop%s, cpus %s) over %s%n", settings.ioThreads(),
                 settings.ioThreads() == 1 ? "" : "s", cpus(settings.midCpus()), uri);
-        String log = mids.isEmpty() ? "mid-tier.log" : "mid-tier-" + (mids.size() + 1) + ".log";
         Proc p = Proc.start("mid-tier", settings.midCpus(), java(settings.midJvm(), args), dir.resolve(log));
         procs.add(p);
-        Matcher m = LISTENING.matcher(p.awaitLine(l -> LISTENING.matcher(l).find(), 60_000));
-        m.find();
-        Matcher a = ADMIN.matcher(p.awaitLine(l -> ADMIN.matcher(l).find(), 10_000));
-        a.find();
-        Mid started = new Mid(options, uri, p, Integer.parseInt(m.group(2)), Integer.parseInt(a.group(2)));
+        // the ports from the ready file the mid-tier writes once listening (serve --ready-file)
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!Files.exists(ready)) {
+            if (!p.isAlive()) {
+                throw new IOException("the mid-tier exited before it listened:\n" + p.tail());
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("the mid-tier wrote no " + ready.getFileName() + " after 60 s:\n" + p.tail());
+            }
+            sleep(50);
+        }
+        Map<String, Object> ports = io.doubleface.cli.ReadyFile.read(ready);
+        Mid started = new Mid(options, uri, p, ((Number) ports.get("port")).intValue(),
+                ((Number) ports.get("admin_port")).intValue());
         mids.put(key, started);
         return started;
     }
