@@ -38,28 +38,10 @@ import org.slf4j.LoggerFactory;
  *        hysteresis for a whole dwell time, a dwell after the last switch ─▶ engine.switchTo(best)
  * </pre>
  *
- * <p>Why the smoothing, the confirmation and the max: a ring of 16 arrivals estimates the rate
- * within about ±37% (one standard deviation of the median of 15 exponential gaps), so the raw
- * estimate wanders across load buckets every millisecond; a profile trained on a noisy machine
- * ranks configurations differently at neighbouring loads; together they made the first version
- * (decisions on raw estimates, 50 ms dwell) switch several times a second. Live latencies are
- * measured inside the server while the profile's come from the client, so a live p99 is smaller
- * for the same behaviour: it may only <em>demote</em> a configuration, never promote it over
- * configurations that have no live numbers. And only beyond {@value #DRIFT_LIMIT}× the profile: with
- * "demote when live exceeds the profile" the adapter left every configuration it measured, in
- * turn, for ones it had not, whenever the machine ran slower than on the day of training; with a
- * drift taken from the best live/profile ratio among measured configurations, one noisy profile
- * point (doubleface at 1,000 req/s: 7.46 ms, repeats 4.69–10.23) made every other configuration
- * look slow (results/mutune-steady-20261124T154547Z and -160641Z, docs/tuning.md).
- *
- * <p>Why the count: an I/O loop that shares its core with other threads (or spins, busy-polling)
- * does not admit requests as they arrive but in bursts when it gets the core back, so most gaps
- * between admissions are microseconds and the median gap reads 2–10× the offered load for as long
- * as this goes on (measured: 18,900–103,000 req/s read at an offered ≤ 12,000, results/
- * mutune-steady-20261124T141907Z). A count of admissions over 100 ms moves only by the backlog a
- * stall holds. The minimum of the two keeps the ring's speed on the way down (a step down shows in
- * N/2 arrivals) and the count's robustness on the way up, at the price of seeing a step up no
- * sooner than the count does (R·t/window after t ms of a step to R).
+ * <p>Why the smoothing and the confirmation (a ring of 16 arrivals wanders across load buckets),
+ * why live latencies may only demote a configuration and only beyond {@value #DRIFT_LIMIT}× its
+ * profile, and why the load is the minimum of the ring's rate and an admission count (a loop
+ * that shares its core admits in bursts): docs/tuning.md, with the runs that showed each.
  *
  * <p>Decisions: see docs/tuning.md. Without a profile, the adapter starts on the anchor (the
  * first candidate, assumed to sustain peak load) and, while the load stays in one bucket,
