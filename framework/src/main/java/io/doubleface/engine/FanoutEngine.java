@@ -82,6 +82,8 @@ public final class FanoutEngine implements AutoCloseable {
     public static final int MAX_LIVE_POOL_THREADS = 4096;
 
     private final LongAdder inFlight = new LongAdder();
+    /** Stage tracing: off until {@link StageStats#every(int)} is set (FanoutServer.Builder.traceStages). */
+    private final StageStats stages = new StageStats(0);
     private final Runnable finishedOne = inFlight::decrement;
     /** Admission control, or {@code null} when unlimited (then nothing is checked per request). */
     private final AdmissionLimiter admission;
@@ -146,6 +148,9 @@ public final class FanoutEngine implements AutoCloseable {
         FanoutExchange<Q, ?, R> ex = new FanoutExchange<>(service, request, loop, sink, backendOwner, deadlineNanos,
                 onFinish);
         ex.model(model);
+        if (stages.sample()) {
+            ex.trace(stages);
+        }
         ex.armDeadline();
         try {
             model.execute(ex);
@@ -153,6 +158,11 @@ public final class FanoutEngine implements AutoCloseable {
             stats.executeErrors.error(log, "model " + model + " failed to run a request", e);
             ex.finish(Outcome.INTERNAL_ERROR, "internal error: " + e);
         }
+    }
+
+    /** {@return the per-stage service times of traced requests ({@code --trace-stages})} */
+    public StageStats stages() {
+        return stages;
     }
 
     /** {@return the admission limiter, or {@code null} when admission is unlimited} */

@@ -58,6 +58,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private static final byte FAILED = 2;
 
     private static final VarHandle REMAINING;
+    private static final VarHandle FIRST_REPLY;
     private static final VarHandle FINISHED;
     private static final VarHandle ROUND_STATE;
     private static final VarHandle STATUS = MethodHandles.arrayElementVarHandle(byte[].class);
@@ -68,6 +69,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             REMAINING = l.findVarHandle(FanoutExchange.class, "remaining", int.class);
             FINISHED = l.findVarHandle(FanoutExchange.class, "finished", int.class);
             ROUND_STATE = l.findVarHandle(FanoutExchange.class, "roundState", int.class);
+            FIRST_REPLY = l.findVarHandle(FanoutExchange.class, "tFirstReply", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -190,6 +192,15 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private volatile int roundState;
     private ScheduledFuture<?> deadlineTimer;
 
+    // stage tracing (StageStats): null unless this request was sampled; points in System.nanoTime()
+    private StageStats trace;
+    private long tPlanStart;
+    private long tPlanEnd;
+    @SuppressWarnings("unused") // via FIRST_REPLY
+    private volatile long tFirstReply;
+    private long tLastReply;
+    private long tMergeEnd;
+
     /**
      * @param upstreamLoop the loop of the upstream connection (deadline timer runs there)
      * @param backendOwner the server whose backends the plan may call ({@link Backend#belongsTo})
@@ -206,6 +217,11 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         this.startNanos = System.nanoTime();
         this.deadlineNanos = deadlineNanos;
         this.onFinish = onFinish;
+    }
+
+    /** Traces this request's stages into {@code stats}; set by the engine before {@link ThreadingModel#execute}. */
+    void trace(StageStats stats) {
+        this.trace = stats;
     }
 
     /** The model that runs this request; set once by the engine before {@link ThreadingModel#execute}. */
@@ -282,6 +298,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      */
     public boolean plan() {
         target = cur;
+        if (trace != null) {
+            tPlanStart = System.nanoTime();
+        }
         try {
             service.plan(request, this);
         } catch (RuntimeException e) {
@@ -289,6 +308,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             return false;
         } finally {
             target = null;
+        }
+        if (trace != null) {
+            tPlanEnd = System.nanoTime();
         }
         openRound();
         if (cur.calls == 0) {
@@ -342,7 +364,23 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         } finally {
             ReferenceCountUtil.release(reply);
         }
-        return (int) REMAINING.getAndAdd(this, -1) == 1;
+        return lastOutcome();
+    }
+
+    /** Counts one outcome of the round; whether it was the last (then the caller completes the round). */
+    private boolean lastOutcome() {
+        if (trace == null) {
+            return (int) REMAINING.getAndAdd(this, -1) == 1;
+        }
+        long now = System.nanoTime();
+        if (round == 0) {
+            FIRST_REPLY.compareAndSet(this, 0L, now);
+        }
+        boolean last = (int) REMAINING.getAndAdd(this, -1) == 1;
+        if (last && round == 0) {
+            tLastReply = now;
+        }
+        return last;
     }
 
     /**
@@ -366,7 +404,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
         r.failures[call] = cause;
         STATUS.setRelease(r.status, call, FAILED);
-        return (int) REMAINING.getAndAdd(this, -1) == 1;
+        return lastOutcome();
     }
 
     private static String describe(Round r, int call) {
@@ -432,6 +470,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         R response;
         try {
             response = service.merge(request, this, this);
+            if (trace != null && round == 0) {
+                tMergeEnd = System.nanoTime();
+            }
         } catch (RuntimeException e) {
             if (target != null) {
                 target.clear();
@@ -508,6 +549,11 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     private void done() {
+        StageStats st = trace;
+        if (st != null) {
+            st.record(model.configuration().name(), startNanos, tPlanStart, tPlanEnd, (long) FIRST_REPLY.getAcquire(this),
+                    tLastReply, tMergeEnd, System.nanoTime());
+        }
         ScheduledFuture<?> t = deadlineTimer;
         if (t != null && upstreamLoop.inEventLoop()) {
             // Off-loop finishers leave the timer to fire as a no-op: cancelling it from another

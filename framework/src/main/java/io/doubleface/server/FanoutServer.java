@@ -163,6 +163,7 @@ public final class FanoutServer implements AutoCloseable {
                         adm.max(), done);
             };
             eng = new FanoutEngine(ctx, b, initial, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()), limiter);
+            eng.stages().every(b.traceStages);
             this.engine = eng;
             eng.prepare(b.prepare);
             if (b.tune != null) {
@@ -444,6 +445,17 @@ public final class FanoutServer implements AutoCloseable {
     }
 
     /**
+     * Traces the stages of one request in {@code oneIn} from now on (0 = off, 1 = all); see
+     * {@link Builder#traceStages}. Figures gathered so far are kept.
+     *
+     * @param oneIn trace one request in this many; 0 = off
+     * @throws IllegalArgumentException if {@code oneIn < 0}
+     */
+    public void traceStages(int oneIn) {
+        engine.stages().every(oneIn);
+    }
+
+    /**
      * Switches the active configuration (see {@link FanoutEngine#switchTo}). Requests admitted from now
      * on use it; requests in flight finish under theirs.
      *
@@ -619,6 +631,7 @@ public final class FanoutServer implements AutoCloseable {
         private Duration maxConnectionAge;
         private long maxQueuedBytesTotal = DEFAULT_MAX_QUEUED_BYTES_TOTAL;
         private MeterRegistry meterRegistry;
+        private int traceStages;
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private String configuration = "doubleface";
@@ -898,6 +911,26 @@ public final class FanoutServer implements AutoCloseable {
                 throw new IllegalArgumentException("maxQueuedBytesTotal: " + bytes + " (expected: > 0)");
             }
             this.maxQueuedBytesTotal = bytes;
+            return this;
+        }
+
+        /**
+         * Traces the stages of one request in {@code oneIn} (1 = every request; 0, the default, =
+         * off, which costs one branch per request): the time from admission to the plan (the hop
+         * to the planning thread), the plan, the first reply, the last reply, the merge, and the
+         * whole request, per configuration, with mean, standard deviation, C² and percentiles in
+         * {@code /admin/stats} under {@code stages} (the variability method of "Where the tail
+         * comes from"; docs/tracing.md). Switch it at run time with {@link FanoutServer#traceStages}.
+         *
+         * @param oneIn trace one request in this many; 0 = off, 1 = all
+         * @return this builder
+         * @throws IllegalArgumentException if {@code oneIn < 0}
+         */
+        public Builder traceStages(int oneIn) {
+            if (oneIn < 0) {
+                throw new IllegalArgumentException("traceStages: " + oneIn + " (expected: 0 = off, 1 = all, N)");
+            }
+            this.traceStages = oneIn;
             return this;
         }
 

@@ -7,6 +7,7 @@ import io.doubleface.engine.ErrorLog;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.Outcome;
 import io.doubleface.engine.RouteStats;
+import io.doubleface.engine.StageStats;
 import io.doubleface.internal.Json;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.LoopStats;
@@ -294,6 +295,20 @@ public final class ServerMetrics {
             j.field(e.kind() + "_unlogged", e.unlogged());
         }
         j.end();
+        StageStats stages = engine.stages();
+        if (stages.every() > 0) {
+            j.key("stages").begin();
+            j.field("one_in", stages.every());
+            stages.snapshot().forEach((config, m) -> {
+                j.key(config).begin();
+                m.forEach((stage, x) -> j.key(stage.label()).begin().field("count", x.count())
+                        .field("mean_us", x.meanMicros()).field("stddev_us", x.stddevMicros()).field("cv2", x.cv2())
+                        .field("p50_us", x.p50Micros()).field("p99_us", x.p99Micros())
+                        .field("p999_us", x.p999Micros()).end());
+                j.end();
+            });
+            j.end();
+        }
         j.field("slow_readers_closed", engine.stats().slowReadersClosed());
         j.field("slow_readers_closed_server_bound", engine.stats().serverQueueFullCount());
         j.field("behind_bytes", engine.stats().behindBytes());

@@ -1,0 +1,164 @@
+package io.doubleface.engine;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.DoubleAdder;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Per-stage service times of traced requests, per configuration, aggregated as the variability
+ * paper does (WWW'19): running sums of X and X² (mean, variance, squared coefficient of variation
+ * C² = variance / mean²) and an HdrHistogram per stage for percentiles. Recording is wait-free
+ * ({@link LongAdder}, {@link DoubleAdder}, HdrHistogram's {@link Recorder}); reading takes an
+ * interval histogram and adds it to a cumulative one, so nothing is ever reset under a writer.
+ *
+ * <p>Which requests are traced: one in {@link #every()} (1 = all), decided when the request is
+ * admitted ({@link #sample}); 0 = tracing off, and then nothing is recorded or allocated.
+ */
+public final class StageStats {
+
+    /** The stages of a request, each the time between two points of {@link FanoutExchange}'s life. */
+    public enum Stage {
+        /** Admission to the start of the plan: the hop to the thread that plans (pool queue, loop task). */
+        QUEUE("queue"),
+        /** The service's {@code plan} (and the sends the models do inside it). */
+        PLAN("plan"),
+        /** End of the plan to the first reply handled: send, network, shard, and the hop back. */
+        FIRST_REPLY("first_reply"),
+        /** First to last reply handled (the fanout's spread: the slowest shard). */
+        LAST_REPLY("last_reply"),
+        /** Last reply handled to the end of the merge: the hop to the merging thread and {@code merge}. */
+        MERGE("merge"),
+        /** Admission to the answer handed to the upstream connection: the whole request in the engine. */
+        TOTAL("total");
+
+        private final String label;
+
+        Stage(String label) {
+            this.label = label;
+        }
+
+        /** {@return the name in {@code /admin/stats}} */
+        public String label() {
+            return label;
+        }
+    }
+
+    /** Most microseconds a stage histogram keeps (60 s); longer values are clamped. */
+    static final long MAX_MICROS = 60_000_000L;
+
+    private volatile int every;
+    private final Map<String, Config> configs = new ConcurrentHashMap<>();
+
+    /** One configuration's stages. */
+    static final class Config {
+        final EnumMap<Stage, One> stages = new EnumMap<>(Stage.class);
+
+        Config() {
+            for (Stage s : Stage.values()) {
+                stages.put(s, new One());
+            }
+        }
+    }
+
+    /** One stage: sums and a histogram, in microseconds. */
+    static final class One {
+        final LongAdder n = new LongAdder();
+        final DoubleAdder sum = new DoubleAdder();
+        final DoubleAdder sumSq = new DoubleAdder();
+        final Recorder recorder = new Recorder(3);
+        private Histogram cumulative; // guarded by this
+        private Histogram interval;   // guarded by this
+
+        void record(long nanos) {
+            double us = Math.max(0, nanos) / 1000.0;
+            n.increment();
+            sum.add(us);
+            sumSq.add(us * us);
+            recorder.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1000)));
+        }
+
+        synchronized Histogram snapshot() {
+            interval = recorder.getIntervalHistogram(interval);
+            if (cumulative == null) {
+                cumulative = new Histogram(3);
+            }
+            cumulative.add(interval);
+            return cumulative.copy();
+        }
+    }
+
+    /** @param every trace one request in {@code every} (1 = all, 0 = off) */
+    public StageStats(int every) {
+        every(every);
+    }
+
+    /** Traces one request in {@code every} from now on (1 = all, 0 = off). */
+    public void every(int every) {
+        if (every < 0) {
+            throw new IllegalArgumentException("trace-stages: one in " + every + " (expected: 0 = off, 1 = all, N)");
+        }
+        this.every = every;
+    }
+
+    /** {@return one request in how many is traced; 0 = off} */
+    public int every() {
+        return every;
+    }
+
+    /** Whether to trace the request being admitted now. */
+    boolean sample() {
+        int e = every;
+        return e == 1 || (e > 1 && java.util.concurrent.ThreadLocalRandom.current().nextInt(e) == 0);
+    }
+
+    /** Records a finished traced request's stages (nanosecond points; 0 = the point was not reached). */
+    void record(String config, long admitted, long planStart, long planEnd, long firstReply, long lastReply,
+            long mergeEnd, long answered) {
+        Config c = configs.computeIfAbsent(config, k -> new Config());
+        if (planStart != 0) {
+            c.stages.get(Stage.QUEUE).record(planStart - admitted);
+        }
+        if (planEnd != 0 && planStart != 0) {
+            c.stages.get(Stage.PLAN).record(planEnd - planStart);
+        }
+        if (firstReply != 0 && planEnd != 0) {
+            c.stages.get(Stage.FIRST_REPLY).record(firstReply - planEnd);
+        }
+        if (lastReply != 0 && firstReply != 0) {
+            c.stages.get(Stage.LAST_REPLY).record(lastReply - firstReply);
+        }
+        if (mergeEnd != 0 && lastReply != 0) {
+            c.stages.get(Stage.MERGE).record(mergeEnd - lastReply);
+        }
+        c.stages.get(Stage.TOTAL).record(answered - admitted);
+    }
+
+    /** What one stage shows in {@code /admin/stats}. */
+    public record Summary(long count, double meanMicros, double stddevMicros, double cv2, long p50Micros,
+            long p99Micros, long p999Micros) {}
+
+    /** {@return per configuration, per stage: count, mean, standard deviation, C² and percentiles since start} */
+    public Map<String, Map<Stage, Summary>> snapshot() {
+        Map<String, Map<Stage, Summary>> out = new java.util.TreeMap<>();
+        configs.forEach((name, c) -> {
+            Map<Stage, Summary> m = new EnumMap<>(Stage.class);
+            c.stages.forEach((s, one) -> {
+                long n = one.n.sum();
+                if (n == 0) {
+                    return;
+                }
+                double mean = one.sum.sum() / n;
+                double var = Math.max(0, one.sumSq.sum() / n - mean * mean);
+                Histogram h = one.snapshot();
+                m.put(s, new Summary(n, mean, Math.sqrt(var), mean > 0 ? var / (mean * mean) : 0,
+                        h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9)));
+            });
+            out.put(name, m);
+        });
+        return out;
+    }
+}

@@ -1,0 +1,64 @@
+package io.doubleface.services.ycsb;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code traceStages}: every traced request's stages are recorded once, per configuration, under
+ * every model; off records nothing and shows nothing; sampling traces some, not all.
+ */
+class StageTracingTest {
+
+    static final List<String> STAGES = List.of("queue", "plan", "first_reply", "last_reply", "merge", "total");
+
+    @Test
+    void everyModelRecordsEachStageOfEveryTracedRequestOnce() throws Exception {
+        try (TestCluster c = TestCluster.builder(8).tweak(b -> b.traceStages(1)).start()) {
+            int n = 40;
+            for (String model : Models.ALL) {
+                c.server.switchTo(model);
+                for (int i = 0; i < n; i++) {
+                    YcsbQuery q = new YcsbQuery(5, Size.SMALL, i);
+                    assertEquals(c.expected(q), c.get(q).body(), model);
+                }
+            }
+            Map<String, Object> stages = JsonDoc.path(c.stats(), "stages").asMap();
+            assertEquals(1L, JsonDoc.path(stages, "one_in").asLong());
+            for (String model : Models.ALL) {
+                String name = io.doubleface.model.Configuration.parse(model).name();
+                Map<String, Object> m = JsonDoc.path(stages, name).asMap();
+                double total = JsonDoc.path(m, "total", "mean_us").asDouble();
+                for (String s : STAGES) {
+                    assertEquals(n, JsonDoc.path(m, s, "count").asLong(), model + " " + s + ": " + m);
+                    double mean = JsonDoc.path(m, s, "mean_us").asDouble();
+                    assertTrue(mean >= 0 && mean <= total, model + " " + s + " mean " + mean + " > total " + total);
+                    assertTrue(JsonDoc.path(m, s, "p50_us").asLong() <= JsonDoc.path(m, s, "p99_us").asLong(), m.toString());
+                }
+                assertTrue(total > 0, model + ": " + m);
+            }
+        }
+    }
+
+    @Test
+    void offShowsNothingAndSamplingTracesSomeNotAll() throws Exception {
+        try (TestCluster c = TestCluster.builder(4).start()) {
+            YcsbQuery q = new YcsbQuery(3, Size.SMALL, 1);
+            for (int i = 0; i < 20; i++) {
+                assertEquals(200, c.get(q).statusCode());
+            }
+            assertFalse(c.stats().containsKey("stages"), "tracing is off by default");
+            c.server.traceStages(4);
+            int n = 400;
+            for (int i = 0; i < n; i++) {
+                assertEquals(200, c.get(q).statusCode());
+            }
+            long traced = JsonDoc.path(c.stats(), "stages", "doubleface", "total", "count").asLong();
+            assertTrue(traced > 0 && traced < n, "one in 4 of " + n + ": traced " + traced);
+        }
+    }
+}
