@@ -84,6 +84,8 @@ public final class FanoutEngine implements AutoCloseable {
     private final LongAdder inFlight = new LongAdder();
     /** Stage tracing: off until {@link StageStats#every(int)} is set (FanoutServer.Builder.traceStages). */
     private final StageStats stages = new StageStats(0);
+    /** OpenTelemetry spans, or {@code null} (then no OpenTelemetry class is loaded). */
+    private volatile OtelTracing otel;
     private final Runnable finishedOne = inFlight::decrement;
     /** Admission control, or {@code null} when unlimited (then nothing is checked per request). */
     private final AdmissionLimiter admission;
@@ -125,6 +127,16 @@ public final class FanoutEngine implements AutoCloseable {
      * under the active configuration. The outcome goes to {@code sink} exactly once.
      */
     public <Q, R> void submit(EventLoop loop, FanoutService<Q, ?, R> service, Q request, ResponseSink<R> sink) {
+        submit(loop, service, request, sink, null, null);
+    }
+
+    /**
+     * {@link #submit(EventLoop, FanoutService, Object, ResponseSink)} with what OpenTelemetry spans
+     * need when the server has them ({@link #openTelemetry}): the route's name and the request's
+     * headers (its W3C {@code traceparent}); both may be {@code null}.
+     */
+    public <Q, R> void submit(EventLoop loop, FanoutService<Q, ?, R> service, Q request, ResponseSink<R> sink,
+            String route, TraceCarrier headers) {
         Runnable onFinish = finishedOne;
         AdmissionLimiter a = admission;
         if (a != null) {
@@ -151,6 +163,10 @@ public final class FanoutEngine implements AutoCloseable {
         if (stages.sample()) {
             ex.trace(stages);
         }
+        OtelTracing ot = otel;
+        if (ot != null) {
+            ex.otel(RequestTrace.start(ot, route, model.configuration().name(), headers, ex.startNanos()));
+        }
         ex.armDeadline();
         try {
             model.execute(ex);
@@ -158,6 +174,19 @@ public final class FanoutEngine implements AutoCloseable {
             stats.executeErrors.error(log, "model " + model + " failed to run a request", e);
             ex.finish(Outcome.INTERNAL_ERROR, "internal error: " + e);
         }
+    }
+
+    /**
+     * Sends a span per request (and per shard call) to {@code tracing} from now on; {@code null}:
+     * none (the default). See {@code FanoutServer.Builder.openTelemetry}.
+     */
+    public void openTelemetry(OtelTracing tracing) {
+        this.otel = tracing;
+    }
+
+    /** {@return whether requests get OpenTelemetry spans (then upstreams pass their headers to submit)} */
+    public boolean tracesSpans() {
+        return otel != null;
     }
 
     /** {@return the per-stage service times of traced requests ({@code --trace-stages})} */

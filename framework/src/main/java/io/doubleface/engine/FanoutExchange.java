@@ -192,6 +192,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private volatile int roundState;
     private ScheduledFuture<?> deadlineTimer;
 
+    // OpenTelemetry spans: null unless the server has an OpenTelemetry instance
+    private RequestTrace otel;
     // stage tracing (StageStats): null unless this request was sampled; points in System.nanoTime()
     private StageStats trace;
     private long tPlanStart;
@@ -217,6 +219,16 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         this.startNanos = System.nanoTime();
         this.deadlineNanos = deadlineNanos;
         this.onFinish = onFinish;
+    }
+
+    /** {@return when the request was admitted, in {@link System#nanoTime()}} */
+    long startNanos() {
+        return startNanos;
+    }
+
+    /** Records this request's spans; set by the engine before {@link ThreadingModel#execute}. */
+    void otel(RequestTrace t) {
+        this.otel = t;
     }
 
     /** Traces this request's stages into {@code stats}; set by the engine before {@link ThreadingModel#execute}. */
@@ -312,6 +324,11 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         if (trace != null) {
             tPlanEnd = System.nanoTime();
         }
+        if (otel != null) {
+            long now = System.nanoTime();
+            otel.event("planned", now);
+            startCallSpans(now);
+        }
         openRound();
         if (cur.calls == 0) {
             // A round of no calls (a health check, an answer from a cache): merge it now, on this
@@ -323,6 +340,14 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             return mergeRound(false, false);
         }
         return true;
+    }
+
+    private void startCallSpans(long now) {
+        Round r = target != null ? target : cur;
+        otel.startRound(round, r.calls, i -> {
+            Backend<?> b = r.backend(i);
+            return b == null ? "?" : b.name();
+        }, i -> r.shards[i], now);
     }
 
     private void openRound() {
@@ -364,11 +389,14 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         } finally {
             ReferenceCountUtil.release(reply);
         }
-        return lastOutcome();
+        return lastOutcome(call, null);
     }
 
     /** Counts one outcome of the round; whether it was the last (then the caller completes the round). */
-    private boolean lastOutcome() {
+    private boolean lastOutcome(int call, String error) {
+        if (otel != null) {
+            otel.endCall(call, error, System.nanoTime());
+        }
         if (trace == null) {
             return (int) REMAINING.getAndAdd(this, -1) == 1;
         }
@@ -404,7 +432,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
         r.failures[call] = cause;
         STATUS.setRelease(r.status, call, FAILED);
-        return lastOutcome();
+        return lastOutcome(call, cause.getMessage());
     }
 
     private static String describe(Round r, int call) {
@@ -473,6 +501,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             if (trace != null && round == 0) {
                 tMergeEnd = System.nanoTime();
             }
+            if (otel != null) {
+                otel.event("merged", System.nanoTime());
+            }
         } catch (RuntimeException e) {
             if (target != null) {
                 target.clear();
@@ -515,6 +546,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         cur = nx;
         round++;
         openRound();
+        if (otel != null) {
+            startCallSpans(System.nanoTime());
+        }
         if (send) {
             model.sendRound(this);
             return false;
@@ -533,7 +567,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     private void complete(R response) {
         if (FINISHED.compareAndSet(this, 0, 1)) {
-            done();
+            done(Outcome.OK, null);
             sink.complete(response);
         } else {
             ReferenceCountUtil.release(response);
@@ -543,12 +577,15 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     /** Answers the client with a failure unless it was answered already. */
     public void finish(Outcome outcome, String reason) {
         if (FINISHED.compareAndSet(this, 0, 1)) {
-            done();
+            done(outcome, reason);
             sink.fail(outcome, reason);
         }
     }
 
-    private void done() {
+    private void done(Outcome outcome, String reason) {
+        if (otel != null) {
+            otel.end(outcome, reason, System.nanoTime());
+        }
         StageStats st = trace;
         if (st != null) {
             st.record(model.configuration().name(), startNanos, tPlanStart, tPlanEnd, (long) FIRST_REPLY.getAcquire(this),

@@ -8,6 +8,7 @@ import io.doubleface.api.HttpBinding;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.engine.AdmissionLimiter;
 import io.doubleface.engine.FanoutEngine;
+import io.doubleface.engine.OtelTracing;
 import io.doubleface.engine.RouteStats;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.Configuration;
@@ -164,6 +165,9 @@ public final class FanoutServer implements AutoCloseable {
             };
             eng = new FanoutEngine(ctx, b, initial, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()), limiter);
             eng.stages().every(b.traceStages);
+            if (b.openTelemetry != null) {
+                eng.openTelemetry(OtelTracing.of(b.openTelemetry));
+            }
             this.engine = eng;
             eng.prepare(b.prepare);
             if (b.tune != null) {
@@ -632,6 +636,7 @@ public final class FanoutServer implements AutoCloseable {
         private long maxQueuedBytesTotal = DEFAULT_MAX_QUEUED_BYTES_TOTAL;
         private MeterRegistry meterRegistry;
         private int traceStages;
+        private Object openTelemetry; // an io.opentelemetry.api.OpenTelemetry: Object, so the API is optional
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private String configuration = "doubleface";
@@ -911,6 +916,26 @@ public final class FanoutServer implements AutoCloseable {
                 throw new IllegalArgumentException("maxQueuedBytesTotal: " + bytes + " (expected: > 0)");
             }
             this.maxQueuedBytesTotal = bytes;
+            return this;
+        }
+
+        /**
+         * Sends OpenTelemetry spans: one {@code SERVER} span per upstream request (HTTP route or
+         * gRPC method; its parent read from the request's W3C {@code traceparent} and
+         * {@code tracestate} headers or metadata by {@code otel}'s propagators), with events
+         * {@code planned} and {@code merged}, and one {@code CLIENT} child span per shard call
+         * (backend, shard and round as attributes; an error status with the reason when the call
+         * failed). Default: none, and then no OpenTelemetry class is loaded — the
+         * {@code io.opentelemetry:opentelemetry-api} dependency is optional. Give it the
+         * {@code OpenTelemetry} your application configures (an SDK with an OTLP exporter to Jaeger
+         * or any collector: docs/tracing.md). The shard calls themselves do not carry the trace
+         * context to the shards.
+         *
+         * @param otel the OpenTelemetry instance, or {@code null} for none
+         * @return this builder
+         */
+        public Builder openTelemetry(io.opentelemetry.api.OpenTelemetry otel) {
+            this.openTelemetry = otel;
             return this;
         }
 

@@ -110,7 +110,11 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
             return new ServerCall.Listener<>() { };
         }
         call.request(2); // unary: one message; asking for two lets us refuse a second
-        return new Call(call, loop);
+        Call c = new Call(call, loop);
+        if (engine.tracesSpans()) {
+            c.headers = headers;
+        }
+        return c;
     }
 
     private EventLoop currentLoop() {
@@ -133,6 +137,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
         private I request;
         private boolean submitted;
         private boolean ended; // closed or cancelled; loop only
+        private Metadata headers; // only when the engine traces spans
 
         private final long start = System.nanoTime();
 
@@ -184,7 +189,14 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
             }
             submitted = true;
             request = null;
-            engine.submit(loop, service, q, this);
+            Metadata h = headers;
+            if (h != null) {
+                headers = null;
+                engine.submit(loop, service, q, this, routeStats.name(),
+                        k -> h.get(Metadata.Key.of(k, Metadata.ASCII_STRING_MARSHALLER)));
+            } else {
+                engine.submit(loop, service, q, this);
+            }
         }
 
         @Override

@@ -384,8 +384,13 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             pausedByPipeline = true; // back-pressure: too many unanswered
             updateAutoRead();
         }
-        engine.submit(ctx.channel().eventLoop(), route.service(), request,
-                new Sink<>(seq, !keepAlive, route.binding(), route.stats(), start));
+        Sink<R> sink = new Sink<>(seq, !keepAlive, route.binding(), route.stats(), start);
+        if (engine.tracesSpans()) {
+            io.netty.handler.codec.http.HttpHeaders h = req.headers();
+            engine.submit(ctx.channel().eventLoop(), route.service(), request, sink, route.stats().name(), h::get);
+        } else {
+            engine.submit(ctx.channel().eventLoop(), route.service(), request, sink);
+        }
     }
 
     private void answerRefused(HttpRouter.Route<?, ?> route, long start, Outcome outcome) {
