@@ -1,6 +1,7 @@
 package io.doubleface.cli;
 
 import io.doubleface.cli.experiment.ExperimentRunner;
+import io.doubleface.cli.experiment.ServiceSpec;
 import io.doubleface.model.Configuration;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -71,6 +72,12 @@ final class ExperimentCommand implements Callable<Integer> {
 
     @Option(names = "--out", paramLabel = "DIR", description = "Where the results directory is created.")
     Path out = Path.of("results");
+
+    @Option(names = "--service", paramLabel = "ycsb|hdsearch|router|setalgebra|recommend",
+            description = "Service under test (default ycsb). A μSuite service runs its own gRPC leaves (one per "
+                    + "--shards) with their default data, and every request of the experiment becomes the service's "
+                    + "(docs/experiments.md); --driver, --records and --reply-work-us apply to ycsb only.")
+    String service = "ycsb";
 
     @Option(names = "--driver", paramLabel = "kv|redis|mongo|grpc",
             description = "Store of the leaf process (doubleface leaf DRIVER).")
@@ -241,7 +248,7 @@ final class ExperimentCommand implements Callable<Integer> {
                 globalWarmup != null ? globalWarmup : Duration.ofSeconds(quick ? 1 : 10),
                 repeats != null ? repeats : quick ? 1 : 2, configs, concurrency, fanouts, sizes, replyWorkMicros,
                 loadFraction, shardOptions, null, loads, profile != null ? profile.toAbsolutePath()
-                        : ProfileFiles.defaultProfile(), generator, VersionProvider.version(), cmdLine);
+                        : ProfileFiles.defaultProfile(), generator, VersionProvider.version(), cmdLine, serviceSpec());
         try {
             Files.createDirectories(out);
             ExperimentRunner.run(o, env.out());
@@ -252,6 +259,23 @@ final class ExperimentCommand implements Callable<Integer> {
     }
 
     /** {mid-tier CPUs, leaf and load CPUs} for taskset; nulls when not pinned (warns if taskset is missing). */
+    private ServiceSpec serviceSpec() {
+        try {
+            ServiceSpec s = ServiceSpec.of(service);
+            if (!s.isYcsb() && externalShardsGiven()) {
+                throw new ParameterException(spec.commandLine(), "--service " + service + ": the runner starts its "
+                        + "leaves itself; --shard-options apply to ycsb only");
+            }
+            return s;
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private boolean externalShardsGiven() {
+        return shardOptions != null && !shardOptions.isEmpty();
+    }
+
     static String[] pinning(boolean noPin, String midCpus, String auxCpus, CliEnv env, String command) {
         int cpus = Runtime.getRuntime().availableProcessors();
         if (noPin) {

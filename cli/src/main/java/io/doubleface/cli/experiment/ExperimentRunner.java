@@ -30,7 +30,20 @@ public final class ExperimentRunner {
             int ioThreads, String midCpus, String auxCpus, Duration warmup, Duration duration, Duration globalWarmup,
             int repeats, List<String> configs, List<Integer> concurrency, List<Integer> fanouts, List<String> sizes,
             Integer replyWorkMicros, double loadFraction, String shardOptions, String externalShards,
-            List<Double> loads, Path profile, String generator, String version, List<String> commandLine) {}
+            List<Double> loads, Path profile, String generator, String version, List<String> commandLine,
+            ServiceSpec service) {
+
+        /** Options of the YCSB service (the default). */
+        public Options(String experiment, boolean quick, Path outRoot, String driver, int shards, long records,
+                int ioThreads, String midCpus, String auxCpus, Duration warmup, Duration duration, Duration globalWarmup,
+                int repeats, List<String> configs, List<Integer> concurrency, List<Integer> fanouts, List<String> sizes,
+                Integer replyWorkMicros, double loadFraction, String shardOptions, String externalShards,
+                List<Double> loads, Path profile, String generator, String version, List<String> commandLine) {
+            this(experiment, quick, outRoot, driver, shards, records, ioThreads, midCpus, auxCpus, warmup, duration,
+                    globalWarmup, repeats, configs, concurrency, fanouts, sizes, replyWorkMicros, loadFraction,
+                    shardOptions, externalShards, loads, profile, generator, version, commandLine, ServiceSpec.YCSB);
+        }
+    }
 
     /**
      * One measured run; {@code adapter} is the mid-tier's {@code /admin/stats} "adapter" object
@@ -78,9 +91,12 @@ public final class ExperimentRunner {
                 List.of("-Xms512m", "-Xmx512m"), Duration.ofSeconds(5),
                 o.replyWorkMicros() != null ? o.replyWorkMicros() : ex.defaultReplyWorkMicros(), "completion-first",
                 configs.get(0), o.shardOptions(), ex.serveArgs(o, configs), o.externalShards(), ex.adapterArgs(o, configs),
-                o.generator());
+                o.generator(), o.service());
         int runs = points.size() * configs.size() * o.repeats();
         double perRun = o.warmup().toMillis() / 1000.0 + ex.runSeconds(o) + 1.0;
+        if (!o.service().isYcsb()) {
+            out.println("  service: " + o.service().name() + " (" + o.service().requests() + ")");
+        }
         out.printf(Locale.ROOT, "experiment %s%s: %d configurations × %d points × %d repeats = %d runs, about %.0f min%n",
                 o.experiment(), o.quick() ? " (quick)" : "", configs.size(), points.size(), o.repeats(), runs,
                 (runs * perRun + configs.size() * o.globalWarmup().toSeconds() + 20) / 60);
@@ -151,6 +167,10 @@ public final class ExperimentRunner {
         Map<String, Object> env = new LinkedHashMap<>();
         env.put("experiment", o.experiment());
         env.put("quick", o.quick());
+        env.put("service", o.service().name());
+        if (!o.service().isYcsb()) {
+            env.put("service_requests", o.service().requests());
+        }
         env.put("date", Instant.now().toString());
         env.put("doubleface_version", o.version());
         env.put("git_commit", git("rev-parse", "HEAD"));

@@ -43,7 +43,18 @@ final class Topology implements AutoCloseable {
     record Settings(String driver, int shards, long records, int ioThreads, String midCpus, String auxCpus,
             List<String> midJvm, List<String> auxJvm, Duration deadline, int replyWorkMicros, String policy,
             String firstConfig, String shardOptions, List<String> extraServeArgs, String externalShards,
-            List<String> adapterArgs, String generator) {}
+            List<String> adapterArgs, String generator, ServiceSpec service) {
+
+        /** Settings of the YCSB service (the runner's default). */
+        Settings(String driver, int shards, long records, int ioThreads, String midCpus, String auxCpus,
+                List<String> midJvm, List<String> auxJvm, Duration deadline, int replyWorkMicros, String policy,
+                String firstConfig, String shardOptions, List<String> extraServeArgs, String externalShards,
+                List<String> adapterArgs, String generator) {
+            this(driver, shards, records, ioThreads, midCpus, auxCpus, midJvm, auxJvm, deadline, replyWorkMicros,
+                    policy, firstConfig, shardOptions, extraServeArgs, externalShards, adapterArgs, generator,
+                    ServiceSpec.YCSB);
+        }
+    }
 
     /** One mid-tier process: its shard-URI options and ports. */
     private record Mid(String options, String shardUri, Proc proc, int port, int adminPort) {}
@@ -131,14 +142,18 @@ final class Topology implements AutoCloseable {
 
     private void startLeaf() throws IOException {
         int base = freePortRange(settings.shards());
-        List<String> args = new ArrayList<>(List.of("leaf", settings.driver(), "--shards",
-                Integer.toString(settings.shards()), "--base-port", Integer.toString(base), "--records",
-                Long.toString(settings.records())));
-        if (settings.driver().equals("kv")) {
+        boolean ycsb = settings.service().isYcsb();
+        List<String> args = ycsb
+                ? new ArrayList<>(List.of("leaf", settings.driver(), "--shards", Integer.toString(settings.shards()),
+                        "--base-port", Integer.toString(base), "--records", Long.toString(settings.records())))
+                : new ArrayList<>(List.of("leaf", settings.service().name(), "--leaves",
+                        Integer.toString(settings.shards()), "--base-port", Integer.toString(base)));
+        if (ycsb && settings.driver().equals("kv")) {
             args.add("--loops");
             args.add("1");
         }
-        progress.printf("experiment: starting %s leaf (%d shards on 127.0.0.1:%d-%d, cpus %s)%n", settings.driver(),
+        progress.printf("experiment: starting %s leaf (%d shards on 127.0.0.1:%d-%d, cpus %s)%n",
+                ycsb ? settings.driver() : settings.service().name(),
                 settings.shards(), base, base + settings.shards() - 1, cpus(settings.auxCpus()));
         leaf = Proc.start("leaf", settings.auxCpus(), java(settings.auxJvm(), args), dir.resolve("leaf.log"));
         procs.add(leaf);
@@ -154,22 +169,33 @@ final class Topology implements AutoCloseable {
                 sleep(100);
             }
         }
-        shardBase = scheme(settings.driver()) + "://127.0.0.1:" + base + "-" + (base + settings.shards() - 1);
+        shardBase = (ycsb ? scheme(settings.driver()) : "grpc") + "://127.0.0.1:" + base + "-"
+                + (base + settings.shards() - 1);
     }
 
     private Mid startMidTier(String key, String options, String config) throws IOException {
         String uri = options.isEmpty() ? shardBase : shardBase + (shardBase.contains("?") ? "&" : "?") + options;
-        List<String> args = new ArrayList<>(List.of("serve", "ycsb", "--shards", uri, "--port", "0",
-                "--admin-port", "0", "--io-threads", Integer.toString(settings.ioThreads()), "--records",
-                Long.toString(settings.records()), "--deadline", settings.deadline().toMillis() + "ms",
-                "--reply-work-us", Integer.toString(settings.replyWorkMicros()), "--policy", settings.policy(),
-                "--config", config));
+        List<String> args = settings.service().isYcsb()
+                ? new ArrayList<>(List.of("serve", "ycsb", "--shards", uri, "--port", "0",
+                        "--admin-port", "0", "--io-threads", Integer.toString(settings.ioThreads()), "--records",
+                        Long.toString(settings.records()), "--deadline", settings.deadline().toMillis() + "ms",
+                        "--reply-work-us", Integer.toString(settings.replyWorkMicros()), "--policy", settings.policy(),
+                        "--config", config))
+                : new ArrayList<>(List.of("serve", settings.service().name(), "--leaves", uri, "--port", "0",
+                        "--admin-port", "0", "--io-threads", Integer.toString(settings.ioThreads()),
+                        "--deadline", settings.deadline().toMillis() + "ms", "--config", config));
+        if (!settings.service().isYcsb() && isAdapter(config)) {
+            throw new IllegalArgumentException("--service " + settings.service().name() + ": the load adapter ("
+                    + config + ") runs only over the YCSB service so far");
+        }
         String log = mids.isEmpty() ? "mid-tier.log" : "mid-tier-" + (mids.size() + 1) + ".log";
         Path ready = dir.resolve(log.replace(".log", ".ready.json"));
         Files.deleteIfExists(ready);
         args.add("--ready-file");
         args.add(ready.toString());
-        args.addAll(isAdapter(config) ? settings.adapterArgs() : settings.extraServeArgs());
+        if (settings.service().isYcsb()) {
+            args.addAll(isAdapter(config) ? settings.adapterArgs() : settings.extraServeArgs());
+        }
         progress.printf("experiment: starting the mid-tier (%d I/O loop%s, cpus %s) over %s%n", settings.ioThreads(),
                 settings.ioThreads() == 1 ? "" : "s", cpus(settings.midCpus()), uri);
         Proc p = Proc.start("mid-tier", settings.midCpus(), java(settings.midJvm(), args), dir.resolve(log));
@@ -260,6 +286,9 @@ final class Topology implements AutoCloseable {
      * @param timeout how long the run may take before it is killed
      */
     LoadRun load(String label, List<String> args, Duration timeout) throws IOException {
+        if (!settings.service().isYcsb()) {
+            args = serviceRequests(args);
+        }
         if ("wrk".equals(settings.generator()) && args.contains("--users") && !args.contains("--mix")) {
             return loadWrk(label, args, timeout);
         }
@@ -296,6 +325,20 @@ final class Topology implements AutoCloseable {
             throw new IOException("load (" + label + ") exited with status " + exit.status() + ":\n" + p.tail());
         }
         return new LoadRun(file, hlog, MiniJson.object(json));
+    }
+
+    /** {@code args} with the YCSB {@code --url} replaced by the service's requests. */
+    private List<String> serviceRequests(List<String> args) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            if (args.get(i).equals("--url") && i + 1 < args.size()) {
+                out.addAll(settings.service().loadArgs());
+                i++;
+            } else {
+                out.add(args.get(i));
+            }
+        }
+        return out;
     }
 
     private static final Pattern WRK_REQUESTS = Pattern.compile("(\\d+) requests in ([\\d.]+)(us|ms|s|m)");
