@@ -33,6 +33,33 @@ public record PeerArgs(int port, int ioThreads, int redisBasePort, int shards, S
         return redisBasePort + i;
     }
 
+    /**
+     * {@return the version of a library in this (shaded) jar, from its {@code pom.properties}; "?" if absent}
+     */
+    public static String version(String groupId, String artifactId) {
+        String path = "/META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties";
+        try (java.io.InputStream in = PeerArgs.class.getResourceAsStream(path)) {
+            java.util.Properties p = new java.util.Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            return p.getProperty("version", "?");
+        } catch (java.io.IOException e) {
+            return "?";
+        }
+    }
+
+    /** {@return a version pinned in bench/peers/pom.xml, e.g. {@code reactor-netty.version}} */
+    public static String pinned(String property) {
+        try (java.io.InputStream in = PeerArgs.class.getResourceAsStream("/peers/versions.properties")) {
+            java.util.Properties p = new java.util.Properties();
+            p.load(in);
+            return p.getProperty(property, "?");
+        } catch (java.io.IOException | NullPointerException e) {
+            return "?";
+        }
+    }
+
     /** The one line bench/peers.sh waits for. */
     public void ready(String detail) {
         System.out.println("ready on " + port + " (" + detail + ")");

@@ -48,8 +48,16 @@ public final class CeilingServer {
 
     private CeilingServer() {}
 
-    public static void main(String[] argv) throws Exception {
-        PeerArgs args = PeerArgs.parse("ceiling", argv, "");
+    public static void main(String[] argv) {
+        try {
+            run(PeerArgs.parse("ceiling", argv, ""));
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void run(PeerArgs args) throws InterruptedException {
         boolean epoll = Epoll.isAvailable();
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(args.ioThreads(),
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
@@ -84,7 +92,7 @@ public final class CeilingServer {
                     }
                 })
                 .bind("127.0.0.1", args.port()).sync().channel();
-        args.ready("ceiling, netty " + io.netty.util.Version.identify().get("netty-transport").artifactVersion()
+        args.ready("ceiling, netty " + PeerArgs.version("io.netty", "netty-transport")
                 + ", " + (epoll ? "epoll" : "nio") + ", " + args.ioThreads() + " loops x " + args.shards() + " shard connections");
         listener.closeFuture().sync();
     }

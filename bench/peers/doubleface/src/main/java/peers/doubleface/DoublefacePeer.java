@@ -112,7 +112,8 @@ public final class DoublefacePeer {
         Backend<RedisCommand<?>> redis = b.backend("redis", RedisDriver.of(uri));
         b.get("/", new Service(redis), new Binding(args.shards()));
         try (FanoutServer server = b.start()) {
-            args.ready("doubleface " + config + ", " + args.ioThreads() + " I/O threads, " + uri);
+            args.ready("doubleface " + PeerArgs.version("io.doubleface", "doubleface-framework") + " " + config
+                    + ", netty " + PeerArgs.version("io.netty", "netty-transport") + ", lettuce " + PeerArgs.version("io.lettuce", "lettuce-core") + ", " + args.ioThreads() + " I/O threads, " + uri);
             Thread.currentThread().join();
         }
     }

@@ -52,7 +52,8 @@ public final class HelidonPeer {
                 .routing(r -> r.get("/", (req, res) -> handle(req, res, shards, sync)))
                 .build()
                 .start();
-        args.ready("helidon " + io.helidon.common.Version.VERSION + ", lettuce " + io.lettuce.core.LettuceVersion.getVersion()
+        args.ready("helidon " + io.helidon.common.Version.VERSION + ", lettuce " + PeerArgs.version("io.lettuce", "lettuce-core")
+                + ", netty " + PeerArgs.version("io.netty", "netty-transport")
                 + ", " + (sync ? "sync API, K GETs in a row" : "async GETs joined") + ", virtual threads on "
                 + args.ioThreads() + " carriers");
     }

@@ -54,8 +54,9 @@ public final class ReactorPeer {
                 .runOn(LoopResources.create("http", args.ioThreads(), true))
                 .handle((req, res) -> handle(req, res, shards))
                 .bindNow();
-        args.ready("reactor-netty " + reactor.netty.Metrics.class.getPackage().getImplementationVersion()
-                + ", lettuce " + io.lettuce.core.LettuceVersion.getVersion() + ", " + args.ioThreads() + " loops");
+        args.ready("reactor-netty " + PeerArgs.pinned("reactor-netty.version")
+                + ", lettuce " + PeerArgs.version("io.lettuce", "lettuce-core")
+                + ", netty " + PeerArgs.version("io.netty", "netty-transport") + ", " + args.ioThreads() + " loops");
         server.onDispose().block();
     }
 

@@ -37,7 +37,8 @@ public final class VertxPeer extends AbstractVerticle {
         Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(args.ioThreads()));
         vertx.deployVerticle(VertxPeer::new, new DeploymentOptions().setInstances(args.ioThreads()))
                 .onSuccess(id -> args.ready("vertx " + io.vertx.core.impl.launcher.commands.VersionCommand.getVersion()
-                        + ", native transport " + vertx.isNativeTransportEnabled() + ", " + args.ioThreads() + " verticles"))
+                        + ", netty " + PeerArgs.version("io.netty", "netty-transport")
+                        + ", redis client " + PeerArgs.version("io.vertx", "vertx-redis-client") + ", native transport " + vertx.isNativeTransportEnabled() + ", " + args.ioThreads() + " verticles"))
                 .onFailure(e -> {
                     e.printStackTrace();
                     System.exit(1);
