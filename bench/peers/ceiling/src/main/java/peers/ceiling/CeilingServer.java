@@ -18,7 +18,6 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -40,8 +39,9 @@ import peers.PeerArgs;
  *       read buffer: no copy. The response is a {@code CompositeByteBuf} of a small header buffer and the
  *       K slices (written with one {@code writev}); responses are flushed once per connection per
  *       iteration, in the same tail task.
- *   <li>HTTP/1.1 keep-alive with pipelining: requests are decoded by Netty's {@code HttpRequestDecoder};
- *       each connection answers in request order ({@link HttpConn}).
+ *   <li>HTTP/1.1 keep-alive with pipelining: request heads are parsed by hand, in place in the read
+ *       buffer ({@link RequestHead}: GET only, no bodies); each connection answers in request order
+ *       ({@link HttpConn}). The responses are written by hand too (a pre-encoded header prefix).
  * </ul>
  */
 public final class CeilingServer {
@@ -88,7 +88,7 @@ public final class CeilingServer {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpRequestDecoder(), new HttpConn(loops.get(ch.eventLoop())));
+                        ch.pipeline().addLast(new HttpConn(loops.get(ch.eventLoop())));
                     }
                 })
                 .bind("127.0.0.1", args.port()).sync().channel();

@@ -5,16 +5,13 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.util.ReferenceCountUtil;
+import io.netty.handler.codec.ByteToMessageDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import peers.Workload;
 
 /**
- * One client connection: a decoded request becomes a {@link Req} queued in arrival order, its K calls
+ * One client connection: a request head, parsed in place by {@link RequestHead}, becomes a {@link Req} queued in arrival order, its K calls
  * written to this loop's shards; answers leave in request order (pipelining-safe), each as a composite
  * of a header and the K value slices, flushed once per iteration by {@link Loop#run}.
  */
@@ -27,7 +24,9 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
 
     private final Loop loop;
     private final ArrayDeque<Req> inOrder = new ArrayDeque<>();
+    private final RequestHead head = new RequestHead();
     private ChannelHandlerContext ctx;
+    private ByteBuf cumulation;
     private boolean dirty;
     private boolean closed;
 
@@ -46,35 +45,51 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        try {
-            if (msg instanceof HttpRequest req) {
-                request(req);
+        ByteBuf in = (ByteBuf) msg;
+        ByteBuf cum = cumulation == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        int r = cum.readerIndex();
+        int w = cum.writerIndex();
+        while (r < w && !closed) {
+            int end = head.parse(cum, r, w);
+            if (end == RequestHead.INCOMPLETE) {
+                break;
             }
-        } finally {
-            ReferenceCountUtil.release(msg);
+            if (end == RequestHead.BAD) {
+                badRequest();
+                r = w;
+                break;
+            }
+            r = end;
+            request();
+        }
+        cum.readerIndex(r);
+        if (cum.isReadable()) {
+            cumulation = cum;
+        } else {
+            cum.release();
+            cumulation = null;
         }
     }
 
-    private void request(HttpRequest req) {
-        boolean keepAlive = HttpUtil.isKeepAlive(req) && req.decoderResult().isSuccess();
+    private void request() {
         Workload.Query q;
         try {
-            if (!req.decoderResult().isSuccess() || req.method() != HttpMethod.GET) {
-                throw new IllegalArgumentException("bad request");
-            }
-            q = Workload.parse(Workload.queryOf(req.uri()), loop.shards.length);
+            q = Workload.parse(Workload.queryOf(head.target), loop.shards.length);
         } catch (IllegalArgumentException e) {
-            Req bad = new Req(this, 0, false, false, 400);
-            inOrder.add(bad);
-            answerReady();
+            badRequest();
             return;
         }
-        Req r = new Req(this, q.fanout(), keepAlive, !req.protocolVersion().isKeepAliveDefault(), 200);
+        Req r = new Req(this, q.fanout(), head.keepAlive, head.http10, 200);
         inOrder.add(r);
         byte[] get = Loop.getCommand(q);
         for (int i = 0; i < q.fanout(); i++) {
             loop.shards[i].send(r, get);
         }
+    }
+
+    private void badRequest() {
+        inOrder.add(new Req(this, 0, false, false, 400));
+        answerReady();
     }
 
     /** Writes every answered request at the head of the queue, in order. */
@@ -144,6 +159,10 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
+        if (cumulation != null) {
+            cumulation.release();
+            cumulation = null;
+        }
         answerReady(); // releases what is already answered; the rest is released as it completes
     }
 
