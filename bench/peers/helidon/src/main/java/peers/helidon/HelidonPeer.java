@@ -38,8 +38,8 @@ public final class HelidonPeer {
         // before the first virtual thread: the carrier pool has IO_THREADS threads
         System.setProperty("jdk.virtualThreadScheduler.parallelism", Integer.toString(args.ioThreads()));
         ClientResources resources = DefaultClientResources.builder()
-                .ioThreadPoolSize(Math.max(2, args.ioThreads()))
-                .computationThreadPoolSize(Math.max(2, args.ioThreads()))
+                .ioThreadPoolSize(args.ioThreads())
+                .computationThreadPoolSize(args.ioThreads())
                 .build();
         RedisClient client = RedisClient.create(resources);
         List<StatefulRedisConnection<byte[], byte[]>> shards = new ArrayList<>();

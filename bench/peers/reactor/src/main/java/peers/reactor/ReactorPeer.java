@@ -38,8 +38,8 @@ public final class ReactorPeer {
     public static void main(String[] argv) {
         PeerArgs args = PeerArgs.parse("reactor", argv, "");
         ClientResources resources = DefaultClientResources.builder()
-                .ioThreadPoolSize(Math.max(2, args.ioThreads()))
-                .computationThreadPoolSize(Math.max(2, args.ioThreads()))
+                .ioThreadPoolSize(args.ioThreads())
+                .computationThreadPoolSize(args.ioThreads())
                 .build();
         RedisClient client = RedisClient.create(resources);
         List<RedisReactiveCommands<byte[], byte[]>> shards = new ArrayList<>();

@@ -67,7 +67,7 @@ public final class VertxPeer extends AbstractVerticle {
     private void handle(HttpServerRequest req) {
         Workload.Query q;
         try {
-            q = Workload.parse(Workload.queryOf(req.uri()) == null ? null : req.query(), shards.length);
+            q = Workload.parse(Workload.queryOf(req.uri()), shards.length);
         } catch (IllegalArgumentException e) {
             req.response().setStatusCode(400).end(e.getMessage());
             return;
