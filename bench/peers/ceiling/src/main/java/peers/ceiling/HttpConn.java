@@ -5,7 +5,6 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import peers.Workload;
@@ -26,7 +25,7 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Req> inOrder = new ArrayDeque<>();
     private final RequestHead head = new RequestHead();
     private ChannelHandlerContext ctx;
-    private ByteBuf cumulation;
+    private final Cumulation cumulation = new Cumulation();
     private boolean dirty;
     private boolean closed;
 
@@ -46,7 +45,7 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
-        ByteBuf cum = cumulation == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        ByteBuf cum = cumulation.add(ctx.alloc(), in);
         int r = cum.readerIndex();
         int w = cum.writerIndex();
         while (r < w && !closed) {
@@ -62,13 +61,7 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
             r = end;
             request();
         }
-        cum.readerIndex(r);
-        if (cum.isReadable()) {
-            cumulation = cum;
-        } else {
-            cum.release();
-            cumulation = null;
-        }
+        cumulation.consumed(r);
     }
 
     private void request() {
@@ -159,10 +152,7 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
-        if (cumulation != null) {
-            cumulation.release();
-            cumulation = null;
-        }
+        cumulation.release();
         answerReady(); // releases what is already answered; the rest is released as it completes
     }
 

@@ -3,7 +3,6 @@ package peers.ceiling;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.ArrayDeque;
 
 /**
@@ -19,7 +18,7 @@ final class Shard extends ChannelInboundHandlerAdapter {
     private final ArrayDeque<Req> waiting = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private ByteBuf out;
-    private ByteBuf cumulation;
+    private final Cumulation cumulation = new Cumulation();
 
     Shard(Loop loop, int index) {
         this.loop = loop;
@@ -49,7 +48,7 @@ final class Shard extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf in = (ByteBuf) msg;
-        ByteBuf cum = cumulation == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(ctx.alloc(), cumulation, in);
+        ByteBuf cum = cumulation.add(ctx.alloc(), in);
         int r = cum.readerIndex();
         int w = cum.writerIndex();
         while (r < w) {
@@ -76,13 +75,7 @@ final class Shard extends ChannelInboundHandlerAdapter {
                 waiting.poll().complete(index, null);
             }
         }
-        cum.readerIndex(r);
-        if (cum.isReadable()) {
-            cumulation = cum;
-        } else {
-            cum.release();
-            cumulation = null;
-        }
+        cumulation.consumed(r);
     }
 
     private static int parseInt(ByteBuf b, int from, int to) {
