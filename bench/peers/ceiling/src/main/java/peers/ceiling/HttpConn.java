@@ -44,8 +44,7 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ByteBuf in = (ByteBuf) msg;
-        ByteBuf cum = cumulation.add(ctx.alloc(), in);
+        ByteBuf cum = cumulation.add(ctx.alloc(), (ByteBuf) msg);
         int r = cum.readerIndex();
         int w = cum.writerIndex();
         while (r < w && !closed) {

@@ -47,8 +47,7 @@ final class Shard extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ByteBuf in = (ByteBuf) msg;
-        ByteBuf cum = cumulation.add(ctx.alloc(), in);
+        ByteBuf cum = cumulation.add(ctx.alloc(), (ByteBuf) msg);
         int r = cum.readerIndex();
         int w = cum.writerIndex();
         while (r < w) {
