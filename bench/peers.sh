@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# The peers and the hand-written ceiling beside doubleface, on equal work (issue 18).
+#
+#   bench/peers.sh [--systems "vertx reactor helidon ceiling doubleface"] [--configs "doubleface type2a-1f1b"]
+#                  [--cells "1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"]
+#                  [--repeats 3] [--duration 15] [--warmup 10] [--out DIR]
+#
+# Workload, identical in every system (bench/peers/, one shaded jar each): GET /?fanout=K&size=small|large
+# sends K Redis GETs of one random key (s:<i>, 100 B, or l:<i>, 20,000 B; i in 0..999) to shards 0..K-1 and
+# answers the K values concatenated in shard order. A cell is FANOUT:SIZE:CONNECTIONS. The system
+# `doubleface` stands for one system per configuration of --configs (named doubleface/<config>).
+#
+# What it does: builds the peers if a jar is missing or older than its sources (./mvnw -f
+# bench/peers/pom.xml; doubleface's own SNAPSHOT artifacts are installed to ~/.m2 first if absent);
+# starts 20 redis-server shards (ports REDIS_BASE_PORT.., default 6400-6419, no persistence) pinned to
+# CPU 1 and loads 1,000 keys of each size into each with redis-cli --pipe; checks every system's body
+# byte for byte (fanout 1, 5, 20 small and 5 large, key=42) and fails loudly on a mismatch; then, for each
+# repeat and cell, runs every system in rotated order: start it pinned to CPU 0 with 1 I/O thread, warm up
+# (wrk -t1 -cN -dW, discarded), measure (wrk -t1 -cN -dD --latency; wrk pinned to CPU 1 with the shards),
+# stop it. Writes into DIR (default docs/results/peers-<UTC date>): raw.csv (one row per run),
+# environment.json (JDK, kernel, CPU, pinning, versions of every peer), report.md (per cell: median
+# req/s, p50, p99 per system and its ratio to the ceiling with min-max over repeats), runs/ (logs).
+# Bounded: every wrk run has a duration, every wait a timeout; every process is killed on exit.
+# Environment: JAVA_HOME (or JAVA), JAVA_OPTS (extra JVM options for every system, default none),
+# PORT (8480), REDIS_BASE_PORT (6400).
+set -euo pipefail
+SELF=$(realpath "${BASH_SOURCE[0]}")
+cd "$(dirname "$SELF")/.."
+ROOT=$PWD
+SYSTEMS="vertx reactor helidon ceiling doubleface"; CONFIGS="doubleface type2a-1f1b"
+CELLS="1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"
+REPEATS=3; DURATION=15; WARMUP=10; OUT=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --systems) SYSTEMS=$2; shift 2;;
+    --configs) CONFIGS=$2; shift 2;;
+    --cells) CELLS=$2; shift 2;;
+    --repeats) REPEATS=$2; shift 2;;
+    --duration) DURATION=$2; shift 2;;
+    --warmup) WARMUP=$2; shift 2;;
+    --out) OUT=$2; shift 2;;
+    -h|--help) sed -n '2,/^set -euo/p' "$SELF" | sed '$d; s/^# \{0,1\}//'; exit 0;;
+    *) echo "peers.sh: unknown option $1 (see --help)" >&2; exit 2;;
+  esac
+done
+OUT=${OUT:-docs/results/peers-$(date -u +%Y%m%d-%H%M)}
+JAVA=${JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}
+PORT=${PORT:-8480}; REDIS_BASE_PORT=${REDIS_BASE_PORT:-6400}; SHARDS=20; KEYS=1000; CHECK_KEY=42
+log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { log "peers.sh: error: $*"; exit 1; }
+for n in "$REPEATS" "$DURATION" "$WARMUP"; do [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || die "--repeats/--duration/--warmup: '$n' (expected a positive integer)"; done
+for c in $CELLS; do [[ $c =~ ^[0-9]+:(small|large):[0-9]+$ ]] || die "cell '$c' (expected FANOUT:small|large:CONNECTIONS)"; done
+install_pkg() { command -v "$1" >/dev/null 2>&1 && return 0; log "installing $2"
+  { apt-get update -qq && apt-get install -y -qq "$2"; } >/dev/null 2>&1 || die "$1 not found and apt-get install $2 failed"; }
+install_pkg wrk wrk; install_pkg redis-server redis-server; install_pkg redis-cli redis-tools
+for t in taskset python3 curl; do command -v $t >/dev/null || die "$t not found"; done
+
+# --- the systems (doubleface -> one per configuration) -----------------------------------------
+RUN_SYSTEMS=()
+for s in $SYSTEMS; do
+  case "$s" in
+    vertx|reactor|helidon|ceiling) RUN_SYSTEMS+=("$s");;
+    doubleface) for c in $CONFIGS; do RUN_SYSTEMS+=("doubleface/$c"); done;;
+    *) die "unknown system '$s' (expected: vertx reactor helidon ceiling doubleface)";;
+  esac
+done
+MODULES=$(printf '%s\n' "${RUN_SYSTEMS[@]}" | cut -d/ -f1 | sort -u)
+
+# --- build --------------------------------------------------------------------------------------
+PEERS=bench/peers
+if ! ls ~/.m2/repository/io/doubleface/doubleface-driver-redis/0.1.0-SNAPSHOT/*.jar >/dev/null 2>&1 && grep -qx doubleface <<<"$MODULES"; then
+  log "installing doubleface's artifacts to ~/.m2"
+  ./mvnw -B -q -o install -DskipTests -Dmaven.javadoc.skip -Djapicmp.skip || ./mvnw -B -q install -DskipTests -Dmaven.javadoc.skip -Djapicmp.skip
+fi
+stale=""
+for m in $MODULES; do
+  jar=$PEERS/$m/target/peer-$m.jar
+  if [[ ! -f $jar ]] || [[ -n $(find "$PEERS/pom.xml" "$PEERS/$m" "$PEERS/common" -newer "$jar" -type f -not -path '*/target/*' | head -1) ]]; then stale+=" $m"; fi
+done
+if [[ -n $stale ]]; then
+  log "building the peers (stale:$stale)"
+  ./mvnw -B -q -f $PEERS/pom.xml package -DskipTests -pl "common,$(tr ' ' ',' <<<"${stale# }")" -am || die "the peers do not build"
+fi
+mkdir -p "$OUT/runs"
+WORK=$(mktemp -d /tmp/peers-XXXXXX)
+for m in $MODULES; do cp "$PEERS/$m/target/peer-$m.jar" "$WORK/"; done  # a rebuild during the run changes nothing
+
+# --- processes, cleanup -----------------------------------------------------------------------
+SERVER_PID=""; SHARD_PIDS=()
+stop() { local pid=$1; [[ -n $pid ]] || return 0; kill "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$pid" 2>/dev/null || true; }
+cleanup() { local rc=$?; stop "$SERVER_PID"; for p in "${SHARD_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${SHARD_PIDS[@]}"; do stop "$p"; done; rm -rf "$WORK"; exit $rc; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+port_open() { (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null; }
+
+# --- shards -------------------------------------------------------------------------------------
+LAST=$((REDIS_BASE_PORT + SHARDS - 1))
+for ((p = REDIS_BASE_PORT; p <= LAST; p++)); do port_open $p && die "port $p is in use (another run's shards?): set REDIS_BASE_PORT"; done
+port_open $PORT && die "port $PORT is in use: set PORT"
+log "starting $SHARDS redis-server shards on ports $REDIS_BASE_PORT-$LAST, pinned to CPU 1"
+for ((p = REDIS_BASE_PORT; p <= LAST; p++)); do
+  taskset -c 1 redis-server --save '' --appendonly no --port $p --bind 127.0.0.1 --daemonize no \
+    > "$OUT/runs/redis-$p.log" 2>&1 &
+  SHARD_PIDS+=($!)
+done
+python3 bench/peers_report.py dataset "$WORK/dataset.resp" $KEYS 100 20000
+for ((p = REDIS_BASE_PORT; p <= LAST; p++)); do
+  for _ in $(seq 100); do redis-cli -p $p ping >/dev/null 2>&1 && break; sleep 0.1; done
+  redis-cli -p $p ping >/dev/null 2>&1 || die "redis-server on $p does not answer (see $OUT/runs/redis-$p.log)"
+done
+log "loading $KEYS keys of 100 B and of 20,000 B into every shard"
+LOADERS=()
+for ((p = REDIS_BASE_PORT; p <= LAST; p++)); do
+  taskset -c 1 timeout 120 redis-cli -p $p --pipe < "$WORK/dataset.resp" > "$OUT/runs/load-$p.log" 2>&1 &
+  LOADERS+=($!)
+done
+for l in "${LOADERS[@]}"; do wait "$l" || die "loading a shard failed (see $OUT/runs/load-*.log)"; done
+for ((p = REDIS_BASE_PORT; p <= LAST; p++)); do
+  for _ in $(seq 600); do [[ $(redis-cli -p $p dbsize 2>/dev/null) == $((2 * KEYS)) ]] && break; sleep 0.1; done
+  [[ $(redis-cli -p $p dbsize) == $((2 * KEYS)) ]] || die "shard $p holds $(redis-cli -p $p dbsize) keys, expected $((2 * KEYS)) (see $OUT/runs/load-$p.log)"
+done
+
+# --- one system ---------------------------------------------------------------------------------
+start() { # system log -> SERVER_PID, once "ready on PORT" is printed
+  local s=$1 cfg=() m=${1%%/*}
+  [[ $s == doubleface/* ]] && cfg=("${s#doubleface/}")
+  # shellcheck disable=SC2086
+  taskset -c 0 "$JAVA" ${JAVA_OPTS:-} -jar "$WORK/peer-$m.jar" $PORT 1 $REDIS_BASE_PORT $SHARDS "${cfg[@]}" > "$2" 2>&1 &
+  SERVER_PID=$!
+  local deadline=$(( $(date +%s) + 60 ))
+  until grep -q "^ready on $PORT" "$2"; do
+    kill -0 "$SERVER_PID" 2>/dev/null || { tail -20 "$2" >&2; die "$s exited before it was ready (see $2)"; }
+    [[ $(date +%s) -lt $deadline ]] || die "$s not ready after 60 s (see $2)"
+    sleep 0.1
+  done
+}
+check() { # system: the bodies, byte for byte, with a fixed key
+  local s=$1 f=$WORK/body
+  start "$s" "$OUT/runs/check-${s//\//-}.log"
+  grep -m1 "^ready on" "$OUT/runs/check-${s//\//-}.log" > "$WORK/ready-${s//\//-}"
+  for c in 1:small 5:small 20:small 5:large; do
+    local fan=${c%%:*} size=${c##*:}
+    local url="http://127.0.0.1:$PORT/?fanout=$fan&size=$size&key=$CHECK_KEY"
+    local meta; meta=$(curl -sS -m 10 -o "$f" -w '%{http_code} %{content_type}' "$url") || die "$s: $url: no answer"
+    [[ $meta == "200 application/octet-stream"* ]] || die "$s: $url: status and type '$meta' (expected 200 application/octet-stream)"
+    python3 bench/peers_report.py check "$f" "$fan" "$size" $CHECK_KEY || die "$s: $url: WRONG BODY"
+  done
+  # a random key: the length is all that can be checked
+  local n; n=$(curl -sS -m 10 -o /dev/null -w '%{size_download}' "http://127.0.0.1:$PORT/?fanout=3&size=small")
+  [[ $n == 300 ]] || die "$s: random key, fanout 3: $n bytes (expected 300)"
+  stop "$SERVER_PID"; SERVER_PID=""
+  log "$s answers correctly: $(cat "$WORK/ready-${s//\//-}")"
+}
+run_one() { # repeat cell system
+  local fan size conns; IFS=: read -r fan size conns <<<"$2"
+  local tag="r$1-$fan-$size-$conns-${3//\//-}"
+  start "$3" "$OUT/runs/$tag.log"
+  local url="http://127.0.0.1:$PORT/?fanout=$fan&size=$size"
+  taskset -c 1 wrk -t1 -c"$conns" -d"${WARMUP}s" "$url" > "$OUT/runs/$tag.warmup.txt" 2>&1 || true
+  taskset -c 1 wrk -t1 -c"$conns" -d"${DURATION}s" --latency "$url" > "$OUT/runs/$tag.wrk.txt" 2>&1 || true
+  stop "$SERVER_PID"; SERVER_PID=""
+  python3 bench/peers_report.py row "$1" "$2" "$3" "$OUT/runs/$tag.wrk.txt" >> "$OUT/raw.csv"
+  log "repeat $1 cell $2 $3: $(tail -1 "$OUT/raw.csv" | cut -d, -f4-) (req/s,p50,p99,errors)"
+}
+
+# --- run ----------------------------------------------------------------------------------------
+for s in "${RUN_SYSTEMS[@]}"; do check "$s"; done
+python3 bench/peers_report.py header > "$OUT/raw.csv"
+n=${#RUN_SYSTEMS[@]}; total=$(( REPEATS * $(wc -w <<<"$CELLS") * n ))
+log "$total runs of ${WARMUP}+${DURATION} s (about $(( total * (WARMUP + DURATION + 3) / 60 + 1 )) min) -> $OUT"
+turn=0
+for r in $(seq "$REPEATS"); do
+  for cell in $CELLS; do
+    for ((i = 0; i < n; i++)); do run_one "$r" "$cell" "${RUN_SYSTEMS[$(( (i + turn) % n ))]}"; done
+    turn=$((turn + 1))
+  done
+done
+
+# --- environment and report ---------------------------------------------------------------------
+python3 - "$OUT" "$WORK" "$JAVA" "$REPEATS" "$DURATION" "$WARMUP" "$CELLS" "${RUN_SYSTEMS[*]}" "${JAVA_OPTS:-}" <<'PY'
+import json, os, platform, re, subprocess, sys
+out, work, java, repeats, duration, warmup, cells, systems, java_opts = sys.argv[1:10]
+def run(*c):
+    p = subprocess.run(c, capture_output=True, text=True); return (p.stdout or p.stderr).strip()
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
+pom = open("bench/peers/pom.xml").read()
+versions = dict(re.findall(r"<([a-z0-9.-]+\.version)>([^<]+)<", pom))
+ready = {f[len("ready-"):].replace("-", "/", 1) if f.startswith("ready-doubleface-") else f[len("ready-"):]:
+         open(os.path.join(work, f)).read().strip() for f in os.listdir(work) if f.startswith("ready-")}
+json.dump({"script": "bench/peers.sh", "git_commit": run("git", "rev-parse", "HEAD"), "dirty": bool(run("git", "status", "--porcelain")),
+           "java": run(java, "-version").splitlines()[0], "java_opts": java_opts, "kernel": platform.release(),
+           "cpu_model": cpu, "cpus": os.cpu_count(), "wrk": run("wrk", "-v").splitlines()[0],
+           "redis_server": run("redis-server", "--version"),
+           "pinning": {"server": "cpu 0, 1 I/O thread", "redis_shards": "cpu 1", "wrk": "cpu 1 (with the shards)"},
+           "systems": systems.split(), "peer_versions_pom": versions, "peer_ready_lines": ready,
+           "cells": cells.split(), "repeats": int(repeats), "duration_s": int(duration), "warmup_s": int(warmup),
+           "shards": 20, "keys": 1000, "value_bytes": {"small": 100, "large": 20000}},
+          open(os.path.join(out, "environment.json"), "w"), indent=2)
+PY
+python3 bench/peers_report.py report "$OUT"
+log "report: $OUT/report.md"

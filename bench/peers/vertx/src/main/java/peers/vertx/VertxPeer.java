@@ -1,0 +1,97 @@
+package peers.vertx;
+
+import io.vertx.core.AbstractVerticle;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisConnection;
+import io.vertx.redis.client.RedisOptions;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import java.util.ArrayList;
+import java.util.List;
+import peers.PeerArgs;
+import peers.Workload;
+
+/**
+ * The Vert.x peer, written as the Vert.x core and Redis client docs recommend: one verticle instance per
+ * event loop ({@code DeploymentOptions.setInstances(IO_THREADS)}, all listening on the same port: Vert.x
+ * balances connections over them), each verticle with its own {@link RedisConnection} per shard (opened
+ * in {@code start}, so its callbacks run on the verticle's event loop), {@code Future.all} of the K
+ * GETs, the K buffers appended into one. Native transport (epoll) preferred, as the docs advise on Linux.
+ */
+public final class VertxPeer extends AbstractVerticle {
+
+    private static PeerArgs args;
+    private RedisConnection[] shards;
+
+    public static void main(String[] argv) {
+        args = PeerArgs.parse("vertx", argv, "");
+        Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true).setEventLoopPoolSize(args.ioThreads()));
+        vertx.deployVerticle(VertxPeer::new, new DeploymentOptions().setInstances(args.ioThreads()))
+                .onSuccess(id -> args.ready("vertx " + io.vertx.core.impl.launcher.commands.VersionCommand.getVersion()
+                        + ", netty " + PeerArgs.version("io.netty", "netty-transport")
+                        + ", redis client " + PeerArgs.version("io.vertx", "vertx-redis-client") + ", native transport " + vertx.isNativeTransportEnabled() + ", " + args.ioThreads() + " verticles"))
+                .onFailure(e -> {
+                    e.printStackTrace();
+                    System.exit(1);
+                });
+    }
+
+    @Override
+    public void start(Promise<Void> started) {
+        shards = new RedisConnection[args.shards()];
+        List<Future<?>> connects = new ArrayList<>();
+        for (int i = 0; i < shards.length; i++) {
+            int shard = i;
+            connects.add(Redis.createClient(vertx, new RedisOptions()
+                            .setConnectionString("redis://127.0.0.1:" + args.shardPort(i)))
+                    .connect()
+                    .onSuccess(c -> shards[shard] = c));
+        }
+        Future.all(connects)
+                .compose(v -> vertx.createHttpServer(new HttpServerOptions().setTcpNoDelay(true))
+                        .requestHandler(this::handle)
+                        .listen(args.port(), "127.0.0.1"))
+                .<Void>mapEmpty()
+                .onComplete(started);
+    }
+
+    private void handle(HttpServerRequest req) {
+        Workload.Query q;
+        try {
+            q = Workload.parse(Workload.queryOf(req.uri()), shards.length);
+        } catch (IllegalArgumentException e) {
+            req.response().setStatusCode(400).end(e.getMessage());
+            return;
+        }
+        String key = q.keyName();
+        List<Future<Response>> gets = new ArrayList<>(q.fanout());
+        for (int i = 0; i < q.fanout(); i++) {
+            gets.add(shards[i].send(Request.cmd(Command.GET).arg(key)));
+        }
+        Future.all(gets).onComplete(ar -> {
+            if (ar.failed()) {
+                req.response().setStatusCode(502).end();
+                return;
+            }
+            Buffer body = Buffer.buffer(q.fanout() * q.valueLength());
+            for (int i = 0; i < q.fanout(); i++) {
+                Response r = ar.result().resultAt(i);
+                if (r == null) {
+                    req.response().setStatusCode(502).end();
+                    return;
+                }
+                body.appendBuffer(r.toBuffer());
+            }
+            req.response().putHeader("content-type", Workload.CONTENT_TYPE).end(body);
+        });
+    }
+}

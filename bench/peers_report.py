@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Helpers of bench/peers.sh (issue 18: the peers and the hand-written ceiling beside doubleface).
+
+  peers_report.py dataset FILE KEYS SMALL LARGE   RESP SET commands of the dataset (for redis-cli --pipe)
+  peers_report.py check BODY FANOUT SIZE KEY        exit 1 unless BODY is the expected answer
+  peers_report.py row REPEAT CELL SYSTEM WRK_OUT    one raw.csv row from a wrk --latency output
+  peers_report.py header                            the raw.csv header line
+  peers_report.py report DIR                        DIR/raw.csv + DIR/environment.json -> DIR/report.md
+
+The dataset must match bench/peers/common/src/main/java/peers/Workload.java: key s:<i> holds SMALL
+bytes and l:<i> holds LARGE bytes, byte p of key i being 'a' + (7 i + p) mod 26.
+"""
+import csv
+import json
+import os
+import statistics
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from models_wrk import parse_wrk  # noqa: E402
+
+SMALL, LARGE = 100, 20_000
+HEADER = "repeat,cell,system,requests_per_s,p50_ms,p99_ms,errors"
+
+
+def value(key, length):
+    return bytes(97 + (key * 7 + p) % 26 for p in range(length))
+
+
+def resp(*parts):
+    out = b"*%d\r\n" % len(parts)
+    for p in parts:
+        out += b"$%d\r\n%s\r\n" % (len(p), p)
+    return out
+
+
+def dataset(path, keys, small, large):
+    with open(path, "wb") as f:
+        for i in range(int(keys)):
+            f.write(resp(b"SET", b"s:%d" % i, value(i, int(small))))
+            f.write(resp(b"SET", b"l:%d" % i, value(i, int(large))))
+
+
+def check(body_path, fanout, size, key):
+    body = open(body_path, "rb").read()
+    expected = value(int(key), LARGE if size == "large" else SMALL) * int(fanout)
+    if body != expected:
+        first = next((i for i, (a, b) in enumerate(zip(body, expected)) if a != b), min(len(body), len(expected)))
+        print(f"body of {len(body)} bytes, expected {len(expected)}; first difference at byte {first}")
+        sys.exit(1)
+
+
+def row(repeat, cell, system, wrk_out):
+    r = parse_wrk(open(wrk_out).read())
+    errors = r["errors_socket"] + r["non2xx"]
+    print(f"{repeat},{cell},{system},{r['rps']:.0f},{r['p50_ms']:.3f},{r['p99_ms']:.3f},{errors}")
+
+
+def report(out):
+    rows = list(csv.DictReader(open(os.path.join(out, "raw.csv"))))
+    env = json.load(open(os.path.join(out, "environment.json")))
+    cells, systems = [], []
+    for r in rows:
+        if r["cell"] not in cells:
+            cells.append(r["cell"])
+        if r["system"] not in systems:
+            systems.append(r["system"])
+    runs = {(r["cell"], r["system"], r["repeat"]): r for r in rows}
+    lines = ["# The peers and the hand-written ceiling beside doubleface (bench/peers.sh)", ""]
+    for cell in cells:
+        fanout, size, conns = cell.split(":")
+        lines += [f"## fanout {fanout}, {size} ({SMALL if size == 'small' else LARGE} B values), {conns} connections", "",
+                  "| system | req/s (median) | p50 ms | p99 ms | / ceiling (median, min–max over repeats) | errors | runs |",
+                  "|---|---|---|---|---|---|---|"]
+        for s in systems:
+            mine = [r for r in rows if r["cell"] == cell and r["system"] == s]
+            if not mine:
+                continue
+            rps = statistics.median(float(r["requests_per_s"]) for r in mine)
+            p50 = statistics.median(float(r["p50_ms"]) for r in mine)
+            p99 = statistics.median(float(r["p99_ms"]) for r in mine)
+            ratios = []
+            for r in mine:
+                c = runs.get((cell, "ceiling", r["repeat"]))
+                if c and float(c["requests_per_s"]) > 0:
+                    ratios.append(float(r["requests_per_s"]) / float(c["requests_per_s"]))
+            ratio = (f"{statistics.median(ratios):.3f} ({min(ratios):.3f}–{max(ratios):.3f})" if ratios else "n/a")
+            name = f"**{s}**" if s == "ceiling" else s
+            lines.append(f"| {name} | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {ratio} | "
+                         f"{sum(int(r['errors']) for r in mine)} | {len(mine)} |")
+        lines.append("")
+    lines += [f"wrk -t1 -cN, {env['repeats']} repeat(s) of {env['duration_s']} s after a {env['warmup_s']} s warm-up "
+              "(a fresh JVM per run). Each server pinned to CPU 0 with 1 I/O thread; the 20 redis-server shards "
+              "and wrk share CPU 1. Systems in rotated order per repeat and cell; a ratio pairs a run with the "
+              "ceiling's run of the same repeat and cell. wrk's p99 is closed-loop (MEASURE.md rule 3): it shows "
+              "queueing at saturation, not the latency at a given load.", "",
+              f"Environment: {out}/environment.json (git {env['git_commit'][:10]}{' dirty' if env.get('dirty') else ''}, "
+              f"{env['java']}, {env['cpu_model']}, kernel {env['kernel']}).", ""]
+    text = "\n".join(lines)
+    open(os.path.join(out, "report.md"), "w").write(text)
+    print(text)
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "dataset":
+        dataset(*args)
+    elif cmd == "check":
+        check(*args)
+    elif cmd == "row":
+        row(*args)
+    elif cmd == "header":
+        print(HEADER)
+    elif cmd == "report":
+        report(*args)
+    else:
+        sys.exit("unknown command: " + cmd)
+
+
+if __name__ == "__main__":
+    main()
