@@ -1,0 +1,48 @@
+package io.doubleface.cli;
+
+import io.doubleface.services.hdsearch.HdSearchData;
+import io.doubleface.services.hdsearch.HdSearchLeaf;
+import io.doubleface.services.musuite.LeafServers;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** {@code doubleface leaf hdsearch}: the HDSearch leaves, one gRPC server each, until SIGINT/SIGTERM. */
+@Command(name = "hdsearch",
+        mixinStandardHelpOptions = true,
+        versionProvider = VersionProvider.class,
+        sortOptions = false,
+        showDefaultValues = true,
+        header = "Runs HDSearch leaves: each holds the feature vectors i with i %% leaves == its index.",
+        description = {
+            "Starts --leaves gRPC servers (doubleface.hdsearch.v1.HdSearchLeaf), leaf i on --base-port + i, each "
+                + "generating its shard of the seeded corpus. Prints the listening line, then serves until Ctrl-C. "
+                + "See docs/services.md.",
+            ""},
+        footer = {"", "Example:", "  doubleface leaf hdsearch --leaves 4 --base-port 7601",
+            "  doubleface serve hdsearch --leaves grpc://127.0.0.1:7601-7604 --grpc-port 8081"})
+final class LeafHdSearchCommand implements Callable<Integer> {
+
+    private final CliEnv env;
+
+    @Mixin
+    LeafOptions leaf = new LeafOptions(7601);
+
+    @Mixin
+    HdSearchOptions data;
+
+    LeafHdSearchCommand(CliEnv env) {
+        this.env = env;
+    }
+
+    @Override
+    public Integer call() {
+        HdSearchData d = data.data();
+        int n = leaf.leaves;
+        LeafServers servers = leaf.start(i -> new HdSearchLeaf(d, i, n));
+        env.out().println(servers.listeningMessage() + ": " + d);
+        env.out().flush();
+        env.stop().awaitThenClose(servers);
+        return DoubleFaceCli.EXIT_OK;
+    }
+}

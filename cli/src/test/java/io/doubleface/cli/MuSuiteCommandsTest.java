@@ -1,0 +1,98 @@
+package io.doubleface.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.server.FanoutServer;
+import io.doubleface.services.hdsearch.HdSearchData;
+import io.doubleface.services.hdsearch.HdSearchReference;
+import io.doubleface.services.hdsearch.LshIndex;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** {@code leaf <μSuite service>} and {@code serve <μSuite service>} started in-process on free ports. */
+class MuSuiteCommandsTest {
+
+    private static final Pattern LISTENING = Pattern.compile("listening on (\\S+) \\(\\d+ leaves\\)");
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    /** Waits for a leaf command's listening line; the leaves' URI. */
+    static String leavesUri(CliRun leaf, CompletableFuture<Integer> exit) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < end) {
+            Matcher m = LISTENING.matcher(leaf.out());
+            if (m.find()) {
+                return "grpc://" + m.group(1);
+            }
+            if (exit.isDone()) {
+                throw new AssertionError("leaf command ended: " + exit.get() + "\n" + leaf.err());
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no listening line: " + leaf.out() + leaf.err());
+    }
+
+    String get(FanoutServer server, String pathAndQuery, int status) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                + pathAndQuery)).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(status, r.statusCode(), r.body());
+        return r.body();
+    }
+
+    @Test
+    void hdsearchLeavesAndMidTierAnswerAsTheReference() throws Exception {
+        String[] data = {"--points", "600", "--dims", "8", "--clusters", "6", "--seed", "5"};
+        CliRun leaf = new CliRun();
+        CompletableFuture<Integer> leafExit = leaf.start(concat(new String[] {"leaf", "hdsearch", "--leaves", "3",
+            "--base-port", "0"}, data));
+        try {
+            String uri = leavesUri(leaf, leafExit);
+            CliRun mid = new CliRun();
+            CompletableFuture<Integer> midExit = mid.start(concat(new String[] {"serve", "hdsearch", "--leaves", uri,
+                "--port", "0", "--admin-port", "-1", "--io-threads", "1", "--lsh-bits", "6", "--config", "type2b"},
+                data));
+            FanoutServer server = mid.server.get(30, TimeUnit.SECONDS);
+            try {
+                HdSearchData d = HdSearchData.of(5, 600, 8, 6);
+                HdSearchReference ref = new HdSearchReference(d, LshIndex.build(d, LshIndex.DEFAULT_TABLES, 6,
+                        LshIndex.DEFAULT_SEED));
+                for (int j = 0; j < 5; j++) {
+                    assertEquals(ref.search(d.query(j), 4).toJson(), get(server, "/hdsearch?query=" + j + "&k=4", 200));
+                }
+                assertTrue(get(server, "/hdsearch?k=4", 400).contains("exactly one of query"));
+                assertTrue(mid.out().contains("config   type2b"), mid.out());
+                assertTrue(mid.out().contains("(3 leaves)"), mid.out());
+            } finally {
+                assertEquals(0, mid.stopAndAwait(midExit), mid.err());
+            }
+        } finally {
+            assertEquals(0, leaf.stopAndAwait(leafExit), leaf.err());
+        }
+    }
+
+    @Test
+    void badDataParametersAreUsageErrors() {
+        CliRun r = new CliRun();
+        assertEquals(DoubleFaceCli.EXIT_USAGE, r.run("leaf", "hdsearch", "--dims", "0", "--base-port", "0"));
+        assertTrue(r.err().contains("dims: 0"), r.err());
+        CliRun s = new CliRun();
+        assertEquals(DoubleFaceCli.EXIT_USAGE, s.run("serve", "hdsearch", "--port", "0"));
+        assertTrue(s.err().contains("--leaves"), s.err());
+    }
+
+    static String[] concat(String[] a, String[] b) {
+        String[] out = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}
