@@ -26,7 +26,7 @@ final class LeafHdSearchCommand implements Callable<Integer> {
     private final CliEnv env;
 
     @Mixin
-    LeafOptions leaf = new LeafOptions(7601);
+    LeafOptions leaf = new LeafOptions(7601, 4);
 
     @Mixin
     HdSearchOptions data;

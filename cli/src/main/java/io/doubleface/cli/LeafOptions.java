@@ -25,11 +25,12 @@ final class LeafOptions {
     String host = "127.0.0.1";
 
     LeafOptions() {
-        this(0);
+        this(0, 4);
     }
 
-    LeafOptions(int defaultBasePort) {
+    LeafOptions(int defaultBasePort, int defaultLeaves) {
         this.basePort = defaultBasePort;
+        this.leaves = defaultLeaves;
     }
 
     /** Starts the leaves, or fails with a usage error (bad count or ports) or a run-time error (a port in use). */

@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
         versionProvider = VersionProvider.class,
         header = "Runs a mid-tier fanout service.",
         commandListHeading = "%nCommands:%n",
-        subcommands = {ServeCommand.Ycsb.class, ServeHdSearchCommand.class})
+        subcommands = {ServeCommand.Ycsb.class, ServeHdSearchCommand.class, ServeRouterCommand.class})
 final class ServeCommand {
 
     /**

@@ -7,6 +7,9 @@ import io.doubleface.server.FanoutServer;
 import io.doubleface.services.hdsearch.HdSearchData;
 import io.doubleface.services.hdsearch.HdSearchReference;
 import io.doubleface.services.hdsearch.LshIndex;
+import io.doubleface.services.router.RouterData;
+import io.doubleface.services.router.RouterKeys;
+import io.doubleface.services.router.RouterReference;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -81,7 +84,36 @@ class MuSuiteCommandsTest {
     }
 
     @Test
+    void routerLeavesAndMidTierSetAndGet() throws Exception {
+        CliRun leaf = new CliRun();
+        CompletableFuture<Integer> leafExit = leaf.start("leaf", "router", "--leaves", "6", "--replicas", "3",
+                "--base-port", "0", "--keys", "50", "--value-size", "8", "--seed", "3");
+        try {
+            String uri = leavesUri(leaf, leafExit);
+            assertTrue(leaf.out().contains("2 groups of 3 replicas"), leaf.out());
+            CliRun mid = new CliRun();
+            CompletableFuture<Integer> midExit = mid.start("serve", "router", "--leaves", uri, "--port", "0",
+                    "--admin-port", "-1", "--io-threads", "1");
+            FanoutServer server = mid.server.get(30, TimeUnit.SECONDS);
+            try {
+                RouterReference ref = new RouterReference(new RouterData(3, 50, 8), new RouterKeys(6, 3));
+                assertEquals(ref.get("key:7").toJson(), get(server, "/router/get?key=key:7", 200));
+                assertEquals(ref.set("user:1", "hello").toJson(), get(server, "/router/set?key=user:1&value=hello", 200));
+                assertEquals(ref.get("user:1").toJson(), get(server, "/router/get?key=user:1", 200));
+                assertTrue(get(server, "/router/get", 400).contains("key: missing"));
+            } finally {
+                assertEquals(0, mid.stopAndAwait(midExit), mid.err());
+            }
+        } finally {
+            assertEquals(0, leaf.stopAndAwait(leafExit), leaf.err());
+        }
+    }
+
+    @Test
     void badDataParametersAreUsageErrors() {
+        CliRun l = new CliRun();
+        assertEquals(DoubleFaceCli.EXIT_USAGE, l.run("leaf", "router", "--leaves", "4", "--base-port", "0"));
+        assertTrue(l.err().contains("leaves: 4"), l.err());
         CliRun r = new CliRun();
         assertEquals(DoubleFaceCli.EXIT_USAGE, r.run("leaf", "hdsearch", "--dims", "0", "--base-port", "0"));
         assertTrue(r.err().contains("dims: 0"), r.err());
