@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
         header = "Runs leaf (shard) servers for a mid-tier to fan out to.",
         commandListHeading = "%nCommands:%n",
         subcommands = {LeafCommand.Kv.class, LeafRedisCommand.class, LeafMongoCommand.class, LeafGrpcCommand.class,
-            LeafHdSearchCommand.class, LeafRouterCommand.class})
+            LeafHdSearchCommand.class, LeafRouterCommand.class, LeafSetAlgebraCommand.class})
 final class LeafCommand {
 
     /**

@@ -10,6 +10,10 @@ import io.doubleface.services.hdsearch.LshIndex;
 import io.doubleface.services.router.RouterData;
 import io.doubleface.services.router.RouterKeys;
 import io.doubleface.services.router.RouterReference;
+import io.doubleface.services.setalgebra.SetAlgebraData;
+import io.doubleface.services.setalgebra.SetAlgebraQuery;
+import io.doubleface.services.setalgebra.SetAlgebraReference;
+import java.util.List;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -110,7 +114,39 @@ class MuSuiteCommandsTest {
     }
 
     @Test
+    void setalgebraLeavesAndMidTierAnswerAsTheReference() throws Exception {
+        String[] corpus = {"--docs", "800", "--vocabulary", "200", "--stop-words", "10", "--seed", "9"};
+        CliRun leaf = new CliRun();
+        CompletableFuture<Integer> leafExit = leaf.start(concat(new String[] {"leaf", "setalgebra", "--leaves", "2",
+            "--base-port", "0"}, corpus));
+        try {
+            String uri = leavesUri(leaf, leafExit);
+            CliRun mid = new CliRun();
+            CompletableFuture<Integer> midExit = mid.start(concat(new String[] {"serve", "setalgebra", "--leaves", uri,
+                "--port", "0", "--admin-port", "-1", "--io-threads", "1"}, corpus));
+            FanoutServer server = mid.server.get(30, TimeUnit.SECONDS);
+            try {
+                SetAlgebraData d = SetAlgebraData.of(9, 800, 200, 10);
+                SetAlgebraReference ref = new SetAlgebraReference(d);
+                for (int j = 0; j < 5; j++) {
+                    SetAlgebraQuery q = new SetAlgebraQuery(d.query(j), List.of(), 20);
+                    assertEquals(ref.search(q, 2, List.of()).toJson(), get(server, "/setalgebra?limit=20&query=" + j,
+                            200));
+                }
+                assertTrue(get(server, "/setalgebra?terms=w0", 400).contains("only stop words"));
+            } finally {
+                assertEquals(0, mid.stopAndAwait(midExit), mid.err());
+            }
+        } finally {
+            assertEquals(0, leaf.stopAndAwait(leafExit), leaf.err());
+        }
+    }
+
+    @Test
     void badDataParametersAreUsageErrors() {
+        CliRun sa = new CliRun();
+        assertEquals(DoubleFaceCli.EXIT_USAGE, sa.run("leaf", "setalgebra", "--stop-words", "-1", "--base-port", "0"));
+        assertTrue(sa.err().contains("--stop-words: -1"), sa.err());
         CliRun l = new CliRun();
         assertEquals(DoubleFaceCli.EXIT_USAGE, l.run("leaf", "router", "--leaves", "4", "--base-port", "0"));
         assertTrue(l.err().contains("leaves: 4"), l.err());

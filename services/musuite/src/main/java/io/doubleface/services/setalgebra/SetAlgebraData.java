@@ -3,7 +3,6 @@ package io.doubleface.services.setalgebra;
 import io.doubleface.services.musuite.SplitMix64;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -16,7 +15,7 @@ import java.util.Set;
  * (document {@code d} on leaf {@code d % leaves}). The {@code stopWords} words of highest
  * <em>collection frequency</em> (occurrences over the whole corpus, counted once here; ties to the
  * smaller word number) are stop words: not indexed, ignored in queries. Synthetic query {@code j}
- * is 1–{@value #MAX_QUERY_DRAWN} distinct non-stop words drawn by the same word probabilities.
+ * is 1–{@value #MAX_QUERY_DRAWN} distinct non-stop words of one document ({@link #query}).
  *
  * <p>Immutable and thread-safe after construction (which counts the whole corpus once).
  */
@@ -147,6 +146,10 @@ public final class SetAlgebraData {
 
     /**
      * {@return synthetic query {@code j}: 1 .. {@value #MAX_QUERY_DRAWN} distinct non-stop words, in draw order}
+     * The words are drawn from one document (picked from {@code (seed, j)}) among its non-stop words,
+     * so they follow the corpus's word probabilities and every synthetic query matches at least that
+     * document (independent Zipf draws of 3–4 words would almost never co-occur); a document with no
+     * non-stop word gives a query of words drawn from the whole vocabulary.
      *
      * @param j the query's number, {@code >= 0}
      */
@@ -156,11 +159,19 @@ public final class SetAlgebraData {
         }
         SplitMix64 r = SplitMix64.of(seed, QUERIES, j);
         int n = 1 + r.nextInt(MAX_QUERY_DRAWN);
+        List<String> pool = new ArrayList<>();
+        for (int w : document(r.nextInt(docs))) {
+            if (!isStopWord(word(w))) {
+                pool.add(word(w));
+            }
+        }
         List<String> out = new ArrayList<>(n);
-        Set<String> seen = new HashSet<>();
-        for (int tries = 0; out.size() < n && tries < 1000; tries++) {
+        while (out.size() < n && !pool.isEmpty()) {
+            out.add(pool.remove(r.nextInt(pool.size())));
+        }
+        for (int tries = 0; out.isEmpty() && tries < 1000; tries++) {
             String w = word(drawWord(r));
-            if (!stopWords.contains(w) && seen.add(w)) {
+            if (!isStopWord(w)) {
                 out.add(w);
             }
         }

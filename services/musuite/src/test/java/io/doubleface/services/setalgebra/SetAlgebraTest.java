@@ -72,7 +72,7 @@ class SetAlgebraTest {
                         .setLimit(limit).build()), model + " grpc query " + j);
             }
         }
-        assertTrue(nonEmpty >= 15 && cut >= 10, "weak test queries: " + nonEmpty + " non-empty, " + cut + " cut");
+        assertTrue(nonEmpty == 60 && cut >= 10, "weak test queries: " + nonEmpty + " non-empty, " + cut + " cut");
         // words of the caller's, a stop word and a duplicate among them
         String stop = DATA.stopWords().get(0);
         List<String> words = new ArrayList<>(DATA.query(3));
