@@ -1,6 +1,7 @@
 package io.doubleface.services.setalgebra;
 
 import io.doubleface.services.musuite.SplitMix64;
+import io.doubleface.services.musuite.Zipf;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -46,8 +47,7 @@ public final class SetAlgebraData {
     private final long seed;
     private final int docs;
     private final int vocabulary;
-    /** cdf[r] = P(word <= r). */
-    private final double[] cdf;
+    private final Zipf words;
     private final Set<String> stopWords;
     private final List<String> stopList;
 
@@ -64,15 +64,7 @@ public final class SetAlgebraData {
         this.seed = seed;
         this.docs = docs;
         this.vocabulary = vocabulary;
-        this.cdf = new double[vocabulary];
-        double sum = 0;
-        for (int r = 0; r < vocabulary; r++) {
-            sum += 1.0 / Math.pow(r + 1, ZIPF_EXPONENT);
-            cdf[r] = sum;
-        }
-        for (int r = 0; r < vocabulary; r++) {
-            cdf[r] /= sum;
-        }
+        this.words = new Zipf(vocabulary, ZIPF_EXPONENT);
         long[] counts = new long[vocabulary];
         for (int d = 0; d < docs; d++) {
             draws(d, counts);
@@ -113,8 +105,7 @@ public final class SetAlgebraData {
     }
 
     private int drawWord(SplitMix64 r) {
-        int i = Arrays.binarySearch(cdf, r.nextDouble());
-        return Math.min(vocabulary - 1, i >= 0 ? i + 1 : -i - 1);
+        return words.draw(r);
     }
 
     /** Adds document d's draws to counts (collection frequency). */
