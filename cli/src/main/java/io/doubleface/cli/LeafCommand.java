@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
         header = "Runs leaf (shard) servers for a mid-tier to fan out to.",
         commandListHeading = "%nCommands:%n",
         subcommands = {LeafCommand.Kv.class, LeafRedisCommand.class, LeafMongoCommand.class, LeafGrpcCommand.class,
-            LeafHdSearchCommand.class, LeafRouterCommand.class, LeafSetAlgebraCommand.class})
+            LeafHdSearchCommand.class, LeafRouterCommand.class, LeafSetAlgebraCommand.class,
+            LeafRecommendCommand.class})
 final class LeafCommand {
 
     /**

@@ -7,6 +7,8 @@ import io.doubleface.server.FanoutServer;
 import io.doubleface.services.hdsearch.HdSearchData;
 import io.doubleface.services.hdsearch.HdSearchReference;
 import io.doubleface.services.hdsearch.LshIndex;
+import io.doubleface.services.recommend.RecommendData;
+import io.doubleface.services.recommend.RecommendReference;
 import io.doubleface.services.router.RouterData;
 import io.doubleface.services.router.RouterKeys;
 import io.doubleface.services.router.RouterReference;
@@ -143,7 +145,39 @@ class MuSuiteCommandsTest {
     }
 
     @Test
+    void recommendLeavesAndMidTierAnswerAsTheReference() throws Exception {
+        String[] ratings = {"--users", "60", "--items", "80", "--ratings", "1500", "--seed", "4"};
+        CliRun leaf = new CliRun();
+        CompletableFuture<Integer> leafExit = leaf.start(concat(new String[] {"leaf", "recommend", "--leaves", "2",
+            "--base-port", "0"}, ratings));
+        try {
+            String uri = leavesUri(leaf, leafExit);
+            CliRun mid = new CliRun();
+            CompletableFuture<Integer> midExit = mid.start(concat(new String[] {"serve", "recommend", "--leaves", uri,
+                "--port", "0", "--admin-port", "-1", "--io-threads", "1", "--config", "thread-4"}, ratings));
+            FanoutServer server = mid.server.get(30, TimeUnit.SECONDS);
+            try {
+                RecommendData d = RecommendData.of(4, 60, 80, 1500);
+                RecommendReference ref = new RecommendReference(d, 2);
+                for (int u = 0; u < 5; u++) {
+                    assertEquals(ref.predict(u, u + 1, List.of()).toJson(), get(server, "/recommend?user=" + u
+                            + "&item=" + (u + 1), 200));
+                }
+                assertTrue(get(server, "/recommend?user=60&item=1", 400).contains("user: 60"));
+            } finally {
+                assertEquals(0, mid.stopAndAwait(midExit), mid.err());
+            }
+        } finally {
+            assertEquals(0, leaf.stopAndAwait(leafExit), leaf.err());
+        }
+    }
+
+    @Test
     void badDataParametersAreUsageErrors() {
+        CliRun rc = new CliRun();
+        assertEquals(DoubleFaceCli.EXIT_USAGE, rc.run("serve", "recommend", "--leaves", "grpc://127.0.0.1:1",
+                "--users", "0"));
+        assertTrue(rc.err().contains("--users: 0"), rc.err());
         CliRun sa = new CliRun();
         assertEquals(DoubleFaceCli.EXIT_USAGE, sa.run("leaf", "setalgebra", "--stop-words", "-1", "--base-port", "0"));
         assertTrue(sa.err().contains("--stop-words: -1"), sa.err());
