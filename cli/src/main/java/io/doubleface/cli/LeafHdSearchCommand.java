@@ -2,7 +2,6 @@ package io.doubleface.cli;
 
 import io.doubleface.services.hdsearch.HdSearchData;
 import io.doubleface.services.hdsearch.HdSearchLeaf;
-import io.doubleface.services.musuite.LeafServers;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -39,10 +38,6 @@ final class LeafHdSearchCommand implements Callable<Integer> {
     public Integer call() {
         HdSearchData d = data.data();
         int n = leaf.leaves;
-        LeafServers servers = leaf.start(i -> new HdSearchLeaf(d, i, n));
-        env.out().println(servers.listeningMessage() + ": " + d);
-        env.out().flush();
-        env.stop().awaitThenClose(servers);
-        return DoubleFaceCli.EXIT_OK;
+        return leaf.run(env, i -> new HdSearchLeaf(d, i, n), d.toString());
     }
 }

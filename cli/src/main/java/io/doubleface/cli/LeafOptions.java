@@ -33,6 +33,22 @@ final class LeafOptions {
         this.leaves = defaultLeaves;
     }
 
+    /**
+     * Runs leaves until the stop signal, after printing their listening line and {@code data}.
+     *
+     * @param env the command's environment
+     * @param service the service object of leaf {@code i}
+     * @param data what the leaves hold, for the listening line
+     * @return the exit code
+     */
+    int run(CliEnv env, IntFunction<BindableService> service, String data) {
+        LeafServers servers = start(service);
+        env.out().println(servers.listeningMessage() + ": " + data);
+        env.out().flush();
+        env.stop().awaitThenClose(servers);
+        return DoubleFaceCli.EXIT_OK;
+    }
+
     /** Starts the leaves, or fails with a usage error (bad count or ports) or a run-time error (a port in use). */
     LeafServers start(IntFunction<BindableService> service) {
         try {

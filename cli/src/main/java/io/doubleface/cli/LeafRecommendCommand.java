@@ -1,6 +1,5 @@
 package io.doubleface.cli;
 
-import io.doubleface.services.musuite.LeafServers;
 import io.doubleface.services.recommend.RecommendData;
 import io.doubleface.services.recommend.RecommendLeaf;
 import java.util.concurrent.Callable;
@@ -40,10 +39,6 @@ final class LeafRecommendCommand implements Callable<Integer> {
     public Integer call() {
         RecommendData data = ratings.data();
         int n = leaf.leaves;
-        LeafServers servers = leaf.start(i -> new RecommendLeaf(data, i, n));
-        env.out().println(servers.listeningMessage() + ": " + data);
-        env.out().flush();
-        env.stop().awaitThenClose(servers);
-        return DoubleFaceCli.EXIT_OK;
+        return leaf.run(env, i -> new RecommendLeaf(data, i, n), data.toString());
     }
 }

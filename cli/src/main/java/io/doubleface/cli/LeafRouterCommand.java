@@ -1,6 +1,5 @@
 package io.doubleface.cli;
 
-import io.doubleface.services.musuite.LeafServers;
 import io.doubleface.services.router.RouterData;
 import io.doubleface.services.router.RouterKeys;
 import io.doubleface.services.router.RouterLeaf;
@@ -40,11 +39,7 @@ final class LeafRouterCommand implements Callable<Integer> {
     public Integer call() {
         RouterData data = router.data();
         RouterKeys layout = router.layout(leaf.leaves);
-        LeafServers servers = leaf.start(i -> new RouterLeaf(data, layout, i));
-        env.out().println(servers.listeningMessage() + ": " + layout.groups() + " groups of " + layout.replicas()
-                + " replicas, " + data);
-        env.out().flush();
-        env.stop().awaitThenClose(servers);
-        return DoubleFaceCli.EXIT_OK;
+        return leaf.run(env, i -> new RouterLeaf(data, layout, i), layout.groups() + " groups of "
+                + layout.replicas() + " replicas, " + data);
     }
 }

@@ -1,6 +1,5 @@
 package io.doubleface.cli;
 
-import io.doubleface.services.musuite.LeafServers;
 import io.doubleface.services.setalgebra.SetAlgebraData;
 import io.doubleface.services.setalgebra.SetAlgebraLeaf;
 import java.util.concurrent.Callable;
@@ -39,10 +38,6 @@ final class LeafSetAlgebraCommand implements Callable<Integer> {
     public Integer call() {
         SetAlgebraData data = corpus.data();
         int n = leaf.leaves;
-        LeafServers servers = leaf.start(i -> new SetAlgebraLeaf(data, i, n));
-        env.out().println(servers.listeningMessage() + ": " + data);
-        env.out().flush();
-        env.stop().awaitThenClose(servers);
-        return DoubleFaceCli.EXIT_OK;
+        return leaf.run(env, i -> new SetAlgebraLeaf(data, i, n), data.toString());
     }
 }

@@ -1,6 +1,7 @@
 package io.doubleface.cli;
 
 import io.doubleface.driver.DriverSettings;
+import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.server.FanoutServer;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -60,6 +61,43 @@ final class MuSuiteServeOptions {
     /** The driver settings of the leaves' backend. */
     DriverSettings driverSettings() {
         return DriverSettings.DEFAULT.withCallTimeout(callTimeout);
+    }
+
+    /**
+     * Runs a μSuite mid-tier until the stop signal: {@code install} adds the service to the builder
+     * over the leaves' driver (whether to add the gRPC method: {@code --grpc-port} given) and returns
+     * the banner's line on the data; then the server starts with these options and prints its banner.
+     *
+     * @param env the command's environment
+     * @param name the service, e.g. {@code hdsearch}
+     * @param install adds the service; returns the banner's data line
+     * @param pathAndQuery a sample query for the banner
+     * @param grpcMethod the gRPC method name(s) for the banner
+     * @return the exit code
+     */
+    int run(CliEnv env, String name, Installer install, String pathAndQuery, String grpcMethod) {
+        FanoutServer server;
+        String data;
+        try {
+            FanoutServer.Builder b = FanoutServer.builder();
+            data = install.install(b, GrpcDriver.of(leaves, driverSettings()), grpcPort != null);
+            server = apply(b).start();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        } catch (IllegalStateException e) {
+            throw new CliException(e.getMessage(), e);
+        }
+        printBanner(env.out(), name, server, pathAndQuery, grpcMethod, data);
+        env.listener().serving(server);
+        env.stop().awaitThenClose(server);
+        return DoubleFaceCli.EXIT_OK;
+    }
+
+    /** Adds a μSuite service to a server being built. */
+    @FunctionalInterface
+    interface Installer {
+        /** Adds the service over {@code leaves}, with its gRPC method if {@code grpc}; returns the banner's data line. */
+        String install(FanoutServer.Builder builder, GrpcDriver leaves, boolean grpc);
     }
 
     /** Checks the ports and sets the listening options and configuration on {@code b}. */

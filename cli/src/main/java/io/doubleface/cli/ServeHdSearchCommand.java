@@ -1,7 +1,5 @@
 package io.doubleface.cli;
 
-import io.doubleface.grpc.GrpcDriver;
-import io.doubleface.server.FanoutServer;
 import io.doubleface.services.hdsearch.HdSearchData;
 import io.doubleface.services.hdsearch.HdSearchService;
 import io.doubleface.services.hdsearch.LshIndex;
@@ -10,7 +8,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 
 /** {@code doubleface serve hdsearch}: the HDSearch mid-tier ({@link HdSearchService}) over HDSearch leaves. */
 @Command(name = "hdsearch",
@@ -54,23 +51,9 @@ final class ServeHdSearchCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         HdSearchData d = data.data();
-        FanoutServer server;
-        try {
-            LshIndex index = LshIndex.build(d, tables, bits, lshSeed);
-            FanoutServer.Builder b = FanoutServer.builder();
-            HdSearchService.install(b, GrpcDriver.of(serve.leaves, serve.driverSettings()), d, index,
-                    serve.grpcPort != null);
-            server = serve.apply(b).start();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(serve.spec.commandLine(), e.getMessage(), e);
-        } catch (IllegalStateException e) {
-            throw new CliException(e.getMessage(), e);
-        }
-        serve.printBanner(env.out(), "hdsearch", server, HdSearchService.PATH + "?query=7&k=5",
-                HdSearchGrpc.getSearchMethod().getFullMethodName(), d + ", " + tables + " LSH tables x " + bits
-                        + " bits");
-        env.listener().serving(server);
-        env.stop().awaitThenClose(server);
-        return DoubleFaceCli.EXIT_OK;
+        return serve.run(env, "hdsearch", (b, leaves, grpc) -> {
+            HdSearchService.install(b, leaves, d, LshIndex.build(d, tables, bits, lshSeed), grpc);
+            return d + ", " + tables + " LSH tables x " + bits + " bits";
+        }, HdSearchService.PATH + "?query=7&k=5", HdSearchGrpc.getSearchMethod().getFullMethodName());
     }
 }

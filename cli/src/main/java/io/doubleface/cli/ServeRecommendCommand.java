@@ -1,14 +1,11 @@
 package io.doubleface.cli;
 
-import io.doubleface.grpc.GrpcDriver;
-import io.doubleface.server.FanoutServer;
 import io.doubleface.services.recommend.RecommendData;
 import io.doubleface.services.recommend.RecommendService;
 import io.doubleface.services.recommend.v1.RecommendGrpc;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.ParameterException;
 
 /** {@code doubleface serve recommend}: the Recommend mid-tier ({@link RecommendService}). */
 @Command(name = "recommend",
@@ -44,21 +41,9 @@ final class ServeRecommendCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         RecommendData data = ratings.data();
-        FanoutServer server;
-        try {
-            FanoutServer.Builder b = FanoutServer.builder();
-            RecommendService.install(b, GrpcDriver.of(serve.leaves, serve.driverSettings()), data,
-                    serve.grpcPort != null);
-            server = serve.apply(b).start();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(serve.spec.commandLine(), e.getMessage(), e);
-        } catch (IllegalStateException e) {
-            throw new CliException(e.getMessage(), e);
-        }
-        serve.printBanner(env.out(), "recommend", server, RecommendService.PATH + "?user=12&item=3",
-                RecommendGrpc.getPredictMethod().getFullMethodName(), data.toString());
-        env.listener().serving(server);
-        env.stop().awaitThenClose(server);
-        return DoubleFaceCli.EXIT_OK;
+        return serve.run(env, "recommend", (b, leaves, grpc) -> {
+            RecommendService.install(b, leaves, data, grpc);
+            return data.toString();
+        }, RecommendService.PATH + "?user=12&item=3", RecommendGrpc.getPredictMethod().getFullMethodName());
     }
 }

@@ -1,7 +1,5 @@
 package io.doubleface.cli;
 
-import io.doubleface.grpc.GrpcDriver;
-import io.doubleface.server.FanoutServer;
 import io.doubleface.services.router.RouterKeys;
 import io.doubleface.services.router.RouterService;
 import io.doubleface.services.router.v1.RouterGrpc;
@@ -9,7 +7,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 
 /** {@code doubleface serve router}: the Router mid-tier ({@link RouterService}) over Router leaves. */
 @Command(name = "router",
@@ -43,23 +40,10 @@ final class ServeRouterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        FanoutServer server;
-        RouterKeys layout;
-        try {
-            FanoutServer.Builder b = FanoutServer.builder();
-            layout = RouterService.install(b, GrpcDriver.of(serve.leaves, serve.driverSettings()), replicas,
-                    serve.grpcPort != null);
-            server = serve.apply(b).start();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(serve.spec.commandLine(), e.getMessage(), e);
-        } catch (IllegalStateException e) {
-            throw new CliException(e.getMessage(), e);
-        }
-        serve.printBanner(env.out(), "router", server, RouterService.GET_PATH + "?key=key:42",
-                RouterGrpc.getGetMethod().getFullMethodName() + ", " + RouterGrpc.getSetMethod().getFullMethodName(),
-                layout.groups() + " groups of " + layout.replicas() + " replicas (XXH64 + jump hash)");
-        env.listener().serving(server);
-        env.stop().awaitThenClose(server);
-        return DoubleFaceCli.EXIT_OK;
+        return serve.run(env, "router", (b, leaves, grpc) -> {
+            RouterKeys layout = RouterService.install(b, leaves, replicas, grpc);
+            return layout.groups() + " groups of " + layout.replicas() + " replicas (XXH64 + jump hash)";
+        }, RouterService.GET_PATH + "?key=key:42",
+                RouterGrpc.getGetMethod().getFullMethodName() + ", " + RouterGrpc.getSetMethod().getFullMethodName());
     }
 }

@@ -1,14 +1,11 @@
 package io.doubleface.cli;
 
-import io.doubleface.grpc.GrpcDriver;
-import io.doubleface.server.FanoutServer;
 import io.doubleface.services.setalgebra.SetAlgebraData;
 import io.doubleface.services.setalgebra.SetAlgebraService;
 import io.doubleface.services.setalgebra.v1.SetAlgebraGrpc;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.ParameterException;
 
 /** {@code doubleface serve setalgebra}: the Set Algebra mid-tier ({@link SetAlgebraService}). */
 @Command(name = "setalgebra",
@@ -43,21 +40,9 @@ final class ServeSetAlgebraCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         SetAlgebraData data = corpus.data();
-        FanoutServer server;
-        try {
-            FanoutServer.Builder b = FanoutServer.builder();
-            SetAlgebraService.install(b, GrpcDriver.of(serve.leaves, serve.driverSettings()), data,
-                    serve.grpcPort != null);
-            server = serve.apply(b).start();
-        } catch (IllegalArgumentException e) {
-            throw new ParameterException(serve.spec.commandLine(), e.getMessage(), e);
-        } catch (IllegalStateException e) {
-            throw new CliException(e.getMessage(), e);
-        }
-        serve.printBanner(env.out(), "setalgebra", server, SetAlgebraService.PATH + "?query=7&limit=10",
-                SetAlgebraGrpc.getSearchMethod().getFullMethodName(), data.toString());
-        env.listener().serving(server);
-        env.stop().awaitThenClose(server);
-        return DoubleFaceCli.EXIT_OK;
+        return serve.run(env, "setalgebra", (b, leaves, grpc) -> {
+            SetAlgebraService.install(b, leaves, data, grpc);
+            return data.toString();
+        }, SetAlgebraService.PATH + "?query=7&limit=10", SetAlgebraGrpc.getSearchMethod().getFullMethodName());
     }
 }

@@ -32,7 +32,7 @@ class MuSuiteCommandsTest {
 
     private static final Pattern LISTENING = Pattern.compile("listening on (\\S+) \\(\\d+ leaves\\)");
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     /** Waits for a leaf command's listening line; the leaves' URI. */
@@ -51,36 +51,35 @@ class MuSuiteCommandsTest {
         throw new AssertionError("no listening line: " + leaf.out() + leaf.err());
     }
 
-    String get(FanoutServer server, String pathAndQuery, int status) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+    static String get(FanoutServer server, String pathAndQuery, int status) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
                 + pathAndQuery)).timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(status, r.statusCode(), r.body());
         return r.body();
     }
 
-    @Test
-    void hdsearchLeavesAndMidTierAnswerAsTheReference() throws Exception {
-        String[] data = {"--points", "600", "--dims", "8", "--clusters", "6", "--seed", "5"};
+    /** What a test checks against a running mid-tier (and its own output). */
+    @FunctionalInterface
+    interface Check {
+        void check(FanoutServer server, CliRun mid, CliRun leaf) throws Exception;
+    }
+
+    /**
+     * Runs {@code doubleface leaf ...} (with {@code --base-port 0}), then {@code doubleface serve ...}
+     * over the leaves it printed (with {@code --port 0 --admin-port -1 --io-threads 1}), runs
+     * {@code check}, and stops both, each of which must exit 0.
+     */
+    static void withLeavesAndMidTier(String[] leafArgs, String[] serveArgs, Check check) throws Exception {
         CliRun leaf = new CliRun();
-        CompletableFuture<Integer> leafExit = leaf.start(concat(new String[] {"leaf", "hdsearch", "--leaves", "3",
-            "--base-port", "0"}, data));
+        CompletableFuture<Integer> leafExit = leaf.start(concat(leafArgs, new String[] {"--base-port", "0"}));
         try {
             String uri = leavesUri(leaf, leafExit);
             CliRun mid = new CliRun();
-            CompletableFuture<Integer> midExit = mid.start(concat(new String[] {"serve", "hdsearch", "--leaves", uri,
-                "--port", "0", "--admin-port", "-1", "--io-threads", "1", "--lsh-bits", "6", "--config", "type2b"},
-                data));
+            CompletableFuture<Integer> midExit = mid.start(concat(serveArgs, new String[] {"--leaves", uri,
+                "--port", "0", "--admin-port", "-1", "--io-threads", "1"}));
             FanoutServer server = mid.server.get(30, TimeUnit.SECONDS);
             try {
-                HdSearchData d = HdSearchData.of(5, 600, 8, 6);
-                HdSearchReference ref = new HdSearchReference(d, LshIndex.build(d, LshIndex.DEFAULT_TABLES, 6,
-                        LshIndex.DEFAULT_SEED));
-                for (int j = 0; j < 5; j++) {
-                    assertEquals(ref.search(d.query(j), 4).toJson(), get(server, "/hdsearch?query=" + j + "&k=4", 200));
-                }
-                assertTrue(get(server, "/hdsearch?k=4", 400).contains("exactly one of query"));
-                assertTrue(mid.out().contains("config   type2b"), mid.out());
-                assertTrue(mid.out().contains("(3 leaves)"), mid.out());
+                check.check(server, mid, leaf);
             } finally {
                 assertEquals(0, mid.stopAndAwait(midExit), mid.err());
             }
@@ -90,86 +89,66 @@ class MuSuiteCommandsTest {
     }
 
     @Test
+    void hdsearchLeavesAndMidTierAnswerAsTheReference() throws Exception {
+        String[] data = {"--points", "600", "--dims", "8", "--clusters", "6", "--seed", "5"};
+        withLeavesAndMidTier(concat(new String[] {"leaf", "hdsearch", "--leaves", "3"}, data),
+                concat(new String[] {"serve", "hdsearch", "--lsh-bits", "6", "--config", "type2b"}, data),
+                (server, mid, leaf) -> {
+                    HdSearchData d = HdSearchData.of(5, 600, 8, 6);
+                    HdSearchReference ref = new HdSearchReference(d, LshIndex.build(d, LshIndex.DEFAULT_TABLES, 6,
+                            LshIndex.DEFAULT_SEED));
+                    for (int j = 0; j < 5; j++) {
+                        assertEquals(ref.search(d.query(j), 4).toJson(), get(server, "/hdsearch?query=" + j + "&k=4",
+                                200));
+                    }
+                    assertTrue(get(server, "/hdsearch?k=4", 400).contains("exactly one of query"));
+                    assertTrue(mid.out().contains("config   type2b"), mid.out());
+                    assertTrue(mid.out().contains("(3 leaves)"), mid.out());
+                });
+    }
+
+    @Test
     void routerLeavesAndMidTierSetAndGet() throws Exception {
-        CliRun leaf = new CliRun();
-        CompletableFuture<Integer> leafExit = leaf.start("leaf", "router", "--leaves", "6", "--replicas", "3",
-                "--base-port", "0", "--keys", "50", "--value-size", "8", "--seed", "3");
-        try {
-            String uri = leavesUri(leaf, leafExit);
-            assertTrue(leaf.out().contains("2 groups of 3 replicas"), leaf.out());
-            CliRun mid = new CliRun();
-            CompletableFuture<Integer> midExit = mid.start("serve", "router", "--leaves", uri, "--port", "0",
-                    "--admin-port", "-1", "--io-threads", "1");
-            FanoutServer server = mid.server.get(30, TimeUnit.SECONDS);
-            try {
+        withLeavesAndMidTier(new String[] {"leaf", "router", "--leaves", "6", "--replicas", "3", "--keys", "50",
+            "--value-size", "8", "--seed", "3"}, new String[] {"serve", "router"}, (server, mid, leaf) -> {
+                assertTrue(leaf.out().contains("2 groups of 3 replicas"), leaf.out());
                 RouterReference ref = new RouterReference(new RouterData(3, 50, 8), new RouterKeys(6, 3));
                 assertEquals(ref.get("key:7").toJson(), get(server, "/router/get?key=key:7", 200));
-                assertEquals(ref.set("user:1", "hello").toJson(), get(server, "/router/set?key=user:1&value=hello", 200));
+                assertEquals(ref.set("user:1", "hello").toJson(), get(server, "/router/set?key=user:1&value=hello",
+                        200));
                 assertEquals(ref.get("user:1").toJson(), get(server, "/router/get?key=user:1", 200));
                 assertTrue(get(server, "/router/get", 400).contains("key: missing"));
-            } finally {
-                assertEquals(0, mid.stopAndAwait(midExit), mid.err());
-            }
-        } finally {
-            assertEquals(0, leaf.stopAndAwait(leafExit), leaf.err());
-        }
+            });
     }
 
     @Test
     void setalgebraLeavesAndMidTierAnswerAsTheReference() throws Exception {
         String[] corpus = {"--docs", "800", "--vocabulary", "200", "--stop-words", "10", "--seed", "9"};
-        CliRun leaf = new CliRun();
-        CompletableFuture<Integer> leafExit = leaf.start(concat(new String[] {"leaf", "setalgebra", "--leaves", "2",
-            "--base-port", "0"}, corpus));
-        try {
-            String uri = leavesUri(leaf, leafExit);
-            CliRun mid = new CliRun();
-            CompletableFuture<Integer> midExit = mid.start(concat(new String[] {"serve", "setalgebra", "--leaves", uri,
-                "--port", "0", "--admin-port", "-1", "--io-threads", "1"}, corpus));
-            FanoutServer server = mid.server.get(30, TimeUnit.SECONDS);
-            try {
-                SetAlgebraData d = SetAlgebraData.of(9, 800, 200, 10);
-                SetAlgebraReference ref = new SetAlgebraReference(d);
-                for (int j = 0; j < 5; j++) {
-                    SetAlgebraQuery q = new SetAlgebraQuery(d.query(j), List.of(), 20);
-                    assertEquals(ref.search(q, 2, List.of()).toJson(), get(server, "/setalgebra?limit=20&query=" + j,
-                            200));
-                }
-                assertTrue(get(server, "/setalgebra?terms=w0", 400).contains("only stop words"));
-            } finally {
-                assertEquals(0, mid.stopAndAwait(midExit), mid.err());
-            }
-        } finally {
-            assertEquals(0, leaf.stopAndAwait(leafExit), leaf.err());
-        }
+        withLeavesAndMidTier(concat(new String[] {"leaf", "setalgebra", "--leaves", "2"}, corpus),
+                concat(new String[] {"serve", "setalgebra"}, corpus), (server, mid, leaf) -> {
+                    SetAlgebraData d = SetAlgebraData.of(9, 800, 200, 10);
+                    SetAlgebraReference ref = new SetAlgebraReference(d);
+                    for (int j = 0; j < 5; j++) {
+                        SetAlgebraQuery q = new SetAlgebraQuery(d.query(j), List.of(), 20);
+                        assertEquals(ref.search(q, 2, List.of()).toJson(), get(server, "/setalgebra?limit=20&query="
+                                + j, 200));
+                    }
+                    assertTrue(get(server, "/setalgebra?terms=w0", 400).contains("only stop words"));
+                });
     }
 
     @Test
     void recommendLeavesAndMidTierAnswerAsTheReference() throws Exception {
         String[] ratings = {"--users", "60", "--items", "80", "--ratings", "1500", "--seed", "4"};
-        CliRun leaf = new CliRun();
-        CompletableFuture<Integer> leafExit = leaf.start(concat(new String[] {"leaf", "recommend", "--leaves", "2",
-            "--base-port", "0"}, ratings));
-        try {
-            String uri = leavesUri(leaf, leafExit);
-            CliRun mid = new CliRun();
-            CompletableFuture<Integer> midExit = mid.start(concat(new String[] {"serve", "recommend", "--leaves", uri,
-                "--port", "0", "--admin-port", "-1", "--io-threads", "1", "--config", "thread-4"}, ratings));
-            FanoutServer server = mid.server.get(30, TimeUnit.SECONDS);
-            try {
-                RecommendData d = RecommendData.of(4, 60, 80, 1500);
-                RecommendReference ref = new RecommendReference(d, 2);
-                for (int u = 0; u < 5; u++) {
-                    assertEquals(ref.predict(u, u + 1, List.of()).toJson(), get(server, "/recommend?user=" + u
-                            + "&item=" + (u + 1), 200));
-                }
-                assertTrue(get(server, "/recommend?user=60&item=1", 400).contains("user: 60"));
-            } finally {
-                assertEquals(0, mid.stopAndAwait(midExit), mid.err());
-            }
-        } finally {
-            assertEquals(0, leaf.stopAndAwait(leafExit), leaf.err());
-        }
+        withLeavesAndMidTier(concat(new String[] {"leaf", "recommend", "--leaves", "2"}, ratings),
+                concat(new String[] {"serve", "recommend", "--config", "thread-4"}, ratings), (server, mid, leaf) -> {
+                    RecommendReference ref = new RecommendReference(RecommendData.of(4, 60, 80, 1500), 2);
+                    for (int u = 0; u < 5; u++) {
+                        assertEquals(ref.predict(u, u + 1, List.of()).toJson(), get(server, "/recommend?user=" + u
+                                + "&item=" + (u + 1), 200));
+                    }
+                    assertTrue(get(server, "/recommend?user=60&item=1", 400).contains("user: 60"));
+                });
     }
 
     @Test

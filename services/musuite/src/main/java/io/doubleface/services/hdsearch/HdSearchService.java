@@ -10,6 +10,7 @@ import io.doubleface.driver.ShardDriver;
 import io.doubleface.grpc.GrpcCall;
 import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.server.FanoutServer;
+import io.doubleface.services.musuite.Answered;
 import io.doubleface.services.hdsearch.v1.HdSearchLeafGrpc;
 import io.doubleface.services.hdsearch.v1.LeafReply;
 import io.doubleface.services.hdsearch.v1.LeafRequest;
@@ -183,16 +184,8 @@ public final class HdSearchService implements FanoutService<HdSearchQuery, long[
 
     @Override
     public HdSearchResult merge(HdSearchQuery q, Replies<long[]> replies, FanoutPlan<HdSearchQuery, long[]> next) {
-        List<long[]> parts = new ArrayList<>(replies.size());
-        List<Integer> missing = new ArrayList<>();
-        for (int i = 0; i < replies.size(); i++) {
-            if (replies.ok(i)) {
-                parts.add(replies.get(i));
-            } else {
-                missing.add(replies.shard(i));
-            }
-        }
-        return result(mergeSorted(parts, q.k()), q.candidates, missing);
+        Answered<long[]> a = Answered.of(replies);
+        return result(mergeSorted(a.values(), q.k()), q.candidates, a.missing());
     }
 
     /** The {@code k} smallest keys of sorted arrays, ascending: a k-way merge of their heads. */

@@ -10,11 +10,10 @@ import io.doubleface.driver.ShardDriver;
 import io.doubleface.grpc.GrpcCall;
 import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.server.FanoutServer;
+import io.doubleface.services.musuite.Answered;
 import io.doubleface.services.recommend.v1.LeafReply;
 import io.doubleface.services.recommend.v1.LeafRequest;
 import io.doubleface.services.recommend.v1.RecommendLeafGrpc;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The Recommend mid-tier (μSuite, μTune OSDI '18 §3): user-based collaborative filtering over
@@ -116,15 +115,7 @@ public final class RecommendService implements FanoutService<RecommendService.Qu
     @Override
     public RecommendResult merge(Query q, Replies<Predictor.Prediction> replies,
             FanoutPlan<Query, Predictor.Prediction> next) {
-        List<Predictor.Prediction> predictions = new ArrayList<>(replies.size());
-        List<Integer> missing = new ArrayList<>();
-        for (int i = 0; i < replies.size(); i++) {
-            if (replies.ok(i)) {
-                predictions.add(replies.get(i));
-            } else {
-                missing.add(replies.shard(i));
-            }
-        }
-        return RecommendResult.of(q.user(), q.item(), predictions, missing);
+        Answered<Predictor.Prediction> a = Answered.of(replies);
+        return RecommendResult.of(q.user(), q.item(), a.values(), a.missing());
     }
 }

@@ -10,6 +10,7 @@ import io.doubleface.driver.ShardDriver;
 import io.doubleface.grpc.GrpcCall;
 import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.server.FanoutServer;
+import io.doubleface.services.musuite.Answered;
 import io.doubleface.services.router.v1.LeafGetReply;
 import io.doubleface.services.router.v1.LeafGetRequest;
 import io.doubleface.services.router.v1.LeafSetReply;
@@ -192,11 +193,12 @@ public final class RouterService {
         @Override
         public RouterResult.Stored merge(SetQuery q, Replies<Boolean> replies, FanoutPlan<SetQuery, Boolean> next) {
             List<Integer> stored = new ArrayList<>(replies.size());
-            List<Integer> missing = new ArrayList<>();
             for (int i = 0; i < replies.size(); i++) {
-                (replies.ok(i) ? stored : missing).add(replies.shard(i));
+                if (replies.ok(i)) {
+                    stored.add(replies.shard(i));
+                }
             }
-            return new RouterResult.Stored(q.key(), stored, missing);
+            return new RouterResult.Stored(q.key(), stored, Answered.of(replies).missing());
         }
     }
 }

@@ -10,6 +10,7 @@ import io.doubleface.driver.ShardDriver;
 import io.doubleface.grpc.GrpcCall;
 import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.server.FanoutServer;
+import io.doubleface.services.musuite.Answered;
 import io.doubleface.services.setalgebra.v1.LeafReply;
 import io.doubleface.services.setalgebra.v1.LeafRequest;
 import io.doubleface.services.setalgebra.v1.SetAlgebraLeafGrpc;
@@ -122,18 +123,14 @@ public final class SetAlgebraService implements FanoutService<SetAlgebraQuery, S
     @Override
     public SetAlgebraResult merge(SetAlgebraQuery q, Replies<Partial> replies,
             FanoutPlan<SetAlgebraQuery, Partial> next) {
-        List<int[]> parts = new ArrayList<>(replies.size());
-        List<Integer> missing = new ArrayList<>();
+        Answered<Partial> a = Answered.of(replies);
+        List<int[]> parts = new ArrayList<>(a.values().size());
         long count = 0;
-        for (int i = 0; i < replies.size(); i++) {
-            if (replies.ok(i)) {
-                parts.add(replies.get(i).docs());
-                count += replies.get(i).count();
-            } else {
-                missing.add(replies.shard(i));
-            }
+        for (Partial p : a.values()) {
+            parts.add(p.docs());
+            count += p.count();
         }
-        return new SetAlgebraResult(q, count, union(parts, q.limit()), missing);
+        return new SetAlgebraResult(q, count, union(parts, q.limit()), a.missing());
     }
 
     /** The {@code limit} smallest ids of ascending lists, ascending: a k-way walk of their heads. */
