@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.doubleface.services.hdsearch.v1.HdSearchGrpc;
 import io.doubleface.services.hdsearch.v1.SearchReply;
 import io.doubleface.services.hdsearch.v1.SearchRequest;
+import io.doubleface.services.musuite.Concurrent;
 import io.doubleface.services.musuite.TestServer;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -89,6 +90,21 @@ class HdSearchTest {
             g.addVector(x);
         }
         assertEquals(expected.toProto(), grpc(cluster, g.build()), model + " grpc vector");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @FieldSource("io.doubleface.services.musuite.Models#ALL")
+    void everyModelAnswersConcurrentQueriesEachAsTheReference(String model) throws Exception {
+        cluster.server.switchTo(model);
+        List<Integer> queries = new ArrayList<>();
+        for (int j = 0; j < 120; j++) {
+            queries.add(j);
+        }
+        List<String> bodies = Concurrent.all(queries, 16, j -> Concurrent.get(cluster, "/hdsearch?query=" + j
+                + "&k=" + (1 + j % 20)));
+        for (int j : queries) {
+            assertEquals(REFERENCE.search(DATA.query(j), 1 + j % 20).toJson(), bodies.get(j), model + " query " + j);
+        }
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.doubleface.services.router;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.services.musuite.Concurrent;
 import io.doubleface.services.musuite.TestServer;
 import io.doubleface.services.router.v1.GetRequest;
 import io.doubleface.services.router.v1.RouterGrpc;
@@ -103,6 +104,21 @@ class RouterTest {
         String key = model + ":k0";
         assertEquals(REFERENCE.set(key, "second").toJson(), httpSet(cluster, key, "second"));
         assertEquals(REFERENCE.get(key).toJson(), httpGet(cluster, key));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @FieldSource("io.doubleface.services.musuite.Models#ALL")
+    void everyModelAnswersConcurrentGetsEachAsTheReference(String model) throws Exception {
+        cluster.server.switchTo(model);
+        List<String> keys = new java.util.ArrayList<>();
+        for (int n = 0; n < 150; n++) {
+            keys.add(n % 10 == 9 ? "absent:" + n : RouterData.key(n));
+        }
+        List<String> bodies = Concurrent.all(keys, 16, k -> Concurrent.get(cluster, RouterService.GET_PATH + "?key="
+                + enc(k)));
+        for (int i = 0; i < keys.size(); i++) {
+            assertEquals(REFERENCE.get(keys.get(i)).toJson(), bodies.get(i), model + " " + keys.get(i));
+        }
     }
 
     @Test
