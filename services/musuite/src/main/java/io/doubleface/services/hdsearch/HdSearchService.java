@@ -122,9 +122,15 @@ public final class HdSearchService implements FanoutService<HdSearchQuery, long[
 
     @Override
     public void plan(HdSearchQuery q, FanoutPlan<HdSearchQuery, long[]> plan) {
+        int[] candidates = index.candidates(q.vector());
+        if (candidates.length == 0) {
+            // no call: merged at once. (Not under quorum(1): a round of no calls fails it, "0 of 0 answered".)
+            q.candidates = 0;
+            return;
+        }
         plan.failurePolicy(FailurePolicy.quorum(1));
         int n = leaves.shardCount();
-        List<int[]> split = split(index.candidates(q.vector()), n);
+        List<int[]> split = split(candidates, n);
         q.candidates = 0;
         for (int leaf = 0; leaf < n; leaf++) {
             int[] ids = split.get(leaf);

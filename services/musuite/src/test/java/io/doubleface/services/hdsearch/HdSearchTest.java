@@ -108,6 +108,31 @@ class HdSearchTest {
     }
 
     @Test
+    void aQueryWithoutCandidatesCallsNoLeafAndAnswersNoNeighbours() throws Exception {
+        cluster.server.switchTo("doubleface");
+        io.doubleface.services.musuite.SplitMix64 r = new io.doubleface.services.musuite.SplitMix64(1);
+        float[] v = new float[DATA.dims()];
+        int tries = 0;
+        do {
+            for (int d = 0; d < v.length; d++) {
+                v[d] = (float) r.nextGaussian();
+            }
+            assertTrue(++tries < 100_000, "no vector without candidates");
+        } while (INDEX.candidates(v).length > 0);
+        HdSearchResult expected = REFERENCE.search(v, 10);
+        assertEquals(List.of(), expected.neighbors());
+        assertEquals(0, expected.candidates());
+        HttpResponse<String> http = cluster.get("/hdsearch?vector=" + vectorParam(v));
+        assertEquals(200, http.statusCode(), http.body());
+        assertEquals(expected.toJson(), http.body());
+        SearchRequest.Builder g = SearchRequest.newBuilder();
+        for (float x : v) {
+            g.addVector(x);
+        }
+        assertEquals(expected.toProto(), grpc(cluster, g.build()));
+    }
+
+    @Test
     void defaultKIsTen() throws Exception {
         cluster.server.switchTo("doubleface");
         assertEquals(REFERENCE.search(DATA.query(3), 10).toJson(), cluster.get("/hdsearch?query=3").body());
