@@ -15,7 +15,9 @@ import picocli.CommandLine.Spec;
         versionProvider = VersionProvider.class,
         header = "Runs leaf (shard) servers for a mid-tier to fan out to.",
         commandListHeading = "%nCommands:%n",
-        subcommands = {LeafCommand.Kv.class, LeafRedisCommand.class, LeafMongoCommand.class, LeafGrpcCommand.class})
+        subcommands = {LeafCommand.Kv.class, LeafRedisCommand.class, LeafMongoCommand.class, LeafGrpcCommand.class,
+            LeafHdSearchCommand.class, LeafRouterCommand.class, LeafSetAlgebraCommand.class,
+            LeafRecommendCommand.class})
 final class LeafCommand {
 
     /**

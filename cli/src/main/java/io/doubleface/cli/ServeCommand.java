@@ -37,7 +37,8 @@ import picocli.CommandLine.Spec;
         versionProvider = VersionProvider.class,
         header = "Runs a mid-tier fanout service.",
         commandListHeading = "%nCommands:%n",
-        subcommands = ServeCommand.Ycsb.class)
+        subcommands = {ServeCommand.Ycsb.class, ServeHdSearchCommand.class, ServeRouterCommand.class,
+            ServeSetAlgebraCommand.class, ServeRecommendCommand.class})
 final class ServeCommand {
 
     /**
