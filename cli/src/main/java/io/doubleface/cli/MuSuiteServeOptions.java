@@ -58,6 +58,11 @@ final class MuSuiteServeOptions {
             description = "Timeout of one leaf call (its gRPC deadline).")
     Duration callTimeout;
 
+    @Option(names = "--ready-file", paramLabel = "FILE", description = "Once listening, write the ports as one "
+            + "JSON object to FILE (written whole, then renamed into place): {\"port\":…, \"admin_port\":…, "
+            + "\"grpc_port\":…, \"pid\":…}; -1 for a listener that is off. For programs that start the server.")
+    java.nio.file.Path readyFile;
+
     /** The driver settings of the leaves' backend. */
     DriverSettings driverSettings() {
         return DriverSettings.DEFAULT.withCallTimeout(callTimeout);
@@ -88,6 +93,9 @@ final class MuSuiteServeOptions {
             throw new CliException(e.getMessage(), e);
         }
         printBanner(env.out(), name, server, pathAndQuery, grpcMethod, data);
+        if (readyFile != null) {
+            ReadyFile.write(readyFile, server);
+        }
         env.listener().serving(server);
         env.stop().awaitThenClose(server);
         return DoubleFaceCli.EXIT_OK;

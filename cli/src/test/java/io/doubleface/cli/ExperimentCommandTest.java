@@ -76,6 +76,34 @@ class ExperimentCommandTest {
     }
 
     @Test
+    void aTinyRunOverAMuSuiteServiceStartsItsLeavesAndAsksItsRequests(@TempDir Path out) throws Exception {
+        CliRun r = new CliRun();
+        int exit = r.run("experiment", "concurrency", "--quick", "--no-pin", "--service", "router", "--configs",
+                "doubleface,type2a-1f1b", "--concurrency", "4", "--sizes", "small", "--duration", "1s", "--warmup",
+                "500ms", "--global-warmup", "1s", "--shards", "6", "--out", out.toString());
+        assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
+        Path dir;
+        try (Stream<Path> s = Files.list(out)) {
+            dir = s.filter(p -> p.getFileName().toString().startsWith("concurrency-quick-")).findFirst().orElseThrow();
+        }
+        Map<String, Object> env = MiniJson.object(Files.readString(dir.resolve("environment.json")));
+        assertEquals("router", env.get("service"));
+        assertTrue(Files.readString(dir.resolve("leaf.log")).contains("leaves"), "a router leaf process");
+        Map<String, Object> summary = MiniJson.object(Files.readString(dir.resolve("summary.json")));
+        List<Object> runs = MiniJson.path(summary, "runs").asList();
+        assertEquals(2, runs.size(), runs.toString());
+        for (Object o : runs) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> run = (Map<String, Object>) o;
+            assertTrue(MiniJson.path(run, "load", "requests").asLong() > 0, run.toString());
+            assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
+        }
+        // the router's gets and sets, not YCSB queries, reached the mid-tier
+        String mid = Files.readString(dir.resolve("mid-tier.log"));
+        assertTrue(mid.contains("doubleface serve router"), mid);
+    }
+
+    @Test
     void aTinyPriorityRunReportsRequestClassesAndTailBatches(@TempDir Path out) throws Exception {
         CliRun r = new CliRun();
         int exit = r.run("experiment", "priority", "--quick", "--no-pin", "--configs", "doubleface-cfa,doubleface-fifo",
