@@ -116,6 +116,9 @@ final class MuSuiteServeOptions {
         if (grpcPort != null && (grpcPort < 0 || grpcPort > 65535)) {
             throw new ParameterException(spec.commandLine(), "--grpc-port: " + grpcPort + " (expected: 0..65535)");
         }
+        if (readyFile != null && ReadyFile.problem(readyFile) != null) {
+            throw new ParameterException(spec.commandLine(), ReadyFile.problem(readyFile));
+        }
         b.host(host).port(port).adminPort(adminPort).deadline(deadline).configuration(config);
         if (ioThreads != null) {
             b.ioThreads(ioThreads);

@@ -19,6 +19,21 @@ public final class ReadyFile {
 
     private ReadyFile() {}
 
+    /**
+     * {@return why {@code file} cannot be written once the server listens, or {@code null}} Checked
+     * before the server starts, so a bad path is a usage error, not a server left running.
+     */
+    static String problem(Path file) {
+        Path dir = file.toAbsolutePath().getParent();
+        if (dir == null || !Files.isDirectory(dir)) {
+            return "--ready-file " + file + ": directory " + dir + " does not exist";
+        }
+        if (!Files.isWritable(dir)) {
+            return "--ready-file " + file + ": directory " + dir + " is not writable";
+        }
+        return null;
+    }
+
     /** Writes {@code {"port", "admin_port", "grpc_port", "pid"}} of {@code server} to {@code file}. */
     static void write(Path file, FanoutServer server) {
         String json = new Json().begin().field("port", server.port()).field("admin_port", server.adminPort())

@@ -303,6 +303,9 @@ final class ServeCommand {
 
         @Override
         public Integer call() {
+            if (readyFile != null && ReadyFile.problem(readyFile) != null) {
+                throw new ParameterException(spec.commandLine(), ReadyFile.problem(readyFile));
+            }
             if (shards != null && spec.commandLine().getParseResult().hasMatchedOption("--embedded-shards")) {
                 throw new ParameterException(spec.commandLine(),
                         "--embedded-shards applies only without --shards (the embedded KV leaf)");

@@ -111,6 +111,12 @@ class ServeCommandTest {
         } finally {
             assertEquals(0, r.stopAndAwait(exit), r.err());
         }
+        // a ready file that cannot be written is a usage error before anything starts
+        CliRun bad = new CliRun();
+        int code = bad.run("serve", "ycsb", "--port", "0", "--admin-port", "-1", "--embedded-shards", "1",
+                "--ready-file", tmp.resolve("no/such/dir/ready.json").toString());
+        assertEquals(DoubleFaceCli.EXIT_USAGE, code, bad.out() + bad.err());
+        assertTrue(bad.err().contains("does not exist"), bad.err());
     }
 
     @Test
