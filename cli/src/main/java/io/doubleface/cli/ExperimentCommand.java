@@ -248,7 +248,8 @@ final class ExperimentCommand implements Callable<Integer> {
                 globalWarmup != null ? globalWarmup : Duration.ofSeconds(quick ? 1 : 10),
                 repeats != null ? repeats : quick ? 1 : 2, configs, concurrency, fanouts, sizes, replyWorkMicros,
                 loadFraction, shardOptions, null, loads, profile != null ? profile.toAbsolutePath()
-                        : ProfileFiles.defaultProfile(), generator, VersionProvider.version(), cmdLine, serviceSpec());
+                        : ProfileFiles.defaultProfile(serviceSpec().name()), generator, VersionProvider.version(), cmdLine,
+                serviceSpec());
         try {
             Files.createDirectories(out);
             ExperimentRunner.run(o, env.out());

@@ -5,6 +5,7 @@ import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.server.FanoutServer;
 import java.io.PrintWriter;
 import java.time.Duration;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -41,8 +42,12 @@ final class MuSuiteServeOptions {
     String host = "127.0.0.1";
 
     @Option(names = "--config", paramLabel = "NAME", converter = Converters.ConfigurationConverter.class,
-            description = "Threading configuration, e.g. doubleface, thread-64, type1-32, type2a-1f2b, type2b.")
+            description = "Threading configuration, e.g. doubleface, thread-64, type1-32, type2a-1f2b, type2b, "
+                    + "sdb-1n-64w; or adaptive, adaptive-window, fm for the load adapter (docs/tuning.md).")
     String config = "doubleface";
+
+    @Mixin
+    AdapterOptions adapter;
 
     @Option(names = "--io-threads", paramLabel = "N",
             description = "I/O event loops. Default: the number of CPUs.")
@@ -83,16 +88,19 @@ final class MuSuiteServeOptions {
     int run(CliEnv env, String name, Installer install, String pathAndQuery, String grpcMethod) {
         FanoutServer server;
         String data;
+        String profileSource;
         try {
             FanoutServer.Builder b = FanoutServer.builder();
+            AdapterOptions.Choice adaptive = adapter.resolve(config, name, spec.commandLine());
             data = install.install(b, GrpcDriver.of(leaves, driverSettings()), grpcPort != null);
-            server = apply(b).start();
+            server = apply(b, adaptive).start();
+            profileSource = adaptive.profileSource();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         } catch (IllegalStateException e) {
             throw new CliException(e.getMessage(), e);
         }
-        printBanner(env.out(), name, server, pathAndQuery, grpcMethod, data);
+        printBanner(env.out(), name, server, pathAndQuery, grpcMethod, data, profileSource);
         if (readyFile != null) {
             ReadyFile.write(readyFile, server);
         }
@@ -108,8 +116,8 @@ final class MuSuiteServeOptions {
         String install(FanoutServer.Builder builder, GrpcDriver leaves, boolean grpc);
     }
 
-    /** Checks the ports and sets the listening options and configuration on {@code b}. */
-    FanoutServer.Builder apply(FanoutServer.Builder b) {
+    /** Checks the ports and sets the listening options and the configuration or load adapter on {@code b}. */
+    FanoutServer.Builder apply(FanoutServer.Builder b, AdapterOptions.Choice adaptive) {
         if (port < 0 || port > 65535) {
             throw new ParameterException(spec.commandLine(), "--port: " + port + " (expected: 0..65535)");
         }
@@ -119,7 +127,8 @@ final class MuSuiteServeOptions {
         if (readyFile != null && ReadyFile.problem(readyFile) != null) {
             throw new ParameterException(spec.commandLine(), ReadyFile.problem(readyFile));
         }
-        b.host(host).port(port).adminPort(adminPort).deadline(deadline).configuration(config);
+        b.host(host).port(port).adminPort(adminPort).deadline(deadline);
+        adapter.configure(b, adaptive, config);
         if (ioThreads != null) {
             b.ioThreads(ioThreads);
         }
@@ -138,9 +147,10 @@ final class MuSuiteServeOptions {
      * @param pathAndQuery a sample query, e.g. {@code /hdsearch?query=7&k=10}
      * @param grpcMethod the full gRPC method name
      * @param data one line on the data set
+     * @param profileSource where the load adapter's profile came from, or {@code null}
      */
     void printBanner(PrintWriter out, String name, FanoutServer server, String pathAndQuery, String grpcMethod,
-            String data) {
+            String data, String profileSource) {
         String h = Hosts.forUrl(host);
         String base = "http://" + h + ":" + server.port();
         out.println("doubleface serve " + name + " " + VersionProvider.version() + ": listening on " + base);
@@ -149,6 +159,10 @@ final class MuSuiteServeOptions {
         }
         out.println("  config   " + server.engine().active().name() + " (deadline " + Durations.format(deadline)
                 + ", leaf call timeout " + Durations.format(callTimeout) + ")");
+        String adapterLine = AdapterOptions.bannerLine(server, profileSource);
+        if (adapterLine != null) {
+            out.println(adapterLine);
+        }
         out.println("  leaves   " + leaves + " (" + server.backends().get(0).shardCount() + " leaves)");
         out.println("  data     " + data);
         out.println("  query    curl '" + base + pathAndQuery + "'");

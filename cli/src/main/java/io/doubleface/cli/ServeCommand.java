@@ -13,19 +13,14 @@ import io.doubleface.services.ycsb.YcsbBinding;
 import io.doubleface.services.ycsb.YcsbGrpcBinding;
 import io.doubleface.services.ycsb.YcsbQuery;
 import io.doubleface.services.ycsb.YcsbService;
-import io.doubleface.tune.LoadAdapter;
-import io.doubleface.tune.Profile;
-import io.doubleface.tune.RingBufferDetector;
-import io.doubleface.tune.TunePolicy;
-import io.doubleface.tune.TuneSettings;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -130,67 +125,8 @@ final class ServeCommand {
 
         static final String DEFAULT_PROFILE = ProfileFiles.DEFAULT;
 
-        /** {@code --profile} value that runs the adapter without a profile: {@value}. */
-        static final String NO_PROFILE = "none";
-
-        @Option(names = "--profile", paramLabel = "FILE",
-                description = "Trained profile of the load adapter (--config adaptive|adaptive-window|fm), or "
-                    + NO_PROFILE + " to explore without one (see --tune-candidates). Default: "
-                    + DEFAULT_PROFILE + " if it exists in the working directory, else the one shipped in the jar "
-                    + "(trained on the YCSB service over 20 KV shards, docs/tuning.md).")
-        Path profile;
-
-        @Option(names = "--tune-detector", paramLabel = "NAME",
-                description = "Load detector of the adapter: ring, ring-N (last N arrivals), window, window-Nms. "
-                    + "Default: the policy's (adaptive: ring-" + RingBufferDetector.DEFAULT_SIZE + ", others: window-5ms).")
-        String tuneDetector;
-
-        @Option(names = "--tune-dwell", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-                defaultValue = TuneSettings.DEFAULT_DWELL_MS + "ms",
-                description = "A better configuration must stay better this long before the adapter switches, and "
-                    + "two switches are this far apart (not applied when the active configuration becomes infeasible).")
-        Duration tuneDwell;
-
-        @Option(names = "--tune-smoothing", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-                defaultValue = TuneSettings.DEFAULT_SMOOTHING_MS + "ms",
-                description = "The adapter decides on the median of the load estimates of this window (0ms: on each "
-                    + "raw estimate).")
-        Duration tuneSmoothing;
-
-        @Option(names = "--tune-count-window", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-                defaultValue = TuneSettings.DEFAULT_COUNT_WINDOW_MS + "ms",
-                description = "The adapter acts on the smaller of the smoothed estimate and the admissions counted over "
-                    + "this window, which a loop admitting its backlog in bursts cannot inflate (0ms: the estimate alone).")
-        Duration tuneCountWindow;
-
-        @Option(names = "--tune-saturation", paramLabel = "FRACTION",
-                description = "An I/O loop busy at least this share of the saturation window marks the active "
-                    + "configuration saturated: the adapter leaves it for one rated for more, and caps it at the load "
-                    + "it admitted for 30 s (0: off).")
-        double tuneSaturation = TuneSettings.DEFAULT_SATURATION;
-
-        @Option(names = "--tune-saturation-window", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-                defaultValue = TuneSettings.DEFAULT_SATURATION_WINDOW_MS + "ms",
-                description = "The window over which the I/O loops' busy share is measured.")
-        Duration tuneSaturationWindow;
-
-        @Option(names = "--tune-hysteresis", paramLabel = "FRACTION",
-                description = "Switch only if the predicted p99 improves by more than this fraction.")
-        double tuneHysteresis = TuneSettings.DEFAULT_HYSTERESIS;
-
-        @Option(names = "--tune-margin", paramLabel = "FRACTION",
-                description = "Feasible at load L if L x (1 + margin) <= the profiled capacity.")
-        double tuneMargin = TuneSettings.DEFAULT_MARGIN;
-
-        @Option(names = "--prepare", paramLabel = "LIST", converter = Converters.ConfigurationListConverter.class,
-                description = "Configurations to build at start (threads started, then parked), so that switching to "
-                    + "them later (PUT /admin/config) creates no thread, e.g. sip,sdb-1n-64w,adb.")
-        Converters.ConfigurationList prepare;
-
-        @Option(names = "--tune-candidates", paramLabel = "LIST", split = ",",
-                description = "Without a profile (--profile " + NO_PROFILE + "): the configurations to explore, the "
-                    + "first being the safe anchor. Default: doubleface,doubleface-poll,sip,sdb,aip,adb.")
-        List<String> tuneCandidates;
+        @Mixin
+        AdapterOptions adapter;
 
         @Option(names = "--policy", paramLabel = "completion-first|completion-first-arrival|fifo", converter = Converters.PolicyConverter.class,
                 description = "DoubleFace reply scheduling policy of configurations that name none.")
@@ -326,56 +262,7 @@ final class ServeCommand {
                 throw new ParameterException(spec.commandLine(),
                         "--reply-work-us: " + replyWorkMicros + " (expected: 0..1000000)");
             }
-            TunePolicy tunePolicy = TunePolicy.byLabel(config);
-            TuneSettings tune = null;
-            String profileSource = null;
-            if (tunePolicy != null) {
-                boolean none = profile != null && profile.toString().equals(NO_PROFILE);
-                if (tuneCandidates != null && !none) {
-                    throw new ParameterException(spec.commandLine(), "--tune-candidates applies only without a "
-                            + "profile (--profile " + NO_PROFILE + "); with a profile the adapter chooses among its "
-                            + "configurations");
-                }
-                Path file = none ? null : profile;
-                if (file == null && !none) {
-                    file = ProfileFiles.defaultProfile();
-                }
-                Profile p = null;
-                if (none) {
-                    // explicitly no profile: the adapter explores from the anchor
-                } else if (file != null) {
-                    try {
-                        p = Profile.read(file);
-                    } catch (IOException e) {
-                        throw new ParameterException(spec.commandLine(), "--profile: cannot read " + file + ": " + e);
-                    } catch (IllegalArgumentException e) {
-                        throw new ParameterException(spec.commandLine(), "--profile: " + e.getMessage());
-                    }
-                    profileSource = file.toString();
-                } else {
-                    try {
-                        p = ProfileFiles.shipped();
-                    } catch (IOException | IllegalArgumentException e) {
-                        throw new ParameterException(spec.commandLine(), "the shipped profile "
-                                + ProfileFiles.DEFAULT + " is unreadable: " + e.getMessage());
-                    }
-                    profileSource = p == null ? null : ProfileFiles.DEFAULT + " (shipped in the jar)";
-                }
-                try {
-                    tune = TuneSettings.of(tunePolicy, p).withDetector(tuneDetector).withDwell(tuneDwell)
-                            .withSmoothing(tuneSmoothing).withCountWindow(tuneCountWindow)
-                            .withSaturation(tuneSaturation).withSaturationWindow(tuneSaturationWindow)
-                            .withHysteresis(tuneHysteresis).withMargin(tuneMargin);
-                    if (tuneCandidates != null) {
-                        tune = tune.withCandidates(tuneCandidates);
-                    }
-                } catch (IllegalArgumentException e) {
-                    throw new ParameterException(spec.commandLine(), e.getMessage());
-                }
-            } else if (profile != null) {
-                throw new ParameterException(spec.commandLine(),
-                        "--profile applies only to --config adaptive, adaptive-window or fm");
-            }
+            AdapterOptions.Choice adaptive = adapter.resolve(config, "ycsb", spec.commandLine());
             KvLeafServer leaf = null;
             FanoutServer server = null;
             try {
@@ -409,14 +296,7 @@ final class ServeCommand {
                 if (grpcPort != null) {
                     b.grpc(grpcPort);
                 }
-                if (prepare != null) {
-                    b.prepare(prepare.names());
-                }
-                if (tune != null) {
-                    b.adaptive(tune);
-                } else {
-                    b.configuration(config);
-                }
+                adapter.configure(b, adaptive, config);
                 server = b.start();
             } catch (IllegalArgumentException e) {
                 StopSignal.closeAll(leaf);
@@ -425,7 +305,7 @@ final class ServeCommand {
                 StopSignal.closeAll(leaf);
                 throw new CliException(e.getMessage(), e);
             }
-            printBanner(env.out(), server, leaf, profileSource);
+            printBanner(env.out(), server, leaf, adaptive.profileSource());
             if (readyFile != null) {
                 ReadyFile.write(readyFile, server);
             }
@@ -497,12 +377,9 @@ final class ServeCommand {
             }
             out.println("  config   " + server.engine().active().name() + " (policy " + policy + ", deadline "
                     + Durations.format(deadline) + ")");
-            LoadAdapter adapter = server.adapter();
-            if (adapter != null) {
-                out.println("  adapter  " + adapter.settings().policy().label() + ", detector "
-                        + adapter.detector().describe() + ", " + (profileSource == null
-                        ? "no profile: exploring from " + adapter.settings().initial() + " over " + adapter.choices()
-                        : "profile " + profileSource + " (" + adapter.choices().size() + " configurations)"));
+            String adapterLine = AdapterOptions.bannerLine(server, profileSource);
+            if (adapterLine != null) {
+                out.println(adapterLine);
             }
             if (leaf != null) {
                 out.println("  shards   embedded KV leaf: " + Hosts.describe(leaf));

@@ -1,6 +1,7 @@
 package io.doubleface.cli;
 
 import io.doubleface.cli.experiment.ExperimentRunner;
+import io.doubleface.cli.experiment.ServiceSpec;
 import io.doubleface.model.Configuration;
 import io.doubleface.tune.Profile;
 import java.io.IOException;
@@ -40,6 +41,7 @@ import picocli.CommandLine.Spec;
             "  doubleface train --out profiles/ycsb-kv.json",
             "  doubleface train --configs doubleface,sip,sdb,adb --loads 500,2000,5000,8000 --duration 10s --out my.json",
             "  doubleface train --shards redis://127.0.0.1:7201-7220 --out profiles/ycsb-redis.json",
+            "  doubleface train --service hdsearch --shard-count 4 --out profiles/hdsearch.json",
             "Then: doubleface serve ycsb --config adaptive --profile FILE",
             "Exit codes: 0 done, 1 a process or run failed, 2 usage error."})
 final class TrainCommand implements Callable<Integer> {
@@ -49,8 +51,11 @@ final class TrainCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--service", paramLabel = "NAME", description = "The service to profile (ycsb: the YCSB fanout "
-            + "query, fanout 5, small replies).")
+    @Option(names = "--service", paramLabel = "NAME", description = "The service to profile: ycsb (the YCSB fanout "
+            + "query, fanout 5, small replies), or hdsearch, router, setalgebra, recommend (the μSuite services over "
+            + "--shard-count of their gRPC leaves with their default data, the requests of experiment --service; "
+            + "--driver, --shards and --records apply to ycsb only). serve SERVICE --config adaptive reads "
+            + "profiles/SERVICE.json by default.")
     String service = "ycsb";
 
     @Option(names = "--driver", paramLabel = "kv|redis|mongo|grpc",
@@ -120,8 +125,15 @@ final class TrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!service.equals("ycsb")) {
-            throw new ParameterException(spec.commandLine(), "--service: " + service + " (expected: ycsb)");
+        ServiceSpec serviceSpec;
+        try {
+            serviceSpec = ServiceSpec.of(service);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (!serviceSpec.isYcsb() && shards != null) {
+            throw new ParameterException(spec.commandLine(), "--service " + service + ": training starts the "
+                    + "service's own leaves; --shards applies to ycsb only");
         }
         if (!List.of("kv", "redis", "mongo", "grpc").contains(driver)) {
             throw new ParameterException(spec.commandLine(), "--driver: " + driver + " (expected: kv, redis, mongo, grpc)");
@@ -179,7 +191,8 @@ final class TrainCommand implements Callable<Integer> {
         cmdLine.addAll(spec.commandLine().getParseResult().originalArgs());
         ExperimentRunner.Options o = new ExperimentRunner.Options("mutune-models", quick, results, drv, shardCount,
                 records, 1, pin[0], pin[1], warmup, duration, globalWarmup, repeats, cs, null,
-                null, null, null, 0.75, null, external, ls, null, "java", VersionProvider.version(), cmdLine);
+                null, null, null, 0.75, null, external, ls, null, "java", VersionProvider.version(), cmdLine,
+                serviceSpec);
         try {
             Files.createDirectories(results);
             Path dir = ExperimentRunner.run(o, env.out());

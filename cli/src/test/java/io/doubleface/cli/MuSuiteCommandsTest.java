@@ -1,9 +1,13 @@
 package io.doubleface.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.server.FanoutServer;
+import io.doubleface.tune.Profile;
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
 import io.doubleface.services.hdsearch.HdSearchData;
 import io.doubleface.services.hdsearch.HdSearchReference;
 import io.doubleface.services.hdsearch.LshIndex;
@@ -138,6 +142,34 @@ class MuSuiteCommandsTest {
     }
 
     @Test
+    void setalgebraUnderTheLoadAdapterStartsOnItsProfilesChoiceAndAnswersAsTheReference(@TempDir Path dir)
+            throws Exception {
+        Path profile = dir.resolve("setalgebra.json");
+        Profile.builder().service("setalgebra")
+                .point("sip", new Profile.Point(100, 50, 100, 200, 100, 0.5, false))
+                .point("adb", new Profile.Point(100, 80, 300, 600, 100, 0.2, false))
+                .point("adb", new Profile.Point(5000, 90, 400, 800, 5000, 1.0, false))
+                .build().write(profile);
+        String[] corpus = {"--docs", "800", "--vocabulary", "200", "--stop-words", "10", "--seed", "9"};
+        withLeavesAndMidTier(concat(new String[] {"leaf", "setalgebra", "--leaves", "2"}, corpus),
+                concat(new String[] {"serve", "setalgebra", "--config", "adaptive", "--profile", profile.toString(),
+                    "--prepare", "sip"}, corpus), (server, mid, leaf) -> {
+                    assertNotNull(server.adapter());
+                    // the peak-sustaining configuration first, as under serve ycsb
+                    assertEquals("adb-1n-4w-4r", server.engine().active().name());
+                    assertTrue(mid.out().contains("adapter  adaptive, detector ring-16, profile " + profile
+                            + " (2 configurations)"), mid.out());
+                    SetAlgebraData d = SetAlgebraData.of(9, 800, 200, 10);
+                    SetAlgebraReference ref = new SetAlgebraReference(d);
+                    for (int j = 0; j < 5; j++) {
+                        SetAlgebraQuery q = new SetAlgebraQuery(d.query(j), List.of(), 20);
+                        assertEquals(ref.search(q, 2, List.of()).toJson(), get(server, "/setalgebra?limit=20&query="
+                                + j, 200));
+                    }
+                });
+    }
+
+    @Test
     void recommendLeavesAndMidTierAnswerAsTheReference() throws Exception {
         String[] ratings = {"--users", "60", "--items", "80", "--ratings", "1500", "--seed", "4"};
         withLeavesAndMidTier(concat(new String[] {"leaf", "recommend", "--leaves", "2"}, ratings),
@@ -169,6 +201,14 @@ class MuSuiteCommandsTest {
         CliRun s = new CliRun();
         assertEquals(DoubleFaceCli.EXIT_USAGE, s.run("serve", "hdsearch", "--port", "0"));
         assertTrue(s.err().contains("--leaves"), s.err());
+        CliRun p = new CliRun();
+        assertEquals(DoubleFaceCli.EXIT_USAGE, p.run("serve", "router", "--leaves", "grpc://127.0.0.1:1-3",
+                "--profile", "p.json"));
+        assertTrue(p.err().contains("--profile applies only to --config adaptive"), p.err());
+        CliRun m = new CliRun();
+        assertEquals(DoubleFaceCli.EXIT_USAGE, m.run("serve", "router", "--leaves", "grpc://127.0.0.1:1-3",
+                "--config", "adaptive", "--profile", "/no/such/profile.json"));
+        assertTrue(m.err().contains("--profile: cannot read /no/such/profile.json"), m.err());
     }
 
     static String[] concat(String[] a, String[] b) {

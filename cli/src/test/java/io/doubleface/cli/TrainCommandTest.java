@@ -27,6 +27,7 @@ class TrainCommandTest {
         String[][] bad = {
             {"train"}, // --out is required
             {"train", "--out", "p.json", "--service", "web"},
+            {"train", "--out", "p.json", "--service", "hdsearch", "--shards", "grpc://127.0.0.1:1-4"},
             {"train", "--out", "p.json", "--loads", "-5"},
             {"train", "--out", "p.json", "--loads", "fast"},
             {"train", "--out", "p.json", "--configs", "doubleface,type9"},
@@ -121,6 +122,35 @@ class TrainCommandTest {
         assertNotNull(choices.get("adaptive"), choices.toString());
         String report2 = Files.readString(steady.resolve("report.md"));
         assertTrue(report2.contains("adapter switches"), report2);
+    }
+
+    @Test
+    void theAdapterRunsOverAMuSuiteServiceWithItsProfile(@TempDir Path tmp) throws Exception {
+        Path profileFile = tmp.resolve("setalgebra.json");
+        Profile.builder().service("setalgebra")
+                .point("doubleface", new Profile.Point(200, 300, 900, 1500, 200, 0.3, false))
+                .point("doubleface", new Profile.Point(4000, 500, 2000, 4000, 4000, 0.9, false))
+                .point("sip", new Profile.Point(200, 200, 500, 900, 200, 0.2, false))
+                .point("sip", new Profile.Point(4000, 900, 9000, 20000, 3000, 1.0, true))
+                .build().write(profileFile);
+        CliRun s = new CliRun();
+        int exit = s.run("experiment", "mutune-steady", "--quick", "--no-pin", "--service", "setalgebra", "--configs",
+                "adaptive", "--profile", profileFile.toString(), "--loads", "500", "--duration", "2s", "--warmup", "300ms",
+                "--global-warmup", "1s", "--shards", "3", "--out", tmp.toString());
+        assertEquals(DoubleFaceCli.EXIT_OK, exit, s.out() + s.err());
+        Path steady = only(tmp, "mutune-steady-quick-");
+        String mid = Files.readString(steady.resolve("mid-tier.log"));
+        assertTrue(mid.contains("doubleface serve setalgebra") && mid.contains("adapter  adaptive, detector ring-16, "
+                + "profile " + profileFile), mid);
+        Map<String, Object> summary = MiniJson.object(Files.readString(steady.resolve("summary.json")));
+        List<Map<String, Object>> runs = MiniJson.objects(summary, "runs");
+        assertEquals(1, runs.size(), runs.toString()); // one run stepping through the loads (one step: 500 req/s)
+        for (Map<String, Object> run : runs) {
+            assertEquals("/setalgebra?query={key}&limit=10", MiniJson.path(run, "load", "mix").asString());
+            assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
+            assertTrue(MiniJson.path(run, "load", "requests").asLong() > 0, run.toString());
+            assertTrue(run.get("adapter") instanceof Map<?, ?> a && a.containsKey("switch_log"), run.toString());
+        }
     }
 
     private static Path only(Path dir, String prefix) throws Exception {

@@ -466,7 +466,7 @@ final class Experiments {
 
         @Override
         public List<String> serveArgs(ExperimentRunner.Options o, List<String> configs) {
-            return List.of("--prepare", String.join(",", staticConfigs(configs)));
+            return staticConfigs(configs).isEmpty() ? List.of() : List.of("--prepare", String.join(",", staticConfigs(configs)));
         }
 
         @Override
@@ -566,7 +566,7 @@ final class Experiments {
 
         @Override
         public List<String> serveArgs(ExperimentRunner.Options o, List<String> configs) {
-            return List.of("--prepare", String.join(",", staticConfigs(configs)));
+            return staticConfigs(configs).isEmpty() ? List.of() : List.of("--prepare", String.join(",", staticConfigs(configs)));
         }
 
         @Override
@@ -664,7 +664,7 @@ final class Experiments {
 
         @Override
         public List<String> serveArgs(ExperimentRunner.Options o, List<String> configs) {
-            return List.of("--prepare", String.join(",", staticConfigs(configs)));
+            return staticConfigs(configs).isEmpty() ? List.of() : List.of("--prepare", String.join(",", staticConfigs(configs)));
         }
 
         @Override

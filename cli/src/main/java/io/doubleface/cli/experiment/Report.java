@@ -596,8 +596,11 @@ final class Report {
 
     /** The load-adapter profile of a mutune-models run: one point per (configuration, load). */
     Profile profile() {
-        Profile.Builder b = Profile.builder().service("ycsb fanout 5 small")
-                .shards(options.driver() + ", " + options.shards() + " shards, " + options.records() + " records")
+        boolean ycsb = options.service().isYcsb();
+        Profile.Builder b = Profile.builder()
+                .service(ycsb ? "ycsb fanout 5 small" : options.service().name() + " " + options.service().requests())
+                .shards(ycsb ? options.driver() + ", " + options.shards() + " shards, " + options.records() + " records"
+                        : options.shards() + " gRPC leaves, default data")
                 .machine(String.valueOf(options.ioThreads()) + " I/O loop, mid-tier on CPUs "
                         + (options.midCpus() == null ? "any" : options.midCpus()) + "; "
                         + Runtime.getRuntime().availableProcessors() + " CPUs")

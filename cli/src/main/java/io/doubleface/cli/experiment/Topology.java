@@ -184,18 +184,12 @@ final class Topology implements AutoCloseable {
                 : new ArrayList<>(List.of("serve", settings.service().name(), "--leaves", uri, "--port", "0",
                         "--admin-port", "0", "--io-threads", Integer.toString(settings.ioThreads()),
                         "--deadline", settings.deadline().toMillis() + "ms", "--config", config));
-        if (!settings.service().isYcsb() && isAdapter(config)) {
-            throw new IllegalArgumentException("--service " + settings.service().name() + ": the load adapter ("
-                    + config + ") runs only over the YCSB service so far");
-        }
         String log = mids.isEmpty() ? "mid-tier.log" : "mid-tier-" + (mids.size() + 1) + ".log";
         Path ready = dir.resolve(log.replace(".log", ".ready.json"));
         Files.deleteIfExists(ready);
         args.add("--ready-file");
         args.add(ready.toString());
-        if (settings.service().isYcsb()) {
-            args.addAll(isAdapter(config) ? settings.adapterArgs() : settings.extraServeArgs());
-        }
+        args.addAll(isAdapter(config) ? settings.adapterArgs() : settings.extraServeArgs());
         progress.printf("experiment: starting the mid-tier (%d I/O loop%s, cpus %s) over %s%n", settings.ioThreads(),
                 settings.ioThreads() == 1 ? "" : "s", cpus(settings.midCpus()), uri);
         Proc p = Proc.start("mid-tier", settings.midCpus(), java(settings.midJvm(), args), dir.resolve(log));
