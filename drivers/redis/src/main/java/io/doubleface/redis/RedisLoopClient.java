@@ -20,7 +20,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -53,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * inside the write) or off the loop is handed over with {@code loop.execute}; per-loop completions
  * off the loop are counted ({@link RedisDriver#offLoopCompletions()}). Call timeouts are our own
  * loop-scheduled tasks rather than Lettuce's (whose expiry runs on its computation pool, off the
- * loop); a command that timed out stays in Lettuce's protocol stack until its reply arrives (the
+ * loop), one sweep per client at its oldest call's deadline (every call has the same timeout,
+ * so send order is deadline order); a command that timed out stays in Lettuce's protocol stack until its reply arrives (the
  * reply is then dropped), so a stopped shard fills the {@code requestQueueSize} bound and later
  * sends fail fast with {@code OVERLOADED}.
  *
@@ -84,20 +84,23 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         }
     }
 
-    /** One send: its completion ({@link #accept}) and its timeout ({@link #run}). */
-    private final class Call implements BiConsumer<Object, Throwable>, Runnable {
+    /** One send: its completion ({@link #accept}) and its place in the outstanding list. */
+    private final class Call implements BiConsumer<Object, Throwable> {
         final int shard;
         final Command<?> request;
         final ReplyListener listener;
         final int tag;
-        ScheduledFuture<?> timeout;
+        final long deadline; // System.nanoTime() when the call times out
+        Call prev; // the outstanding list, oldest first (see sweep)
+        Call next;
         boolean done;
 
-        Call(int shard, Command<?> request, ReplyListener listener, int tag) {
+        Call(int shard, Command<?> request, ReplyListener listener, int tag, long deadline) {
             this.shard = shard;
             this.request = request;
             this.listener = listener;
             this.tag = tag;
+            this.deadline = deadline;
         }
 
         @Override
@@ -117,13 +120,9 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
             }
         }
 
-        @Override
-        public void run() { // the call timeout, on the loop
-            if (done) {
-                return;
-            }
+        /** Times this call out (from the sweep, on the loop). */
+        void timeOut() {
             done = true;
-            outstanding.remove(this);
             ShardDrivers.deliverFailure(listener, tag, new ShardException(Kind.TIMEOUT, shard, "no reply within "
                     + TimeUnit.NANOSECONDS.toMillis(callTimeoutNanos) + " ms"));
         }
@@ -139,7 +138,16 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
     private int dirtyCount;
     private boolean flushScheduled;
     private final Runnable flushTask = this::flushDirty;
-    private final HashSet<Call> outstanding = new HashSet<>();
+    // Outstanding calls, a doubly linked list in send order. Every call of this client has the same
+    // timeout, so send order is deadline order: one scheduled sweep at the oldest call's deadline
+    // times out what is due and re-arms for the next, instead of a scheduled task per call (two
+    // priority-queue operations on the loop's timer heap for each call, measured at 5.7-7.5% of
+    // the mid-tier's samples in issue 18's profile).
+    private Call oldest;
+    private Call newest;
+    private int outstandingCount;
+    private ScheduledFuture<?> sweep;
+    private final Runnable sweepTask = this::sweep;
     private final long callTimeoutNanos;
     private final int maxOutstanding;
     private final CompletableFuture<Void> shutdown = new CompletableFuture<>();
@@ -194,15 +202,14 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(listener, "listener");
         redisCommand(request);
-        Call c = new Call(shard, request, listener, tag);
+        Call c = new Call(shard, request, listener, tag, System.nanoTime() + callTimeoutNanos);
         inSend = true;
         try {
             if (closed) {
                 c.accept(null, new ShardException(Kind.CLOSED, shard, "client closed"));
                 return;
             }
-            outstanding.add(c);
-            c.timeout = loop.schedule(c, callTimeoutNanos, TimeUnit.NANOSECONDS);
+            link(c);
             if (perLoop) {
                 dispatchPerLoop(links[shard], c);
             } else {
@@ -344,10 +351,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
             return;
         }
         c.done = true;
-        outstanding.remove(c);
-        if (c.timeout != null) {
-            c.timeout.cancel(false);
-        }
+        unlink(c);
         if (error != null) {
             ShardDrivers.deliverFailure(c.listener, c.tag, RedisErrors.map(error, c.shard, closed));
             return;
@@ -384,9 +388,64 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         flushScheduled = false;
     }
 
+    /** Appends {@code c} to the outstanding list and makes sure a sweep is due by its deadline. */
+    private void link(Call c) {
+        if (newest == null) {
+            oldest = newest = c;
+        } else {
+            c.prev = newest;
+            newest.next = c;
+            newest = c;
+        }
+        outstandingCount++;
+        if (sweep == null) {
+            armSweep(c.deadline);
+        }
+    }
+
+    private void unlink(Call c) {
+        Call p = c.prev;
+        Call n = c.next;
+        if (p == null) {
+            if (oldest != c) {
+                return; // not in the list (already unlinked)
+            }
+            oldest = n;
+        } else {
+            p.next = n;
+        }
+        if (n == null) {
+            newest = p;
+        } else {
+            n.prev = p;
+        }
+        c.prev = c.next = null;
+        outstandingCount--;
+        // the sweep stays armed: when it fires early for a call that completed, it re-arms for the
+        // oldest one left (one timer per call timeout period at most, not one per call)
+    }
+
+    private void armSweep(long at) {
+        sweep = loop.schedule(sweepTask, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /** Times out every call whose deadline has passed, oldest first; re-arms for the oldest left. */
+    private void sweep() {
+        sweep = null;
+        long now = System.nanoTime();
+        Call c;
+        while ((c = oldest) != null && c.deadline - now <= 0) {
+            unlink(c);
+            c.timeOut();
+        }
+        if (oldest != null && sweep == null && !closed) {
+            armSweep(oldest.deadline);
+        }
+    }
+
     /** Calls sent and not yet completed (for tests). On the loop. */
     int outstanding() {
-        return outstanding.size();
+        return outstandingCount;
     }
 
     /**
@@ -407,14 +466,20 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
             return;
         }
         closed = true;
-        List<Call> calls = new ArrayList<>(outstanding);
-        outstanding.clear();
+        if (sweep != null) {
+            sweep.cancel(false);
+            sweep = null;
+        }
+        List<Call> calls = new ArrayList<>(outstandingCount);
+        for (Call c = oldest; c != null; c = c.next) {
+            calls.add(c);
+        }
+        oldest = newest = null;
+        outstandingCount = 0;
         for (Call c : calls) {
+            c.prev = c.next = null;
             if (!c.done) {
                 c.done = true;
-                if (c.timeout != null) {
-                    c.timeout.cancel(false);
-                }
                 ShardDrivers.deliverFailure(c.listener, c.tag, new ShardException(Kind.CLOSED, c.shard, "client closed"));
             }
         }

@@ -266,6 +266,68 @@ class RedisDriverTest {
         assertEquals(str(value(1, 3)), TestData.canon(after.value(0)));
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"per-loop", "shared"})
+    void eachCallTimesOutAtItsOwnDeadlineAndNotBefore(String mode) throws Exception {
+        // calls sent 150 ms apart to a stopped shard, 400 ms timeout: one sweep per client times them
+        // out in order, each no earlier than its own deadline, and a call answered meanwhile is not
+        // timed out
+        RedisServers own = closeLater(RedisServers.start(2, 0));
+        TestData.load(own);
+        RedisDriver driver = closeLater(RedisDriver.open(own.uri() + "?connection=" + mode,
+                SETTINGS.withCallTimeout(Duration.ofMillis(400))));
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
+        warmUp(client, loop, 2);
+        own.pause(1);
+        try {
+            int n = 3;
+            long[] sentAt = new long[n + 1];
+            long[] endedAt = new long[n + 1];
+            Kind[] kinds = new Kind[n + 1];
+            java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(n + 1);
+            io.doubleface.driver.ReplyListener timed = new io.doubleface.driver.ReplyListener() {
+                @Override
+                public void onReply(int tag, Object reply) {
+                    endedAt[tag] = System.nanoTime();
+                    done.countDown();
+                }
+
+                @Override
+                public void onFailure(int tag, ShardException cause) {
+                    endedAt[tag] = System.nanoTime();
+                    kinds[tag] = cause.kind();
+                    done.countDown();
+                }
+            };
+            for (int i = 0; i < n; i++) {
+                int tag = i;
+                loop.submit(() -> {
+                    sentAt[tag] = System.nanoTime();
+                    client.send(1, get(tag), timed, tag);
+                    if (tag == 1) {
+                        sentAt[n] = System.nanoTime();
+                        client.send(0, get(0), timed, n); // a live shard, between the stopped shard's calls
+                    }
+                }).get(5, TimeUnit.SECONDS);
+                Thread.sleep(150);
+            }
+            assertTrue(done.await(10, TimeUnit.SECONDS), "every call ended");
+            assertNull(kinds[n], "the live shard's call answered");
+            for (int i = 0; i < n; i++) {
+                assertEquals(Kind.TIMEOUT, kinds[i], "call " + i);
+                assertTrue(endedAt[i] - sentAt[i] >= TimeUnit.MILLISECONDS.toNanos(400),
+                        "call " + i + " timed out after " + (endedAt[i] - sentAt[i]) / 1_000_000 + " ms");
+                if (i > 0) {
+                    assertTrue(endedAt[i] >= endedAt[i - 1], "in send order");
+                }
+            }
+            assertEquals(0, loop.submit(() -> ((RedisLoopClient) (Object) client).outstanding()).get(5, TimeUnit.SECONDS));
+        } finally {
+            own.resume(1);
+        }
+    }
+
     /** Sends {@code GET k:<s>} to every shard {@code s} and checks the replies. */
     private static void warmUp(LoopClient<RedisCommand<?>> client, EventLoop loop, int shards) throws Exception {
         Outcomes warm = new Outcomes(loop, shards);
