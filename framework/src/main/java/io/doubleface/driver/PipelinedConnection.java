@@ -74,6 +74,8 @@ public final class PipelinedConnection {
     private int outstanding;
     private Call free;
     private int nextId = 1;
+    /** The id the next reply on the current channel answers, for protocols that answer in call order. */
+    private int nextReplyId;
 
     private ScheduledFuture<?> sweep;
     /** Until this nanoTime, sends fail at once (reconnect backoff); valid if {@link #backoff}. */
@@ -164,6 +166,7 @@ public final class PipelinedConnection {
         ChannelFuture f = b.connect(address);
         channel = f.channel();
         connected = false;
+        nextReplyId = nextId; // the first call sent on this channel is the next one numbered
         f.addListener((ChannelFuture done) -> connectDone(done));
     }
 
@@ -269,6 +272,19 @@ public final class PipelinedConnection {
             return;
         }
         ShardDrivers.deliverReply(listener, tag, reply);
+    }
+
+    /**
+     * For a protocol whose replies carry no call id but come in call order (RESP): the id of the call
+     * the next reply read on {@code ch} answers. Ids on a channel start with the first call sent on
+     * it; a call that timed out keeps its place (its late reply is then dropped by {@link #onReply}).
+     *
+     * @param ch the channel the reply was read from
+     * @return the call id to hand to {@link #onReply} or {@link #onError}, or {@code 0} if {@code ch} is
+     *     no longer this connection's channel (the reply is then to be dropped)
+     */
+    public int nextReplyId(Channel ch) {
+        return ch == channel ? nextReplyId++ : 0;
     }
 
     /**

@@ -13,7 +13,9 @@ import io.netty.channel.Channel;
  *
  * <p>A protocol fits when many calls may be outstanding on one connection and each reply names
  * the call it answers (a request id echoed back, as the KV protocol's id or MongoDB's
- * {@code responseTo}). The client numbers calls per connection from 1 upwards.
+ * {@code responseTo}), or the replies come in call order (RESP: the decoder asks
+ * {@link PipelinedConnection#nextReplyId} which call each reply answers). The client numbers calls
+ * per connection from 1 upwards.
  *
  * <p>Reading: {@link #initChannel} adds the protocol's decoder to every new connection; the decoder
  * hands each reply to {@link PipelinedConnection#onReply} (or {@link PipelinedConnection#onError},

@@ -1,5 +1,6 @@
 package io.doubleface.redis;
 
+import io.doubleface.driver.PipelinedLoopClient;
 import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.DriverSettings;
@@ -56,6 +57,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #openOn(EventLoop)} with {@code connection=shared}: one connection per shard on
  *       Lettuce's own event loops, shared by every loop client, completions handed to the
  *       caller's loop — what most Lettuce users do;
+ *   <li>{@link #openOn(EventLoop)} with {@code connection=native}: one connection per shard per
+ *       loop, on that loop, through doubleface's own RESP2 client ({@link RespProtocol}): commands
+ *       encoded into one buffer per connection and written once per loop iteration, replies framed
+ *       by hand and decoded with Lettuce's state machine into the command's output;
  *   <li>{@link #openBlocking()}: pooled connections on Lettuce's own loops, used through the
  *       synchronous API by the calling thread.
  * </ul>
@@ -83,7 +88,14 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         /** One client and one connection per shard per event loop, on that loop (the default). */
         PER_LOOP,
         /** One connection per shard on Lettuce's own loops, shared by every loop client. */
-        SHARED;
+        SHARED,
+        /**
+         * One connection per shard per event loop, on that loop, with doubleface's own RESP2 client
+         * instead of Lettuce's channel pipeline (commands still built and replies still decoded with
+         * Lettuce's codecs and outputs): see {@link RespProtocol}. Plain {@code redis://} and
+         * {@code redis-cluster://} shards without a password or database number.
+         */
+        NATIVE;
 
         /** {@return the URI spelling: {@code per-loop} or {@code shared}} */
         public String label() {
@@ -96,7 +108,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                     return m;
                 }
             }
-            throw new IllegalArgumentException("connection=" + s + " (expected: per-loop or shared)");
+            throw new IllegalArgumentException("connection=" + s + " (expected: per-loop, shared or native)");
         }
     }
 
@@ -116,6 +128,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     private final DefaultClientResources resources;
     private final RedisURI[] uris;
     private final Set<RedisLoopClient> loopClients = ConcurrentHashMap.newKeySet();
+    private final Set<PipelinedLoopClient<RedisCommand<?>>> nativeClients = ConcurrentHashMap.newKeySet();
     private final Set<RedisBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
     private final LongAdder offLoopCompletions = new LongAdder();
     private final Object sharedLock = new Object();
@@ -191,7 +204,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     /**
      * Opens the driver of {@code uri}: {@code redis://host:first-last[?options]},
      * {@code redis://host:port,host:port[?options]} or {@code redis-cluster://host:port[?options]};
-     * {@code rediss://} instead of {@code redis://} for TLS. Options: {@code connection=per-loop|shared};
+     * {@code rediss://} instead of {@code redis://} for TLS. Options: {@code connection=per-loop|shared|native};
      * with {@code rediss://} also {@code cacert=PEM-FILE} and {@code verify=full|ca|none}
      * ({@link #TLS_SCHEME}).
      *
@@ -250,7 +263,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                         kept.add(kv);
                     }
                     default -> throw new IllegalArgumentException("redis shard URI '" + uri + "': unknown option '"
-                            + k + "' (known: connection=per-loop|shared" + (secure ? ", cacert=PEM, verify=full|ca|none"
+                            + k + "' (known: connection=per-loop|shared|native" + (secure ? ", cacert=PEM, verify=full|ca|none"
                             : "; rediss:// adds cacert=PEM, verify=full|ca|none") + ")");
                 }
             }
@@ -261,6 +274,10 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             RedisClusterShards cs = RedisClusterShards.discover(seeds, settings.connectTimeout());
             return new RedisDriver(cs.masters(), cs.tags(), settings, mode, null, base + suffix + " ("
                     + cs.masters().size() + " masters)");
+        }
+        if (secure && mode == ConnectionMode.NATIVE) {
+            throw new IllegalArgumentException("redis shard URI '" + uri + "': connection=native speaks plain TCP "
+                    + "(use connection=per-loop or shared with " + TLS_SCHEME + "://)");
         }
         if (secure) {
             List<InetSocketAddress> shards = ShardAddresses.parse(TLS_SCHEME, base);
@@ -365,6 +382,16 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     private LoopClient<?> openAny(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
+        if (mode == ConnectionMode.NATIVE) {
+            PipelinedLoopClient<RedisCommand<?>> n = new PipelinedLoopClient<>(loop, shards, RespProtocol.INSTANCE,
+                    settings, Duration.ofMillis(RECONNECT_BACKOFF_MILLIS), description, nativeClients::remove);
+            nativeClients.add(n);
+            if (closed) {
+                nativeClients.remove(n);
+                throw new IllegalStateException("redis driver " + description + " is closed");
+            }
+            return n;
+        }
         RedisLoopClient c = mode == ConnectionMode.PER_LOOP
                 ? new RedisLoopClient(this, loop, ShardDrivers.socketChannelClass(loop))
                 : new RedisLoopClient(this, loop, null);
@@ -499,6 +526,10 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             }
         }
         loopClients.clear();
+        for (PipelinedLoopClient<RedisCommand<?>> c : List.copyOf(nativeClients)) {
+            ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
+        }
+        nativeClients.clear();
         RedisClient sc;
         synchronized (sharedLock) {
             sc = sharedClient;

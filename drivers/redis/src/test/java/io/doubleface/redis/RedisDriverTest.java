@@ -100,7 +100,7 @@ class RedisDriverTest {
     }
 
     @ParameterizedTest(name = "{0} {1}")
-    @CsvSource({"AUTO, per-loop", "NIO, per-loop", "AUTO, shared", "NIO, shared"})
+    @CsvSource({"AUTO, per-loop", "NIO, per-loop", "AUTO, shared", "NIO, shared", "AUTO, native", "NIO, native"})
     void loopRepliesAreWhatWasSet(LoopGroup.Transport transport, String mode) throws Exception {
         EventLoop loop = clientLoop(transport);
         RedisDriver driver = closeLater(RedisDriver.open(servers.uri() + "?connection=" + mode, SETTINGS));
@@ -162,9 +162,10 @@ class RedisDriverTest {
      * command) fails the call with SHARD_ERROR, on the loop and the blocking client, and leaves the
      * connection usable.
      */
-    @Test
-    void errorRepliesAreShardErrorsAndAMissingKeyIsNot() throws Exception {
-        RedisDriver driver = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"per-loop", "native"})
+    void errorRepliesAreShardErrorsAndAMissingKeyIsNot(String mode) throws Exception {
+        RedisDriver driver = closeLater(RedisDriver.open(servers.uri() + "?connection=" + mode, SETTINGS));
         RedisCommand<byte[]> wrongType = B.get(TestData.rec("", 0)); // a hash
         RedisCommand<String> unknown = B.raw(NO_SUCH_COMMAND, StatusOutput::new, a -> a.add("x"));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
@@ -210,7 +211,7 @@ class RedisDriverTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"per-loop", "shared"})
+    @CsvSource({"per-loop", "shared", "native"})
     void noServerIsUnavailable(String mode) throws Exception {
         int port;
         try (java.net.ServerSocket ss = new java.net.ServerSocket(0)) {
@@ -233,7 +234,7 @@ class RedisDriverTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"per-loop", "shared"})
+    @CsvSource({"per-loop", "shared", "native"})
     void stoppedShardTimesOutAndOthersAnswer(String mode) throws Exception {
         RedisServers own = closeLater(RedisServers.start(2, 0));
         TestData.load(own);
@@ -267,7 +268,7 @@ class RedisDriverTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"per-loop", "shared"})
+    @CsvSource({"per-loop", "shared", "native"})
     void eachCallTimesOutAtItsOwnDeadlineAndNotBefore(String mode) throws Exception {
         // calls sent 150 ms apart to a stopped shard, 400 ms timeout: one sweep per client times them
         // out in order, each no earlier than its own deadline, and a call answered meanwhile is not
@@ -322,7 +323,9 @@ class RedisDriverTest {
                     assertTrue(endedAt[i] >= endedAt[i - 1], "in send order");
                 }
             }
-            assertEquals(0, loop.submit(() -> ((RedisLoopClient) (Object) client).outstanding()).get(5, TimeUnit.SECONDS));
+            if ((Object) client instanceof RedisLoopClient rlc) {
+                assertEquals(0, loop.submit(rlc::outstanding).get(5, TimeUnit.SECONDS));
+            }
         } finally {
             own.resume(1);
         }
@@ -378,7 +381,7 @@ class RedisDriverTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource({"per-loop", "shared"})
+    @CsvSource({"per-loop", "shared", "native"})
     void killedShardIsUnavailableThenReconnects(String mode) throws Exception {
         RedisServers own = closeLater(RedisServers.start(2, 0));
         TestData.load(own);
@@ -461,7 +464,7 @@ class RedisDriverTest {
         RedisServers own = closeLater(RedisServers.start(2, 0));
         TestData.load(own);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        for (String mode : List.of("per-loop", "shared")) {
+        for (String mode : List.of("per-loop", "shared", "native")) {
             RedisDriver driver = RedisDriver.open(own.uri() + "?connection=" + mode, SETTINGS);
             LoopClient<RedisCommand<?>> client = driver.openOn(loop);
             warmUp(client, loop, 2);
@@ -529,6 +532,13 @@ class RedisDriverTest {
             assertEquals(RedisDriver.ConnectionMode.PER_LOOP, d.connectionMode());
             assertEquals(2, d.shardCount());
         }
+        try (RedisDriver d = RedisDriver.open("redis://127.0.0.1:7201-7202?connection=native", SETTINGS)) {
+            assertEquals(RedisDriver.ConnectionMode.NATIVE, d.connectionMode());
+            assertEquals("redis://127.0.0.1:7201-7202?connection=native", d.describe());
+        }
+        IllegalArgumentException tlsNative = assertThrows(IllegalArgumentException.class,
+                () -> RedisDriver.open("rediss://127.0.0.1:7201?connection=native", SETTINGS));
+        assertTrue(tlsNative.getMessage().contains("connection=native speaks plain TCP"), tlsNative.getMessage());
         assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1:7201?connection=x", SETTINGS));
         assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1:7201?pool=3", SETTINGS));
         assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1", SETTINGS));

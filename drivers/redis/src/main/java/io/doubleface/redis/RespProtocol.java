@@ -1,0 +1,112 @@
+package io.doubleface.redis;
+
+import io.doubleface.driver.PipelinedConnection;
+import io.doubleface.driver.PipelinedProtocol;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolVersion;
+import io.lettuce.core.protocol.RedisStateMachine;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.util.concurrent.FastThreadLocal;
+
+/**
+ * The native Redis client of {@code connection=native} ({@link RedisDriver}): RESP2 over the
+ * shared pipelined loop client ({@link io.doubleface.driver.PipelinedLoopClient}), so a command
+ * costs what a KV call costs — its bytes appended to the connection's buffer of unwritten calls,
+ * written once per loop iteration with the rest — instead of a trip through Lettuce's channel
+ * pipeline (a write, a promise and a command-stack entry per command, a lock per dispatch).
+ *
+ * <p>Encoding: the command as a RESP array of bulk strings, the keyword then Lettuce's
+ * {@link CommandArgs} of the command (so keys and values are encoded by the command's codec,
+ * exactly as through Lettuce). Decoding: {@link RespReplyDecoder} frames each reply by hand and
+ * hands it on as a retained slice; {@link #reply} runs Lettuce's {@link RedisStateMachine} over it
+ * into the command's own {@link CommandOutput}, so every typed helper of {@link Redis} gives the
+ * same value as over Lettuce. Replies come in call order (the connection numbers them,
+ * {@link PipelinedConnection#nextReplyId}). An error reply fails the call with {@code SHARD_ERROR}
+ * and Redis's message, as over Lettuce.
+ *
+ * <p>The connection speaks RESP2 and sends nothing but the commands (no {@code HELLO}, no
+ * {@code AUTH}, no {@code SELECT}), so it serves {@code redis://} and {@code redis-cluster://} shards
+ * without a password or a database number; {@code rediss://} stays on Lettuce. Stateless; one
+ * instance serves every loop.
+ */
+enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
+    INSTANCE;
+
+    /** One decoder of replies per thread (they are loop threads): it keeps no state between replies. */
+    private static final FastThreadLocal<RedisStateMachine> MACHINES = new FastThreadLocal<>() {
+        @Override
+        protected RedisStateMachine initialValue() {
+            RedisStateMachine m = new RedisStateMachine(ByteBufAllocator.DEFAULT);
+            m.setProtocolVersion(ProtocolVersion.RESP2);
+            return m;
+        }
+    };
+
+    private static final byte[] CRLF = {'\r', '\n'};
+
+    @Override
+    public String protocolName() {
+        return "redis";
+    }
+
+    @Override
+    public int initialOutputBytes() {
+        return 512;
+    }
+
+    @Override
+    public String refuse(RedisCommand<?> command) {
+        return null;
+    }
+
+    @Override
+    public void encode(int id, int shard, RedisCommand<?> command, ByteBuf out) {
+        CommandArgs<Object, Object> args = command.newArgs();
+        byte[] keyword = command.type().getBytes();
+        out.writeByte('*');
+        writeDecimal(out, 1 + args.count());
+        out.writeBytes(CRLF);
+        out.writeByte('$');
+        writeDecimal(out, keyword.length);
+        out.writeBytes(CRLF);
+        out.writeBytes(keyword);
+        out.writeBytes(CRLF);
+        args.encode(out);
+    }
+
+    private static void writeDecimal(ByteBuf out, long v) {
+        if (v >= 0 && v < 10) {
+            out.writeByte('0' + (int) v);
+        } else {
+            out.writeCharSequence(Long.toString(v), java.nio.charset.StandardCharsets.US_ASCII);
+        }
+    }
+
+    @Override
+    public void initChannel(Channel channel, PipelinedConnection connection) {
+        channel.pipeline().addLast(new RespReplyDecoder(connection));
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public Object reply(RedisCommand<?> command, int shard, Object decoded, ByteBufAllocator alloc) {
+        ByteBuf frame = (ByteBuf) decoded;
+        try {
+            CommandOutput output = command.newOutput();
+            RedisStateMachine m = MACHINES.get();
+            if (!m.decode(frame, output)) {
+                m.reset();
+                throw new IllegalStateException("incomplete reply to " + command.type());
+            }
+            if (output.hasError()) {
+                throw new IllegalStateException("redis error: " + output.getError());
+            }
+            return output.get();
+        } finally {
+            frame.release();
+        }
+    }
+}

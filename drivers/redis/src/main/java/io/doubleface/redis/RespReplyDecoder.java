@@ -1,0 +1,165 @@
+package io.doubleface.redis;
+
+import io.doubleface.driver.PipelinedConnection;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * Frames RESP2 replies on one connection of the native client ({@link RespProtocol}): each complete
+ * reply goes to {@link PipelinedConnection#onReply} as a retained slice of the received bytes
+ * (decoded later into the command's output), an error reply ({@code -ERR …}) to
+ * {@link PipelinedConnection#onError} with its text; anything that is not RESP2 closes the
+ * connection ({@link PipelinedConnection#onMalformed}). A partial reply waits for more bytes.
+ *
+ * <p>Bounds: a header line longer than {@value #MAX_LINE} bytes, a bulk string longer than Redis's
+ * own limit ({@value #MAX_BULK} bytes), an array of more than {@value #MAX_ELEMENTS} elements or
+ * nested deeper than {@value #MAX_DEPTH} levels is malformed.
+ */
+final class RespReplyDecoder extends ByteToMessageDecoder {
+
+    static final int MAX_LINE = 64 * 1024;
+    static final long MAX_BULK = 512L * 1024 * 1024;
+    static final long MAX_ELEMENTS = 1L << 24;
+    static final int MAX_DEPTH = 32;
+
+    /** {@link #frameEnd}: more bytes are needed. */
+    static final int INCOMPLETE = -1;
+
+    private final PipelinedConnection connection;
+
+    RespReplyDecoder(PipelinedConnection connection) {
+        this.connection = connection;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        while (in.isReadable()) {
+            int start = in.readerIndex();
+            int end;
+            try {
+                end = frameEnd(in, start, 0);
+            } catch (IllegalArgumentException e) {
+                in.skipBytes(in.readableBytes());
+                connection.onMalformed(ctx.channel(), e.getMessage());
+                return;
+            }
+            if (end == INCOMPLETE) {
+                return;
+            }
+            int id = connection.nextReplyId(ctx.channel());
+            if (id == 0) { // a channel the connection no longer uses
+                in.readerIndex(end);
+                continue;
+            }
+            if (in.getByte(start) == '-') {
+                String message = in.toString(start + 1, end - start - 3, StandardCharsets.UTF_8);
+                in.readerIndex(end);
+                connection.onError(ctx.channel(), id, "redis error: " + message);
+            } else {
+                ByteBuf frame = in.retainedSlice(start, end - start);
+                in.readerIndex(end);
+                connection.onReply(ctx.channel(), id, frame);
+            }
+        }
+    }
+
+    /**
+     * The index just past the complete RESP2 reply starting at {@code i}, or {@link #INCOMPLETE}.
+     *
+     * @throws IllegalArgumentException if the bytes are not RESP2 (the message says why)
+     */
+    static int frameEnd(ByteBuf b, int i, int depth) {
+        int limit = b.writerIndex();
+        if (i >= limit) {
+            return INCOMPLETE;
+        }
+        byte type = b.getByte(i);
+        int lf = b.indexOf(i + 1, Math.min(limit, i + 1 + MAX_LINE), (byte) '\n');
+        if (lf < 0) {
+            if (limit - i > MAX_LINE) {
+                throw new IllegalArgumentException("a header line longer than " + MAX_LINE + " bytes");
+            }
+            return INCOMPLETE;
+        }
+        if (lf == i + 1 || b.getByte(lf - 1) != '\r') {
+            throw new IllegalArgumentException("a line not ended by CRLF at offset " + (lf - b.readerIndex()));
+        }
+        switch (type) {
+            case '+', '-' -> {
+                return lf + 1;
+            }
+            case ':' -> {
+                number(b, i + 1, lf - 1, "integer");
+                return lf + 1;
+            }
+            case '$' -> {
+                long n = number(b, i + 1, lf - 1, "bulk length");
+                if (n == -1) {
+                    return lf + 1;
+                }
+                if (n < 0 || n > MAX_BULK) {
+                    throw new IllegalArgumentException("bulk length " + n + " (expected: -1.." + MAX_BULK + ")");
+                }
+                long end = lf + 1 + n + 2;
+                if (end > limit) {
+                    return INCOMPLETE;
+                }
+                if (b.getByte((int) end - 2) != '\r' || b.getByte((int) end - 1) != '\n') {
+                    throw new IllegalArgumentException("a bulk string of " + n + " bytes not followed by CRLF");
+                }
+                return (int) end;
+            }
+            case '*' -> {
+                long n = number(b, i + 1, lf - 1, "array length");
+                if (n == -1) {
+                    return lf + 1;
+                }
+                if (n < 0 || n > MAX_ELEMENTS) {
+                    throw new IllegalArgumentException("array length " + n + " (expected: -1.." + MAX_ELEMENTS + ")");
+                }
+                if (depth >= MAX_DEPTH) {
+                    throw new IllegalArgumentException("arrays nested deeper than " + MAX_DEPTH);
+                }
+                int j = lf + 1;
+                for (long k = 0; k < n; k++) {
+                    j = frameEnd(b, j, depth + 1);
+                    if (j == INCOMPLETE) {
+                        return INCOMPLETE;
+                    }
+                }
+                return j;
+            }
+            default -> throw new IllegalArgumentException("reply type byte 0x" + Integer.toHexString(type & 0xff)
+                    + " (expected RESP2: + - : $ *)");
+        }
+    }
+
+    /** The decimal number in {@code [from, to)}. */
+    private static long number(ByteBuf b, int from, int to, String what) {
+        if (from >= to || to - from > 20) {
+            throw new IllegalArgumentException(what + ": '" + b.toString(from, Math.max(0, Math.min(to - from, 24)),
+                    StandardCharsets.US_ASCII) + "' (expected: a decimal number)");
+        }
+        boolean neg = b.getByte(from) == '-';
+        int k = neg ? from + 1 : from;
+        if (k == to) {
+            throw new IllegalArgumentException(what + ": '-' (expected: a decimal number)");
+        }
+        long v = 0;
+        for (; k < to; k++) {
+            byte c = b.getByte(k);
+            if (c < '0' || c > '9') {
+                throw new IllegalArgumentException(what + ": '" + b.toString(from, to - from, StandardCharsets.US_ASCII)
+                        + "' (expected: a decimal number)");
+            }
+            v = v * 10 + (c - '0');
+            if (v < 0) {
+                throw new IllegalArgumentException(what + ": out of range");
+            }
+        }
+        return neg ? -v : v;
+    }
+}

@@ -1,0 +1,15 @@
+package io.doubleface.redis;
+
+import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.ShardDriver;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/** The driver contract over real {@code redis-server} shards with the native client ({@code connection=native}). */
+class RedisNativeDriverContractTest extends RedisDriverContractTest {
+
+    @Override
+    protected ShardDriver<RedisCommand<?>> open(List<InetSocketAddress> shards, DriverSettings settings) {
+        return new RedisDriver(shards, null, settings, RedisDriver.ConnectionMode.NATIVE, null, null);
+    }
+}
