@@ -8,7 +8,8 @@
 # Workload, identical in every system (bench/peers/, one shaded jar each): GET /?fanout=K&size=small|large
 # sends K Redis GETs of one random key (s:<i>, 100 B, or l:<i>, 20,000 B; i in 0..999) to shards 0..K-1 and
 # answers the K values concatenated in shard order. A cell is FANOUT:SIZE:CONNECTIONS. The system
-# `doubleface` stands for one system per configuration of --configs (named doubleface/<config>).
+# `doubleface` stands for one system per configuration of --configs (named doubleface/<config>); a
+# configuration may carry redis:// URI options after @, e.g. doubleface@connection=native.
 #
 # What it does: builds the peers if a jar is missing or older than its sources (./mvnw -f
 # bench/peers/pom.xml; doubleface's own SNAPSHOT artifacts are installed to ~/.m2 first if absent);

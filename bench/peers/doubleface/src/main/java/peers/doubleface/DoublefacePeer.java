@@ -101,8 +101,12 @@ public final class DoublefacePeer {
 
     public static void main(String[] argv) throws InterruptedException {
         PeerArgs args = PeerArgs.parse("doubleface", argv, " [CONFIGURATION]");
-        String config = args.extra().length > 0 ? args.extra()[0] : "doubleface";
-        String uri = "redis://127.0.0.1:" + args.shardPort(0) + "-" + args.shardPort(args.shards() - 1);
+        // CONFIGURATION[@SHARD-OPTIONS], e.g. doubleface@connection=native (the redis:// URI's options)
+        String spec = args.extra().length > 0 ? args.extra()[0] : "doubleface";
+        int at = spec.indexOf('@');
+        String config = at < 0 ? spec : spec.substring(0, at);
+        String uri = "redis://127.0.0.1:" + args.shardPort(0) + "-" + args.shardPort(args.shards() - 1)
+                + (at < 0 ? "" : "?" + spec.substring(at + 1));
         FanoutServer.Builder b = FanoutServer.builder()
                 .host("127.0.0.1")
                 .port(args.port())

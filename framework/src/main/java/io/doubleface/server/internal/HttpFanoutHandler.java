@@ -447,6 +447,20 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         }
 
         @Override
+        public String queryParam(String name) throws io.doubleface.api.BadRequestException {
+            String raw = query.rawQuery();
+            if (name.isEmpty() || !QueryScan.plain(raw)) {
+                return HttpRequestView.super.queryParam(name);
+            }
+            String v = QueryScan.find(raw, name);
+            if (v == QueryScan.REPEATED) {
+                throw new io.doubleface.api.BadRequestException(name + ": given " + QueryScan.count(raw, name)
+                        + " times (expected: once)");
+            }
+            return v;
+        }
+
+        @Override
         public HttpHeaders headers() {
             return req.headers();
         }
