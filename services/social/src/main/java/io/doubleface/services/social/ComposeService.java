@@ -153,7 +153,7 @@ public final class ComposeService implements FanoutService<ComposeService.Reques
         q.ts = settings.clock().getAsLong();
         Post post = new Post(q.id, q.user, q.ts, q.text);
         plan.call(mongo, SocialLayout.mongoShard(q.id, mongo.shardCount()), Mongo.insertOne(SocialLayout.POSTS,
-                post.toBson()), STORED);
+                post.toBson()).inDatabase(SocialLayout.DATABASE), STORED);
         plan.call(redis, SocialLayout.redisShard(q.user, redis.shardCount()),
                 REDIS.smembers(SocialLayout.followersKey(q.user)), followers);
     }

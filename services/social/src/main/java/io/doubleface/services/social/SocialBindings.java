@@ -19,6 +19,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 
@@ -49,7 +50,17 @@ public final class SocialBindings {
      * string), parsed strictly (RFC 8259); its errors become {@code 400 malformed request body: …}.
      */
     static final BodyCodec<Body> JSON_BODY = body -> {
-        JsonReader r = new JsonReader(new InputStreamReader(new ByteBufInputStream(body), StandardCharsets.UTF_8));
+        try {
+            return parse(new JsonReader(new InputStreamReader(new ByteBufInputStream(body), StandardCharsets.UTF_8)));
+        } catch (IOException | IllegalStateException e) {
+            // Gson's messages: the first line says what and where; the rest is a link to its FAQ
+            String m = String.valueOf(e.getMessage());
+            m = m.startsWith("Use JsonReader.setStrictness") ? "not JSON" + m.substring(m.indexOf(" at line ")) : m;
+            throw new IllegalArgumentException(m.lines().findFirst().orElse(m), e);
+        }
+    };
+
+    private static Body parse(JsonReader r) throws IOException {
         r.setStrictness(Strictness.STRICT);
         r.beginObject();
         String user = null;
@@ -73,11 +84,15 @@ public final class SocialBindings {
             }
         }
         r.endObject();
-        if (r.peek() != JsonToken.END_DOCUMENT) {
-            throw new IllegalArgumentException("more after the object");
+        try {
+            if (r.peek() == JsonToken.END_DOCUMENT) {
+                return new Body(user, text);
+            }
+        } catch (IOException e) {
+            // a second value: strict mode calls it malformed
         }
-        return new Body(user, text);
-    };
+        throw new IllegalArgumentException("more after the object");
+    }
 
     /** {@return {@code raw} as a user of {@code data}} */
     static int user(SocialData data, String raw) throws BadRequestException {

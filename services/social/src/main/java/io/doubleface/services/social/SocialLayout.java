@@ -9,7 +9,7 @@ import io.doubleface.services.musuite.SplitMix64;
  * <pre>
  *   Redis shard jump(user)            timeline:U   sorted set: post id (decimal) scored by its time in ms
  *                                     followers:U  set: the ids (decimal) of the users following U
- *   MongoDB shard jump(mix64(id))     posts        {_id: id, author, ts, text}, in the URI's database
+ *   MongoDB shard jump(mix64(id))     social.posts {_id: id, author, ts, text}
  * </pre>
  *
  * {@code jump} is {@link ShardRouting#jump} (Jump consistent hash); {@code mix64} the SplitMix64
@@ -18,6 +18,8 @@ import io.doubleface.services.musuite.SplitMix64;
  */
 public final class SocialLayout {
 
+    /** MongoDB database of the posts, whatever the shard list's connection strings say: {@value}. */
+    public static final String DATABASE = "social";
     /** MongoDB collection of the posts: {@value}. */
     public static final String POSTS = "posts";
 

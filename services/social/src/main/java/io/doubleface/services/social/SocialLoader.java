@@ -50,7 +50,7 @@ public final class SocialLoader {
      * Loads {@code data} into the shards of two URIs.
      *
      * @param redisUri the Redis shards ({@code redis://})
-     * @param mongoUri the MongoDB shards ({@code mongodb://}; the posts go to the URI's database)
+     * @param mongoUri the MongoDB shards ({@code mongodb://})
      * @param data the data set
      * @throws IllegalArgumentException if a URI is malformed
      * @throws IllegalStateException if a shard cannot be reached or refuses a write (naming it)
@@ -147,7 +147,8 @@ public final class SocialLoader {
         try (BlockingClient<MongoCommand<?>> client = driver.openBlocking()) {
             for (int s = 0; s < shards; s++) {
                 try {
-                    client.call(s, Mongo.deleteMany(SocialLayout.POSTS, new BsonDocument()), timeout);
+                    client.call(s, Mongo.deleteMany(SocialLayout.POSTS, new BsonDocument()).inDatabase(SocialLayout.DATABASE),
+                            timeout);
                     List<Post> posts = byShard.get(s);
                     for (int from = 0; from < posts.size(); from += MONGO_BATCH) {
                         BsonArray updates = new BsonArray();
@@ -157,7 +158,7 @@ public final class SocialLoader {
                         }
                         RawBsonDocument reply = (RawBsonDocument) client.call(s, Mongo.runCommand(
                                 new BsonDocument("update", new BsonString(SocialLayout.POSTS)).append("updates", updates)
-                                        .append("ordered", BsonBoolean.FALSE)), timeout);
+                                        .append("ordered", BsonBoolean.FALSE)).inDatabase(SocialLayout.DATABASE), timeout);
                         if (reply.containsKey("writeErrors")) {
                             throw new IllegalStateException("loading the social data failed: mongo shard " + s
                                     + " refused writes: " + reply.get("writeErrors"));

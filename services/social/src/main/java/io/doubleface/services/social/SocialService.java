@@ -74,7 +74,7 @@ public final class SocialService {
      *
      * @param builder the server being built
      * @param redisUri e.g. {@code redis://127.0.0.1:7401-7404}
-     * @param mongoUri e.g. {@code mongodb://127.0.0.1:7501-7504/social}
+     * @param mongoUri e.g. {@code mongodb://127.0.0.1:7501-7504}
      * @param data the data set
      * @param ids the post ids of this mid-tier
      * @param grpc whether to add the gRPC methods

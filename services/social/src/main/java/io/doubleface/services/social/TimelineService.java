@@ -132,7 +132,7 @@ public final class TimelineService implements FanoutService<TimelineService.Quer
                 byShard.computeIfAbsent(SocialLayout.mongoShard(id, mongo.shardCount()), s -> new ArrayList<>()).add(id);
             }
             byShard.forEach((shard, onShard) -> next.call(mongo, shard,
-                    Mongo.find(SocialLayout.POSTS, Filters.in("_id", onShard)), POSTS));
+                    Mongo.find(SocialLayout.POSTS, Filters.in("_id", onShard)).inDatabase(SocialLayout.DATABASE), POSTS));
             return null;
         }
         Map<Long, Post> found = new HashMap<>();
