@@ -63,7 +63,9 @@ public final class ComposeService implements FanoutService<ComposeService.Reques
      * @param ids the post ids
      * @param clock the posts' times, ms since the epoch ({@link System#currentTimeMillis} in production)
      * @param keysPerCall timelines per {@code EVAL}, {@code >= 1}
-     * @param callsPerRound {@code EVAL} calls per round, {@code 1 ..} {@link FanoutPlan#MAX_CALLS}
+     * @param callsPerRound {@code EVAL} calls per round, {@code 1 ..} {@link FanoutPlan#MAX_CALLS}; a post
+     *     needs {@code ceil(batches / callsPerRound)} timeline rounds, and a request has at most 64 rounds
+     *     (the framework's limit), so the defaults cover 63 × 1024 × 256 followers
      */
     public record Settings(PostIds ids, LongSupplier clock, int keysPerCall, int callsPerRound) {
         /** Checks the ranges. */

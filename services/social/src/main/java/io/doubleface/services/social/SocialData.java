@@ -58,7 +58,6 @@ public final class SocialData {
 
     private final long seed;
     private final int users;
-    private final int meanFollowees;
     private final int postsPerUser;
     private final double popularity;
     private final int[][] followees;
@@ -67,7 +66,6 @@ public final class SocialData {
     private SocialData(long seed, int users, int meanFollowees, int postsPerUser, double popularity) {
         this.seed = seed;
         this.users = users;
-        this.meanFollowees = meanFollowees;
         this.postsPerUser = postsPerUser;
         this.popularity = popularity;
         int[] byRank = new int[users];
