@@ -73,10 +73,12 @@ final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Where the results directory is created.")
     Path out = Path.of("results");
 
-    @Option(names = "--service", paramLabel = "ycsb|hdsearch|router|setalgebra|recommend",
+    @Option(names = "--service", paramLabel = "ycsb|hdsearch|router|setalgebra|recommend|social",
             description = "Service under test (default ycsb). A μSuite service runs its own gRPC leaves (one per "
                     + "--shards) with their default data, and every request of the experiment becomes the service's "
-                    + "(docs/experiments.md); --driver, --records and --reply-work-us apply to ycsb only.")
+                    + "(docs/experiments.md); social runs leaf social (--shards Redis and as many MongoDB shards, "
+                    + "--records users) and asks 9 timeline reads to 1 post; --driver and --reply-work-us apply to "
+                    + "ycsb only.")
     String service = "ycsb";
 
     @Option(names = "--driver", paramLabel = "kv|redis|mongo|grpc",

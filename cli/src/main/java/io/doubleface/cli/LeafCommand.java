@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
         commandListHeading = "%nCommands:%n",
         subcommands = {LeafCommand.Kv.class, LeafRedisCommand.class, LeafMongoCommand.class, LeafGrpcCommand.class,
             LeafHdSearchCommand.class, LeafRouterCommand.class, LeafSetAlgebraCommand.class,
-            LeafRecommendCommand.class})
+            LeafRecommendCommand.class, LeafSocialCommand.class})
 final class LeafCommand {
 
     /**

@@ -66,7 +66,8 @@ final class LoadCommand implements Callable<Integer> {
     String url;
 
     @Option(names = "--mix", paramLabel = "W:PATH,…",
-            description = "Weighted request paths instead of --url, e.g. '50:/a?key={key},50:/b?key={key}'.")
+            description = "Weighted request paths instead of --url, e.g. '50:/a?key={key},50:/b?key={key}'; a path "
+                    + "may start with a method and a space ('1:POST /b?key={key}', no body), else it is a GET.")
     String mix;
 
     @Option(names = "--keys", paramLabel = "N", description = "{key} is drawn uniformly from 0..N-1.")

@@ -36,8 +36,18 @@ public final class ReadyFile {
 
     /** Writes {@code {"port", "admin_port", "grpc_port", "pid"}} of {@code server} to {@code file}. */
     static void write(Path file, FanoutServer server) {
-        String json = new Json().begin().field("port", server.port()).field("admin_port", server.adminPort())
-                .field("grpc_port", server.grpcPort()).field("pid", ProcessHandle.current().pid()).end() + "\n";
+        write(file, new Json().begin().field("port", server.port()).field("admin_port", server.adminPort())
+                .field("grpc_port", server.grpcPort()).field("pid", ProcessHandle.current().pid()).end() + "\n");
+    }
+
+    /** Writes {@code fields} (string values) and {@code pid} to {@code file}, e.g. the shard URIs of a leaf. */
+    static void write(Path file, Map<String, String> fields) {
+        Json j = new Json().begin();
+        fields.forEach(j::field);
+        write(file, j.field("pid", ProcessHandle.current().pid()).end() + "\n");
+    }
+
+    private static void write(Path file, String json) {
         Path abs = file.toAbsolutePath();
         Path tmp = abs.resolveSibling(abs.getFileName() + ".tmp");
         try {

@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
         header = "Runs a mid-tier fanout service.",
         commandListHeading = "%nCommands:%n",
         subcommands = {ServeCommand.Ycsb.class, ServeHdSearchCommand.class, ServeRouterCommand.class,
-            ServeSetAlgebraCommand.class, ServeRecommendCommand.class})
+            ServeSetAlgebraCommand.class, ServeRecommendCommand.class, ServeSocialCommand.class})
 final class ServeCommand {
 
     /**

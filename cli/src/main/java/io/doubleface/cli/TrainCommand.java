@@ -53,7 +53,8 @@ final class TrainCommand implements Callable<Integer> {
 
     @Option(names = "--service", paramLabel = "NAME", description = "The service to profile: ycsb (the YCSB fanout "
             + "query, fanout 5, small replies), or hdsearch, router, setalgebra, recommend (the μSuite services over "
-            + "--shard-count of their gRPC leaves with their default data, the requests of experiment --service; "
+            + "--shard-count of their gRPC leaves with their default data), social (--shard-count redis-server and "
+            + "MongoDB shards, --records users), each with the requests of experiment --service; "
             + "--driver, --shards and --records apply to ycsb only). serve SERVICE --config adaptive reads "
             + "profiles/SERVICE.json by default.")
     String service = "ycsb";

@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -75,20 +77,23 @@ class ExperimentCommandTest {
         assertTrue(r.out().contains("[  4/4]"), r.out());
     }
 
-    @Test
-    void aTinyRunOverAMuSuiteServiceStartsItsLeavesAndAsksItsRequests(@TempDir Path out) throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"router, 6, 1000, leaves", "social, 2, 200, social leaf: 200 users"})
+    void aTinyRunOverAServiceStartsItsLeavesAndAsksItsRequests(String service, int shards, int records,
+            String leafLine, @TempDir Path out) throws Exception {
         CliRun r = new CliRun();
-        int exit = r.run("experiment", "concurrency", "--quick", "--no-pin", "--service", "router", "--configs",
+        int exit = r.run("experiment", "concurrency", "--quick", "--no-pin", "--service", service, "--configs",
                 "doubleface,type2a-1f1b", "--concurrency", "4", "--sizes", "small", "--duration", "1s", "--warmup",
-                "500ms", "--global-warmup", "1s", "--shards", "6", "--out", out.toString());
+                "500ms", "--global-warmup", "1s", "--shards", Integer.toString(shards), "--records",
+                Integer.toString(records), "--out", out.toString());
         assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
         Path dir;
         try (Stream<Path> s = Files.list(out)) {
             dir = s.filter(p -> p.getFileName().toString().startsWith("concurrency-quick-")).findFirst().orElseThrow();
         }
         Map<String, Object> env = MiniJson.object(Files.readString(dir.resolve("environment.json")));
-        assertEquals("router", env.get("service"));
-        assertTrue(Files.readString(dir.resolve("leaf.log")).contains("leaves"), "a router leaf process");
+        assertEquals(service, env.get("service"));
+        assertTrue(Files.readString(dir.resolve("leaf.log")).contains(leafLine), "a " + service + " leaf process");
         Map<String, Object> summary = MiniJson.object(Files.readString(dir.resolve("summary.json")));
         List<Object> runs = MiniJson.path(summary, "runs").asList();
         assertEquals(2, runs.size(), runs.toString());
@@ -97,10 +102,16 @@ class ExperimentCommandTest {
             Map<String, Object> run = (Map<String, Object>) o;
             assertTrue(MiniJson.path(run, "load", "requests").asLong() > 0, run.toString());
             assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
+            for (Object c : MiniJson.path(run, "load", "classes").asList()) { // every request of the mix was sent
+                @SuppressWarnings("unchecked")
+                Map<String, Object> requestClass = (Map<String, Object>) c;
+                assertTrue(MiniJson.path(requestClass, "requests").asLong() > 0, requestClass.toString());
+            }
         }
-        // the router's gets and sets, not YCSB queries, reached the mid-tier
+        // the service's own requests (router: gets and sets; social: timeline reads and posts), not YCSB
+        // queries, reached the mid-tier
         String mid = Files.readString(dir.resolve("mid-tier.log"));
-        assertTrue(mid.contains("doubleface serve router"), mid);
+        assertTrue(mid.contains("doubleface serve " + service), mid);
     }
 
     @Test

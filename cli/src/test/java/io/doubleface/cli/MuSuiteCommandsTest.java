@@ -70,7 +70,7 @@ class MuSuiteCommandsTest {
 
     /**
      * Runs {@code doubleface leaf ...} (with {@code --base-port 0}), then {@code doubleface serve ...}
-     * over the leaves it printed (with {@code --port 0 --admin-port -1 --io-threads 1}), runs
+     * over the leaves it printed (with {@code --port 0 --admin-port -1 --io-threads 1} and 30 s timeouts), runs
      * {@code check}, and stops both, each of which must exit 0.
      */
     static void withLeavesAndMidTier(String[] leafArgs, String[] serveArgs, Check check) throws Exception {
@@ -79,8 +79,10 @@ class MuSuiteCommandsTest {
         try {
             String uri = leavesUri(leaf, leafExit);
             CliRun mid = new CliRun();
+            // generous timeouts: a cold leaf on a busy 2-core machine may take over the default 1 s
             CompletableFuture<Integer> midExit = mid.start(concat(serveArgs, new String[] {"--leaves", uri,
-                "--port", "0", "--admin-port", "-1", "--io-threads", "1"}));
+                "--port", "0", "--admin-port", "-1", "--io-threads", "1", "--call-timeout", "30s", "--deadline",
+                "30s"}));
             FanoutServer server = mid.server.get(30, TimeUnit.SECONDS);
             try {
                 check.check(server, mid, leaf);

@@ -8,6 +8,8 @@ import java.util.SplittableRandom;
 /**
  * Weighted request-path templates: {@code 50:/query?fanout=5&key={key},50:/query?fanout=3&key={key}}.
  * A template's {@value #KEY} is replaced by a uniform random key in {@code [0, keys)} per request.
+ * A template is sent as a {@code GET} unless it starts with a method and a space
+ * ({@code 1:POST /social/posts?user={key}&text=hi}): then with that method and no body.
  *
  * <p>Immutable and thread-safe; the random source is the caller's.
  */
@@ -16,8 +18,13 @@ public final class RequestMix {
     /** The placeholder replaced by a random key: {@value}. */
     public static final String KEY = "{key}";
 
-    /** One template: its path split at {@link #KEY}, and its weight. */
-    record Template(String path, byte[][] parts, int weight) {
+    /** The methods a template may name: {@value}. */
+    static final String METHODS = "GET|POST|PUT|DELETE";
+    private static final java.util.regex.Pattern WITH_METHOD = java.util.regex.Pattern.compile(
+            "(" + METHODS + ") (/.*)");
+
+    /** One template: as given, its method, its path split at {@link #KEY}, and its weight. */
+    record Template(String path, String method, byte[][] parts, int weight) {
         boolean hasKey() {
             return parts.length > 1;
         }
@@ -75,7 +82,10 @@ public final class RequestMix {
         return new RequestMix(list);
     }
 
-    private static Template template(String path, int weight) {
+    private static Template template(String given, int weight) {
+        java.util.regex.Matcher m = WITH_METHOD.matcher(given);
+        String method = m.matches() ? m.group(1) : "GET";
+        String path = m.matches() ? m.group(2) : given;
         if (!path.startsWith("/") || path.chars().anyMatch(c -> c <= ' ' || c >= 127)) {
             throw new IllegalArgumentException("path '" + path + "' (expected: starting with / and no spaces or "
                     + "non-ASCII characters)");
@@ -85,7 +95,7 @@ public final class RequestMix {
         for (int i = 0; i < split.length; i++) {
             parts[i] = split[i].getBytes(StandardCharsets.US_ASCII);
         }
-        return new Template(path, parts, weight);
+        return new Template(given, method, parts, weight);
     }
 
     /** The index of a template drawn by weight. */

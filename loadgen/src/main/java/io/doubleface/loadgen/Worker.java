@@ -86,7 +86,7 @@ final class Worker {
         List<RequestMix.Template> ts = g.mix.templates();
         this.requestHead = new byte[ts.size()][];
         for (int i = 0; i < ts.size(); i++) {
-            requestHead[i] = ("GET ").getBytes(StandardCharsets.US_ASCII);
+            requestHead[i] = (ts.get(i).method() + " ").getBytes(StandardCharsets.US_ASCII);
         }
         this.requestTail = (" HTTP/1.1\r\nHost: " + run.hostHeader + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
     }

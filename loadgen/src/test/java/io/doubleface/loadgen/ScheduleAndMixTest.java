@@ -96,6 +96,19 @@ class ScheduleAndMixTest {
     }
 
     @Test
+    void aTemplateMayNameItsMethod() {
+        RequestMix m = RequestMix.parse("9:/social/timeline?user={key},1:POST /social/posts?user={key}&text=hi");
+        assertEquals("GET", m.templates().get(0).method());
+        assertEquals("POST", m.templates().get(1).method());
+        assertEquals("/social/posts?user=7&text=hi", new String(m.templates().get(1).parts()[0],
+                java.nio.charset.StandardCharsets.US_ASCII) + 7 + new String(m.templates().get(1).parts()[1],
+                java.nio.charset.StandardCharsets.US_ASCII));
+        assertEquals("POST /social/posts?user={key}&text=hi", m.paths().get(1));
+        assertThrows(IllegalArgumentException.class, () -> RequestMix.parse("1:PATCH /x"));
+        assertThrows(IllegalArgumentException.class, () -> RequestMix.parse("1:POST  /x"));
+    }
+
+    @Test
     void mixWeightsAreRespected() {
         RequestMix m = RequestMix.parse("1:/a,3:/b,6:/c");
         SplittableRandom r = new SplittableRandom(3);

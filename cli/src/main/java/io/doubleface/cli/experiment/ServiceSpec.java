@@ -27,7 +27,11 @@ public record ServiceSpec(String name, String requests) {
             // μTune's Router: gets and sets one to one, as YCSB workload A
             new ServiceSpec("router", "1:/router/get?key=key:{key},1:/router/set?key=key:{key}&value=v{key}"),
             new ServiceSpec("setalgebra", "/setalgebra?query={key}&limit=10"),
-            new ServiceSpec("recommend", "/recommend?query={key}"));
+            new ServiceSpec("recommend", "/recommend?query={key}"),
+            // DeathStarBench's social network: 9 home-timeline reads to 1 post (the load generator sends
+            // the post as a POST with its fields in the query); {key} is a user, so --records is the user count
+            new ServiceSpec("social", "9:/social/timeline?user={key}&limit=10,"
+                    + "1:POST /social/posts?user={key}&text=a+post+from+the+load+generator"));
 
     /** {@return the service called {@code name}} */
     public static ServiceSpec of(String name) {
@@ -39,6 +43,11 @@ public record ServiceSpec(String name, String requests) {
         }
         throw new IllegalArgumentException("--service: '" + name + "' (expected one of: "
                 + String.join(", ", ALL.stream().map(ServiceSpec::name).toList()) + ")");
+    }
+
+    /** Whether this is the social network (Redis and MongoDB shards from {@code leaf social}, not gRPC leaves). */
+    public boolean isSocial() {
+        return name.equals("social");
     }
 
     /** Whether this is the YCSB service (its shards are the store of {@code --driver}). */

@@ -70,6 +70,8 @@ final class Topology implements AutoCloseable {
     private final List<Proc> procs = new ArrayList<>();
     private Proc leaf;
     private String shardBase;
+    /** {@code social}: the MongoDB shard list of {@code leaf social} ({@link #shardBase} is its Redis one). */
+    private String socialMongo;
     private final Map<String, Mid> mids = new java.util.LinkedHashMap<>();
     private Mid mid;
     private int loadRuns;
@@ -141,6 +143,10 @@ final class Topology implements AutoCloseable {
     }
 
     private void startLeaf() throws IOException {
+        if (settings.service().isSocial()) {
+            startSocialLeaf();
+            return;
+        }
         int base = freePortRange(settings.shards());
         boolean ycsb = settings.service().isYcsb();
         List<String> args = ycsb
@@ -173,6 +179,46 @@ final class Topology implements AutoCloseable {
                 + (base + settings.shards() - 1);
     }
 
+    /**
+     * {@code leaf social}: {@code shards} Redis and as many MongoDB shards, {@code records} users; the
+     * two shard lists from its ready file ({@link #shardBase} the Redis one, {@link #socialMongo} the other).
+     */
+    private void startSocialLeaf() throws IOException {
+        int n = settings.shards();
+        int redisBase = freePortRange(2 * n);
+        Path ready = dir.resolve("leaf.ready.json");
+        Files.deleteIfExists(ready);
+        List<String> args = new ArrayList<>(List.of("leaf", "social", "--redis-shards", Integer.toString(n),
+                "--mongo-shards", Integer.toString(n), "--redis-base-port", Integer.toString(redisBase),
+                "--mongo-base-port", Integer.toString(redisBase + n), "--users", Long.toString(settings.records()),
+                "--ready-file", ready.toString()));
+        progress.printf("experiment: starting the social leaf (%d redis-server + %d MongoDB shards on 127.0.0.1:%d-%d, "
+                + "%d users, cpus %s)%n", n, n, redisBase, redisBase + 2 * n - 1, settings.records(),
+                cpus(settings.auxCpus()));
+        leaf = Proc.start("leaf", settings.auxCpus(), java(settings.auxJvm(), args), dir.resolve("leaf.log"));
+        procs.add(leaf);
+        Map<String, Object> uris = awaitReadyFile(leaf, "the leaf", ready, Duration.ofSeconds(120));
+        shardBase = (String) uris.get("redis");
+        socialMongo = (String) uris.get("mongo");
+    }
+
+    /** Waits for a process's ready file and reads it. */
+    private static Map<String, Object> awaitReadyFile(Proc p, String what, Path ready, Duration wait)
+            throws IOException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (!Files.exists(ready)) {
+            if (!p.isAlive()) {
+                throw new IOException(what + " exited before it listened:\n" + p.tail());
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException(what + " wrote no " + ready.getFileName() + " after " + wait.toSeconds() + " s:\n"
+                        + p.tail());
+            }
+            sleep(50);
+        }
+        return io.doubleface.cli.ReadyFile.read(ready);
+    }
+
     private Mid startMidTier(String key, String options, String config) throws IOException {
         String uri = options.isEmpty() ? shardBase : shardBase + (shardBase.contains("?") ? "&" : "?") + options;
         List<String> args = settings.service().isYcsb()
@@ -181,9 +227,16 @@ final class Topology implements AutoCloseable {
                         Long.toString(settings.records()), "--deadline", settings.deadline().toMillis() + "ms",
                         "--reply-work-us", Integer.toString(settings.replyWorkMicros()), "--policy", settings.policy(),
                         "--config", config))
-                : new ArrayList<>(List.of("serve", settings.service().name(), "--leaves", uri, "--port", "0",
+                : new ArrayList<>(List.of("serve", settings.service().name(), "--port", "0",
                         "--admin-port", "0", "--io-threads", Integer.toString(settings.ioThreads()),
                         "--deadline", settings.deadline().toMillis() + "ms", "--config", config));
+        if (settings.service().isSocial()) {
+            // each mid-tier its own server id in its post ids
+            args.addAll(List.of("--redis", uri, "--mongo", socialMongo, "--users", Long.toString(settings.records()),
+                    "--server-id", Integer.toString(mids.size())));
+        } else if (!settings.service().isYcsb()) {
+            args.addAll(List.of("--leaves", uri));
+        }
         String log = mids.isEmpty() ? "mid-tier.log" : "mid-tier-" + (mids.size() + 1) + ".log";
         Path ready = dir.resolve(log.replace(".log", ".ready.json"));
         Files.deleteIfExists(ready);
@@ -195,17 +248,7 @@ final class Topology implements AutoCloseable {
         Proc p = Proc.start("mid-tier", settings.midCpus(), java(settings.midJvm(), args), dir.resolve(log));
         procs.add(p);
         // the ports from the ready file the mid-tier writes once listening (serve --ready-file)
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!Files.exists(ready)) {
-            if (!p.isAlive()) {
-                throw new IOException("the mid-tier exited before it listened:\n" + p.tail());
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IOException("the mid-tier wrote no " + ready.getFileName() + " after 60 s:\n" + p.tail());
-            }
-            sleep(50);
-        }
-        Map<String, Object> ports = io.doubleface.cli.ReadyFile.read(ready);
+        Map<String, Object> ports = awaitReadyFile(p, "the mid-tier", ready, Duration.ofSeconds(60));
         Mid started = new Mid(options, uri, p, ((Number) ports.get("port")).intValue(),
                 ((Number) ports.get("admin_port")).intValue());
         mids.put(key, started);
