@@ -66,7 +66,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Shard lists ({@link #parse}):
  * <pre>
- *   mongodb://HOST:FIRST-LAST[?OPTIONS]            one shard per port (a direct connection each)
+ *   mongodb://HOST:FIRST-LAST[/DB][?OPTIONS]       one shard per port (a direct connection each)
  *   mongodb://HOST:PORT,HOST:PORT,...[?OPTIONS]    one shard per address
  *   mongodb://HOSTS/[DB][?URIOPTIONS] ; mongodb://HOSTS/[DB][?URIOPTIONS] ; ...
  *                                                  full connection strings, one per shard, separated by ';'
@@ -416,11 +416,25 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
             throw bad(uri, "expected mongodb://...");
         }
         String trimmed = uri.strip();
-        boolean full = trimmed.indexOf(';') >= 0 || trimmed.chars().anyMatch(Character::isWhitespace)
-                || authorityEnd(trimmed) >= 0 || trimmed.startsWith("mongodb+srv://");
+        // a port range before the '/' is the short form with a database: mongodb://HOST:FIRST-LAST/DB
+        int slash = authorityEnd(trimmed);
+        boolean rangeWithDb = slash >= 0 && trimmed.indexOf(';') < 0
+                && trimmed.chars().noneMatch(Character::isWhitespace) && !trimmed.startsWith("mongodb+srv://")
+                && PORT_RANGE.matcher(trimmed.substring(0, slash)).find();
+        boolean full = !rangeWithDb && (trimmed.indexOf(';') >= 0 || trimmed.chars().anyMatch(Character::isWhitespace)
+                || slash >= 0 || trimmed.startsWith("mongodb+srv://"));
         Map<String, String> opts = new LinkedHashMap<>();
         List<ConnectionString> out = new ArrayList<>();
         if (!full) {
+            String db = "";
+            if (rangeWithDb) {
+                int q = trimmed.indexOf('?', slash);
+                db = trimmed.substring(slash + 1, q < 0 ? trimmed.length() : q);
+                if (!db.isEmpty() && !DB_NAME.matcher(db).matches()) {
+                    throw bad(uri, "database '" + db + "' (expected: letters, digits, '_' or '-')");
+                }
+                trimmed = trimmed.substring(0, slash) + (q < 0 ? "" : trimmed.substring(q));
+            }
             int q = trimmed.indexOf('?');
             String list = q < 0 ? trimmed : trimmed.substring(0, q);
             if (q >= 0) {
@@ -441,7 +455,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
                 if (host.indexOf(':') >= 0) {
                     host = "[" + (a.getAddress() != null ? io.netty.util.NetUtil.toAddressString(a.getAddress()) : host) + "]";
                 }
-                out.add(new ConnectionString("mongodb://" + host + ":" + a.getPort() + "/?directConnection=true"
+                out.add(new ConnectionString("mongodb://" + host + ":" + a.getPort() + "/" + db + "?directConnection=true"
                         + ("true".equals(opts.get(TLS)) ? "&tls=true" : "")));
             }
         } else {
@@ -499,6 +513,12 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
     }
 
     /** Index of the '/' that ends the hosts of a connection string, or -1 if there is none. */
+    /** A port range in a shard list's authority, e.g. {@code :7301-7304}. */
+    private static final java.util.regex.Pattern PORT_RANGE = java.util.regex.Pattern.compile(":\\d+-\\d+");
+
+    /** A database name the short form accepts. */
+    private static final java.util.regex.Pattern DB_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,63}");
+
     private static int authorityEnd(String s) {
         int start = s.indexOf("://") + 3;
         int q = s.indexOf('?', start);

@@ -31,6 +31,15 @@ class MongoDriverParseTest {
             assertEquals(20, d.shardCount());
             assertEquals("mongodb://127.0.0.1:7301-7320", d.describe());
         }
+        // a port range with a database (the form docs/api.md shows): every shard's database
+        MongoDriver.ShardList withDb = MongoDriver.parse("mongodb://127.0.0.1:7301-7304/app?transport=aio");
+        assertEquals(4, withDb.shards().size());
+        assertTrue(withDb.shards().stream().allMatch(cs -> "app".equals(cs.getDatabase()) && cs.isDirectConnection()));
+        assertEquals(Map.of("transport", "aio"), withDb.options());
+        assertEquals(List.of("127.0.0.1:7301", "127.0.0.1:7302"), hosts("mongodb://127.0.0.1:7301-7302/"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> MongoDriver.parse("mongodb://127.0.0.1:7301-7302/a.b"));
+        assertTrue(e.getMessage().contains("database 'a.b'"), e.getMessage());
     }
 
     @Test
