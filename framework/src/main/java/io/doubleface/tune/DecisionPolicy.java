@@ -28,19 +28,17 @@ import java.util.Objects;
  * {@code FanoutEngine.switchTo} itself. An exception it throws is logged and the configuration
  * stays as it is until the next interval.
  *
- * <p>Example, a threshold on the load (docs/tuning.md, "Plugging in your own detector or
- * policy"):
+ * <p>Example, the core of a threshold policy (whole, with a detector of its own and the settings
+ * that plug both in: docs/tuning.md, "Plugging in your own detector or policy"):
  *
  * <pre>{@code
- * final class ThresholdPolicy implements DecisionPolicy {
- *     public Decision decide(Context ctx) {
- *         String want = ctx.load() < 200 ? "sip" : "sdb-1n-4w";
- *         return want.equals(ctx.active()) ? null : new Decision(want, ctx.load() < 200 ? "quiet" : "busy");
+ * public Decision decide(Context ctx) {
+ *     if (ctx.now() - ctx.lastSwitch() < ctx.settings().dwell().toNanos()) {
+ *         return null; // the dwell is the policy's to apply
  *     }
- *
- *     public List<String> reasons() {
- *         return List.of("quiet", "busy");
- *     }
+ *     boolean low = ctx.load() < threshold;
+ *     String want = low ? quiet : busy;
+ *     return want.equals(ctx.active()) ? null : new Decision(want, low ? "quiet" : "busy");
  * }
  * }</pre>
  */

@@ -9,11 +9,15 @@ import java.util.function.Supplier;
 
 /**
  * Options of the load adapter. Immutable; start from {@link #of(TunePolicy, Profile)} and change
- * with the {@code with…} methods, each of which validates its argument.
+ * with the {@code with…} methods, each of which validates its argument. Besides the built-in
+ * detectors and policies chosen by name, takes your own {@link LoadDetector} and
+ * {@link DecisionPolicy} as factories ({@link #withDetector(Supplier)}, {@link #withDecisionPolicy}):
+ * settings are a value that may start several adapters, each with its own detector and policy.
  *
  * @param policy how to choose
  * @param profile the trained profile, or {@code null}: explore with live measurements only
- * @param detector load detector name ({@link LoadDetector#create}); {@code null} = the policy's
+ * @param detector load detector name ({@link LoadDetector#create}); {@code null} = the policy's (or the
+ *     {@code detectorFactory}'s)
  * @param interval how often the adapter re-estimates the load and decides
  * @param margin a configuration is feasible at load L if L × (1 + margin) ≤ its profiled capacity
  * @param hysteresis switch only if the predicted p99 improves by more than this fraction
@@ -69,10 +73,10 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
      */
     public static final double DEFAULT_SATURATION = 0.98;
     /**
-     * Default saturation window: {@value} ms. With a loop that is the bottleneck, 96–98% of these
-     * windows read ≥ 0.98 busy once it saturates; with loops that keep up on a noisy shared core,
-     * at most 2 of 181 did, at a load already past the knee (results/loop-utilization-20261124,
-     * docs/tuning.md "Saturation").
+     * Default saturation window: {@value} ms. Long enough that a loop keeping up on a noisy shared
+     * core almost never reads saturated over a whole window, short enough that one that has
+     * become the bottleneck does within a fraction of a second (the calibration: docs/tuning.md,
+     * "Saturation").
      */
     public static final long DEFAULT_SATURATION_WINDOW_MS = 200;
     /** Configurations explored without a profile, the anchor first. */
