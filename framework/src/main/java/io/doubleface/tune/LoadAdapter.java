@@ -124,13 +124,11 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private final Switcher switcher;
     private final TuneSettings settings;
     private final List<String> choices;
-    private final String anchor;
     private final LongSupplier clock;
-    private final long dwellNanos;
     private final LoadMonitor monitor;
     private final LatencyTable table;
     private final DecisionPolicy policy;
-    private final Context context = new Context();
+    private final PolicyContext context;
 
     private volatile List<LiveCell> liveTable = List.of();
     private long liveSnapshotAt = Long.MIN_VALUE / 2;
@@ -139,8 +137,6 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private final ArrayDeque<SwitchEvent> switchLog = new ArrayDeque<>();
     private final Map<String, Long> switchesByReason = new LinkedHashMap<>();
 
-    // adapter-thread state
-    private long lastSwitch = Long.MIN_VALUE / 2;
     /** The time of the latest evaluation, for {@link #feasible}. */
     private volatile long evaluatedAt;
 
@@ -160,12 +156,11 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         this.switcher = switcher;
         this.settings = settings;
         this.choices = settings.choices();
-        this.anchor = settings.initial();
         this.clock = clock;
-        this.dwellNanos = settings.dwell().toNanos();
         this.monitor = new LoadMonitor(settings.newDetector(), settings);
         this.table = new LatencyTable(settings);
         this.policy = settings.newDecisionPolicy();
+        this.context = new PolicyContext(switcher, settings, monitor, table);
         if (policy instanceof ProfilePolicy && settings.profile() == null) {
             throw new IllegalArgumentException("decision policy: profile-driven without a profile (expected: a profile, or DecisionPolicy.exploring())");
         }
@@ -301,6 +296,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      */
     public String evaluate(long now) {
         evaluatedAt = now;
+        context.now = now;
         monitor.sample(now);
         double l = monitor.load();
         if (now - liveSnapshotAt >= LIVE_SNAPSHOT_MS * 1_000_000) {
@@ -327,7 +323,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private String switchTo(String from, Decision d, double l, long now) {
         String to = d.configuration();
         switcher.switchTo(to);
-        lastSwitch = now;
+        context.lastSwitch = now;
         double predicted = table.predictedP99(to, l);
         SwitchEvent e = new SwitchEvent(Instant.now(), l, from, to, predicted, d.reason());
         synchronized (switchLog) {
@@ -341,109 +337,6 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         log.info("adapter: {} -> {} at {} req/s (predicted p99 {} µs, {})", from, to, Math.round(l),
                 Double.isNaN(predicted) ? "unknown" : Math.round(predicted), d.reason());
         return to;
-    }
-
-    /** What the policy sees: the monitor's readings and the table, at {@link #evaluatedAt}. Adapter thread. */
-    private final class Context implements DecisionPolicy.Context {
-        @Override
-        public long now() {
-            return evaluatedAt;
-        }
-
-        @Override
-        public String active() {
-            return switcher.active();
-        }
-
-        @Override
-        public List<String> choices() {
-            return choices;
-        }
-
-        @Override
-        public String anchor() {
-            return anchor;
-        }
-
-        @Override
-        public TuneSettings settings() {
-            return settings;
-        }
-
-        @Override
-        public Profile profile() {
-            return table.profile();
-        }
-
-        @Override
-        public double load() {
-            return monitor.load();
-        }
-
-        @Override
-        public double fastLoad() {
-            return monitor.fastLoad();
-        }
-
-        @Override
-        public double utilization() {
-            return monitor.utilization();
-        }
-
-        @Override
-        public boolean saturated() {
-            return choices.contains(switcher.active()) && monitor.saturated(evaluatedAt - lastSwitch, dwellNanos);
-        }
-
-        @Override
-        public int bucketOf(double load) {
-            return LiveLatency.bucket(load);
-        }
-
-        @Override
-        public long loadStableSince() {
-            return monitor.stableSince();
-        }
-
-        @Override
-        public long lastSwitch() {
-            return lastSwitch;
-        }
-
-        @Override
-        public double predictedP99(String config, double load) {
-            return table.predictedP99(config, load);
-        }
-
-        @Override
-        public boolean feasible(String config, double load) {
-            return table.feasible(config, load, evaluatedAt);
-        }
-
-        @Override
-        public String bestFeasible(double feasibleAt, double load) {
-            return table.bestFeasible(feasibleAt, load, evaluatedAt);
-        }
-
-        @Override
-        public double liveP99(String config, int bucket) {
-            return table.liveP99(config, bucket);
-        }
-
-        @Override
-        public long liveSamples(String config, int bucket) {
-            return table.liveSamples(config, bucket);
-        }
-
-        @Override
-        public long liveErrors(String config, int bucket) {
-            return table.liveErrors(config, bucket);
-        }
-
-        @Override
-        public void capSaturated(String config) {
-            table.capSaturated(config, monitor.load(), evaluatedAt);
-        }
     }
 
     // ---- observability --------------------------------------------------------------------------------
