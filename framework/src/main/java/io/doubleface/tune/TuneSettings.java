@@ -5,14 +5,19 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * Options of the load adapter. Immutable; start from {@link #of(TunePolicy, Profile)} and change
- * with the {@code with…} methods, each of which validates its argument.
+ * with the {@code with…} methods, each of which validates its argument. Besides the built-in
+ * detectors and policies chosen by name, takes your own {@link LoadDetector} and
+ * {@link DecisionPolicy} as factories ({@link #withDetector(Supplier)}, {@link #withDecisionPolicy}):
+ * settings are a value that may start several adapters, each with its own detector and policy.
  *
  * @param policy how to choose
  * @param profile the trained profile, or {@code null}: explore with live measurements only
- * @param detector load detector name ({@link LoadDetector#create}); {@code null} = the policy's
+ * @param detector load detector name ({@link LoadDetector#create}); {@code null} = the policy's (or the
+ *     {@code detectorFactory}'s)
  * @param interval how often the adapter re-estimates the load and decides
  * @param margin a configuration is feasible at load L if L × (1 + margin) ≤ its profiled capacity
  * @param hysteresis switch only if the predicted p99 improves by more than this fraction
@@ -27,10 +32,17 @@ import java.util.Objects;
  * @param saturation an I/O loop busy for at least this share of the saturation window marks the
  *     active configuration saturated (0: the signal is off); see {@link LoadAdapter}
  * @param saturationWindow the window over which the I/O loops' busy share is measured
+ * @param detectorFactory makes the load detector of each adapter started with these settings
+ *     (your own {@link LoadDetector}), or {@code null}: the one named by {@code detector}; at most
+ *     one of the two is set
+ * @param policyFactory makes the decision policy of each adapter started with these settings
+ *     (your own {@link DecisionPolicy}), or {@code null}: the built-in one
+ *     ({@link #newDecisionPolicy()}); {@code policy} still sets the choices and the default detector
  */
 public record TuneSettings(TunePolicy policy, Profile profile, String detector, Duration interval, double margin,
         double hysteresis, Duration dwell, int minSamples, List<String> candidates, Duration smoothing,
-        Duration countWindow, double saturation, Duration saturationWindow) {
+        Duration countWindow, double saturation, Duration saturationWindow,
+        Supplier<? extends LoadDetector> detectorFactory, Supplier<? extends DecisionPolicy> policyFactory) {
 
     /** Default decision interval: {@value} µs. */
     public static final long DEFAULT_INTERVAL_MICROS = 1000;
@@ -61,10 +73,10 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
      */
     public static final double DEFAULT_SATURATION = 0.98;
     /**
-     * Default saturation window: {@value} ms. With a loop that is the bottleneck, 96–98% of these
-     * windows read ≥ 0.98 busy once it saturates; with loops that keep up on a noisy shared core,
-     * at most 2 of 181 did, at a load already past the knee (results/loop-utilization-20261124,
-     * docs/tuning.md "Saturation").
+     * Default saturation window: {@value} ms. Long enough that a loop keeping up on a noisy shared
+     * core almost never reads saturated over a whole window, short enough that one that has
+     * become the bottleneck does within a fraction of a second (the calibration: docs/tuning.md,
+     * "Saturation").
      */
     public static final long DEFAULT_SATURATION_WINDOW_MS = 200;
     /** Configurations explored without a profile, the anchor first. */
@@ -106,6 +118,9 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
             throw new IllegalArgumentException("minSamples: " + minSamples + " (expected: 1..1000000)");
         }
         if (detector != null) {
+            if (detectorFactory != null) {
+                throw new IllegalArgumentException("detector: both a name (" + detector + ") and a factory (expected: one)");
+            }
             LoadDetector.create(detector); // fail fast
         }
         List<String> canon = new ArrayList<>();
@@ -126,58 +141,116 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
         return new TuneSettings(policy, profile, null, Duration.ofNanos(DEFAULT_INTERVAL_MICROS * 1000), DEFAULT_MARGIN,
                 DEFAULT_HYSTERESIS, Duration.ofMillis(DEFAULT_DWELL_MS), DEFAULT_MIN_SAMPLES, DEFAULT_CANDIDATES,
                 Duration.ofMillis(DEFAULT_SMOOTHING_MS), Duration.ofMillis(DEFAULT_COUNT_WINDOW_MS), DEFAULT_SATURATION,
-                Duration.ofMillis(DEFAULT_SATURATION_WINDOW_MS));
+                Duration.ofMillis(DEFAULT_SATURATION_WINDOW_MS), null, null);
     }
 
+    /**
+     * The settings without the two factories (the shape before they existed).
+     *
+     * @see #TuneSettings(TunePolicy, Profile, String, Duration, double, double, Duration, int, List, Duration,
+     *     Duration, double, Duration, Supplier, Supplier)
+     */
+    public TuneSettings(TunePolicy policy, Profile profile, String detector, Duration interval, double margin,
+            double hysteresis, Duration dwell, int minSamples, List<String> candidates, Duration smoothing,
+            Duration countWindow, double saturation, Duration saturationWindow) {
+        this(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
+                countWindow, saturation, saturationWindow, null, null);
+    }
+
+    /** The built-in detector named {@code d} ({@link LoadDetector#create}; {@code null}: the policy's), replacing a factory. */
     public TuneSettings withDetector(String d) {
-        return new TuneSettings(policy, profile, d, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow);
+        return new TuneSettings(policy, profile, d, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, null, policyFactory);
+    }
+
+    /**
+     * Your own load detector, replacing the named one: {@code factory} is called once per adapter
+     * (settings are a value that may start several servers; a detector holds the state of one),
+     * e.g. {@code withDetector(MyDetector::new)}. See {@link LoadDetector} for its contract.
+     *
+     * @throws NullPointerException if {@code factory} is {@code null}
+     */
+    public TuneSettings withDetector(Supplier<? extends LoadDetector> factory) {
+        Objects.requireNonNull(factory, "factory");
+        return new TuneSettings(policy, profile, null, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, factory, policyFactory);
+    }
+
+    /**
+     * Your own decision policy instead of the built-in one: {@code factory} is called once per
+     * adapter (a policy keeps the state of one), e.g. {@code withDecisionPolicy(MyPolicy::new)};
+     * {@code null} goes back to the built-in one. The {@link #policy()} still sets the choices and
+     * the default detector. See {@link DecisionPolicy} for its contract.
+     */
+    public TuneSettings withDecisionPolicy(Supplier<? extends DecisionPolicy> factory) {
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, factory);
     }
 
     public TuneSettings withInterval(Duration d) {
-        return new TuneSettings(policy, profile, detector, d, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow);
+        return new TuneSettings(policy, profile, detector, d, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
     }
 
     public TuneSettings withMargin(double m) {
-        return new TuneSettings(policy, profile, detector, interval, m, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow);
+        return new TuneSettings(policy, profile, detector, interval, m, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
     }
 
     public TuneSettings withHysteresis(double h) {
-        return new TuneSettings(policy, profile, detector, interval, margin, h, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, h, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
     }
 
     public TuneSettings withDwell(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, d, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, d, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
     }
 
     public TuneSettings withMinSamples(int n) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, n, candidates, smoothing, countWindow, saturation, saturationWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, n, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
     }
 
     public TuneSettings withCandidates(List<String> c) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, c, smoothing, countWindow, saturation, saturationWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, c, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
     }
 
     public TuneSettings withSmoothing(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, d, countWindow, saturation, saturationWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, d, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
     }
 
     public TuneSettings withCountWindow(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, d, saturation, saturationWindow);
+        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, d, saturation, saturationWindow, detectorFactory, policyFactory);
     }
 
     public TuneSettings withSaturation(double u) {
         return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
-                countWindow, u, saturationWindow);
+                countWindow, u, saturationWindow, detectorFactory, policyFactory);
     }
 
     public TuneSettings withSaturationWindow(Duration d) {
         return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
-                countWindow, saturation, d);
+                countWindow, saturation, d, detectorFactory, policyFactory);
     }
 
-    /** The detector name in effect. */
+    /** The detector name in effect; {@code null} when a {@link #detectorFactory()} makes it. */
     public String detectorName() {
+        if (detectorFactory != null) {
+            return null;
+        }
         return detector != null ? detector : policy.defaultDetector();
+    }
+
+    /** A new load detector for one adapter: the factory's, or the named one's. */
+    public LoadDetector newDetector() {
+        if (detectorFactory != null) {
+            return Objects.requireNonNull(detectorFactory.get(), "detector factory returned null");
+        }
+        return LoadDetector.create(detectorName());
+    }
+
+    /**
+     * A new decision policy for one adapter: the factory's; else, with a profile,
+     * {@link DecisionPolicy#profileDriven()}, without one {@link DecisionPolicy#exploring()}.
+     */
+    public DecisionPolicy newDecisionPolicy() {
+        if (policyFactory != null) {
+            return Objects.requireNonNull(policyFactory.get(), "decision policy factory returned null");
+        }
+        return profile != null ? DecisionPolicy.profileDriven() : DecisionPolicy.exploring();
     }
 
     /**

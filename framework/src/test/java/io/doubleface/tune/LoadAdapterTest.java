@@ -185,8 +185,8 @@ class LoadAdapterTest {
             d.adapter.finished("sip", 5 * MS, true);
         }
         // 25× its profile: beyond what drift explains (2×), so demoted by 25 / 2
-        assertEquals(5 * 1000 / LoadAdapter.DRIFT_LIMIT, d.adapter.predictedP99("sip", d.adapter.load()),
-                5 * 1000 / LoadAdapter.DRIFT_LIMIT * 0.25);
+        assertEquals(5 * 1000 / LatencyTable.DRIFT_LIMIT, d.adapter.predictedP99("sip", d.adapter.load()),
+                5 * 1000 / LatencyTable.DRIFT_LIMIT * 0.25);
         assertEquals("sdp-1n-64w", d.run(100 / Math.log(2), 200), "the next best by the profile");
         // demoted to 2.5 ms against sdp's 300 µs: beaten more than 3×, so no dwell to wait for
         assertEquals("far-better", d.adapter.switchLog().get(1).reason());

@@ -378,6 +378,9 @@ public final class ServerMetrics {
     private void adapterJson(Json j) {
         j.key("adapter").begin();
         j.field("policy", adapter.settings().policy().label());
+        if (adapter.settings().policyFactory() != null) {
+            j.field("decision_policy", adapter.policy().describe()); // the user's own: absent with the built-in ones
+        }
         j.field("detector", adapter.detector().describe());
         j.field("profile", adapter.settings().profile() == null ? "none"
                 : adapter.settings().profile().metadata().service() + " " + adapter.settings().profile().metadata().date());

@@ -1,0 +1,169 @@
+package io.doubleface.tune;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What the load adapter knows of each configuration it chooses from, per load: the profile's
+ * p99 and capacity, the live latencies ({@link LiveLatency}), and the saturation caps — which
+ * together give a configuration's predicted p99 and whether it is feasible.
+ *
+ * <p>Why live numbers may only demote a configuration, and only beyond {@value #DRIFT_LIMIT}× its
+ * profile: docs/tuning.md, "When live numbers contradict the profile".
+ *
+ * <p>Threading: {@link #record} from any thread (lock-free, {@link LiveLatency}); everything else
+ * from the adapter thread ({@link LiveLatency#p99} may halve a full cell).
+ */
+final class LatencyTable {
+
+    /** Live failure rate above which a configuration is infeasible in a load bucket: {@value}. */
+    static final double MAX_ERROR_RATE = 0.01;
+    /**
+     * Live p99s up to this multiple of the profile's count as drift (a noisy or busier machine,
+     * run-to-run noise; a live p99 is also measured inside the server and so smaller than the
+     * profile's), not as evidence against the profile: {@value}.
+     */
+    static final double DRIFT_LIMIT = 2.0;
+    /** How long a configuration found saturated at load L stays capped at L: {@value} s. */
+    static final long SATURATION_MEMORY_S = 30;
+
+    private final Profile profile;
+    private final List<String> choices;
+    private final LiveLatency live;
+    private final double margin;
+    private final int minSamples;
+    /** Per choice: load at which it was found saturated (NaN: never) and until when that caps it. */
+    private final double[] saturatedAt;
+    private final long[] saturatedUntil;
+
+    LatencyTable(TuneSettings settings) {
+        this.profile = settings.profile();
+        this.choices = settings.choices();
+        this.live = new LiveLatency(choices, settings.minSamples());
+        this.margin = settings.margin();
+        this.minSamples = settings.minSamples();
+        this.saturatedAt = new double[choices.size()];
+        Arrays.fill(saturatedAt, Double.NaN);
+        this.saturatedUntil = new long[choices.size()];
+    }
+
+    Profile profile() {
+        return profile;
+    }
+
+    List<String> choices() {
+        return choices;
+    }
+
+    /** Index of {@code config} in the live table, -1 if it is not a choice. */
+    int index(String config) {
+        return live.index(config);
+    }
+
+    /** One answered request of choice {@code c} (an {@link #index}) in load bucket {@code bucket}. */
+    void record(int c, int bucket, long latencyNanos, boolean ok) {
+        live.record(c, bucket, latencyNanos, ok);
+    }
+
+    double liveP99(String config, int bucket) {
+        return live.p99(live.index(config), bucket);
+    }
+
+    long liveSamples(String config, int bucket) {
+        return live.samples(live.index(config), bucket);
+    }
+
+    long liveErrors(String config, int bucket) {
+        return live.errors(live.index(config), bucket);
+    }
+
+    /**
+     * The predicted p99 (µs) of {@code config} at {@code load}: without a profile the live p99 of
+     * its load bucket; with one, the profile's, raised when the live p99 exceeds it by more than
+     * the drift limit: {@code profile × max(1, (live / profile) / }{@value #DRIFT_LIMIT}{@code )}
+     * — live numbers only demote; NaN if nothing is known.
+     */
+    double predictedP99(String config, double load) {
+        double l = live.p99(live.index(config), LiveLatency.bucket(load));
+        if (profile == null) {
+            return l;
+        }
+        double p = profile.p99(config, load);
+        if (Double.isNaN(p)) {
+            return l;
+        }
+        return Double.isNaN(l) || !(p > 0) ? p : p * Math.max(1, (l / p) / DRIFT_LIMIT);
+    }
+
+    /**
+     * Whether {@code config} may run at {@code load} at time {@code now}: within its profiled
+     * capacity and its saturation cap, with the margin, and not failing live.
+     */
+    boolean feasible(String config, double load, long now) {
+        if (failingLive(config, load)) {
+            return false;
+        }
+        int i = choices.indexOf(config);
+        double cap = i >= 0 && now - saturatedUntil[i] < 0 ? saturatedAt[i] : Double.POSITIVE_INFINITY;
+        if (profile == null) {
+            return load * (1 + margin) <= cap;
+        }
+        return load * (1 + margin) <= Math.min(cap, profile.capacity(config));
+    }
+
+    /** Whether {@code config} fails more than {@value #MAX_ERROR_RATE} of its live requests in the bucket of {@code load}. */
+    private boolean failingLive(String config, double load) {
+        int c = live.index(config);
+        int b = LiveLatency.bucket(load);
+        long n = live.samples(c, b);
+        return n >= Math.min(minSamples, 100) && live.errors(c, b) > MAX_ERROR_RATE * n;
+    }
+
+    /**
+     * Lowest predicted p99 at {@code load} among the choices with a prediction that are feasible
+     * at {@code feasibleAt}; {@code null} if none.
+     */
+    String bestFeasible(double feasibleAt, double load, long now) {
+        String best = null;
+        double bestP = Double.POSITIVE_INFINITY;
+        for (String c : choices) {
+            if (!feasible(c, feasibleAt, now)) {
+                continue;
+            }
+            double p = predictedP99(c, load);
+            if (!Double.isNaN(p) && p < bestP) {
+                best = c;
+                bestP = p;
+            }
+        }
+        return best;
+    }
+
+    /** Caps {@code config} at {@code load} for {@value #SATURATION_MEMORY_S} s from {@code now}. */
+    void capSaturated(String config, double load, long now) {
+        int i = choices.indexOf(config);
+        if (i >= 0) {
+            saturatedAt[i] = load;
+            saturatedUntil[i] = now + TimeUnit.SECONDS.toNanos(SATURATION_MEMORY_S);
+        }
+    }
+
+    /** The live table as it is now. */
+    List<LoadAdapter.LiveCell> snapshot() {
+        List<LoadAdapter.LiveCell> out = new ArrayList<>();
+        for (String c : choices) {
+            int ci = live.index(c);
+            for (int b = 0; b < LiveLatency.BUCKETS; b++) {
+                long n = live.samples(ci, b);
+                if (n > 0) {
+                    double bl = LiveLatency.bucketLoad(b);
+                    out.add(new LoadAdapter.LiveCell(c, bl, n, live.errors(ci, b), live.p99(ci, b),
+                            profile == null ? Double.NaN : profile.p99(c, bl)));
+                }
+            }
+        }
+        return List.copyOf(out);
+    }
+}

@@ -1,0 +1,124 @@
+package io.doubleface.tune;
+
+/**
+ * μTune's decisions over a trained profile ({@link DecisionPolicy#profileDriven()}): the lowest
+ * predicted p99 among the feasible configurations.
+ *
+ * <pre>
+ *   saturated                    → the best one rated for more than the active one's capacity  (saturated)
+ *   active infeasible            → at once, the best feasible at max(load, fast)             (infeasible)
+ *   best ≥ {@value #FAR_FACTOR}× better and rated for more load, for a smoothing window → best   (far-better)
+ *   best better by the hysteresis for a dwell, a dwell after the last switch → best          (better)
+ * </pre>
+ *
+ * <p>Why each rule, with the runs that showed it: docs/tuning.md, "Decisions" and "Saturation".
+ *
+ * <p>Threading: the adapter thread only ({@link DecisionPolicy}).
+ */
+final class ProfilePolicy implements DecisionPolicy {
+
+    /**
+     * An active configuration predicted this many times the best one's p99 is left after one
+     * smoothing window instead of a dwell ({@code far-better}): {@value}.
+     */
+    static final double FAR_FACTOR = 3.0;
+
+    /** Since when the best one has beaten the active one by the hysteresis; -1: it has not. */
+    private long beatenSince = -1;
+    /** Since when the best one has been {@value #FAR_FACTOR}× better and rated for more; -1: it has not. */
+    private long farSince = -1;
+
+    @Override
+    public Decision decide(Context ctx) {
+        return ctx.saturated() ? leaveSaturated(ctx) : decideOnLoad(ctx);
+    }
+
+    /**
+     * Leaves a saturated configuration. It admits only what it serves, so the offered load is
+     * unknown but at least the admitted one: move to the best configuration the profile rates for
+     * more than the saturated one's profiled capacity, and cap the one left at the load it
+     * admitted (so the adapter does not come back while the load stays). When nothing is rated
+     * for more it stays, uncapped.
+     */
+    private Decision leaveSaturated(Context ctx) {
+        String current = ctx.active();
+        double l = ctx.load();
+        Profile profile = ctx.profile();
+        double cap = profile.capacity(current);
+        String to = ctx.bestFeasible(Math.max(Math.max(l, ctx.fastLoad()), cap), l);
+        if (to == null && profile.capacity(ctx.anchor()) > cap) {
+            to = ctx.anchor();
+        }
+        if (to == null || to.equals(current)) {
+            // nowhere better: stay, and do not cap it — a capped configuration with nowhere to go
+            // is "infeasible", and leaving it for one rated lower made the adapter flap between a
+            // draining doubleface and a saturating sip in a flash crowd (docs/tuning.md)
+            return null;
+        }
+        ctx.capSaturated(current);
+        beatenSince = -1;
+        farSince = -1;
+        return new Decision(to, LoadAdapter.Reason.SATURATED.label);
+    }
+
+    private Decision decideOnLoad(Context ctx) {
+        String current = ctx.active();
+        double l = ctx.load();
+        long now = ctx.now();
+        if (!ctx.choices().contains(current) || !ctx.feasible(current, l)) {
+            // failing live or over its capacity: leave at once, for one that is feasible at the fast
+            // estimate too (on a real step up the count lags and would lead from one too-small
+            // configuration to the next); when nothing is, the peak-sustaining one copes best
+            beatenSince = -1;
+            String to = ctx.bestFeasible(Math.max(l, ctx.fastLoad()), l);
+            return new Decision(to == null ? ctx.anchor() : to, LoadAdapter.Reason.INFEASIBLE.label);
+        }
+        String best = ctx.bestFeasible(l, l);
+        if (best == null || best.equals(current)) {
+            beatenSince = -1;
+            return null;
+        }
+        double pc = ctx.predictedP99(current, l);
+        double pb = ctx.predictedP99(best, l);
+        if (!(Double.isNaN(pc) || pb < pc * (1 - ctx.settings().hysteresis()))) {
+            beatenSince = -1;
+            farSince = -1;
+            return null;
+        }
+        // beaten: move only once it has been beaten for a whole dwell (noise does not stay put)
+        long dwell = ctx.settings().dwell().toNanos();
+        if (beatenSince < 0) {
+            beatenSince = now;
+        }
+        if (now - beatenSince >= dwell && now - ctx.lastSwitch() >= dwell) {
+            beatenSince = -1;
+            farSince = -1;
+            return new Decision(best, LoadAdapter.Reason.BETTER.label);
+        }
+        // beaten FAR_FACTOR× over by one rated for more is not noise but a configuration past its
+        // knee — typically one saturating below its profiled capacity, which admits only what it
+        // serves, so the load estimate never reaches that capacity: leave once it has lasted a
+        // smoothing window. Only towards more capacity: a move down (to a low-load specialist)
+        // waits for the dwell like any other, else the estimate's noise on a steep profile curve
+        // flaps between the two every 50-200 ms (docs/tuning.md, "Decisions")
+        Profile profile = ctx.profile();
+        if (!Double.isNaN(pc) && pb * FAR_FACTOR <= pc && profile.capacity(best) > profile.capacity(current)) {
+            if (farSince < 0) {
+                farSince = now;
+            }
+            if (now - farSince >= ctx.settings().smoothing().toNanos()) {
+                beatenSince = -1;
+                farSince = -1;
+                return new Decision(best, LoadAdapter.Reason.FAR_BETTER.label);
+            }
+        } else {
+            farSince = -1;
+        }
+        return null;
+    }
+
+    @Override
+    public String describe() {
+        return "profile";
+    }
+}
