@@ -331,6 +331,26 @@ public final class Redis<K, V> {
     }
 
     /**
+     * {@code EVAL script numkeys key… arg…}: runs {@code script} (Lua) on the shard and reads its
+     * reply as {@code type} says, as {@link #evalsha} does. Redis caches the script by its digest,
+     * so sending the same text again costs its bytes, not a compilation; for long scripts on a hot
+     * path, {@code SCRIPT LOAD} them on every shard and use {@link #evalsha}.
+     *
+     * @param <T> the reply type, as {@code type} says; not checked
+     * @param script the Lua script, not {@code null}
+     * @param type how to read the script's reply, not {@code null}
+     * @param keys the script's keys ({@code KEYS}), possibly empty; none {@code null}
+     * @param args the script's other arguments ({@code ARGV}), possibly none; none {@code null}
+     * @return the command
+     * @throws NullPointerException if an argument or an element of {@code keys} or {@code args} is
+     *     {@code null}
+     */
+    @SafeVarargs
+    public final <T> RedisCommand<T> eval(String script, ScriptOutputType type, K[] keys, V... args) {
+        return script(CommandType.EVAL, java.util.Objects.requireNonNull(script, "script"), type, keys, args);
+    }
+
+    /**
      * {@code EVALSHA sha numkeys key… arg…}: the script's reply, read as {@code type} says
      * ({@code INTEGER} → {@code Long}, {@code VALUE} → {@code V}, {@code STATUS} → {@code String},
      * {@code BOOLEAN} → {@code Boolean}, {@code MULTI} → {@code List<Object>}).
@@ -349,6 +369,14 @@ public final class Redis<K, V> {
     @SafeVarargs
     @SuppressWarnings({"unchecked", "rawtypes"})
     public final <T> RedisCommand<T> evalsha(String sha, ScriptOutputType type, K[] keys, V... args) {
+        return script(CommandType.EVALSHA, sha, type, keys, args);
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private <T> RedisCommand<T> script(CommandType command, String scriptOrSha, ScriptOutputType type, K[] keys,
+            V[] args) {
+        java.util.Objects.requireNonNull(scriptOrSha, "script");
+        java.util.Objects.requireNonNull(type, "type");
         List<K> ks = List.of(keys);
         List<V> as = List.of(args);
         Function<RedisCodec<K, V>, CommandOutput<K, V, T>> out = switch (type) {
@@ -358,6 +386,6 @@ public final class Redis<K, V> {
             case MULTI -> c -> (CommandOutput) new NestedMultiOutput<>(c);
             default -> c -> (CommandOutput) new ValueOutput<>(c);
         };
-        return raw(CommandType.EVALSHA, out, a -> a.add(sha).add(ks.size()).addKeys(ks).addValues(as));
+        return raw(command, out, a -> a.add(scriptOrSha).add(ks.size()).addKeys(ks).addValues(as));
     }
 }

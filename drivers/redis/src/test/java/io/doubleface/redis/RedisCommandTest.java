@@ -157,6 +157,10 @@ class RedisCommandTest {
             String sha = (String) b.call(1, R.<String>raw(CommandType.SCRIPT, io.lettuce.core.output.StatusOutput::new,
                     a -> a.add("LOAD").add("return tonumber(ARGV[1]) + 1")), T);
             assertEquals(42L, b.call(1, R.evalsha(sha, ScriptOutputType.INTEGER, new String[0], "41"), T));
+            assertEquals(42L, b.call(1, R.eval("return tonumber(ARGV[1]) + 1", ScriptOutputType.INTEGER, new String[0],
+                    "41"), T));
+            assertEquals(List.of("b:k", "v"), b.call(0, R.eval("return {KEYS[1], redis.call('GET', KEYS[1])}",
+                    ScriptOutputType.MULTI, new String[] {"b:k"}), T));
             List<Object> replies = new ArrayList<>(List.of("-", "-"));
             b.callAll(new int[] {0, 1}, List.of(R.get("b:k"), R.incr("b:n")), T, new BlockingClient.Sink() {
                 @Override

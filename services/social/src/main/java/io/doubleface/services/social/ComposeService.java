@@ -9,8 +9,7 @@ import io.doubleface.mongo.Mongo;
 import io.doubleface.mongo.MongoCommand;
 import io.doubleface.redis.Redis;
 import io.doubleface.redis.RedisCommand;
-import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -208,7 +207,6 @@ public final class ComposeService implements FanoutService<ComposeService.Reques
 
     /** {@return {@code EVAL ZADD_EACH n key… score member}} */
     static RedisCommand<Long> zaddEach(List<String> keys, String score, String member) {
-        return REDIS.raw(CommandType.EVAL, IntegerOutput::new, a -> a.add(ZADD_EACH).add(keys.size()).addKeys(keys)
-                .addValue(score).addValue(member));
+        return REDIS.eval(ZADD_EACH, ScriptOutputType.INTEGER, keys.toArray(String[]::new), score, member);
     }
 }
