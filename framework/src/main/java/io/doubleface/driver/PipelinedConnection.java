@@ -59,6 +59,8 @@ public final class PipelinedConnection {
     private final int shard;
     private final InetSocketAddress address;
     private final IntObjectHashMap<Call> calls = new IntObjectHashMap<>();
+    /** Replies come in call order ({@link PipelinedProtocol#repliesInOrder}): the oldest call is the one answered, no id map. */
+    private final boolean ordered;
     private final Runnable sweepTask = this::sweep;
 
     /** Current channel: connecting or connected; null when there is none. */
@@ -87,6 +89,7 @@ public final class PipelinedConnection {
         this.client = client;
         this.shard = shard;
         this.address = address;
+        this.ordered = client.protocol.repliesInOrder();
     }
 
     /** {@return the shard this connection goes to} */
@@ -134,7 +137,9 @@ public final class PipelinedConnection {
         c.command = command;
         c.listener = listener;
         c.deadline = now + client.callTimeoutNanos;
-        calls.put(id, c);
+        if (!ordered) {
+            calls.put(id, c);
+        }
         link(c);
         outstanding++;
         if (out == null) {
@@ -220,7 +225,17 @@ public final class PipelinedConnection {
 
     /** Removes the outstanding call {@code id}, or logs why there is none and returns null. */
     private Call take(int id) {
-        Call c = calls.remove(id);
+        Call c;
+        if (ordered) {
+            // ids run upwards in send order and the list is in send order: the reply answers the
+            // oldest outstanding call, or one older than it that timed out
+            c = head;
+            if (c != null && c.id != id) {
+                c = null;
+            }
+        } else {
+            c = calls.remove(id);
+        }
         if (c == null) {
             // Ids run upwards, so a recent id is most likely a call that already timed out.
             int age = nextId - id;
@@ -382,7 +397,9 @@ public final class PipelinedConnection {
         while (head != null && head.deadline - now <= 0) {
             Call c = head;
             unlink(c);
-            calls.remove(c.id);
+            if (!ordered) {
+                calls.remove(c.id);
+            }
             outstanding--;
             ReplyListener listener = c.listener;
             int tag = c.tag;

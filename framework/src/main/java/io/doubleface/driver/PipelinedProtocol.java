@@ -36,6 +36,18 @@ public interface PipelinedProtocol<C extends Command<?>> {
     int initialOutputBytes();
 
     /**
+     * Whether replies come in call order on a connection (RESP), rather than naming their call by an
+     * id that may come back in any order (the KV protocol, OP_MSG). In order, the connection keeps no
+     * id map: a reply answers the oldest outstanding call ({@link PipelinedConnection#nextReplyId}
+     * gives its id), and one to an older id is a late reply to a call that timed out.
+     *
+     * @return {@code false} by default
+     */
+    default boolean repliesInOrder() {
+        return false;
+    }
+
+    /**
      * Checks a command before anything is queued for it.
      *
      * @param command the command to send

@@ -58,6 +58,11 @@ enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
     }
 
     @Override
+    public boolean repliesInOrder() {
+        return true;
+    }
+
+    @Override
     public String refuse(RedisCommand<?> command) {
         return null;
     }
