@@ -28,7 +28,7 @@ final class RespReplyDecoder extends ByteToMessageDecoder {
     static final int MAX_DEPTH = 32;
 
     /** Received bytes copied to the heap to be framed and decoded there, at most: {@value}. */
-    static final int COPY_LIMIT = 64 * 1024;
+    static final int COPY_LIMIT = 16 * 1024;
 
     /** {@link #frameEnd}: more bytes are needed. */
     static final int INCOMPLETE = -1;
@@ -49,7 +49,8 @@ final class RespReplyDecoder extends ByteToMessageDecoder {
         // 5 in the issue 18 profile). So the received bytes are copied to the heap once per read and
         // framed and decoded there.
         // Only up to COPY_LIMIT readable bytes: a large reply arriving in many reads would otherwise be
-        // copied again on each (its framing reads a few header bytes, its bulk body is sliced).
+        // copied again on each, and a large value is better sliced than copied once more (its framing
+        // reads a few header bytes; measured: copying reads of up to 64 KiB cost 10% at 5 x 20 kB).
         ByteBuf heap = in.hasArray() || in.readableBytes() > COPY_LIMIT ? in.retain()
                 : Unpooled.wrappedBuffer(ByteBufUtil.getBytes(in));
         int base = in.readerIndex() - heap.readerIndex(); // index in 'in' = index in 'heap' + base

@@ -6,6 +6,7 @@ import static io.doubleface.redis.TestData.PROBES;
 import static io.doubleface.redis.TestData.canon;
 import static io.doubleface.redis.TestData.str;
 import static io.doubleface.redis.TestData.value;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -328,6 +329,34 @@ class RedisDriverTest {
             }
         } finally {
             own.resume(1);
+        }
+    }
+
+    @Test
+    void theNativeClientReadsRepliesLargerThanItsHeapCopyLimit() throws Exception {
+        // replies over RespReplyDecoder.COPY_LIMIT are framed on the received (direct) buffer itself,
+        // also when they arrive over many reads; small ones pipelined behind them still answer
+        RedisDriver driver = closeLater(RedisDriver.open(servers.uri() + "?connection=native", SETTINGS));
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
+        byte[] big = new byte[5 * RespReplyDecoder.COPY_LIMIT + 17];
+        new java.util.Random(7).nextBytes(big);
+        byte[] key = "native:big".getBytes(StandardCharsets.UTF_8);
+        Outcomes set = new Outcomes(loop, 1);
+        onLoop(client, c -> c.send(2, B.set(key, big), set, 0));
+        set.await();
+        assertEquals("OK", set.value(0));
+        Outcomes out = new Outcomes(loop, 6);
+        onLoop(client, c -> {
+            for (int i = 0; i < 3; i++) {
+                c.send(2, B.get(key), out, 2 * i);
+                c.send(2, get(i), out, 2 * i + 1);
+            }
+        });
+        out.await();
+        for (int i = 0; i < 3; i++) {
+            assertArrayEquals(big, (byte[]) out.value(2 * i), "large reply " + i);
+            assertEquals(str(value(2, i)), TestData.canon(out.value(2 * i + 1)), "small reply " + i);
         }
     }
 
