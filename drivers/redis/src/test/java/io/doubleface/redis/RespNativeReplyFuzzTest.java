@@ -21,11 +21,7 @@ import java.util.List;
  */
 class RespNativeReplyFuzzTest {
 
-    private static final Redis<byte[], byte[]> R = Redis.bytes();
-    private static final Redis<String, String> S = Redis.utf8();
-    private static final List<RedisCommand<?>> COMMANDS = List.of(
-            R.get("k".getBytes()), S.set("k", "v"), S.incr("k"), S.hgetall("h"), S.smembers("s"),
-            S.zrangeWithScores("z", 0, -1), S.lrange("l", 0, -1), S.hget("h", "f"));
+    private static final List<RedisCommand<?>> COMMANDS = RespReplyFuzzTest.COMMANDS;
 
     @FuzzTest(maxDuration = "60s")
     void anyReplyIsFramedAndDecodedOrRefusedCleanly(byte[] input) {

@@ -24,7 +24,8 @@ class RespReplyFuzzTest {
 
     private static final Redis<byte[], byte[]> R = Redis.bytes();
     private static final Redis<String, String> S = Redis.utf8();
-    private static final List<RedisCommand<?>> COMMANDS = List.of(
+    /** One command of each output kind the typed helpers build (also RespNativeReplyFuzzTest's). */
+    static final List<RedisCommand<?>> COMMANDS = List.of(
             R.get("k".getBytes()), S.set("k", "v"), S.incr("k"), S.hgetall("h"), S.smembers("s"),
             S.zrangeWithScores("z", 0, -1), S.lrange("l", 0, -1), S.hget("h", "f"));
 

@@ -31,7 +31,13 @@ final class QueryScan {
      * given more than once.
      */
     static String find(String raw, String name) {
+        return scan(raw, name, false);
+    }
+
+    /** {@link #find}, or with {@code count} the number of times {@code name} is given, as a string. */
+    private static String scan(String raw, String name, boolean count) {
         String found = null;
+        int times = 0;
         int n = raw.length();
         int len = name.length();
         for (int i = 0; i <= n; ) {
@@ -45,7 +51,8 @@ final class QueryScan {
                 boolean hasEq = eq >= 0 && eq < amp;
                 int nameEnd = hasEq ? eq : amp;
                 if (nameEnd - s == len && raw.regionMatches(s, name, 0, len)) {
-                    if (found != null) {
+                    times++;
+                    if (!count && found != null) {
                         return REPEATED;
                     }
                     found = hasEq ? raw.substring(eq + 1, amp) : "";
@@ -53,7 +60,7 @@ final class QueryScan {
             }
             i = amp + 1;
         }
-        return found;
+        return count ? Integer.toString(times) : found;
     }
 
     /** Where the name of the segment {@code [i, amp)} starts: past any leading {@code =}, as Netty's decoder reads it. */
@@ -66,24 +73,6 @@ final class QueryScan {
 
     /** How many times {@code name} is given in the {@link #plain} query {@code raw}. */
     static int count(String raw, String name) {
-        int c = 0;
-        int n = raw.length();
-        int len = name.length();
-        for (int i = 0; i <= n; ) {
-            int amp = raw.indexOf('&', i);
-            if (amp < 0) {
-                amp = n;
-            }
-            int s = start(raw, i, amp);
-            if (amp > s) {
-                int eq = raw.indexOf('=', s);
-                int nameEnd = eq >= 0 && eq < amp ? eq : amp;
-                if (nameEnd - s == len && raw.regionMatches(s, name, 0, len)) {
-                    c++;
-                }
-            }
-            i = amp + 1;
-        }
-        return c;
+        return Integer.parseInt(scan(raw, name, true));
     }
 }
