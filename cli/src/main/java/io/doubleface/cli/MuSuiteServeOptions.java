@@ -14,7 +14,8 @@ final class MuSuiteServeOptions extends MidTierServeOptions {
 
     @Option(names = "--leaves", paramLabel = "URI", required = true,
             description = "The service's gRPC leaves, grpc://HOST:FIRST-LAST or grpc://HOST:PORT,HOST:PORT,... "
-                    + "(as printed by doubleface leaf <service>); leaf i serves shard i.")
+                    + "(as printed by doubleface leaf <service>); leaf i serves shard i. Router also takes "
+                    + "redis://HOST:FIRST-LAST (leaf router --store redis).")
     String leaves;
 
     /**

@@ -1,8 +1,10 @@
 package io.doubleface.cli;
 
+import io.doubleface.redis.RedisDriver;
 import io.doubleface.services.router.RouterKeys;
 import io.doubleface.services.router.RouterService;
 import io.doubleface.services.router.v1.RouterGrpc;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,12 +20,15 @@ import picocli.CommandLine.Option;
         description = {
             "Hashes each key (XXH64, then jump consistent hash) to a group of --replicas leaves. A get reads one "
                 + "replica (round robin) and fails over to the next; a set writes every replica and succeeds when a "
-                + "majority stored it. See docs/services.md.",
+                + "majority stored it. --leaves redis://... uses redis-server replicas instead of gRPC leaves "
+                + "(doubleface leaf router --store redis): GET and SET. See docs/services.md.",
             ""},
         footer = {"", "Example:", "  doubleface leaf router --leaves 12 --base-port 7701",
             "  doubleface serve router --leaves grpc://127.0.0.1:7701-7712 --grpc-port 8081",
             "  curl 'http://127.0.0.1:8080/router/set?key=user:1&value=hello'",
-            "  curl 'http://127.0.0.1:8080/router/get?key=user:1'"})
+            "  curl 'http://127.0.0.1:8080/router/get?key=user:1'",
+            "  doubleface leaf router --store redis --leaves 12 --base-port 7701",
+            "  doubleface serve router --leaves redis://127.0.0.1:7701-7712"})
 final class ServeRouterCommand implements Callable<Integer> {
 
     private final CliEnv env;
@@ -40,10 +45,23 @@ final class ServeRouterCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        String sample = RouterService.GET_PATH + "?key=key:42";
+        String methods = RouterGrpc.getGetMethod().getFullMethodName() + ", "
+                + RouterGrpc.getSetMethod().getFullMethodName();
+        if (serve.leaves.startsWith("redis://")) {
+            return serve.serve(env, "router", (b, grpc) -> {
+                RedisDriver redis = RedisDriver.of(serve.leaves, serve.driverSettings());
+                RouterKeys layout = RouterService.installOnRedis(b, redis, replicas, grpc);
+                return List.of("  leaves   " + serve.leaves + " (" + redis.shardCount() + " redis servers)",
+                        "  data     " + describe(layout));
+            }, "curl '{base}" + sample + "'", methods);
+        }
         return serve.run(env, "router", (b, leaves, grpc) -> {
-            RouterKeys layout = RouterService.install(b, leaves, replicas, grpc);
-            return layout.groups() + " groups of " + layout.replicas() + " replicas (XXH64 + jump hash)";
-        }, RouterService.GET_PATH + "?key=key:42",
-                RouterGrpc.getGetMethod().getFullMethodName() + ", " + RouterGrpc.getSetMethod().getFullMethodName());
+            return describe(RouterService.install(b, leaves, replicas, grpc));
+        }, sample, methods);
+    }
+
+    private static String describe(RouterKeys layout) {
+        return layout.groups() + " groups of " + layout.replicas() + " replicas (XXH64 + jump hash)";
     }
 }

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Test;
 /** {@code leaf <μSuite service>} and {@code serve <μSuite service>} started in-process on free ports. */
 class MuSuiteCommandsTest {
 
-    private static final Pattern LISTENING = Pattern.compile("listening on (\\S+) \\(\\d+ leaves\\)");
+    private static final Pattern LISTENING =
+            Pattern.compile("listening on (\\S+) \\(\\d+ (leaves|redis-server processes)\\)");
 
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
@@ -45,7 +46,7 @@ class MuSuiteCommandsTest {
         while (System.nanoTime() < end) {
             Matcher m = LISTENING.matcher(leaf.out());
             if (m.find()) {
-                return "grpc://" + m.group(1);
+                return (m.group(2).equals("leaves") ? "grpc://" : "redis://") + m.group(1);
             }
             if (exit.isDone()) {
                 throw new AssertionError("leaf command ended: " + exit.get() + "\n" + leaf.err());
@@ -124,6 +125,23 @@ class MuSuiteCommandsTest {
                         200));
                 assertEquals(ref.get("user:1").toJson(), get(server, "/router/get?key=user:1", 200));
                 assertTrue(get(server, "/router/get", 400).contains("key: missing"));
+            });
+    }
+
+    @Test
+    void routerOverRedisReplicasSetsAndGetsAsOverGrpcLeaves() throws Exception {
+        withLeavesAndMidTier(new String[] {"leaf", "router", "--store", "redis", "--leaves", "6", "--replicas", "3",
+            "--keys", "50", "--value-size", "8", "--seed", "3"}, new String[] {"serve", "router"},
+            (server, mid, leaf) -> {
+                assertTrue(leaf.out().contains("(6 redis-server processes): 2 groups of 3 replicas"), leaf.out());
+                assertTrue(mid.out().contains("(6 redis servers)"), mid.out());
+                RouterReference ref = new RouterReference(new RouterData(3, 50, 8), new RouterKeys(6, 3));
+                for (int n = 0; n < 50; n += 7) {
+                    assertEquals(ref.get("key:" + n).toJson(), get(server, "/router/get?key=key:" + n, 200));
+                }
+                assertEquals(ref.set("user:1", "hello").toJson(), get(server, "/router/set?key=user:1&value=hello",
+                        200));
+                assertEquals(ref.get("user:1").toJson(), get(server, "/router/get?key=user:1", 200));
             });
     }
 

@@ -201,9 +201,8 @@ final class RedisBlockingClient implements BlockingClient<Command<?>> {
             return;
         }
         closed = true;
-        for (StatefulRedisConnection<byte[], byte[]> c : open) {
-            c.closeAsync();
-        }
+        // the client's shutdown closes every connection it opened: closing them here too made Lettuce
+        // log "Connection is already closed" once per connection
         open.clear();
         for (ConcurrentLinkedDeque<StatefulRedisConnection<byte[], byte[]>> d : idle) {
             d.clear();

@@ -9,6 +9,9 @@ import io.doubleface.api.ReplyHandler;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.grpc.GrpcCall;
 import io.doubleface.grpc.GrpcDriver;
+import io.doubleface.redis.Redis;
+import io.doubleface.redis.RedisCommand;
+import io.doubleface.redis.RedisDriver;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.services.musuite.Answered;
 import io.doubleface.services.router.v1.LeafGetReply;
@@ -37,6 +40,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code missing_replicas}; fewer is a {@code 503}. There is no read repair: a replica that missed a
  * set answers the old value until the key is set again.
  *
+ * <p><b>Stores.</b> The replicas are gRPC Router leaves ({@link RouterLeaf}, {@code doubleface leaf router})
+ * or Redis servers ({@link #installOnRedis}, {@code doubleface leaf router --store redis}: each
+ * replica a {@code redis-server}, a get one {@code GET}, a set one {@code SET}); routing, failover
+ * and the majority rule are the same over both.
+ *
  * <p>Thread-safe: the only shared state is the round-robin counter (an {@link AtomicInteger}).
  */
 public final class RouterService {
@@ -63,10 +71,31 @@ public final class RouterService {
      */
     public static RouterKeys install(FanoutServer.Builder builder, ShardDriver<GrpcCall<?, ?>> leaves, int replicas,
             boolean grpc) {
-        RouterKeys layout = new RouterKeys(leaves.shardCount(), replicas);
-        Backend<GrpcCall<?, ?>> backend = builder.backend(BACKEND, leaves);
-        Get get = new Get(backend, layout);
-        Set set = new Set(backend, layout);
+        return install(builder, new LeafStore(builder.backend(BACKEND, leaves)), leaves.shardCount(), replicas, grpc);
+    }
+
+    /**
+     * As {@link #install(FanoutServer.Builder, ShardDriver, int, boolean)} with Redis servers as the
+     * replicas: a get is {@code GET key} on one replica, a set {@code SET key value} on every replica of
+     * the group. The servers are laid out as the leaves would be ({@code groups × replicas}, replica
+     * {@code r} of group {@code g} is shard {@code g × replicas + r}); {@link RouterLoader} fills them.
+     *
+     * @param builder the server being built
+     * @param redis the Redis servers' driver (closed by the server)
+     * @param replicas replicas per group
+     * @param grpc whether to add the gRPC methods
+     * @return the key layout
+     */
+    public static RouterKeys installOnRedis(FanoutServer.Builder builder, ShardDriver<RedisCommand<?>> redis,
+            int replicas, boolean grpc) {
+        return install(builder, new RedisStore(builder.backend(BACKEND, redis)), redis.shardCount(), replicas, grpc);
+    }
+
+    private static RouterKeys install(FanoutServer.Builder builder, Store store, int shards, int replicas,
+            boolean grpc) {
+        RouterKeys layout = new RouterKeys(shards, replicas);
+        Get get = new Get(store, layout);
+        Set set = new Set(store, layout);
         builder.get(GET_PATH, get, new RouterBindings.GetHttp());
         builder.get(SET_PATH, set, new RouterBindings.SetHttp());
         if (grpc) {
@@ -77,16 +106,81 @@ public final class RouterService {
     }
 
     /**
-     * As {@link #install(FanoutServer.Builder, ShardDriver, int, boolean)} over the leaves of a URI.
+     * As {@link #install(FanoutServer.Builder, ShardDriver, int, boolean)} over the replicas of a URI:
+     * {@code grpc://} Router leaves, or {@code redis://} servers ({@link #installOnRedis}).
      *
      * @param builder the server being built
-     * @param leavesUri e.g. {@code grpc://127.0.0.1:7701-7712}
+     * @param leavesUri e.g. {@code grpc://127.0.0.1:7701-7712} or {@code redis://127.0.0.1:7701-7712}
      * @param replicas replicas per group
      * @param grpc whether to add the gRPC methods
      * @return the key layout
+     * @throws IllegalArgumentException if the URI is malformed or of another scheme
      */
     public static RouterKeys install(FanoutServer.Builder builder, String leavesUri, int replicas, boolean grpc) {
+        if (leavesUri.startsWith("redis://")) {
+            return installOnRedis(builder, RedisDriver.of(leavesUri), replicas, grpc);
+        }
+        if (!leavesUri.startsWith("grpc://")) {
+            throw new IllegalArgumentException("leaves: " + leavesUri
+                    + " (expected: grpc://HOST:PORT… for Router leaves or redis://HOST:PORT… for Redis replicas)");
+        }
         return install(builder, GrpcDriver.of(leavesUri), replicas, grpc);
+    }
+
+    /** How a get and a set reach one replica. */
+    private interface Store {
+        /** Plans the get of {@code q} on replica {@code leaf}. */
+        void get(FanoutPlan<GetQuery, RouterResult.Got> plan, int leaf, GetQuery q);
+
+        /** Plans the set of {@code q} on each replica of {@code leaves}. */
+        void set(FanoutPlan<SetQuery, Boolean> plan, int[] leaves, SetQuery q);
+    }
+
+    /** Router leaves over gRPC. */
+    private record LeafStore(Backend<GrpcCall<?, ?>> leaves) implements Store {
+        /** Per reply: the leaf's reply as the answer. */
+        private static final ReplyHandler<GetQuery, LeafGetReply, RouterResult.Got> GOT =
+                (q, call, r) -> new RouterResult.Got(q.key, r.getFound(), r.getValue());
+        /** Per reply: an acknowledgement. */
+        private static final ReplyHandler<SetQuery, LeafSetReply, Boolean> ACK = (q, call, r) -> Boolean.TRUE;
+
+        @Override
+        public void get(FanoutPlan<GetQuery, RouterResult.Got> plan, int leaf, GetQuery q) {
+            plan.call(leaves, leaf, GrpcCall.of(RouterLeafGrpc.getGetMethod(),
+                    LeafGetRequest.newBuilder().setKey(q.key).build()), GOT);
+        }
+
+        @Override
+        public void set(FanoutPlan<SetQuery, Boolean> plan, int[] replicas, SetQuery q) {
+            GrpcCall<LeafSetRequest, LeafSetReply> call = GrpcCall.of(RouterLeafGrpc.getSetMethod(),
+                    LeafSetRequest.newBuilder().setKey(q.key()).setValue(q.value()).build());
+            for (int leaf : replicas) {
+                plan.call(leaves, leaf, call, ACK);
+            }
+        }
+    }
+
+    /** Redis servers: {@code GET} and {@code SET} of UTF-8 strings. */
+    private record RedisStore(Backend<RedisCommand<?>> servers) implements Store {
+        private static final Redis<String, String> REDIS = Redis.utf8();
+        /** Per reply: the value ({@code null}: not found) as the answer. */
+        private static final ReplyHandler<GetQuery, String, RouterResult.Got> GOT =
+                (q, call, v) -> new RouterResult.Got(q.key, v != null, v == null ? "" : v);
+        /** Per reply: {@code OK}, an acknowledgement (any other reply fails the call as a shard error). */
+        private static final ReplyHandler<SetQuery, String, Boolean> ACK = (q, call, r) -> Boolean.TRUE;
+
+        @Override
+        public void get(FanoutPlan<GetQuery, RouterResult.Got> plan, int leaf, GetQuery q) {
+            plan.call(servers, leaf, REDIS.get(q.key), GOT);
+        }
+
+        @Override
+        public void set(FanoutPlan<SetQuery, Boolean> plan, int[] replicas, SetQuery q) {
+            RedisCommand<String> set = REDIS.set(q.key(), q.value());
+            for (int leaf : replicas) {
+                plan.call(servers, leaf, set, ACK);
+            }
+        }
     }
 
     /** A decoded get: the key, and (set by plan and merge) its group, first replica and attempts so far. */
@@ -121,17 +215,13 @@ public final class RouterService {
 
     /** Gets: one replica per round, the next one after a failure. */
     static final class Get implements FanoutService<GetQuery, RouterResult.Got, RouterResult.Got> {
-        /** Per reply: the leaf's reply as the answer. */
-        private static final ReplyHandler<GetQuery, LeafGetReply, RouterResult.Got> GOT =
-                (q, call, r) -> new RouterResult.Got(q.key, r.getFound(), r.getValue());
-
-        private final Backend<GrpcCall<?, ?>> leaves;
+        private final Store store;
         private final RouterKeys layout;
         /** Spreads the gets of a group over its replicas; contended only by gets, one increment each. */
         private final AtomicInteger next = new AtomicInteger();
 
-        Get(Backend<GrpcCall<?, ?>> leaves, RouterKeys layout) {
-            this.leaves = leaves;
+        Get(Store store, RouterKeys layout) {
+            this.store = store;
             this.layout = layout;
         }
 
@@ -148,8 +238,7 @@ public final class RouterService {
             boolean last = q.attempt == layout.replicas() - 1;
             plan.failurePolicy(last ? FailurePolicy.failFast() : FailurePolicy.bestEffort());
             int replica = (q.first + q.attempt) % layout.replicas();
-            plan.call(leaves, layout.leaf(q.group, replica), GrpcCall.of(RouterLeafGrpc.getGetMethod(),
-                    LeafGetRequest.newBuilder().setKey(q.key).build()), GOT);
+            store.get(plan, layout.leaf(q.group, replica), q);
         }
 
         @Override
@@ -166,15 +255,12 @@ public final class RouterService {
 
     /** Sets: every replica of the group, a majority needed. */
     static final class Set implements FanoutService<SetQuery, Boolean, RouterResult.Stored> {
-        /** Per reply: an acknowledgement. */
-        private static final ReplyHandler<SetQuery, LeafSetReply, Boolean> ACK = (q, call, r) -> Boolean.TRUE;
-
-        private final Backend<GrpcCall<?, ?>> leaves;
+        private final Store store;
         private final RouterKeys layout;
         private final FailurePolicy majority;
 
-        Set(Backend<GrpcCall<?, ?>> leaves, RouterKeys layout) {
-            this.leaves = leaves;
+        Set(Store store, RouterKeys layout) {
+            this.store = store;
             this.layout = layout;
             this.majority = FailurePolicy.quorum(layout.replicas() / 2 + 1);
         }
@@ -183,11 +269,11 @@ public final class RouterService {
         public void plan(SetQuery q, FanoutPlan<SetQuery, Boolean> plan) {
             plan.failurePolicy(majority);
             int group = layout.group(q.key());
-            GrpcCall<LeafSetRequest, LeafSetReply> call = GrpcCall.of(RouterLeafGrpc.getSetMethod(),
-                    LeafSetRequest.newBuilder().setKey(q.key()).setValue(q.value()).build());
-            for (int r = 0; r < layout.replicas(); r++) {
-                plan.call(leaves, layout.leaf(group, r), call, ACK);
+            int[] replicas = new int[layout.replicas()];
+            for (int r = 0; r < replicas.length; r++) {
+                replicas[r] = layout.leaf(group, r);
             }
+            store.set(plan, replicas, q);
         }
 
         @Override
