@@ -13,6 +13,9 @@ package io.doubleface.api;
  *       successful replies fails the request ({@code 503}, or {@code 504} at the deadline).
  * </ul>
  *
+ * <p>A round of no calls (a plan that found nothing to ask) is merged at once under every policy,
+ * a quorum included: no call failed.
+ *
  * <p>Set per request with {@link FanoutPlan#failurePolicy} (it stays for later rounds until set
  * again); a single call can be made optional with {@link FanoutPlan#optional}. Under best effort,
  * set the driver's call timeout below the request deadline if the answer should not wait for the

@@ -102,6 +102,57 @@ public interface HttpRequestView {
         return v;
     }
 
+    /**
+     * Query parameter {@code name} as an {@code int} in {@code [min, max]}, or {@code dflt} if absent:
+     * {@link #queryLong} for the common case.
+     *
+     * @param name the parameter's name
+     * @param dflt the value if the parameter is absent (returned as is, not checked against the range)
+     * @param min the smallest value accepted
+     * @param max the largest value accepted
+     * @return the parameter's value, or {@code dflt}
+     * @throws BadRequestException if it is not a number in range, or given more than once
+     */
+    default int queryInt(String name, int dflt, int min, int max) throws BadRequestException {
+        return (int) queryLong(name, dflt, min, max);
+    }
+
+    /**
+     * Query parameter {@code name} as a list: its single value split at {@code separator}, e.g.
+     * {@code ?terms=3,17,42} with {@code ','}. Empty items are refused.
+     *
+     * @param name the parameter's name
+     * @param separator the character between items
+     * @param maxItems the most items accepted
+     * @return the items in order, or {@code null} if the parameter is absent
+     * @throws BadRequestException if it is given more than once, has an empty item or more than
+     *     {@code maxItems} items
+     */
+    default List<String> queryList(String name, char separator, int maxItems) throws BadRequestException {
+        String s = queryParam(name);
+        if (s == null) {
+            return null;
+        }
+        List<String> items = new java.util.ArrayList<>();
+        int from = 0;
+        while (true) {
+            int to = s.indexOf(separator, from);
+            String item = to < 0 ? s.substring(from) : s.substring(from, to);
+            if (item.isEmpty()) {
+                throw new BadRequestException(name + ": empty item in '" + abbreviate(s) + "' (expected: items "
+                        + "separated by '" + separator + "')");
+            }
+            if (items.size() == maxItems) {
+                throw new BadRequestException(name + ": more than " + maxItems + " items");
+            }
+            items.add(item);
+            if (to < 0) {
+                return items;
+            }
+            from = to + 1;
+        }
+    }
+
     /** {@return the request headers} */
     HttpHeaders headers();
 

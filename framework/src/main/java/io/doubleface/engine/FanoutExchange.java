@@ -7,6 +7,7 @@ import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.Replies;
 import io.doubleface.api.ReplyHandler;
+import io.doubleface.api.RequestFailedException;
 import io.doubleface.driver.ShardException;
 import io.doubleface.model.ThreadingModel;
 import io.doubleface.sched.ReplyOwner;
@@ -316,7 +317,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         try {
             service.plan(request, this);
         } catch (RuntimeException e) {
-            finish(Outcome.INTERNAL_ERROR, "plan failed: " + e);
+            failBy(e, "plan failed: ");
             return false;
         } finally {
             target = null;
@@ -384,7 +385,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             r.processed[call] = ((ReplyHandler) r.handler(call)).onReply(request, call, reply);
             STATUS.setRelease(r.status, call, OK);
         } catch (RuntimeException e) {
-            finish(Outcome.INTERNAL_ERROR, "onReply failed for call " + call + ": " + e);
+            failBy(e, "onReply failed for call " + call + ": ");
             return false;
         } finally {
             ReferenceCountUtil.release(reply);
@@ -472,6 +473,18 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     /**
+     * Fails the request for an exception of the service's code: the status and reason a
+     * {@link RequestFailedException} chose, else {@code 500} with {@code context} and the exception.
+     */
+    private void failBy(RuntimeException e, String context) {
+        if (e instanceof RequestFailedException f) {
+            finish(f.isTimeout() ? Outcome.TIMEOUT : Outcome.UNAVAILABLE, f.getMessage());
+        } else {
+            finish(Outcome.INTERNAL_ERROR, context + e);
+        }
+    }
+
+    /**
      * Merges the current round: answers, fails, or opens the next round the merge planned.
      *
      * @param send whether to hand an opened next round to the model; if not, the caller sends it
@@ -488,7 +501,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
         r.failed = failed;
         int min = policy.minReplies();
-        if (r.calls - failed < min) {
+        if (r.calls > 0 && r.calls - failed < min) { // a round of no calls is merged under every policy
             finish(atDeadline ? Outcome.TIMEOUT : Outcome.UNAVAILABLE, "only " + (r.calls - failed) + " of "
                     + r.calls + " shard calls answered" + (atDeadline ? " by the deadline" : "") + " (quorum: " + min
                     + ")" + firstFailure(r));
@@ -509,7 +522,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 target.clear();
                 target = null;
             }
-            finish(Outcome.INTERNAL_ERROR, "merge failed: " + e);
+            failBy(e, "merge failed: ");
             return false;
         } finally {
             merging = false;

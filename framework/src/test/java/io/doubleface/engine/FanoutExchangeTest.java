@@ -11,6 +11,7 @@ import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.Replies;
 import io.doubleface.api.ReplyHandler;
+import io.doubleface.api.RequestFailedException;
 import io.doubleface.testing.TestRead;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.LoopGroup;
@@ -320,6 +321,51 @@ class FanoutExchangeTest {
         assertEquals(List.of("OK no calls"), sink.all());
         assertEquals(List.of(0), service.replied);
         assertEquals(2, service.merges.get());
+    }
+
+    @Test
+    void aPlanOfNoCallsUnderAQuorumIsMergedAtOnceToo() {
+        Sink sink = new Sink();
+        Service service = new Service(p -> p.failurePolicy(FailurePolicy.quorum(1)));
+        FanoutExchange<String, String, String> ex = exchange(service, sink, new AtomicInteger());
+        assertFalse(ex.plan(), "answered: nothing to send");
+        assertEquals(List.of("OK q[]"), sink.all(), "no call failed, so the quorum does not fail the round");
+        assertEquals(1, service.merges.get());
+    }
+
+    @Test
+    void aRequestFailedExceptionChoosesTheStatusAndReasonFromPlanOnReplyAndMerge() {
+        Sink planned = new Sink();
+        FanoutExchange<String, String, String> ex = exchange(new Service(p -> {
+            p.call(BACKEND, 0, TestRead.readField(0, 0), (q, call, r) -> "never sent");
+            throw RequestFailedException.unavailable("no replica left for group 3");
+        }), planned, new AtomicInteger());
+        assertFalse(ex.plan());
+        assertEquals(List.of("UNAVAILABLE no replica left for group 3"), planned.all());
+
+        Sink replied = new Sink();
+        ReplyHandler<String, ByteBuf, String> late = (q, call, r) -> {
+            throw RequestFailedException.timedOut("the index is " + r.readableBytes() + " versions behind");
+        };
+        FanoutExchange<String, String, String> ex2 = exchange(new Service(p -> p.call(BACKEND, 0,
+                TestRead.readField(0, 0), late)), replied, new AtomicInteger());
+        assertTrue(ex2.plan());
+        assertFalse(ex2.processReply(0, payload(2)));
+        assertEquals(List.of("TIMEOUT the index is 2 versions behind"), replied.all());
+
+        Sink merged = new Sink();
+        Service s = new Service(p -> p.call(BACKEND, 0, TestRead.readField(0, 0), (q, call, r) -> "x")) {
+            @Override
+            public String merge(String request, Replies<String> replies, FanoutPlan<String, String> next) {
+                next.call(BACKEND, 1, TestRead.readField(1, 0), (q, call, r) -> "never sent");
+                throw RequestFailedException.unavailable("every replica failed");
+            }
+        };
+        FanoutExchange<String, String, String> ex3 = exchange(s, merged, new AtomicInteger());
+        assertTrue(ex3.plan());
+        assertTrue(ex3.processReply(0, payload(1)));
+        ex3.completeRound();
+        assertEquals(List.of("UNAVAILABLE every replica failed"), merged.all());
     }
 
     @Test

@@ -40,13 +40,13 @@ public final class HdSearchHttpBinding implements HttpBinding<HdSearchQuery, HdS
         QueryParams.requireOnly(request, "query", "vector", "k");
         String number = request.queryParam("query");
         String vector = request.queryParam("vector");
-        int k = (int) request.queryLong("k", HdSearchQuery.DEFAULT_K, 1, HdSearchQuery.MAX_K);
+        int k = request.queryInt("k", HdSearchQuery.DEFAULT_K, 1, HdSearchQuery.MAX_K);
         if ((number == null) == (vector == null)) {
             throw new BadRequestException("give exactly one of query (a query number) and vector (" + data.dims()
                     + " comma-separated numbers)");
         }
         if (number != null) {
-            int j = (int) request.queryLong("query", 0, 0, Integer.MAX_VALUE);
+            int j = request.queryInt("query", 0, 0, Integer.MAX_VALUE);
             return new HdSearchQuery(data.query(j), k, j);
         }
         String[] parts = vector.split(",", -1);

@@ -122,13 +122,12 @@ public final class HdSearchService implements FanoutService<HdSearchQuery, long[
 
     @Override
     public void plan(HdSearchQuery q, FanoutPlan<HdSearchQuery, long[]> plan) {
+        plan.failurePolicy(FailurePolicy.quorum(1));
         int[] candidates = index.candidates(q.vector());
         if (candidates.length == 0) {
-            // no call: merged at once. (Not under quorum(1): a round of no calls fails it, "0 of 0 answered".)
             q.candidates = 0;
-            return;
+            return; // no call: merged at once, with no neighbours
         }
-        plan.failurePolicy(FailurePolicy.quorum(1));
         int n = leaves.shardCount();
         List<int[]> split = split(candidates, n);
         q.candidates = 0;

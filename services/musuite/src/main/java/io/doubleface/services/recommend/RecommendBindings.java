@@ -66,7 +66,7 @@ public final class RecommendBindings {
 
         private static Integer number(HttpRequestView request, String name) throws BadRequestException {
             return request.queryParam(name) == null ? null
-                    : (int) request.queryLong(name, 0, Integer.MIN_VALUE, Integer.MAX_VALUE);
+                    : request.queryInt(name, 0, Integer.MIN_VALUE, Integer.MAX_VALUE);
         }
 
         @Override

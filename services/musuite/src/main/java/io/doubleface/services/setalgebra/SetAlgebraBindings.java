@@ -83,10 +83,10 @@ public final class SetAlgebraBindings {
         @Override
         public SetAlgebraQuery decode(HttpRequestView request) throws BadRequestException {
             QueryParams.requireOnly(request, "query", "terms", "limit");
-            int limit = (int) request.queryLong("limit", SetAlgebraQuery.DEFAULT_LIMIT, 1, SetAlgebraQuery.MAX_LIMIT);
+            int limit = request.queryInt("limit", SetAlgebraQuery.DEFAULT_LIMIT, 1, SetAlgebraQuery.MAX_LIMIT);
             String terms = request.queryParam("terms");
             Integer number = request.queryParam("query") == null ? null
-                    : (int) request.queryLong("query", 0, 0, Integer.MAX_VALUE);
+                    : request.queryInt("query", 0, 0, Integer.MAX_VALUE);
             return query(data, number, terms == null ? null : Arrays.asList(terms.split(",", -1)), limit);
         }
 
