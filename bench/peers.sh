@@ -4,6 +4,7 @@
 #   bench/peers.sh [--systems "vertx reactor helidon ceiling doubleface"] [--configs "doubleface type2a-1f1b"]
 #                  [--cells "1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"]
 #                  [--repeats 3] [--duration 15] [--warmup 10] [--out DIR]
+#                  [--open-fraction F [--open-from DIR]]
 #
 # Workload, identical in every system (bench/peers/, one shaded jar each): GET /?fanout=K&size=small|large
 # sends K Redis GETs of one random key (s:<i>, 100 B, or l:<i>, 20,000 B; i in 0..999) to shards 0..K-1 and
@@ -21,6 +22,12 @@
 # stop it. Writes into DIR (default docs/results/peers-<UTC date>): raw.csv (one row per run),
 # environment.json (JDK, kernel, CPU, pinning, versions of every peer), report.md (per cell: median
 # req/s, p50, p99 per system and its ratio to the ceiling with min-max over repeats), runs/ (logs).
+# Open loop (--open-fraction F, e.g. 0.5): after the closed-loop runs, each cell is run again at one
+# equal offered rate for every system, F x the slowest system's median capacity in that cell (from this
+# run's raw.csv, or from DIR/raw.csv of an earlier run with --open-from DIR, which skips the closed-loop
+# runs), with doubleface's own load generator (Poisson arrivals, latency from the intended send time, no
+# coordinated omission; pinned to CPU 1 like wrk): open.csv and an "Open loop" section of report.md (p50,
+# p99, p99.9 per system and the p99's ratio to the ceiling's).
 # Bounded: every wrk run has a duration, every wait a timeout; every process is killed on exit.
 # Environment: JAVA_HOME (or JAVA), JAVA_OPTS (extra JVM options for every system, default none),
 # PORT (8480), REDIS_BASE_PORT (6400).
@@ -30,7 +37,7 @@ cd "$(dirname "$SELF")/.."
 ROOT=$PWD
 SYSTEMS="vertx reactor helidon ceiling doubleface"; CONFIGS="doubleface type2a-1f1b"
 CELLS="1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"
-REPEATS=3; DURATION=15; WARMUP=10; OUT=""
+REPEATS=3; DURATION=15; WARMUP=10; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --systems) SYSTEMS=$2; shift 2;;
@@ -40,6 +47,8 @@ while [[ $# -gt 0 ]]; do
     --duration) DURATION=$2; shift 2;;
     --warmup) WARMUP=$2; shift 2;;
     --out) OUT=$2; shift 2;;
+    --open-fraction) OPEN_FRACTION=$2; shift 2;;
+    --open-from) OPEN_FROM=$2; shift 2;;
     -h|--help) sed -n '2,/^set -euo/p' "$SELF" | sed '$d; s/^# \{0,1\}//'; exit 0;;
     *) echo "peers.sh: unknown option $1 (see --help)" >&2; exit 2;;
   esac
@@ -50,6 +59,9 @@ PORT=${PORT:-8480}; REDIS_BASE_PORT=${REDIS_BASE_PORT:-6400}; SHARDS=20; KEYS=10
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "peers.sh: error: $*"; exit 1; }
 for n in "$REPEATS" "$DURATION" "$WARMUP"; do [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || die "--repeats/--duration/--warmup: '$n' (expected a positive integer)"; done
+[[ -z $OPEN_FRACTION || $OPEN_FRACTION =~ ^0?\.[0-9]+$|^1(\.0*)?$ ]] || die "--open-fraction: '$OPEN_FRACTION' (expected a fraction in (0, 1])"
+[[ -z $OPEN_FROM || -n $OPEN_FRACTION ]] || die "--open-from needs --open-fraction"
+[[ -z $OPEN_FROM || -f $OPEN_FROM/raw.csv ]] || die "--open-from: $OPEN_FROM/raw.csv not found"
 for c in $CELLS; do [[ $c =~ ^[0-9]+:(small|large):[0-9]+$ ]] || die "cell '$c' (expected FANOUT:small|large:CONNECTIONS)"; done
 install_pkg() { command -v "$1" >/dev/null 2>&1 && return 0; log "installing $2"
   { apt-get update -qq && apt-get install -y -qq "$2"; } >/dev/null 2>&1 || die "$1 not found and apt-get install $2 failed"; }
@@ -85,6 +97,11 @@ fi
 mkdir -p "$OUT/runs"
 WORK=$(mktemp -d /tmp/peers-XXXXXX)
 for m in $MODULES; do cp "$PEERS/$m/target/peer-$m.jar" "$WORK/"; done  # a rebuild during the run changes nothing
+if [[ -n $OPEN_FRACTION ]]; then
+  [[ -f cli/target/doubleface.jar ]] || ./mvnw -B -q -o package -pl cli -am -DskipTests -Dmaven.javadoc.skip -Djapicmp.skip \
+    || die "cannot build cli/target/doubleface.jar (the load generator)"
+  cp cli/target/doubleface.jar "$WORK/loadgen.jar"
+fi
 
 # --- processes, cleanup -----------------------------------------------------------------------
 SERVER_PID=""; SHARD_PIDS=()
@@ -166,23 +183,55 @@ run_one() { # repeat cell system
   log "repeat $1 cell $2 $3: $(tail -1 "$OUT/raw.csv" | cut -d, -f4-) (req/s,p50,p99,errors)"
 }
 
+open_one() { # repeat cell system rate
+  local fan size conns; IFS=: read -r fan size conns <<<"$2"
+  local tag="open-r$1-$fan-$size-${3//\//-}"
+  start "$3" "$OUT/runs/$tag.log"
+  taskset -c 1 "$JAVA" -jar "$WORK/loadgen.jar" load --target "http://127.0.0.1:$PORT" --url "/?fanout=$fan&size=$size" \
+    --rate "$4" --warmup "${WARMUP}s" --duration "${DURATION}s" --timeout 10s --seed "$1" --json --quiet \
+    > "$OUT/runs/$tag.json" 2> "$OUT/runs/$tag.err" || true
+  stop "$SERVER_PID"; SERVER_PID=""
+  python3 bench/peers_report.py openrow "$1" "$2" "$3" "$4" "$OUT/runs/$tag.json" >> "$OUT/open.csv"
+  log "open loop, repeat $1 cell $2 $3 at $4/s: $(tail -1 "$OUT/open.csv" | cut -d, -f5-) (achieved,p50,p99,p999,errors,send_lag_p99)"
+}
+
 # --- run ----------------------------------------------------------------------------------------
 for s in "${RUN_SYSTEMS[@]}"; do check "$s"; done
-python3 bench/peers_report.py header > "$OUT/raw.csv"
-n=${#RUN_SYSTEMS[@]}; total=$(( REPEATS * $(wc -w <<<"$CELLS") * n ))
-log "$total runs of ${WARMUP}+${DURATION} s (about $(( total * (WARMUP + DURATION + 3) / 60 + 1 )) min) -> $OUT"
-turn=0
-for r in $(seq "$REPEATS"); do
-  for cell in $CELLS; do
-    for ((i = 0; i < n; i++)); do run_one "$r" "$cell" "${RUN_SYSTEMS[$(( (i + turn) % n ))]}"; done
-    turn=$((turn + 1))
+n=${#RUN_SYSTEMS[@]}
+if [[ -z $OPEN_FROM ]]; then
+  python3 bench/peers_report.py header > "$OUT/raw.csv"
+  total=$(( REPEATS * $(wc -w <<<"$CELLS") * n ))
+  log "$total runs of ${WARMUP}+${DURATION} s (about $(( total * (WARMUP + DURATION + 3) / 60 + 1 )) min) -> $OUT"
+  turn=0
+  for r in $(seq "$REPEATS"); do
+    for cell in $CELLS; do
+      for ((i = 0; i < n; i++)); do run_one "$r" "$cell" "${RUN_SYSTEMS[$(( (i + turn) % n ))]}"; done
+      turn=$((turn + 1))
+    done
   done
-done
+else
+  cp "$OPEN_FROM/raw.csv" "$OUT/raw.csv"
+  log "closed-loop capacities from $OPEN_FROM/raw.csv (no closed-loop runs)"
+fi
+if [[ -n $OPEN_FRACTION ]]; then
+  python3 bench/peers_report.py openheader > "$OUT/open.csv"
+  total=$(( REPEATS * $(wc -w <<<"$CELLS") * n ))
+  log "open loop: $total runs of ${WARMUP}+${DURATION} s at $OPEN_FRACTION x the slowest system's capacity per cell"
+  turn=0
+  for r in $(seq "$REPEATS"); do
+    for cell in $CELLS; do
+      rate=$(python3 bench/peers_report.py openrate "$OUT/raw.csv" "$cell" "$OPEN_FRACTION" "${RUN_SYSTEMS[*]}") \
+        || die "no closed-loop capacity for cell $cell of every system in $OUT/raw.csv"
+      for ((i = 0; i < n; i++)); do open_one "$r" "$cell" "${RUN_SYSTEMS[$(( (i + turn) % n ))]}" "$rate"; done
+      turn=$((turn + 1))
+    done
+  done
+fi
 
 # --- environment and report ---------------------------------------------------------------------
-python3 - "$OUT" "$WORK" "$JAVA" "$REPEATS" "$DURATION" "$WARMUP" "$CELLS" "${RUN_SYSTEMS[*]}" "${JAVA_OPTS:-}" <<'PY'
+python3 - "$OUT" "$WORK" "$JAVA" "$REPEATS" "$DURATION" "$WARMUP" "$CELLS" "${RUN_SYSTEMS[*]}" "${JAVA_OPTS:-}" "$OPEN_FRACTION" "$OPEN_FROM" <<'PY'
 import json, os, platform, re, subprocess, sys
-out, work, java, repeats, duration, warmup, cells, systems, java_opts = sys.argv[1:10]
+out, work, java, repeats, duration, warmup, cells, systems, java_opts, open_fraction, open_from = sys.argv[1:12]
 def run(*c):
     p = subprocess.run(c, capture_output=True, text=True); return (p.stdout or p.stderr).strip()
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
@@ -197,7 +246,10 @@ json.dump({"script": "bench/peers.sh", "git_commit": run("git", "rev-parse", "HE
            "pinning": {"server": "cpu 0, 1 I/O thread", "redis_shards": "cpu 1", "wrk": "cpu 1 (with the shards)"},
            "systems": systems.split(), "peer_versions_pom": versions, "peer_ready_lines": ready,
            "cells": cells.split(), "repeats": int(repeats), "duration_s": int(duration), "warmup_s": int(warmup),
-           "shards": 20, "keys": 1000, "value_bytes": {"small": 100, "large": 20000}},
+           "shards": 20, "keys": 1000, "value_bytes": {"small": 100, "large": 20000},
+           "open_loop": {"fraction": float(open_fraction), "capacities_from": open_from or out,
+                         "generator": "doubleface load (Poisson, latency from the intended send time), CPU 1"}
+                        if open_fraction else None},
           open(os.path.join(out, "environment.json"), "w"), indent=2)
 PY
 python3 bench/peers_report.py report "$OUT"

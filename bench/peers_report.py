@@ -5,7 +5,10 @@
   peers_report.py check BODY FANOUT SIZE KEY        exit 1 unless BODY is the expected answer
   peers_report.py row REPEAT CELL SYSTEM WRK_OUT    one raw.csv row from a wrk --latency output
   peers_report.py header                            the raw.csv header line
-  peers_report.py report DIR                        DIR/raw.csv + DIR/environment.json -> DIR/report.md
+  peers_report.py openheader                        the open.csv header line
+  peers_report.py openrate RAW_CSV CELL F SYSTEMS   F x the slowest of SYSTEMS' median req/s in CELL (an int)
+  peers_report.py openrow REPEAT CELL SYSTEM RATE JSON  one open.csv row from a `doubleface load --json` output
+  peers_report.py report DIR                        DIR/raw.csv (+ open.csv) + DIR/environment.json -> DIR/report.md
 
 The dataset must match bench/peers/common/src/main/java/peers/Workload.java: key s:<i> holds SMALL
 bytes and l:<i> holds LARGE bytes, byte p of key i being 'a' + (7 i + p) mod 26.
@@ -21,6 +24,7 @@ from models_wrk import parse_wrk  # noqa: E402
 
 SMALL, LARGE = 100, 20_000
 HEADER = "repeat,cell,system,requests_per_s,p50_ms,p99_ms,errors"
+OPEN_HEADER = "repeat,cell,system,offered_rps,achieved_rps,p50_ms,p99_ms,p999_ms,errors,send_lag_p99_ms"
 
 
 def value(key, length):
@@ -56,6 +60,68 @@ def row(repeat, cell, system, wrk_out):
     print(f"{repeat},{cell},{system},{r['rps']:.0f},{r['p50_ms']:.3f},{r['p99_ms']:.3f},{errors}")
 
 
+def open_rate(raw_csv, cell, fraction, systems):
+    rows = [r for r in csv.DictReader(open(raw_csv)) if r["cell"] == cell]
+    medians = []
+    for s in systems.split():
+        mine = [float(r["requests_per_s"]) for r in rows if r["system"] == s]
+        if not mine:
+            sys.exit(f"no closed-loop run of {s} in cell {cell}")
+        medians.append(statistics.median(mine))
+    print(max(1, int(float(fraction) * min(medians))))
+
+
+def open_row(repeat, cell, system, rate, json_path):
+    def fmt(v, spec):
+        return "" if v is None else format(v, spec)
+    try:
+        r = json.load(open(json_path))
+    except (OSError, ValueError):
+        r = {}
+    print(f"{repeat},{cell},{system},{rate},{fmt(r.get('achieved_rate'), '.0f')},{fmt(r.get('p50_ms'), '.3f')},"
+          f"{fmt(r.get('p99_ms'), '.3f')},{fmt(r.get('p999_ms'), '.3f')},{r.get('errors', 'no result')},"
+          f"{fmt(r.get('send_lag_p99_ms'), '.3f')}")
+
+
+def open_section(out, env):
+    path = os.path.join(out, "open.csv")
+    if not os.path.exists(path):
+        return []
+    rows = list(csv.DictReader(open(path)))
+    cells = list(dict.fromkeys(r["cell"] for r in rows))
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    ol = env.get("open_loop") or {}
+    lines = ["## Open loop: every system at one offered rate per cell", "",
+             f"Offered rate = {ol.get('fraction')} x the slowest system's median closed-loop capacity in the cell "
+             f"(capacities from {ol.get('capacities_from')}); {ol.get('generator')}. Percentiles in ms, medians "
+             "over repeats; the p99 ratio pairs a run with the ceiling's run of the same repeat.", ""]
+    for cell in cells:
+        fanout, size, _ = cell.split(":")
+        mine_cell = [r for r in rows if r["cell"] == cell]
+        lines += [f"### fanout {fanout}, {size}, {mine_cell[0]['offered_rps']} req/s offered", "",
+                  "| system | achieved req/s | p50 | p99 | p99.9 | p99 / ceiling's (median, min–max) | errors | "
+                  "generator send lag p99 |", "|---|---|---|---|---|---|---|---|"]
+        for s in systems:
+            mine = [r for r in mine_cell if r["system"] == s and r["p99_ms"]]
+            if not mine:
+                continue
+            med = lambda k: statistics.median(float(r[k]) for r in mine if r[k])  # noqa: E731
+            ratios = []
+            for r in mine:
+                c = next((x for x in mine_cell if x["system"] == "ceiling" and x["repeat"] == r["repeat"]
+                          and x["p99_ms"]), None)
+                if c and float(c["p99_ms"]) > 0:
+                    ratios.append(float(r["p99_ms"]) / float(c["p99_ms"]))
+            ratio = f"{statistics.median(ratios):.2f} ({min(ratios):.2f}–{max(ratios):.2f})" if ratios else "n/a"
+            errors = sum(int(r["errors"]) for r in mine if r["errors"].isdigit())
+            lag = med("send_lag_p99_ms") if any(r["send_lag_p99_ms"] for r in mine) else float("nan")
+            name = f"**{s}**" if s == "ceiling" else s
+            lines.append(f"| {name} | {med('achieved_rps'):,.0f} | {med('p50_ms'):.2f} | {med('p99_ms'):.2f} | "
+                         f"{med('p999_ms'):.2f} | {ratio} | {errors} | {lag:.2f} |")
+        lines.append("")
+    return lines
+
+
 def report(out):
     rows = list(csv.DictReader(open(os.path.join(out, "raw.csv"))))
     env = json.load(open(os.path.join(out, "environment.json")))
@@ -67,6 +133,10 @@ def report(out):
             systems.append(r["system"])
     runs = {(r["cell"], r["system"], r["repeat"]): r for r in rows}
     lines = ["# The peers and the hand-written ceiling beside doubleface (bench/peers.sh)", ""]
+    ol = env.get("open_loop") or {}
+    if ol and ol.get("capacities_from") != out:
+        lines += [f"**The closed-loop tables below are copied from {ol['capacities_from']} (not re-run here)**; "
+                  "only the open-loop section at the end was measured in this run.", ""]
     for cell in cells:
         fanout, size, conns = cell.split(":")
         lines += [f"## fanout {fanout}, {size} ({SMALL if size == 'small' else LARGE} B values), {conns} connections", "",
@@ -96,6 +166,7 @@ def report(out):
               "queueing at saturation, not the latency at a given load.", "",
               f"Environment: {out}/environment.json (git {env['git_commit'][:10]}{' dirty' if env.get('dirty') else ''}, "
               f"{env['java']}, {env['cpu_model']}, kernel {env['kernel']}).", ""]
+    lines += open_section(out, env)
     text = "\n".join(lines)
     open(os.path.join(out, "report.md"), "w").write(text)
     print(text)
@@ -111,6 +182,12 @@ def main():
         row(*args)
     elif cmd == "header":
         print(HEADER)
+    elif cmd == "openheader":
+        print(OPEN_HEADER)
+    elif cmd == "openrate":
+        open_rate(*args)
+    elif cmd == "openrow":
+        open_row(*args)
     elif cmd == "report":
         report(*args)
     else:
