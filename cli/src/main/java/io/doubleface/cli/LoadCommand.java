@@ -4,6 +4,7 @@ import io.doubleface.loadgen.LoadException;
 import io.doubleface.loadgen.LoadGenerator;
 import io.doubleface.loadgen.LoadResult;
 import io.doubleface.loadgen.RequestMix;
+import io.doubleface.loadgen.Arrivals;
 import io.doubleface.loadgen.Schedule;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.Threads;
@@ -31,7 +32,7 @@ import picocli.CommandLine.Spec;
         showDefaultValues = true,
         header = "Drives an HTTP or gRPC target: open loop (Poisson) for latency, closed loop for capacity.",
         description = {
-            "Open loop (--rate or --schedule): requests arrive as a Poisson process; latency is measured from each "
+            "Open loop (--rate or --schedule): requests arrive as a Poisson process (or --arrivals); latency is measured from each "
                 + "request's intended send time, so a stalled server shows in the percentiles. Closed loop (--users): "
                 + "N connections, each sending its next request when the previous one is answered. Latency is "
                 + "recorded in HdrHistogram per 1 s interval; a percentile p needs at least 100/(1-p) samples, else "
@@ -43,6 +44,7 @@ import picocli.CommandLine.Spec;
             "  doubleface load --target http://127.0.0.1:8080 --rate 2000 --url '/query?fanout=1&size=small&key={key}'",
             "  doubleface load --rate 1000 --mix '50:/query?fanout=5&size=small&key={key},50:/query?fanout=3&size=small&key={key}'",
             "  doubleface load --schedule flash:100@30s,8000@1s,100@30s --url /query?key={key} --json",
+            "  doubleface load --rate 2000 --arrivals h2:4 --url '/query?fanout=5&size=small&key={key}'",
             "  doubleface load --users 32 --duration 20s --url /query?key={key}",
             "  doubleface load --target grpc://127.0.0.1:8081 --rate 2000 --url '/query?fanout=5&size=small&key={key}'",
             ""})
@@ -80,6 +82,11 @@ final class LoadCommand implements Callable<Integer> {
             description = "Open loop with a varying rate: steps:100@10s,1000@10s | flash:100@30s,8000@1s,100@30s | "
                     + "trace:FILE.csv (second,rate rows) | trace:var, trace:app, trace:etc (shipped 60 s traces).")
     String schedule;
+
+    @Option(names = "--arrivals", paramLabel = "DIST",
+            description = "Open loop: the inter-arrival distribution at the rate's mean: poisson (C²=1), "
+                    + "deterministic (C²=0) or h2:C2 (bursty two-phase hyperexponential, C² = C2 > 1, e.g. h2:4).")
+    String arrivals = "poisson";
 
     @Option(names = "--trace-scale", paramLabel = "R",
             description = "Scale a trace so its peak is R requests/s (default: the trace's own rates; the shipped "
@@ -165,6 +172,11 @@ final class LoadCommand implements Callable<Integer> {
             LoadGenerator.Builder b = LoadGenerator.builder(base).mix(requests).keys(keys).warmup(warmup)
                     .timeout(timeout).maxConnections(maxConnections).loops(loops).transport(transport)
                     .messages(env.err()).progress(!quiet).hlog(hlog);
+            Arrivals gaps = Arrivals.parse(arrivals);
+            if (users != null && !gaps.equals(Arrivals.POISSON)) {
+                throw usage("--arrivals with --users (expected: --arrivals only with --rate or --schedule)");
+            }
+            b.arrivals(gaps);
             if (rate != null) {
                 b.rate(rate);
             } else if (schedule != null) {

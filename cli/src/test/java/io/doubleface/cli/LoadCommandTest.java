@@ -27,6 +27,9 @@ class LoadCommandTest {
             {"load", "--mix", "x:/a", "--rate", "10"},
             {"load", "--url", "/", "--rate", "10", "--target", "https://h:1"},
             {"load", "--url", "/", "--rate", "10", "--bogus"},
+            {"load", "--url", "/", "--rate", "10", "--arrivals", "h2:1"},
+            {"load", "--url", "/", "--rate", "10", "--arrivals", "pareto"},
+            {"load", "--url", "/", "--users", "2", "--arrivals", "h2:4"},
         };
         for (String[] args : bad) {
             CliRun r = new CliRun();
@@ -70,6 +73,13 @@ class LoadCommandTest {
             assertTrue(m.find() && Long.parseLong(m.group(1)) > 100, json);
             assertTrue(json.contains("\"errors\":0,"), json);
             assertTrue(json.contains("\"p999_ms\":null"), "too few samples for p99.9: " + json);
+
+            CliRun bursty = new CliRun();
+            assertEquals(0, bursty.run("load", "--target", "http://127.0.0.1:" + server.port(), "--url",
+                    "/query?fanout=1&size=small&key={key}", "--keys", "100", "--rate", "500", "--arrivals", "h2:4",
+                    "--warmup", "0ms", "--duration", "1s", "--json", "--quiet"), bursty.err());
+            assertTrue(bursty.out().contains("\"schedule\":\"500/s, h2:4 arrivals\""), bursty.out());
+            assertTrue(bursty.out().contains("\"errors\":0,"), bursty.out());
 
             CliRun text = new CliRun();
             assertEquals(0, text.run("load", "--target", "http://127.0.0.1:" + server.port(), "--url",

@@ -90,6 +90,7 @@ public final class LoadGenerator {
     final URI target;
     final RequestMix mix;
     final Schedule schedule;
+    final Arrivals arrivals;
     final int users;
     final Duration think;
     final Duration warmup;
@@ -115,6 +116,7 @@ public final class LoadGenerator {
         this.target = b.target;
         this.mix = b.mix;
         this.schedule = b.schedule;
+        this.arrivals = b.arrivals;
         this.users = b.users;
         this.think = b.think;
         this.warmup = b.warmup;
@@ -140,6 +142,11 @@ public final class LoadGenerator {
      */
     public static Builder builder(URI target) {
         return new Builder(target);
+    }
+
+    /** The schedule, and the arrival process when it is not Poisson: {@code 2000/s, h2:4 arrivals}. */
+    String scheduleText() {
+        return schedule + (arrivals.equals(Arrivals.POISSON) ? "" : ", " + arrivals + " arrivals");
     }
 
     /** Whether this is a closed-loop generator ({@link Builder#users}). */
@@ -330,7 +337,7 @@ public final class LoadGenerator {
                 }
             }
             return new LoadResult(closedLoop() ? "closed" : "open", g.target.toString(), g.mix.toString(),
-                    closedLoop() ? null : g.schedule.toString(), g.users, offered, kept,
+                    closedLoop() ? null : g.scheduleText(), g.users, offered, kept,
                     iv.latency.getTotalCount(), scheduled, sent, Math.max(0, stats.outstanding.get()), errors,
                     seconds, g.warmup.toNanos() / 1e9, iv.latency, iv.sendLag, stats.connectionWaits.sum(),
                     stats.maxConnections.get(), g.stopRequested, budgetUsed, classes,
@@ -457,6 +464,7 @@ public final class LoadGenerator {
         private final URI target;
         private RequestMix mix;
         private Schedule schedule;
+        private Arrivals arrivals = Arrivals.POISSON;
         private int users;
         private Duration think = Duration.ZERO;
         private Duration warmup = Duration.ofSeconds(DEFAULT_WARMUP_SECONDS);
@@ -491,6 +499,16 @@ public final class LoadGenerator {
         /** Open loop at a constant {@code rate} requests/s. */
         public Builder rate(double rate) {
             return schedule(Schedule.constant(rate));
+        }
+
+        /**
+         * The inter-arrival distribution of an open loop (default {@link Arrivals#POISSON}). With
+         * {@link #loops} N, each loop draws its own process at 1/N of the rate, and the merged stream is
+         * less bursty than one {@code h2} stream (the superposition of N processes tends to Poisson).
+         */
+        public Builder arrivals(Arrivals a) {
+            this.arrivals = java.util.Objects.requireNonNull(a, "arrivals");
+            return this;
         }
 
         /** Open loop following {@code s}; the duration defaults to the schedule's length. */
@@ -605,6 +623,8 @@ public final class LoadGenerator {
             require((schedule != null) != (users > 0), schedule == null
                     ? "no load (expected: a rate or schedule for open loop, or users for closed loop)"
                     : "both a rate/schedule and users (expected: one: open loop or closed loop)");
+            require(schedule != null || arrivals.equals(Arrivals.POISSON),
+                    "arrivals " + arrivals + " with a closed loop (expected: arrivals only with a rate or schedule)");
             return new LoadGenerator(this);
         }
 

@@ -44,7 +44,7 @@ final class Worker {
     /** The mix as gRPC calls, or {@code null} for an HTTP target. */
     private final GrpcQueries grpc;
     private final SplittableRandom random;
-    private final ExponentialGaps gaps;
+    private final ArrivalGaps gaps;
     /** This worker's share of the schedule's rate (open loop). */
     private final double share;
     private final int maxConnections;
@@ -71,7 +71,7 @@ final class Worker {
         this.stats = run.stats;
         this.classLatency = run.stats.classLatency;
         this.random = new SplittableRandom(seed);
-        this.gaps = new ExponentialGaps(random.split().nextLong());
+        this.gaps = new ArrivalGaps(random.split().nextLong(), run.generator.arrivals);
         this.share = share;
         this.maxConnections = maxConnections;
         this.users = users;
