@@ -42,7 +42,8 @@ import org.junit.jupiter.api.Timeout;
  * The live admin page ({@code GET /admin}) over real sockets: its headers, its place in the admin
  * listener's access rules (served without the token, while everything it reads still needs it),
  * and, in headless Chromium, that its script fills the page from a running server (the active
- * configuration in the DOM, a chart of several polls, a screenshot that is not blank).
+ * configuration in the DOM, a chart of several polls, a screenshot that is not blank; off
+ * loopback, the token typed into the page, kept in the tab and sent with its reads).
  *
  * <p>The Chromium tests need the {@code chromium} binary (Debian package {@code chromium}; or
  * {@code CHROMIUM=/path}); without it they are skipped with a message, unless
@@ -264,15 +265,43 @@ class AdminPageTest {
     }
 
     @Test
-    void inChromiumOffLoopbackThePageAsksForTheTokenAndShowsNothingElse() throws Exception {
+    void inChromiumOffLoopbackThePageTakesTheTokenKeepsItForTheTabAndSendsItWithItsReads() throws Exception {
         Path chromium = chromium();
         Path work = Files.createDirectories(Paths.get("target", "admin-page-login"));
         try (FanoutServer s = echoServer(b -> b.adminHost("0.0.0.0").adminToken(TOKEN)).start()) {
             s.switchTo("sdb-1n-4w"); // a name the page cannot hold by chance
-            String dom = headless(chromium, work, "http://127.0.0.1:" + s.adminPort() + "/admin", "--dump-dom");
-            assertTrue(dom.contains("<form id=\"login\" class=\"\""), "the login form is not shown");
-            assertTrue(dom.contains("<main id=\"dash\" class=\"hidden\">"), "the dashboard is shown without a token");
-            assertFalse(dom.contains(s.engine().active().name()), "the DOM holds server state without a token");
+            try (DevToolsPage page = DevToolsPage.open(chromium, work, "http://127.0.0.1:" + s.adminPort() + "/admin")) {
+                Duration wait = Duration.ofSeconds(20);
+                String loginShown = "String(!document.getElementById('login').classList.contains('hidden'))";
+                String dashShown = "String(!document.getElementById('dash').classList.contains('hidden'))";
+                String stored = "sessionStorage.getItem('doubleface.admin.token')";
+                // without a token: the field, and nothing of the server
+                page.await(loginShown, "true", wait);
+                assertEquals("false", page.eval(dashShown));
+                assertFalse(page.eval("document.body.innerText").contains("sdb-1n-4w"), "server state without a token");
+                // a wrong one: refused (401), not kept, the field again
+                String submit = "document.getElementById('token').value = '%s'; document.getElementById('login').requestSubmit(); ''";
+                page.eval(submit.formatted("wrong-token-0123456789"));
+                page.await("document.getElementById('status').textContent", "wrong token", wait);
+                assertEquals("true", page.eval(loginShown));
+                assertEquals(null, page.eval(stored));
+                // the right one: the dashboard, filled from /admin/stats, which answers only with it
+                page.eval(submit.formatted(TOKEN));
+                page.await("document.getElementById('active').textContent", "sdb-1n-4w", wait);
+                assertEquals("true", page.eval(dashShown));
+                assertEquals("false", page.eval(loginShown));
+                assertEquals(TOKEN, page.eval(stored), "the token is kept in the tab's sessionStorage");
+                assertEquals("", page.eval("document.getElementById('token').value"), "the field still holds the token");
+                assertEquals("", page.eval("document.cookie"), "the token went into a cookie");
+                // it keeps polling with it: a switch shows up
+                s.switchTo("sip");
+                page.await("document.getElementById('active').textContent", "sip", wait);
+                // forget: gone from the tab, the field again
+                page.eval("document.getElementById('logout').click(); ''");
+                page.await(loginShown, "true", wait);
+                assertEquals(null, page.eval(stored));
+                page.await("document.getElementById('active').textContent", "…", wait);
+            }
         }
     }
 
