@@ -3,6 +3,7 @@ package io.doubleface.server.internal;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.internal.Json;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -21,14 +22,18 @@ import java.security.MessageDigest;
 import java.util.List;
 
 /**
- * The admin listener: {@code GET /admin/config}, {@code PUT /admin/config?name=<configuration>},
+ * The admin listener: {@code GET /admin} (the live HTML page, {@link AdminPage}),
+ * {@code GET /admin/config}, {@code PUT /admin/config?name=<configuration>},
  * {@code GET /admin/stats} (JSON counters) and {@code GET /metrics} (Prometheus text). Runs on the
  * admin loop, apart from the measured I/O loops, so scraping does not disturb their counters.
  *
  * <p>Access: the state change is {@code PUT} only (a browser cannot send one cross-origin without
  * a CORS preflight, which this listener never grants). With a token, {@code PUT} needs
  * {@code Authorization: Bearer <token>} ({@code 401} otherwise; compared in constant time), and so
- * does every request when {@code tokenForReads} (the listener is not on loopback).
+ * does every request when {@code tokenForReads} (the listener is not on loopback) except
+ * {@code GET /admin}: that page is static (no server state in it), so it is served to anyone as
+ * the login form, and its script sends the token the user types with each {@code fetch} of
+ * {@code /admin/stats}, which needs it like any other read.
  *
  * <p>Sharable: stateless apart from the thread-safe engine and metrics.
  */
@@ -80,10 +85,6 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
             send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", "malformed request\n", true);
             return;
         }
-        if (tokenForReads && !authorized(req)) {
-            unauthorized(ctx, req);
-            return;
-        }
         QueryStringDecoder q = new QueryStringDecoder(req.uri());
         String path;
         try {
@@ -93,6 +94,19 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
             return;
         }
         HttpMethod m = req.method();
+        if (path.equals("/admin") || path.equals("/admin/")) {
+            // before the token check: the page is the login form and holds no server state
+            if (HttpMethod.GET.equals(m)) {
+                page(ctx, req);
+            } else {
+                notAllowed(ctx, req, "GET");
+            }
+            return;
+        }
+        if (tokenForReads && !authorized(req)) {
+            unauthorized(ctx, req);
+            return;
+        }
         switch (path) {
             case "/admin/config" -> {
                 if (HttpMethod.GET.equals(m)) {
@@ -145,8 +159,22 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
                 }
             }
             default -> send(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8",
-                    "no such path: " + path + " (try /admin/config, /admin/stats, /metrics)\n", false);
+                    "no such path: " + path + " (try /admin, /admin/config, /admin/stats, /metrics)\n", false);
         }
+    }
+
+    /** The live page, with headers that keep it from being framed, sniffed, cached or given other scripts. */
+    private static void page(ChannelHandlerContext ctx, FullHttpRequest req) {
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK,
+                Unpooled.wrappedBuffer(AdminPage.HTML));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
+                .set(HttpHeaderNames.CONTENT_SECURITY_POLICY, AdminPage.CSP)
+                .set("X-Content-Type-Options", "nosniff")
+                .set(HttpHeaderNames.X_FRAME_OPTIONS, "DENY")
+                .set("Referrer-Policy", "no-referrer")
+                .set(HttpHeaderNames.CACHE_CONTROL, "no-store");
+        HttpUtil.setContentLength(r, r.content().readableBytes());
+        write(ctx, req, r, false);
     }
 
     private String configJson(String previous) {

@@ -219,7 +219,35 @@ public final class ServerMetrics {
         b.append("# TYPE doubleface_thread_cpu_seconds_total counter\n");
         threads.forEach((name, g) -> b.append("doubleface_thread_cpu_seconds_total{group=\"").append(name)
                 .append("\"} ").append(g.cpuMillis() / 1000.0).append('\n'));
+        stages(b);
         return b.toString();
+    }
+
+    /**
+     * The stage times of traced requests ({@code /admin/stats} {@code stages}) as one Prometheus
+     * summary, {@code doubleface_stage_latency_seconds{config, stage, quantile}} with {@code _sum}
+     * and {@code _count}, since start; absent while tracing is off.
+     */
+    private void stages(StringBuilder b) {
+        StageStats stages = engine.stages();
+        if (stages.every() == 0) {
+            return;
+        }
+        b.append("# HELP doubleface_stage_latency_seconds time of each stage of traced requests (one in ")
+                .append(stages.every()).append("), per configuration, since start\n");
+        b.append("# TYPE doubleface_stage_latency_seconds summary\n");
+        stages.snapshot().forEach((config, m) -> m.forEach((stage, x) -> {
+            String labels = "config=\"" + config + "\",stage=\"" + stage.label() + "\"";
+            long[] micros = {x.p50Micros(), x.p99Micros(), x.p999Micros()};
+            String[] quantiles = {"0.5", "0.99", "0.999"};
+            for (int i = 0; i < micros.length; i++) {
+                b.append("doubleface_stage_latency_seconds{").append(labels).append(",quantile=\"").append(quantiles[i])
+                        .append("\"} ").append(micros[i] / 1e6).append('\n');
+            }
+            b.append("doubleface_stage_latency_seconds_sum{").append(labels).append("} ")
+                    .append(x.meanMicros() * x.count() / 1e6).append('\n');
+            b.append("doubleface_stage_latency_seconds_count{").append(labels).append("} ").append(x.count()).append('\n');
+        }));
     }
 
     /** The {@code /admin/stats} document. */
