@@ -4,7 +4,6 @@ import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.BooleanOutput;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.IntegerOutput;
@@ -47,7 +46,7 @@ import java.util.function.Function;
  */
 public final class Redis<K, V> {
 
-    private static final Redis<String, String> UTF8 = new Redis<>(StringCodec.UTF8);
+    private static final Redis<String, String> UTF8 = new Redis<>(ExactUtf8Codec.INSTANCE);
     private static final Redis<byte[], byte[]> BYTES = new Redis<>(ByteArrayCodec.INSTANCE);
 
     private final RedisCodec<K, V> codec;
