@@ -15,6 +15,7 @@ import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.ModelContext;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
+import io.doubleface.server.internal.StrictRequestDecoder;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -23,7 +24,6 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseDecoder;
-import io.netty.handler.codec.http.HttpServerCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -76,7 +76,7 @@ class HttpFanoutHandlerTest {
     /** The server pipeline of {@link FanoutServer} without the idle handler. */
     private EmbeddedChannel channel() {
         return new EmbeddedChannel(
-                new HttpServerCodec(new HttpDecoderConfig()
+                StrictRequestDecoder.codec(new HttpDecoderConfig()
                         .setMaxInitialLineLength(LIMITS.maxInitialLineLength())
                         .setMaxHeaderSize(LIMITS.maxHeaderSize())
                         .setMaxChunkSize(8192)),

@@ -38,6 +38,7 @@ import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.ReferenceCounted;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -89,6 +90,8 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
     // pipelining: ring of finished responses waiting for their turn
     private Object[] ring;
+    /** The head of the last successful answer ({@link #prefix}). */
+    private EncodedResponse.Prefix lastPrefix;
     private boolean[] ringClose;
     private final int maxPipelined;
     private long nextSeq;
@@ -548,10 +551,18 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
                 park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding failed: " + e), close);
                 return;
             }
+            EncodedResponse.Prefix head;
+            try {
+                head = prefix(status, binding.contentType());
+            } catch (RuntimeException e) {
+                stats.encodeErrors.error(log, "encoding a response failed", e);
+                body.release();
+                answered(Outcome.INTERNAL_ERROR);
+                park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding failed: " + e), close);
+                return;
+            }
             answered(Outcome.OK);
-            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
-            r.headers().set(HttpHeaderNames.CONTENT_TYPE, binding.contentType());
-            park(seq, r, close);
+            park(seq, new EncodedResponse(head, body), close);
         }
 
         @Override
@@ -573,8 +584,21 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Parks response {@code seq} and writes every response that is now in order. Loop only. */
-    private void park(long seq, FullHttpResponse response, boolean closeAfter) {
+    /** The head of a successful answer, kept for the next answer of the same status and content type. Loop only. */
+    private EncodedResponse.Prefix prefix(HttpResponseStatus status, String contentType) {
+        EncodedResponse.Prefix p = lastPrefix;
+        if (p == null || !p.is(status, contentType)) {
+            p = new EncodedResponse.Prefix(status, contentType);
+            lastPrefix = p;
+        }
+        return p;
+    }
+
+    /**
+     * Parks response {@code seq} (a {@link FullHttpResponse}, or an {@link EncodedResponse}) and
+     * writes every response that is now in order. Loop only.
+     */
+    private void park(long seq, ReferenceCounted response, boolean closeAfter) {
         if (closed) {
             response.release();
             return;
@@ -594,10 +618,15 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             }
             ring[s] = null;
             nextToWrite++;
-            FullHttpResponse resp = (FullHttpResponse) r;
             // draining, or the connection past its age: the last answer in flight closes it
             boolean closing = ringClose[s] || (nextToWrite == nextSeq && state != State.BODY
                     && (engine.isDraining() || (maxAgeNanos > 0 && System.nanoTime() - bornNanos > maxAgeNanos)));
+            if (r instanceof EncodedResponse e && !closing) {
+                ctx.write(e); // the codec's encoder writes its ready-made head and the body
+                wrote = true;
+                continue;
+            }
+            FullHttpResponse resp = r instanceof EncodedResponse e ? e.toClosingResponse() : (FullHttpResponse) r;
             HttpUtil.setContentLength(resp, resp.content().readableBytes());
             if (closing) {
                 resp.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);

@@ -2,6 +2,7 @@ package io.doubleface.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.CombinedChannelDuplexHandler;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.HttpDecoderConfig;
@@ -64,6 +65,22 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
             protected boolean isContentAlwaysEmpty(HttpResponse msg) {
                 // one answer per request, in order (the handler answers every request it is given)
                 return decoder.heads.poll() == Boolean.TRUE || super.isContentAlwaysEmpty(msg);
+            }
+
+            @Override
+            public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) throws Exception {
+                if (!(msg instanceof EncodedResponse r)) {
+                    super.write(ctx, msg, promise);
+                    return;
+                }
+                // the fast path's answer: its ready-made head, then its body (none for a HEAD request)
+                ByteBuf[] parts = r.encode(ctx.alloc(), decoder.heads.poll() == Boolean.TRUE);
+                if (parts[1] == null) {
+                    ctx.write(parts[0], promise);
+                } else {
+                    ctx.write(parts[0], ctx.voidPromise());
+                    ctx.write(parts[1], promise);
+                }
             }
         });
     }

@@ -1,0 +1,172 @@
+package io.doubleface.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.api.FanoutPlan;
+import io.doubleface.api.FanoutService;
+import io.doubleface.api.HttpBinding;
+import io.doubleface.api.HttpRequestView;
+import io.doubleface.api.Replies;
+import io.doubleface.engine.GeneratedShards;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A service's successful answers leave as exact bytes on a real socket: the ready-made head
+ * ({@code HTTP/1.1 200 OK}, {@code content-type}, {@code content-length}) and the body, small bodies
+ * copied behind the head and large ones sent after it, in order with the answers Netty's encoder
+ * writes (a {@code HEAD}'s answer keeps no body); a binding's status and content type are honoured; a connection's last answer carries
+ * {@code connection: close}; a content type with a control character is a {@code 500}, not a header.
+ */
+@Timeout(30)
+class HttpFastPathTest {
+
+    static FanoutServer server;
+
+    /** Answers {@code ?n=N} with N bytes {@code a b c …} (no shard call), status and type per path. */
+    record Text(int n) {}
+
+    static final class TextService implements FanoutService<Text, Object, Text> {
+        @Override
+        public void plan(Text q, FanoutPlan<Text, Object> plan) {}
+
+        @Override
+        public Text merge(Text q, Replies<Object> replies, FanoutPlan<Text, Object> next) {
+            return q;
+        }
+    }
+
+    record TextBinding(HttpResponseStatus status, String contentType) implements HttpBinding<Text, Text> {
+        @Override
+        public Text decode(HttpRequestView request) throws io.doubleface.api.BadRequestException {
+            return new Text(request.queryInt("n", 5, 0, 100_000));
+        }
+
+        @Override
+        public ByteBuf encode(Text response, ByteBufAllocator alloc) {
+            ByteBuf b = alloc.buffer(response.n());
+            for (int i = 0; i < response.n(); i++) {
+                b.writeByte('a' + i % 26);
+            }
+            return b;
+        }
+
+        @Override
+        public HttpResponseStatus status(Text response) {
+            return status;
+        }
+    }
+
+    static String body(int n) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            b.append((char) ('a' + i % 26));
+        }
+        return b.toString();
+    }
+
+    static String ok(int n) {
+        return "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: " + n + "\r\n\r\n" + body(n);
+    }
+
+    @BeforeAll
+    static void start() {
+        TextService service = new TextService();
+        FanoutServer.Builder b = FanoutServer.builder();
+        b.backend("unused", new GeneratedShards(1), false); // a server needs one; these routes call no shard
+        server = b
+                .get("/text", service, new TextBinding(HttpResponseStatus.OK, "text/plain"))
+                .get("/created", service, new TextBinding(HttpResponseStatus.CREATED, "application/json"))
+                .get("/bad-type", service, new TextBinding(HttpResponseStatus.OK, "text/plain\r\nx-injected: 1"))
+                .port(0).adminPort(-1).ioThreads(1).configuration("doubleface").start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    /** Sends {@code raw}, then reads until {@code expected} bytes arrived or the server closed. */
+    static String exchange(String raw, int expected) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(raw.getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = s.getInputStream();
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            byte[] b = new byte[8192];
+            while (got.size() < expected) {
+                int n = in.read(b);
+                if (n < 0) {
+                    break;
+                }
+                got.write(b, 0, n);
+            }
+            return got.toString(StandardCharsets.ISO_8859_1);
+        }
+    }
+
+    @Test
+    void smallAndLargeBodiesLeaveAsTheExactHeadAndBody() throws Exception {
+        for (int n : new int[] {0, 1, 9, 10, 1024, 1025, 70_000}) {
+            String want = ok(n);
+            assertEquals(want, exchange("GET /text?n=" + n + " HTTP/1.1\r\nHost: t\r\n\r\n", want.length()), "n=" + n);
+        }
+    }
+
+    @Test
+    void pipelinedAnswersComeInOrderAndTheHeadQueueStaysInStep() throws Exception {
+        // HEAD has no route (405, its body left out by Netty's encoder, which polls the HEAD queue the
+        // fast path polls too): the answers around it must not lose or gain a body
+        String want = ok(3) + "HTTP/1.1 405 Method Not Allowed\r\ncontent-type: text/plain; charset=utf-8\r\n"
+                + "allow: GET\r\ncontent-length: 43\r\n\r\n" + ok(2000) + "HTTP/1.1 404 Not Found";
+        String got = exchange("GET /text?n=3 HTTP/1.1\r\nHost: t\r\n\r\n"
+                + "HEAD /text?n=2000 HTTP/1.1\r\nHost: t\r\n\r\n"
+                + "GET /text?n=2000 HTTP/1.1\r\nHost: t\r\n\r\n"
+                + "GET /nope HTTP/1.1\r\nHost: t\r\n\r\n", want.length());
+        assertEquals(want, got.substring(0, Math.min(got.length(), want.length())));
+    }
+
+    @Test
+    void theBindingsStatusAndContentTypeAreWritten() throws Exception {
+        String want = "HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: 4\r\n\r\nabcd";
+        assertEquals(want, exchange("GET /created?n=4 HTTP/1.1\r\nHost: t\r\n\r\n", want.length()));
+    }
+
+    @Test
+    void theLastAnswerOfAConnectionSaysCloseAndHasItsLength() throws Exception {
+        String got = exchange("GET /text?n=7 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", Integer.MAX_VALUE);
+        assertTrue(got.startsWith("HTTP/1.1 200 OK\r\n"), got);
+        String head = got.substring(0, got.indexOf("\r\n\r\n")).toLowerCase();
+        assertTrue(head.contains("\r\nconnection: close") && head.contains("\r\ncontent-length: 7")
+                && head.contains("\r\ncontent-type: text/plain"), got);
+        assertTrue(got.endsWith("\r\n\r\n" + body(7)), got);
+    }
+
+    @Test
+    void aContentTypeWithAControlCharacterIsA500NotAHeader() throws Exception {
+        String got = exchange("GET /bad-type?n=3 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", Integer.MAX_VALUE);
+        assertTrue(got.startsWith("HTTP/1.1 500 Internal Server Error\r\n"), got);
+        assertTrue(!got.toLowerCase().contains("x-injected"), got);
+        assertTrue(got.contains("content type: character 13"), got);
+    }
+
+    @Test
+    void http10ClientsGetTheAnswerAndTheClose() throws Exception {
+        String got = exchange("GET /text?n=5 HTTP/1.0\r\n\r\n", Integer.MAX_VALUE);
+        assertTrue(got.startsWith("HTTP/1.1 200 OK\r\n") && got.endsWith("\r\n\r\nabcde"), got);
+        assertTrue(got.toLowerCase().contains("connection: close"), got);
+    }
+}
