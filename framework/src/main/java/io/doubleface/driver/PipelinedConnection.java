@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * client's business.
  *
  * <p>State: no channel (idle, or after a loss) → connecting (calls are encoded into the buffer of
- * unwritten calls and wait) → connected (calls are encoded into that buffer and written by the
- * client's end-of-iteration flush). A lost connection fails every outstanding call with
+ * unwritten calls and wait) → connected (calls are encoded into that buffer and written as the
+ * loop's {@link FlushPolicy} says: by the client's end-of-iteration flush by default, at once, or
+ * when a batch is full or its timer is up). A lost connection fails every outstanding call with
  * {@code UNAVAILABLE}; the next send connects again. A failed connection attempt also starts the
  * reconnect backoff, during which sends fail at once.
  *
@@ -70,6 +71,11 @@ public final class PipelinedConnection {
     private ByteBuf out;
     /** Whether this connection is in the client's dirty list. */
     boolean dirty;
+    /** Calls encoded into {@link #out} under a batching {@link FlushPolicy} since the last write. */
+    private int batched;
+    /** Flushes a partial batch; set while armed. */
+    private ScheduledFuture<?> batchTimer;
+    private final Runnable batchTask = this::batchTimeUp;
 
     private Call head;
     private Call tail;
@@ -146,8 +152,20 @@ public final class PipelinedConnection {
             out = channel.alloc().ioBuffer(client.protocol.initialOutputBytes());
         }
         ((PipelinedProtocol) client.protocol).encode(id, shard, command, out);
-        if (connected && !dirty) {
-            client.markDirty(this);
+        if (connected) {
+            FlushPolicy p = client.flush.policy();
+            int n = p.batchSize();
+            if (n == 0) {
+                if (!dirty) {
+                    client.markDirty(this);
+                }
+            } else if (++batched >= n) {
+                writeOut(); // per write (n = 1), or a full batch
+            } else if (batchTimer == null) {
+                // armed while any call waits in a batch; not cancelled when the batch fills early
+                // (it then flushes the next partial batch sooner, or nothing): one timer per delay
+                batchTimer = client.loop().schedule(batchTask, p.maxDelayNanos(), TimeUnit.NANOSECONDS);
+            }
         }
         if (sweep == null) {
             armSweep(c.deadline - now);
@@ -215,12 +233,28 @@ public final class PipelinedConnection {
     /** Writes and flushes the buffer of unwritten calls; called by the client's end-of-iteration task. */
     void flush() {
         dirty = false;
+        writeOut();
+    }
+
+    /**
+     * Writes and flushes the buffer of unwritten calls, if connected (while connecting, the calls
+     * wait for the connection and are flushed when it is made). Leaves {@link #dirty} alone: a
+     * connection in the client's dirty list stays there until the tail task has run.
+     */
+    private void writeOut() {
+        batched = 0;
         ByteBuf o = out;
         if (o == null || !connected) {
             return;
         }
         out = null;
         channel.writeAndFlush(o, channel.voidPromise());
+    }
+
+    /** The batch delay is up: flush what waits, whatever the policy is now (so a switch strands nothing). */
+    private void batchTimeUp() {
+        batchTimer = null;
+        writeOut();
     }
 
     /** Removes the outstanding call {@code id}, or logs why there is none and returns null. */
@@ -359,6 +393,10 @@ public final class PipelinedConnection {
             sweep.cancel(false);
             sweep = null;
         }
+        if (batchTimer != null) {
+            batchTimer.cancel(false);
+            batchTimer = null;
+        }
         failAll(new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
         if (ch != null) {
             ch.close();
@@ -371,6 +409,7 @@ public final class PipelinedConnection {
             out.release();
             out = null;
         }
+        batched = 0;
         // Detach first: listeners may send again, onto fresh, empty structures.
         Call c = head;
         head = tail = null;
