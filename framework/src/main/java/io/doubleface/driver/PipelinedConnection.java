@@ -71,11 +71,8 @@ public final class PipelinedConnection {
     private ByteBuf out;
     /** Whether this connection is in the client's dirty list. */
     boolean dirty;
-    /** Calls encoded into {@link #out} under a batching {@link FlushPolicy} since the last write. */
-    private int batched;
-    /** Flushes a partial batch; set while armed. */
-    private ScheduledFuture<?> batchTimer;
-    private final Runnable batchTask = this::batchTimeUp;
+    /** Flushes under a per-write or batching {@link FlushPolicy}. */
+    private final FlushBatch batch;
 
     private Call head;
     private Call tail;
@@ -96,6 +93,7 @@ public final class PipelinedConnection {
         this.shard = shard;
         this.address = address;
         this.ordered = client.protocol.repliesInOrder();
+        this.batch = new FlushBatch(client.loop(), this::writeOut);
     }
 
     /** {@return the shard this connection goes to} */
@@ -152,20 +150,8 @@ public final class PipelinedConnection {
             out = channel.alloc().ioBuffer(client.protocol.initialOutputBytes());
         }
         ((PipelinedProtocol) client.protocol).encode(id, shard, command, out);
-        if (connected) {
-            FlushPolicy p = client.flush.policy();
-            int n = p.batchSize();
-            if (n == 0) {
-                if (!dirty) {
-                    client.markDirty(this);
-                }
-            } else if (++batched >= n) {
-                writeOut(); // per write (n = 1), or a full batch
-            } else if (batchTimer == null) {
-                // armed while any call waits in a batch; not cancelled when the batch fills early
-                // (it then flushes the next partial batch sooner, or nothing): one timer per delay
-                batchTimer = client.loop().schedule(batchTask, p.maxDelayNanos(), TimeUnit.NANOSECONDS);
-            }
+        if (connected && batch.queued(client.flush.policy()) && !dirty) {
+            client.markDirty(this);
         }
         if (sweep == null) {
             armSweep(c.deadline - now);
@@ -242,19 +228,13 @@ public final class PipelinedConnection {
      * connection in the client's dirty list stays there until the tail task has run.
      */
     private void writeOut() {
-        batched = 0;
+        batch.reset();
         ByteBuf o = out;
         if (o == null || !connected) {
             return;
         }
         out = null;
         channel.writeAndFlush(o, channel.voidPromise());
-    }
-
-    /** The batch delay is up: flush what waits, whatever the policy is now (so a switch strands nothing). */
-    private void batchTimeUp() {
-        batchTimer = null;
-        writeOut();
     }
 
     /** Removes the outstanding call {@code id}, or logs why there is none and returns null. */
@@ -393,10 +373,7 @@ public final class PipelinedConnection {
             sweep.cancel(false);
             sweep = null;
         }
-        if (batchTimer != null) {
-            batchTimer.cancel(false);
-            batchTimer = null;
-        }
+        batch.cancel();
         failAll(new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
         if (ch != null) {
             ch.close();
@@ -409,7 +386,7 @@ public final class PipelinedConnection {
             out.release();
             out = null;
         }
-        batched = 0;
+        batch.reset();
         // Detach first: listeners may send again, onto fresh, empty structures.
         Call c = head;
         head = tail = null;
