@@ -91,7 +91,7 @@ final class Type2aModel extends AbstractModel {
         for (int c = 0, n = ex.calls(); c < n; c++) {
             if (ex.shard(c) % b == backendIndex) {
                 LoopClient client = perBackend[ex.backendIndex(c)];
-                client.send(ex.shard(c), ex.command(c), l, ex.tag(c));
+                send(client, ex, c, l);
             }
         }
     }

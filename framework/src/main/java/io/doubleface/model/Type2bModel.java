@@ -71,7 +71,7 @@ final class Type2bModel extends AbstractModel {
                     for (int c = 0, n = ex.calls(); c < n; c++) {
                         if (ex.shard(c) % r == reactor) {
                             LoopClient client = perBackend[ex.backendIndex(c)];
-                            client.send(ex.shard(c), ex.command(c), listener, ex.tag(c));
+                            send(client, ex, c, listener);
                         }
                     }
                 });
