@@ -6,6 +6,7 @@ import io.doubleface.server.FanoutServer;
 import java.util.List;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * The loop knobs of issue 12 every {@code serve} mid-tier takes (a picocli mixin of
@@ -27,11 +28,14 @@ final class LoopKnobOptions {
             description = {"Pin I/O loop i (and loop i of a configuration's backend loops or reactors) to the "
                     + "i-th CPU of the list, round robin, e.g. 0,1 or 0-3 (Linux sched_setaffinity). Default: not "
                     + "pinned. Change it at run time: PUT /admin/knobs?pin-io-threads=LIST|off."})
-    List<Integer> pinIoThreads;
+    CpuList pinIoThreads;
+
+    /** A parsed CPU list (a type of its own so picocli takes the option once, not as a repeatable list). */
+    record CpuList(List<Integer> cpus) {}
 
     /** Sets the knobs on {@code b}. */
     FanoutServer.Builder apply(FanoutServer.Builder b) {
-        return b.flushPolicy(flushPolicy).pinIoThreads(pinIoThreads);
+        return b.flushPolicy(flushPolicy).pinIoThreads(pinIoThreads == null ? null : pinIoThreads.cpus());
     }
 
     /** {@return the banner line of the knobs, or {@code null} when both are at their defaults} */
@@ -47,15 +51,23 @@ final class LoopKnobOptions {
     static final class FlushPolicyConverter implements ITypeConverter<FlushPolicy> {
         @Override
         public FlushPolicy convert(String value) {
-            return FlushPolicy.parse(value);
+            try {
+                return FlushPolicy.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
         }
     }
 
     /** Reads a CPU list ({@code 0,1}, {@code 0-3}). */
-    static final class CpuListConverter implements ITypeConverter<List<Integer>> {
+    static final class CpuListConverter implements ITypeConverter<CpuList> {
         @Override
-        public List<Integer> convert(String value) {
-            return CpuAffinity.parseList(value);
+        public CpuList convert(String value) {
+            try {
+                return new CpuList(CpuAffinity.parseList(value));
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
         }
     }
 }
