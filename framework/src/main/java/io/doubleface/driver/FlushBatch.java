@@ -27,6 +27,8 @@ public final class FlushBatch {
     private ScheduledFuture<?> timer;
 
     /**
+     * Bookkeeping for one connection, with no call waiting.
+     *
      * @param loop the connection's loop, where the timer runs
      * @param flush writes and flushes what is queued on the connection (it must tolerate nothing
      *     queued, and a connection not yet or no longer connected)

@@ -40,6 +40,8 @@ public final class KnobsEndpoint {
     private final Consumer<List<Integer>> setPinned;
 
     /**
+     * An endpoint over the server's knobs.
+     *
      * @param flushPolicy reads the server's flush policy
      * @param setFlushPolicy sets it
      * @param pinned reads the CPUs the loops are pinned to ({@code null}: not pinned)
