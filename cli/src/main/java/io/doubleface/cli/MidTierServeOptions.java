@@ -46,6 +46,9 @@ class MidTierServeOptions {
     @Mixin
     AdapterOptions adapter;
 
+    @Mixin
+    LoopKnobOptions knobs;
+
     @Option(names = "--io-threads", paramLabel = "N",
             description = "I/O event loops. Default: the number of CPUs.")
     Integer ioThreads;
@@ -100,7 +103,7 @@ class MidTierServeOptions {
             profileSource = adaptive.profileSource();
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-        } catch (IllegalStateException e) {
+        } catch (IllegalStateException | UnsupportedOperationException e) {
             throw new CliException(e.getMessage(), e);
         }
         printBanner(env.out(), name, server, sample, grpcMethods, lines, profileSource);
@@ -125,6 +128,7 @@ class MidTierServeOptions {
         }
         b.host(host).port(port).adminPort(adminPort).deadline(deadline);
         adapter.configure(b, adaptive, config);
+        knobs.apply(b);
         if (ioThreads != null) {
             b.ioThreads(ioThreads);
         }
@@ -158,6 +162,10 @@ class MidTierServeOptions {
         String adapterLine = AdapterOptions.bannerLine(server, profileSource);
         if (adapterLine != null) {
             out.println(adapterLine);
+        }
+        String knobsLine = LoopKnobOptions.bannerLine(server);
+        if (knobsLine != null) {
+            out.println(knobsLine);
         }
         lines.forEach(out::println);
         out.println("  query    " + sample.replace("{base}", base));

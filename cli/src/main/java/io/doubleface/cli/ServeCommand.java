@@ -228,6 +228,9 @@ final class ServeCommand {
                         + "\"stages\" (docs/tracing.md). Default: off.")
         String traceStages;
 
+        @Mixin
+        LoopKnobOptions knobs;
+
         @Option(names = "--ready-file", paramLabel = "FILE", description = "Once listening, write the ports as one "
                 + "JSON object to FILE (written whole, then renamed into place): {\"port\":…, \"admin_port\":…, "
                 + "\"grpc_port\":…, \"pid\":…}; -1 for a listener that is off. For programs that start the server.")
@@ -297,11 +300,12 @@ final class ServeCommand {
                     b.grpc(grpcPort);
                 }
                 adapter.configure(b, adaptive, config);
+                knobs.apply(b);
                 server = b.start();
             } catch (IllegalArgumentException e) {
                 StopSignal.closeAll(leaf);
                 throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-            } catch (IllegalStateException | UnsatisfiedLinkError e) {
+            } catch (IllegalStateException | UnsatisfiedLinkError | UnsupportedOperationException e) {
                 StopSignal.closeAll(leaf);
                 throw new CliException(e.getMessage(), e);
             }
@@ -380,6 +384,10 @@ final class ServeCommand {
             String adapterLine = AdapterOptions.bannerLine(server, profileSource);
             if (adapterLine != null) {
                 out.println(adapterLine);
+            }
+            String knobsLine = LoopKnobOptions.bannerLine(server);
+            if (knobsLine != null) {
+                out.println(knobsLine);
             }
             if (leaf != null) {
                 out.println("  shards   embedded KV leaf: " + Hosts.describe(leaf));

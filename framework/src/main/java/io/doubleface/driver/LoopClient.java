@@ -24,7 +24,8 @@ public interface LoopClient<C extends Command<?>> extends AutoCloseable {
 
     /**
      * Sends {@code command} to {@code shard}. Writes may be buffered until the end of the current
-     * loop iteration (one flush per connection per iteration). The reply delivered to the listener
+     * loop iteration (one flush per connection per iteration), or as the loop's {@link FlushPolicy}
+     * says for drivers that honour it. The reply delivered to the listener
      * is of the command's reply type ({@code V} of {@code Command<V>}).
      *
      * @param shard the shard, {@code 0 .. shardCount()-1} of the driver

@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * client's business.
  *
  * <p>State: no channel (idle, or after a loss) → connecting (calls are encoded into the buffer of
- * unwritten calls and wait) → connected (calls are encoded into that buffer and written by the
- * client's end-of-iteration flush). A lost connection fails every outstanding call with
+ * unwritten calls and wait) → connected (calls are encoded into that buffer and written as the
+ * loop's {@link FlushPolicy} says: by the client's end-of-iteration flush by default, at once, or
+ * when a batch is full or its timer is up). A lost connection fails every outstanding call with
  * {@code UNAVAILABLE}; the next send connects again. A failed connection attempt also starts the
  * reconnect backoff, during which sends fail at once.
  *
@@ -70,6 +71,8 @@ public final class PipelinedConnection {
     private ByteBuf out;
     /** Whether this connection is in the client's dirty list. */
     boolean dirty;
+    /** Flushes under a per-write or batching {@link FlushPolicy}. */
+    private final FlushBatch batch;
 
     private Call head;
     private Call tail;
@@ -90,6 +93,7 @@ public final class PipelinedConnection {
         this.shard = shard;
         this.address = address;
         this.ordered = client.protocol.repliesInOrder();
+        this.batch = new FlushBatch(client.loop(), this::writeOut);
     }
 
     /** {@return the shard this connection goes to} */
@@ -146,7 +150,7 @@ public final class PipelinedConnection {
             out = channel.alloc().ioBuffer(client.protocol.initialOutputBytes());
         }
         ((PipelinedProtocol) client.protocol).encode(id, shard, command, out);
-        if (connected && !dirty) {
+        if (connected && batch.queued(client.flush.policy()) && !dirty) {
             client.markDirty(this);
         }
         if (sweep == null) {
@@ -215,6 +219,16 @@ public final class PipelinedConnection {
     /** Writes and flushes the buffer of unwritten calls; called by the client's end-of-iteration task. */
     void flush() {
         dirty = false;
+        writeOut();
+    }
+
+    /**
+     * Writes and flushes the buffer of unwritten calls, if connected (while connecting, the calls
+     * wait for the connection and are flushed when it is made). Leaves {@link #dirty} alone: a
+     * connection in the client's dirty list stays there until the tail task has run.
+     */
+    private void writeOut() {
+        batch.reset();
         ByteBuf o = out;
         if (o == null || !connected) {
             return;
@@ -359,6 +373,7 @@ public final class PipelinedConnection {
             sweep.cancel(false);
             sweep = null;
         }
+        batch.cancel();
         failAll(new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
         if (ch != null) {
             ch.close();
@@ -371,6 +386,7 @@ public final class PipelinedConnection {
             out.release();
             out = null;
         }
+        batch.reset();
         // Detach first: listeners may send again, onto fresh, empty structures.
         Call c = head;
         head = tail = null;

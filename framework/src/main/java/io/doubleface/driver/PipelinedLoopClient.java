@@ -23,7 +23,10 @@ import java.util.function.Consumer;
  * loop iteration registers one tail task ({@link SingleThreadEventLoop#executeAfterEventLoopIteration});
  * at the end of the iteration that task writes and flushes every dirty connection once. So a
  * request fanned out to 20 shards, or 20 requests to one shard, cost one write system call per
- * connection.
+ * connection. That is the default {@link FlushPolicy}; the loop's {@link LoopFlush} may instead say
+ * to flush each call at once ({@code per-write}) or in bounded batches ({@code batch:N:Tus}: at
+ * {@code N} calls waiting on a connection, or {@code T} after the first, by a timer) — read at each
+ * send, so it can be switched at run time without stranding a call.
  *
  * <pre>
  *   loop iteration:  I/O events ─► tasks ─► send, send, send ─► … ─► tail: flush dirty connections
@@ -56,6 +59,8 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
     final int connectTimeoutMillis;
     final int maxOutstanding;
     final long reconnectBackoffNanos;
+    /** The loop's flush policy, read at each send. */
+    final LoopFlush flush;
 
     // connections with unflushed output, flushed by the tail task
     private final PipelinedConnection[] dirty;
@@ -96,6 +101,7 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
         this.reconnectBackoffNanos = reconnectBackoff.toNanos();
         this.description = Objects.requireNonNull(description, "description");
         this.onClose = Objects.requireNonNull(onClose, "onClose");
+        this.flush = LoopFlush.of(loop);
     }
 
     @Override

@@ -694,6 +694,16 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         return (Command<?>) cur.commands[i];
     }
 
+    /**
+     * {@return the headers that carry call {@code i}'s OpenTelemetry span to its shard
+     * ({@code traceparent}, …), or {@code null} when the server traces no spans} The models hand
+     * them to the driver with {@link io.doubleface.driver.CallTrace} around the send.
+     */
+    public java.util.Map<String, String> callHeaders(int i) {
+        RequestTrace t = otel;
+        return t == null ? null : t.callHeaders(i);
+    }
+
     /** The tag to send call {@code i} of the current round with (round and call number). */
     public int tag(int i) {
         return ((round & 0x7FFF) << 16) | i;

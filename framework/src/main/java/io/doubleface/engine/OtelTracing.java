@@ -9,7 +9,10 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.context.propagation.TextMapPropagator;
+import io.opentelemetry.context.propagation.TextMapSetter;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * {@link OpenTelemetry}; otherwise no class of the API is loaded): one {@code SERVER} span per
  * upstream request, its parent taken from the request's W3C {@code traceparent} with the
  * instance's propagators, events at the stage points, and one {@code CLIENT} child span per shard
- * call (from the end of the plan to the call's outcome). Spans are started and ended with
+ * call (from the end of the plan to the call's outcome), whose context goes to the shard in the
+ * call's headers where the driver's protocol carries them ({@link io.doubleface.driver.CallTrace}). Spans are started and ended with
  * explicit {@link System#nanoTime()}-based timestamps, so no thread-local context is needed on
  * the event loops.
  */
@@ -43,6 +47,12 @@ public final class OtelTracing {
         @Override
         public String get(TraceCarrier carrier, String key) {
             return carrier == null ? null : carrier.get(key);
+        }
+    };
+
+    private static final TextMapSetter<Map<String, String>> SETTER = (carrier, key, value) -> {
+        if (carrier != null) {
+            carrier.put(key, value);
         }
     };
 
@@ -89,6 +99,16 @@ public final class OtelTracing {
                 .setSpanKind(SpanKind.CLIENT).setStartTimestamp(epoch(nanoTime), TimeUnit.NANOSECONDS)
                 .setAttribute(BACKEND, backend).setAttribute(SHARD, (long) shard).setAttribute(ROUND, (long) round)
                 .startSpan();
+    }
+
+    /**
+     * {@return the headers that carry {@code call}'s context to the shard (W3C {@code traceparent},
+     * {@code tracestate}, as the instance's propagators write them)}
+     */
+    Map<String, String> headers(Span call) {
+        Map<String, String> h = new HashMap<>(4);
+        propagator.inject(Context.root().with(call), h, SETTER);
+        return h;
     }
 
     /** Ends a call span: ok, or failed with {@code error}. */

@@ -40,6 +40,13 @@ final class RequestTrace {
         span.setAttribute(OtelTracing.CALLS, (long) n);
     }
 
+    /** {@return the headers carrying call {@code call}'s span to its shard, or {@code null} if it has none (open)} */
+    java.util.Map<String, String> callHeaders(int call) {
+        Span[] c = calls;
+        Span s = call < c.length ? c[call] : null;
+        return s == null ? null : otel.headers(s);
+    }
+
     /** Call {@code call} of the current round has an outcome ({@code error == null}: a reply). */
     void endCall(int call, String error, long nanoTime) {
         Span[] c = calls;

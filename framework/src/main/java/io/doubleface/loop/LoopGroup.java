@@ -15,6 +15,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -26,10 +27,11 @@ import org.slf4j.LoggerFactory;
 /**
  * A named group of Netty event loops ({@link MultiThreadIoEventLoopGroup}) with epoll where
  * available and NIO otherwise, per-loop counters ({@link LoopStats}), and a run-time switch
- * between blocking in {@code epoll_wait} and busy-polling ({@link SelectStrategy#BUSY_WAIT}).
+ * between blocking in {@code epoll_wait} and busy-polling ({@link SelectStrategy#BUSY_WAIT}), and
+ * a run-time switch pinning each loop's thread to a CPU ({@link #pin}).
  *
- * <p>Threading: {@link #setBusyPoll} may be called from any thread; everything else is immutable
- * after construction. The group owns its loops and shuts them down in {@link #close()}.
+ * <p>Threading: {@link #setBusyPoll} and {@link #pin} may be called from any thread; everything
+ * else is immutable after construction. The group owns its loops and shuts them down in {@link #close()}.
  */
 public final class LoopGroup implements AutoCloseable {
 
@@ -50,6 +52,10 @@ public final class LoopGroup implements AutoCloseable {
     private final List<LoopStats> stats;
     private final boolean epoll;
     private volatile boolean busyPoll;
+    /** The CPUs loops are pinned to ({@link #pin}), or {@code null}. */
+    private volatile List<Integer> pinned;
+    /** Per loop, its thread's affinity before the first pin (restored by unpinning); loop-confined. */
+    private final BitSet[] unpinned;
 
     /**
      * Creates and starts {@code size} loops whose threads are named {@code name-0 … name-(size-1)}.
@@ -81,6 +87,7 @@ public final class LoopGroup implements AutoCloseable {
             l.add((EventLoop) e);
         }
         this.loops = Collections.unmodifiableList(l);
+        this.unpinned = new BitSet[size];
         this.stats = counting.stats();
         // Loops start lazily; start them now so their threads (and counters) exist from the start.
         for (EventLoop loop : loops) {
@@ -158,6 +165,51 @@ public final class LoopGroup implements AutoCloseable {
         return busyPoll;
     }
 
+    /**
+     * Pins loop {@code i}'s thread to CPU {@code cpus.get(i % cpus.size())}, or with {@code null}
+     * gives every loop back the affinity it had before the first pin. Each loop pins itself in a
+     * task; this returns when all have (in flight work is not disturbed: a loop runs the task between
+     * two of its iterations).
+     *
+     * @param cpus the CPUs, at least one, or {@code null} to unpin
+     * @throws IllegalArgumentException if the kernel refuses a CPU (offline, or not in this process's
+     *     cpuset); loops pinned before the refusal stay pinned
+     * @throws UnsupportedOperationException if this is not Linux
+     */
+    public void pin(List<Integer> cpus) {
+        if (cpus != null && cpus.isEmpty()) {
+            throw new IllegalArgumentException("CPU list: empty (expected: 1 or more CPUs, or null to unpin)");
+        }
+        List<Integer> list = cpus == null ? null : List.copyOf(cpus);
+        for (int i = 0; i < loops.size(); i++) {
+            int k = i;
+            io.netty.util.concurrent.Future<?> f = loops.get(i).submit(() -> pinSelf(k, list));
+            f.syncUninterruptibly();
+        }
+        pinned = list;
+        log.info("loop group {}: {}", name, list == null ? "unpinned" : "loops pinned to CPUs " + list);
+    }
+
+    private void pinSelf(int loop, List<Integer> cpus) {
+        if (cpus == null) {
+            if (unpinned[loop] != null) {
+                CpuAffinity.setCurrentThread(unpinned[loop]);
+            }
+            return;
+        }
+        if (unpinned[loop] == null) {
+            unpinned[loop] = CpuAffinity.currentThread();
+        }
+        BitSet one = new BitSet();
+        one.set(cpus.get(loop % cpus.size()));
+        CpuAffinity.setCurrentThread(one);
+    }
+
+    /** {@return the CPUs the loops are pinned to ({@link #pin}), or {@code null} if they are not} */
+    public List<Integer> pinned() {
+        return pinned;
+    }
+
     @Override
     public void close() {
         busyPoll = false;
@@ -166,6 +218,7 @@ public final class LoopGroup implements AutoCloseable {
 
     @Override
     public String toString() {
-        return name + "[" + size() + (epoll ? " epoll" : " nio") + (busyPoll ? " busy-poll" : "") + "]";
+        return name + "[" + size() + (epoll ? " epoll" : " nio") + (busyPoll ? " busy-poll" : "")
+                + (pinned == null ? "" : " pinned " + pinned) + "]";
     }
 }

@@ -1,5 +1,8 @@
 package io.doubleface.model;
 
+import io.doubleface.driver.CallTrace;
+import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.ReplyListener;
 import io.doubleface.engine.FanoutExchange;
 import io.doubleface.engine.Outcome;
 import io.doubleface.loop.Threads;
@@ -56,6 +59,25 @@ abstract class AbstractModel implements ThreadingModel {
     }
 
     /** Runs the exchange's merge on its upstream loop (a hop unless we are already there). */
+    /**
+     * Sends call {@code c} of {@code ex}'s current round on {@code client}; with OpenTelemetry on,
+     * the call's trace headers go with it ({@link CallTrace}).
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static void send(LoopClient client, FanoutExchange<?, ?, ?> ex, int c, ReplyListener listener) {
+        java.util.Map<String, String> h = ex.callHeaders(c);
+        if (h == null) {
+            client.send(ex.shard(c), ex.command(c), listener, ex.tag(c));
+            return;
+        }
+        CallTrace.set(List.of(h));
+        try {
+            client.send(ex.shard(c), ex.command(c), listener, ex.tag(c));
+        } finally {
+            CallTrace.clear();
+        }
+    }
+
     static void mergeOnUpstream(FanoutExchange<?, ?, ?> ex) {
         EventLoop loop = ex.upstreamLoop();
         if (loop.inEventLoop()) {

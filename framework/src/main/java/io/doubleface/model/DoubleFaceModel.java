@@ -76,7 +76,7 @@ final class DoubleFaceModel extends AbstractModel {
             if (client == null) {
                 client = perBackend[b] = ctx.ioClient(b, i);
             }
-            client.send(ex.shard(c), ex.command(c), listener, ex.tag(c));
+            send(client, ex, c, listener);
         }
     }
 

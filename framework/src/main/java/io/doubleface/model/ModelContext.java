@@ -6,6 +6,8 @@ import io.doubleface.driver.LoopClient;
 import io.doubleface.loop.LoopGroup;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 /**
  * What every threading model of one server shares: the server's I/O loops, its backends, for each
@@ -29,6 +31,7 @@ public final class ModelContext implements AutoCloseable {
     private final LoopClient<?>[][] ioClients;
     private final List<AutoCloseable> owned = new ArrayList<>();
     private final BlockingClient<?>[] blocking;
+    private volatile Consumer<LoopGroup> loopGroupStarted = g -> { };
 
     /**
      * @param io the server's I/O loops (upstream; DoubleFace downstream too)
@@ -68,6 +71,35 @@ public final class ModelContext implements AutoCloseable {
 
     public int queueLimit() {
         return queueLimit;
+    }
+
+    /**
+     * Sets what is done with each loop group a model starts ({@link #newLoopGroup}) before the
+     * model opens clients on it: the server applies its loop knobs (flush policy, CPU pinning).
+     *
+     * @param hook called on the thread that builds the model
+     */
+    public void onLoopGroupStarted(Consumer<LoopGroup> hook) {
+        this.loopGroupStarted = Objects.requireNonNull(hook, "hook");
+    }
+
+    /**
+     * Starts a model's own loop group (backend loops, reactors) on the I/O loops' transport and hands
+     * it to the {@link #onLoopGroupStarted} hook. The model owns and closes it.
+     *
+     * @param name thread-name prefix
+     * @param size number of loops
+     * @return the started group
+     */
+    public LoopGroup newLoopGroup(String name, int size) {
+        LoopGroup g = new LoopGroup(name, size, io.isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO);
+        try {
+            loopGroupStarted.accept(g);
+        } catch (RuntimeException e) {
+            g.close();
+            throw e;
+        }
+        return g;
     }
 
     /** The asynchronous client of {@code backend} bound to I/O loop {@code loop}; opened on first use. Thread-safe. */

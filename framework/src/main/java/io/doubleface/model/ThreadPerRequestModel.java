@@ -2,10 +2,15 @@ package io.doubleface.model;
 
 import io.doubleface.api.Command;
 import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.CallTrace;
 import io.doubleface.driver.ShardException;
 import io.doubleface.engine.FanoutExchange;
 import io.doubleface.engine.Outcome;
 import io.doubleface.loop.Threads;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -103,8 +108,16 @@ final class ThreadPerRequestModel extends AbstractModel {
             int[] shards = new int[k];
             Command<?>[] commands = new Command<?>[k]; // handed over as a List: C[] would not be a C[] at run time
             int[] tags = new int[k];
+            List<Map<String, String>> headers = null; // with OpenTelemetry on: per call
             for (int c = 0, j = 0; c < n; c++) {
                 if (ex.backendIndex(c) == b) {
+                    Map<String, String> h = ex.callHeaders(c);
+                    if (h != null) {
+                        if (headers == null) {
+                            headers = new ArrayList<>(Collections.nCopies(k, null));
+                        }
+                        headers.set(j, h);
+                    }
                     shards[j] = ex.shard(c);
                     commands[j] = ex.command(c);
                     tags[j++] = ex.tag(c);
@@ -118,22 +131,37 @@ final class ThreadPerRequestModel extends AbstractModel {
                 ex.finish(Outcome.TIMEOUT, "deadline exceeded before the shards were called");
                 return;
             }
-            ((BlockingClient) clients[b]).callAll(shards, java.util.Arrays.asList(commands), left, new BlockingClient.Sink() {
-                @Override
-                public void onReply(int index, Object reply) {
-                    if (ex.processReply(tags[index], reply)) {
-                        ex.completeRound();
-                    }
+            if (headers != null) {
+                CallTrace.set(headers);
+            }
+            try {
+                callAll((BlockingClient) clients[b], ex, shards, commands, tags, left);
+            } finally {
+                if (headers != null) {
+                    CallTrace.clear();
                 }
-
-                @Override
-                public void onFailure(int index, ShardException cause) {
-                    if (ex.failCall(tags[index], cause)) {
-                        ex.completeRound();
-                    }
-                }
-            });
+            }
         }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void callAll(BlockingClient client, FanoutExchange<?, ?, ?> ex, int[] shards, Command<?>[] commands,
+            int[] tags, long left) {
+        client.callAll(shards, java.util.Arrays.asList(commands), left, new BlockingClient.Sink() {
+            @Override
+            public void onReply(int index, Object reply) {
+                if (ex.processReply(tags[index], reply)) {
+                    ex.completeRound();
+                }
+            }
+
+            @Override
+            public void onFailure(int index, ShardException cause) {
+                if (ex.failCall(tags[index], cause)) {
+                    ex.completeRound();
+                }
+            }
+        });
     }
 
     @Override

@@ -1,9 +1,12 @@
 package io.doubleface.model;
 
 import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.CallTrace;
 import io.doubleface.driver.ShardException;
 import io.doubleface.engine.FanoutExchange;
 import io.doubleface.engine.Outcome;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadPoolExecutor;
 
 /**
@@ -41,14 +44,16 @@ final class Type1Model extends AbstractModel {
             Object command = ex.command(c);
             BlockingClient<?> client = clients[ex.backendIndex(c)];
             int tag = ex.tag(c);
-            if (!submit(workers, () -> callOne(ex, client, shard, command, tag), ex, "type1 worker")) {
+            Map<String, String> headers = ex.callHeaders(c); // null unless OpenTelemetry is on
+            if (!submit(workers, () -> callOne(ex, client, shard, command, tag, headers), ex, "type1 worker")) {
                 return;
             }
         }
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void callOne(FanoutExchange<?, ?, ?> ex, BlockingClient client, int shard, Object command, int tag) {
+    private static void callOne(FanoutExchange<?, ?, ?> ex, BlockingClient client, int shard, Object command, int tag,
+            Map<String, String> headers) {
         if (ex.isFinished()) {
             return;
         }
@@ -58,6 +63,9 @@ final class Type1Model extends AbstractModel {
             return;
         }
         Object reply;
+        if (headers != null) {
+            CallTrace.set(List.of(headers));
+        }
         try {
             reply = client.call(shard, (io.doubleface.api.Command) command, left);
         } catch (ShardException e) {
@@ -65,6 +73,10 @@ final class Type1Model extends AbstractModel {
                 mergeOnUpstream(ex);
             }
             return;
+        } finally {
+            if (headers != null) {
+                CallTrace.clear();
+            }
         }
         if (ex.processReply(tag, reply)) {
             mergeOnUpstream(ex);

@@ -30,7 +30,7 @@ final class Type2aModel extends AbstractModel {
     Type2aModel(Configuration config, ModelContext ctx) {
         super(config, ctx);
         int b = config.backends() == 0 ? ctx.io().size() : config.backends();
-        this.backend = new LoopGroup("t2a-be", b, ctx.io().isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO);
+        this.backend = ctx.newLoopGroup("t2a-be", b);
         this.clients = new LoopClient<?>[b][ctx.backends().size()];
         for (int i = 0; i < b; i++) {
             for (int k = 0; k < ctx.backends().size(); k++) {
@@ -91,7 +91,7 @@ final class Type2aModel extends AbstractModel {
         for (int c = 0, n = ex.calls(); c < n; c++) {
             if (ex.shard(c) % b == backendIndex) {
                 LoopClient client = perBackend[ex.backendIndex(c)];
-                client.send(ex.shard(c), ex.command(c), l, ex.tag(c));
+                send(client, ex, c, l);
             }
         }
     }

@@ -30,7 +30,7 @@ final class Type2bModel extends AbstractModel {
     Type2bModel(Configuration config, ModelContext ctx) {
         super(config, ctx);
         int r = config.backends() == 0 ? 1 : config.backends();
-        this.reactors = new LoopGroup("t2b-rx", r, ctx.io().isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO);
+        this.reactors = ctx.newLoopGroup("t2b-rx", r);
         this.clients = new LoopClient<?>[r][ctx.backends().size()];
         for (int i = 0; i < r; i++) {
             for (int k = 0; k < ctx.backends().size(); k++) {
@@ -71,7 +71,7 @@ final class Type2bModel extends AbstractModel {
                     for (int c = 0, n = ex.calls(); c < n; c++) {
                         if (ex.shard(c) % r == reactor) {
                             LoopClient client = perBackend[ex.backendIndex(c)];
-                            client.send(ex.shard(c), ex.command(c), listener, ex.tag(c));
+                            send(client, ex, c, listener);
                         }
                     }
                 });

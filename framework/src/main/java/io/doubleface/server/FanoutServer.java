@@ -5,6 +5,8 @@ import io.doubleface.api.Command;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
+import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.LoopFlush;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.engine.AdmissionLimiter;
 import io.doubleface.engine.FanoutEngine;
@@ -20,6 +22,7 @@ import io.doubleface.server.internal.FrontendLoopGroup;
 import io.doubleface.server.internal.GrpcFanoutHandler;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
+import io.doubleface.server.internal.KnobsEndpoint;
 import io.doubleface.server.internal.ServerMetrics;
 import io.doubleface.server.internal.StrictRequestDecoder;
 import io.doubleface.server.internal.Tls;
@@ -121,6 +124,9 @@ public final class FanoutServer implements AutoCloseable {
     private final LoadAdapter adapter;
     private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
     private volatile boolean closing;
+    /** Loop knobs, applied to every loop group of the server (also those a switch starts). */
+    private volatile FlushPolicy flushPolicy;
+    private volatile List<Integer> pinCpus;
     /** Counted down when {@link #close()} has finished: a second {@link #stop} waits for it. */
     private final CountDownLatch terminated = new CountDownLatch(1);
     private boolean closed; // under this
@@ -154,7 +160,11 @@ public final class FanoutServer implements AutoCloseable {
         Server grpc = null;
         LoadAdapter tuner = null;
         try {
+            this.flushPolicy = b.flushPolicy;
+            this.pinCpus = b.pinCpus;
+            applyLoopKnobs(io);
             ModelContext ctx = new ModelContext(io, backends, b.policy, b.queueLimit);
+            ctx.onLoopGroupStarted(this::applyLoopKnobs);
             String initial = b.tune != null ? b.tune.initial() : b.configuration;
             Admission adm = b.admission;
             Function<Runnable, AdmissionLimiter> limiter = switch (adm.kind()) {
@@ -368,7 +378,8 @@ public final class FanoutServer implements AutoCloseable {
             throw new IllegalStateException("admin listener on " + host + " (not loopback) needs a token "
                     + "(Builder.adminToken, serve --admin-token-file)");
         }
-        AdminHandler handler = new AdminHandler(engine, metrics, b.adminToken, !loopback);
+        AdminHandler handler = new AdminHandler(engine, metrics, b.adminToken, !loopback)
+                .knobs(new KnobsEndpoint(this::flushPolicy, this::flushPolicy, this::pinnedCpus, this::pinIoThreads));
         ServerBootstrap sb = new ServerBootstrap()
                 .group(group.group())
                 .channel(group.serverChannelClass())
@@ -458,6 +469,69 @@ public final class FanoutServer implements AutoCloseable {
     public void traceStages(int oneIn) {
         engine.stages().every(oneIn);
     }
+
+    // ---- loop knobs (issue 12): flush policy, CPU pinning -------------------------------------
+
+    /** Applies the flush policy and the pinning to {@code g}'s loops (a new group, or all on a change). */
+    private void applyLoopKnobs(LoopGroup g) {
+        FlushPolicy f = flushPolicy;
+        for (io.netty.channel.EventLoop loop : g.loops()) {
+            LoopFlush.set(loop, f);
+        }
+        List<Integer> cpus = pinCpus;
+        if (cpus != null || g.pinned() != null) {
+            g.pin(cpus);
+        }
+    }
+
+    /**
+     * Sets the downstream flush policy of every loop of this server from now on (see
+     * {@link Builder#flushPolicy}); calls waiting in a batch are flushed by its timer, so none is
+     * stranded by the switch.
+     *
+     * @param policy the policy, not {@code null}
+     */
+    public synchronized void flushPolicy(FlushPolicy policy) {
+        this.flushPolicy = Objects.requireNonNull(policy, "policy");
+        for (LoopGroup g : loopGroups()) {
+            for (io.netty.channel.EventLoop loop : g.loops()) {
+                LoopFlush.set(loop, policy);
+            }
+        }
+        log.info("flush policy: {}", policy);
+    }
+
+    /** {@return the downstream flush policy of this server's loops} */
+    public FlushPolicy flushPolicy() {
+        return flushPolicy;
+    }
+
+    /**
+     * Pins the I/O loops (and the loops a configuration adds: Type-2a backend loops, Type-2b reactors)
+     * to CPUs, or unpins them: loop {@code i} of each group to {@code cpus.get(i % cpus.size())} (see
+     * {@link Builder#pinIoThreads}). Returns when every loop has pinned itself.
+     *
+     * @param cpus the CPUs, or {@code null} to unpin
+     * @throws IllegalArgumentException if the kernel refuses a CPU
+     * @throws UnsupportedOperationException if this is not Linux
+     */
+    public synchronized void pinIoThreads(List<Integer> cpus) {
+        if (cpus != null && cpus.isEmpty()) {
+            throw new IllegalArgumentException("pinIoThreads: empty CPU list (expected: 1 or more, or null to unpin)");
+        }
+        List<Integer> list = cpus == null ? null : List.copyOf(cpus);
+        this.pinCpus = list;
+        for (LoopGroup g : loopGroups()) {
+            g.pin(list);
+        }
+    }
+
+    /** {@return the CPUs the loops are pinned to, or {@code null} if they are not} */
+    public List<Integer> pinnedCpus() {
+        return pinCpus;
+    }
+
+    // ---- end of loop knobs ---------------------------------------------------------------------
 
     /**
      * Switches the active configuration (see {@link FanoutEngine#switchTo}). Requests admitted from now
@@ -636,6 +710,8 @@ public final class FanoutServer implements AutoCloseable {
         private long maxQueuedBytesTotal = DEFAULT_MAX_QUEUED_BYTES_TOTAL;
         private MeterRegistry meterRegistry;
         private int traceStages;
+        private FlushPolicy flushPolicy = FlushPolicy.PER_ITERATION;
+        private List<Integer> pinCpus;
         private Object openTelemetry; // an io.opentelemetry.api.OpenTelemetry: Object, so the API is optional
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
@@ -936,6 +1012,37 @@ public final class FanoutServer implements AutoCloseable {
          */
         public Builder openTelemetry(io.opentelemetry.api.OpenTelemetry otel) {
             this.openTelemetry = otel;
+            return this;
+        }
+
+        /**
+         * How shard connections of pipelined drivers (KV, native RESP, the YCSB OP_MSG driver) are
+         * flushed: at the end of each loop iteration (the default, {@link FlushPolicy#PER_ITERATION}),
+         * per call, or in batches bounded by a count and a delay (docs/tracing.md, "Knobs"). Switch it
+         * at run time with {@link FanoutServer#flushPolicy(FlushPolicy)}.
+         *
+         * @param policy the policy, not {@code null}
+         * @return this builder
+         */
+        public Builder flushPolicy(FlushPolicy policy) {
+            this.flushPolicy = Objects.requireNonNull(policy, "flushPolicy");
+            return this;
+        }
+
+        /**
+         * Pins loop {@code i} of the I/O group (and of the groups a configuration adds) to CPU
+         * {@code cpus.get(i % cpus.size())} with {@code sched_setaffinity} (Linux; docs/tracing.md,
+         * "Knobs"). Default: not pinned. Switch at run time with {@link FanoutServer#pinIoThreads}.
+         *
+         * @param cpus the CPUs, at least one, or {@code null} for no pinning
+         * @return this builder
+         * @throws IllegalArgumentException if {@code cpus} is empty
+         */
+        public Builder pinIoThreads(List<Integer> cpus) {
+            if (cpus != null && cpus.isEmpty()) {
+                throw new IllegalArgumentException("pinIoThreads: empty CPU list (expected: 1 or more, or null)");
+            }
+            this.pinCpus = cpus == null ? null : List.copyOf(cpus);
             return this;
         }
 

@@ -321,4 +321,50 @@ class LoopGroupTest {
             server.close().syncUninterruptibly();
         }
     }
+
+    @Test
+    void cpuListsReadAsLinuxPrintsThem() {
+        assertEquals(List.of(0, 1), CpuAffinity.parseList("0,1"));
+        assertEquals(List.of(0, 1, 2, 3), CpuAffinity.parseList("0-3"));
+        assertEquals(List.of(1, 0, 4), CpuAffinity.parseList(" 1,0, 4,1"));
+        assertEquals(List.of(0, 1, 5), CpuAffinity.parseList("0-1,5"));
+        for (String bad : new String[] {"", "x", "1-", "-1", "3-1", "0,,1", "1-2-3", "1024"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CpuAffinity.parseList(bad), bad);
+            assertTrue(e.getMessage().contains("expected: a CPU list"), e.getMessage());
+        }
+        java.util.BitSet b = new java.util.BitSet();
+        b.set(0, 3);
+        b.set(5);
+        assertEquals("0-2,5", CpuAffinity.format(b));
+    }
+
+    @Test
+    void pinnedLoopsRunOnTheirCpuAsTheKernelSaysAndUnpinningGivesTheOldSetBack() throws Exception {
+        assumeTrue(System.getProperty("os.name").startsWith("Linux"), "sched_setaffinity is Linux's");
+        String before = CpuAffinity.procAllowedList();
+        java.util.BitSet allowed = CpuAffinity.currentThread();
+        assertEquals(before, CpuAffinity.format(allowed), "the system call and /proc agree");
+        int last = allowed.length() - 1; // the highest CPU this process may use
+        try (LoopGroup g = new LoopGroup("lgpin", 3, LoopGroup.Transport.AUTO)) {
+            g.pin(List.of(last, allowed.nextSetBit(0)));
+            List<String> pinned = new java.util.ArrayList<>();
+            for (EventLoop loop : g.loops()) {
+                pinned.add(loop.submit(CpuAffinity::procAllowedList).get(10, TimeUnit.SECONDS));
+            }
+            String first = String.valueOf(allowed.nextSetBit(0));
+            assertEquals(List.of(String.valueOf(last), first, String.valueOf(last)), pinned, "loop i on cpus[i % 2]");
+            assertEquals(List.of(last, allowed.nextSetBit(0)), g.pinned());
+            assertTrue(g.toString().contains("pinned"), g.toString());
+
+            g.pin(null);
+            for (EventLoop loop : g.loops()) {
+                assertEquals(before, loop.submit(CpuAffinity::procAllowedList).get(10, TimeUnit.SECONDS));
+            }
+            assertEquals(null, g.pinned());
+
+            // a CPU the kernel refuses: a clear error naming it
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> g.pin(List.of(1000)));
+            assertTrue(e.getMessage().contains("cannot pin thread lgpin-0 to CPUs 1000"), e.getMessage());
+        }
+    }
 }

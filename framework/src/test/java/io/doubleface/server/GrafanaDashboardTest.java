@@ -109,7 +109,7 @@ class GrafanaDashboardTest {
         }
     }
 
-    static final Pattern TOTAL_COUNT = Pattern.compile("(?m)^doubleface_stage_latency_seconds_count\\{[^}]*stage=\"total\"[^}]*} (\\d+)");
+    static final Pattern TOTAL_COUNT = Pattern.compile("(?m)^doubleface_stage_seconds_count\\{[^}]*stage=\"total\"[^}]*} (\\d+)");
 
     /** Requests counted in the {@code total} stage, over every configuration. */
     static long totalStageCount(String scrape) {

@@ -2,6 +2,7 @@ package io.doubleface.grpc;
 
 import io.doubleface.api.Command;
 import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.CallTrace;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.LoopGroup;
 import io.grpc.CallOptions;
@@ -80,7 +81,7 @@ final class GrpcBlockingClient implements BlockingClient<Command<?>> {
         ManagedChannel ch = channel(shard);
         CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS);
         try {
-            return ((GrpcCall<?, ?>) command).blockingCall(ch, options);
+            return ((GrpcCall<?, ?>) command).blockingCall(ch, options, CallTrace.headers(0));
         } catch (StatusRuntimeException e) {
             throw GrpcCalls.failure(shard, e.getStatus(), closed);
         }
@@ -108,7 +109,7 @@ final class GrpcBlockingClient implements BlockingClient<Command<?>> {
             try {
                 Objects.checkIndex(shards[i], channels.length);
                 GrpcCalls.check(requests.get(i));
-                calls[i] = GrpcCalls.start(channel(shards[i]), options, requests.get(i), new ClientCall.Listener<>() {
+                calls[i] = GrpcCalls.start(channel(shards[i]), options, requests.get(i), index, new ClientCall.Listener<>() {
                     private Object reply;
 
                     @Override

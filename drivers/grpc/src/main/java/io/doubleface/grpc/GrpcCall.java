@@ -5,11 +5,13 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptors;
+import io.doubleface.driver.CallTrace;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.MetadataUtils;
 import java.util.Objects;
+import java.util.Map;
 
 /**
  * One unary call of your own gRPC service for a {@code grpc://} backend, whose reply is the
@@ -95,12 +97,14 @@ public final class GrpcCall<I, O> implements Command<O> {
      * Starts the call on {@code channel} with {@code listener}: start, ask for the reply, send the
      * message, half-close.
      */
-    ClientCall<I, O> start(Channel channel, CallOptions options, ClientCall.Listener<O> listener) {
+    ClientCall<I, O> start(Channel channel, CallOptions options, ClientCall.Listener<O> listener,
+            Map<String, String> trace) {
         ClientCall<I, O> c = channel.newCall(method, options);
         Metadata h = new Metadata();
         if (headers != null) {
             h.merge(headers);
         }
+        addTrace(h, trace);
         c.start(listener, h);
         c.request(1);
         c.sendMessage(message);
@@ -108,11 +112,41 @@ public final class GrpcCall<I, O> implements Command<O> {
         return c;
     }
 
-    /** Calls the method and blocks for the reply ({@link ClientCalls#blockingUnaryCall}). */
-    O blockingCall(Channel channel, CallOptions options) {
-        Channel ch = headers == null ? channel
-                : ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(headers));
+    /**
+     * Calls the method and blocks for the reply ({@link ClientCalls#blockingUnaryCall}).
+     *
+     * @param trace the call's trace headers ({@link CallTrace}), or {@code null}
+     */
+    O blockingCall(Channel channel, CallOptions options, Map<String, String> trace) {
+        Channel ch = channel;
+        if (headers != null || trace != null) {
+            Metadata h = new Metadata();
+            if (headers != null) {
+                h.merge(headers);
+            }
+            addTrace(h, trace);
+            ch = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(h));
+        }
         return ClientCalls.blockingUnaryCall(ch, method, options, message);
+    }
+
+    private static final Metadata.Key<String> TRACEPARENT = Metadata.Key.of("traceparent", Metadata.ASCII_STRING_MARSHALLER);
+    private static final Metadata.Key<String> TRACESTATE = Metadata.Key.of("tracestate", Metadata.ASCII_STRING_MARSHALLER);
+
+    /** Adds the call's trace headers ({@code traceparent}, …) to {@code h}, replacing any of the same name. */
+    private static void addTrace(Metadata h, Map<String, String> trace) {
+        if (trace == null) {
+            return;
+        }
+        trace.forEach((k, v) -> {
+            Metadata.Key<String> key = switch (k) {
+                case "traceparent" -> TRACEPARENT;
+                case "tracestate" -> TRACESTATE;
+                default -> Metadata.Key.of(k, Metadata.ASCII_STRING_MARSHALLER);
+            };
+            h.removeAll(key);
+            h.put(key, v);
+        });
     }
 
     @Override

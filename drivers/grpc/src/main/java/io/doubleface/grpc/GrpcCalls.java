@@ -1,6 +1,7 @@
 package io.doubleface.grpc;
 
 import io.doubleface.api.Command;
+import io.doubleface.driver.CallTrace;
 import io.doubleface.driver.ShardException;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -17,15 +18,17 @@ final class GrpcCalls {
 
     /**
      * Starts {@code command} (a {@link GrpcCall}) on {@code channel}; the listener receives the
-     * reply message.
+     * reply message. With OpenTelemetry on, the call carries its trace headers as metadata
+     * ({@link CallTrace#headers}{@code (index)}).
      *
+     * @param index the call's index in the batch being sent ({@code 0} for a single call)
      * @throws IllegalArgumentException for any other command
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    static ClientCall<?, ?> start(Channel channel, CallOptions options, Command<?> command,
+    static ClientCall<?, ?> start(Channel channel, CallOptions options, Command<?> command, int index,
             ClientCall.Listener<Object> listener) {
         if (command instanceof GrpcCall<?, ?> call) {
-            return call.start(channel, options, (ClientCall.Listener) listener);
+            return call.start(channel, options, (ClientCall.Listener) listener, CallTrace.headers(index));
         }
         throw unknown(command);
     }

@@ -108,7 +108,7 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
         sending = true;
         try {
             call.clientCall = GrpcCalls.start(ch, CallOptions.DEFAULT.withDeadlineAfter(callTimeoutNanos,
-                    TimeUnit.NANOSECONDS), request, call);
+                    TimeUnit.NANOSECONDS), request, 0, call);
         } catch (RuntimeException e) {
             call.onClose(Status.UNAVAILABLE.withDescription("could not start the call").withCause(e), new Metadata());
         } finally {

@@ -75,6 +75,10 @@ final class TestLeaves implements AutoCloseable {
     private final Server[] servers;
     private final io.netty.handler.ssl.SslContext ssl; // null: plaintext
     private boolean closed;
+    /** The {@code traceparent} of every call the leaves received, with the shard: "shard traceparent". */
+    private final java.util.Queue<String> traceparents = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private static final io.grpc.Metadata.Key<String> TRACEPARENT =
+            io.grpc.Metadata.Key.of("traceparent", io.grpc.Metadata.ASCII_STRING_MARSHALLER);
 
     private TestLeaves(int shards, int records, LoopGroup.Transport transport, io.netty.handler.ssl.SslContext ssl) {
         this.records = records;
@@ -128,9 +132,19 @@ final class TestLeaves implements AutoCloseable {
     }
 
     private Server bind(int shard, int port) {
-        ServerServiceDefinition def = ServerServiceDefinition.builder("test.Leaf")
+        ServerServiceDefinition def = io.grpc.ServerInterceptors.intercept(ServerServiceDefinition.builder("test.Leaf")
                 .addMethod(GET, ServerCalls.asyncUnaryCall((request, out) -> answer(shard, request, out)))
-                .build();
+                .build(), new io.grpc.ServerInterceptor() {
+                    @Override
+                    public <I, O> io.grpc.ServerCall.Listener<I> interceptCall(io.grpc.ServerCall<I, O> call,
+                            io.grpc.Metadata headers, io.grpc.ServerCallHandler<I, O> next) {
+                        String tp = headers.get(TRACEPARENT);
+                        if (tp != null) {
+                            traceparents.add(shard + " " + tp);
+                        }
+                        return next.startCall(call, headers);
+                    }
+                });
         NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
         if (ssl != null) {
             nb.sslContext(ssl);
@@ -183,6 +197,15 @@ final class TestLeaves implements AutoCloseable {
         }
         out.onNext(reply(shard, n, size));
         out.onCompleted();
+    }
+
+    /** {@return and forgets the traceparents received so far, each as {@code "<shard> <traceparent>"}} */
+    List<String> takeTraceparents() {
+        List<String> out = new ArrayList<>();
+        for (String t; (t = traceparents.poll()) != null; ) {
+            out.add(t);
+        }
+        return out;
     }
 
     /** {@return the number of shards} */

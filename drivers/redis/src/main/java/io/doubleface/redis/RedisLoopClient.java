@@ -1,7 +1,9 @@
 package io.doubleface.redis;
 
 import io.doubleface.api.Command;
+import io.doubleface.driver.FlushBatch;
 import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.LoopFlush;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.ShardException;
@@ -42,7 +44,9 @@ import org.slf4j.LoggerFactory;
  * DoubleFace model never changes thread. Connections run with auto-flush off: {@link #send}
  * only queues the command in Lettuce's command buffer and marks the connection dirty; a tail
  * task ({@link SingleThreadEventLoop#executeAfterEventLoopIteration}) flushes each dirty
- * connection once per loop iteration (as the KV driver does).
+ * connection once per loop iteration (as the KV driver does) — or, as the loop's
+ * {@link io.doubleface.driver.FlushPolicy} says, after each command or per bounded batch
+ * ({@link FlushBatch}, Lettuce's {@code flushCommands}).
  *
  * <p><b>Shared</b> ({@code connection=shared}): the driver's one connection per shard on Lettuce's
  * own loops (auto-flush on); completions are handed to this loop with {@code loop.execute}.
@@ -78,9 +82,17 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         final ArrayDeque<Call> pending = new ArrayDeque<>();
         int waiting; // shared mode: calls waiting for the shared connection
         boolean dirty;
+        FlushBatch batch; // per-loop mode: flushes under a per-write or batching FlushPolicy
 
         Link(int shard) {
             this.shard = shard;
+        }
+
+        /** Flushes Lettuce's command buffer of this connection, if connected. */
+        void flushCommands() {
+            if (conn != null) {
+                conn.flushCommands();
+            }
         }
     }
 
@@ -138,6 +150,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
     private int dirtyCount;
     private boolean flushScheduled;
     private final Runnable flushTask = this::flushDirty;
+    private final LoopFlush flush; // the loop's flush policy (per-loop mode), read at each send
     // Outstanding calls, a doubly linked list in send order. Every call of this client has the same
     // timeout, so send order is deadline order: one scheduled sweep at the oldest call's deadline
     // times out what is due and re-arms for the next, instead of a scheduled task per call (two
@@ -163,7 +176,9 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         this.dirty = new Link[driver.shardCount()];
         for (int i = 0; i < links.length; i++) {
             links[i] = new Link(i);
+            links[i].batch = new FlushBatch(loop, links[i]::flushCommands);
         }
+        this.flush = LoopFlush.of(loop);
         this.callTimeoutNanos = driver.settings().callTimeout().toNanos();
         this.maxOutstanding = driver.settings().maxOutstanding();
         if (perLoop) {
@@ -226,7 +241,9 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         switch (link.state) {
             case UP -> {
                 issue(link.cmds, c);
-                markDirty(link);
+                if (link.batch.queued(flush.policy())) {
+                    markDirty(link);
+                }
             }
             case CONNECTING -> {
                 if (link.pending.size() >= maxOutstanding) {
@@ -380,9 +397,8 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
             Link l = dirty[i];
             dirty[i] = null;
             l.dirty = false;
-            if (l.conn != null) {
-                l.conn.flushCommands();
-            }
+            l.batch.reset();
+            l.flushCommands();
         }
         dirtyCount = 0;
         flushScheduled = false;
@@ -485,6 +501,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         }
         for (Link l : links) {
             l.pending.clear();
+            l.batch.cancel();
         }
         closeOffLoop();
     }

@@ -158,8 +158,9 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
                     notAllowed(ctx, req, "GET");
                 }
             }
+            case KnobsEndpoint.PATH -> knobs(ctx, req, q); // issue 12 knobs, see below
             default -> send(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8",
-                    "no such path: " + path + " (try /admin, /admin/config, /admin/stats, /metrics)\n", false);
+                    "no such path: " + path + " (try /admin, /admin/config, /admin/stats, /admin/knobs, /metrics)\n", false);
         }
     }
 
@@ -176,6 +177,37 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
         HttpUtil.setContentLength(r, r.content().readableBytes());
         write(ctx, req, r, false);
     }
+
+    // ---- /admin/knobs (issue 12: flush policy, CPU pinning); the logic is in KnobsEndpoint ----
+
+    private volatile KnobsEndpoint knobs;
+
+    /** Serves {@link KnobsEndpoint#PATH} with {@code endpoint} (without one that path is 404). */
+    public AdminHandler knobs(KnobsEndpoint endpoint) {
+        this.knobs = endpoint;
+        return this;
+    }
+
+    private void knobs(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder q) {
+        KnobsEndpoint k = knobs;
+        if (k == null) {
+            send(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8", "no knobs on this server\n", false);
+            return;
+        }
+        if (HttpMethod.PUT.equals(req.method()) && token != null && !authorized(req)) {
+            unauthorized(ctx, req);
+            return;
+        }
+        KnobsEndpoint.Answer a = k.handle(req.method(), q);
+        if (a == null) {
+            notAllowed(ctx, req, "GET, PUT");
+        } else {
+            send(ctx, req, a.status(), a.status().code() == 200 ? "application/json" : "text/plain; charset=utf-8",
+                    a.body(), false);
+        }
+    }
+
+    // ---- end of /admin/knobs ----
 
     private String configJson(String previous) {
         Json j = new Json().begin();

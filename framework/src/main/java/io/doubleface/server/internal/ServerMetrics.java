@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -199,9 +200,78 @@ public final class ServerMetrics {
         }
     }
 
+    // ---- per-stage service times (docs/tracing.md), registered once tracing has recorded them ----
+
+    /**
+     * How long one snapshot of the stage histograms serves the meters: {@value} ms, so a scrape takes
+     * one snapshot rather than one per meter (a {@code /metrics} scrape takes a fresh one first).
+     */
+    static final long STAGE_SNAPSHOT_MILLIS = 1000;
+    private static final double[] STAGE_QUANTILES = {0.5, 0.99, 0.999};
+    private final Set<String> registeredStages = new HashSet<>();
+    private Map<String, Map<StageStats.Stage, StageStats.Summary>> stageSnapshot; // under this
+    private long stageSnapshotAt; // under this
+
+    private synchronized Map<String, Map<StageStats.Stage, StageStats.Summary>> stageSnapshot(boolean fresh) {
+        long now = System.nanoTime();
+        if (fresh || stageSnapshot == null
+                || now - stageSnapshotAt > TimeUnit.MILLISECONDS.toNanos(STAGE_SNAPSHOT_MILLIS)) {
+            stageSnapshot = engine.stages().snapshot();
+            stageSnapshotAt = now;
+        }
+        return stageSnapshot;
+    }
+
+    private StageStats.Summary stage(String config, StageStats.Stage stage) {
+        StageStats.Summary s = stageSnapshot(false).getOrDefault(config, Map.of()).get(stage);
+        return s != null ? s : new StageStats.Summary(0, 0, 0, 0, 0, 0, 0);
+    }
+
+    /**
+     * Registers the meters of each (configuration, stage) that traced requests have reached and that
+     * has none yet: {@code doubleface.stage} (count and sum; Prometheus {@code doubleface_stage_seconds_count},
+     * {@code _sum}), {@code doubleface.stage.quantile} (p50, p99, p99.9), {@code doubleface.stage.stddev}
+     * and {@code doubleface.stage.cv2}. Nothing while tracing has recorded nothing. Takes a fresh
+     * snapshot, which the meters then read.
+     */
+    public synchronized void registerStages() {
+        stageSnapshot(true).forEach((config, stages) -> stages.keySet().forEach(st -> {
+            if (!registeredStages.add(config + "/" + st.label())) {
+                return;
+            }
+            Tags tags = Tags.of("configuration", config, "stage", st.label());
+            FunctionTimer.builder("doubleface.stage", this, m -> m.stage(config, st).count(),
+                            m -> m.stage(config, st).meanMicros() * m.stage(config, st).count(), TimeUnit.MICROSECONDS)
+                    .tags(tags).description("per-stage service time of traced requests since start (--trace-stages)")
+                    .register(registry);
+            for (double q : STAGE_QUANTILES) {
+                Gauge.builder("doubleface.stage.quantile", this, m -> quantileMicros(m.stage(config, st), q) / 1e6)
+                        .tags(tags).tag("quantile", Double.toString(q)).baseUnit("seconds")
+                        .description("per-stage service time of traced requests: percentile since start (HdrHistogram)")
+                        .register(registry);
+            }
+            Gauge.builder("doubleface.stage.stddev", this, m -> m.stage(config, st).stddevMicros() / 1e6)
+                    .tags(tags).baseUnit("seconds")
+                    .description("per-stage service time of traced requests: standard deviation since start")
+                    .register(registry);
+            Gauge.builder("doubleface.stage.cv2", this, m -> m.stage(config, st).cv2())
+                    .tags(tags)
+                    .description("per-stage service time of traced requests: squared coefficient of variation "
+                            + "(variance / mean squared), the variability paper's measure")
+                    .register(registry);
+        }));
+    }
+
+    private static long quantileMicros(StageStats.Summary s, double q) {
+        return q == 0.5 ? s.p50Micros() : q == 0.99 ? s.p99Micros() : s.p999Micros();
+    }
+
+    // ---- end of per-stage meters ----
+
     /** Prometheus text exposition. */
     public String prometheus() {
         registerLoops();
+        registerStages();
         StringBuilder b = new StringBuilder(prometheus.scrape());
         b.append("# HELP doubleface_config_active the active threading configuration\n");
         b.append("# TYPE doubleface_config_active gauge\n");
@@ -219,35 +289,7 @@ public final class ServerMetrics {
         b.append("# TYPE doubleface_thread_cpu_seconds_total counter\n");
         threads.forEach((name, g) -> b.append("doubleface_thread_cpu_seconds_total{group=\"").append(name)
                 .append("\"} ").append(g.cpuMillis() / 1000.0).append('\n'));
-        stages(b);
         return b.toString();
-    }
-
-    /**
-     * The stage times of traced requests ({@code /admin/stats} {@code stages}) as one Prometheus
-     * summary, {@code doubleface_stage_latency_seconds{config, stage, quantile}} with {@code _sum}
-     * and {@code _count}, since start; absent while tracing is off.
-     */
-    private void stages(StringBuilder b) {
-        StageStats stages = engine.stages();
-        if (stages.every() == 0) {
-            return;
-        }
-        b.append("# HELP doubleface_stage_latency_seconds time of each stage of traced requests (one in ")
-                .append(stages.every()).append("), per configuration, since start\n");
-        b.append("# TYPE doubleface_stage_latency_seconds summary\n");
-        stages.snapshot().forEach((config, m) -> m.forEach((stage, x) -> {
-            String labels = "config=\"" + config + "\",stage=\"" + stage.label() + "\"";
-            long[] micros = {x.p50Micros(), x.p99Micros(), x.p999Micros()};
-            String[] quantiles = {"0.5", "0.99", "0.999"};
-            for (int i = 0; i < micros.length; i++) {
-                b.append("doubleface_stage_latency_seconds{").append(labels).append(",quantile=\"").append(quantiles[i])
-                        .append("\"} ").append(micros[i] / 1e6).append('\n');
-            }
-            b.append("doubleface_stage_latency_seconds_sum{").append(labels).append("} ")
-                    .append(x.meanMicros() * x.count() / 1e6).append('\n');
-            b.append("doubleface_stage_latency_seconds_count{").append(labels).append("} ").append(x.count()).append('\n');
-        }));
     }
 
     /** The {@code /admin/stats} document. */

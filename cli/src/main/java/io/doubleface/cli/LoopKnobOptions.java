@@ -1,0 +1,73 @@
+package io.doubleface.cli;
+
+import io.doubleface.driver.FlushPolicy;
+import io.doubleface.loop.CpuAffinity;
+import io.doubleface.server.FanoutServer;
+import java.util.List;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The loop knobs of issue 12 every {@code serve} mid-tier takes (a picocli mixin of
+ * {@code serve ycsb} and {@link MidTierServeOptions}): {@code --flush-policy} and
+ * {@code --pin-io-threads}. Both can be changed at run time with {@code PUT /admin/knobs}.
+ */
+final class LoopKnobOptions {
+
+    @Option(names = "--flush-policy", paramLabel = "per-write|per-iteration|batch:N[:Tus]",
+            converter = FlushPolicyConverter.class, defaultValue = "per-iteration",
+            description = {"When shard connections of the pipelined drivers (kv, redis native, the YCSB "
+                    + "OP_MSG driver) are flushed: once per event-loop iteration (default), per call, or when N "
+                    + "calls wait on a connection or T µs after the first (default "
+                    + FlushPolicy.DEFAULT_BATCH_DELAY_MICROS + "), whichever comes first, e.g. batch:16:50us. "
+                    + "Change it at run time: PUT /admin/knobs?flush-policy=... (docs/tracing.md, Knobs)."})
+    FlushPolicy flushPolicy;
+
+    @Option(names = "--pin-io-threads", paramLabel = "CPU_LIST", converter = CpuListConverter.class,
+            description = {"Pin I/O loop i (and loop i of a configuration's backend loops or reactors) to the "
+                    + "i-th CPU of the list, round robin, e.g. 0,1 or 0-3 (Linux sched_setaffinity). Default: not "
+                    + "pinned. Change it at run time: PUT /admin/knobs?pin-io-threads=LIST|off."})
+    CpuList pinIoThreads;
+
+    /** A parsed CPU list (a type of its own so picocli takes the option once, not as a repeatable list). */
+    record CpuList(List<Integer> cpus) {}
+
+    /** Sets the knobs on {@code b}. */
+    FanoutServer.Builder apply(FanoutServer.Builder b) {
+        return b.flushPolicy(flushPolicy).pinIoThreads(pinIoThreads == null ? null : pinIoThreads.cpus());
+    }
+
+    /** {@return the banner line of the knobs, or {@code null} when both are at their defaults} */
+    static String bannerLine(FanoutServer server) {
+        if (server.flushPolicy().equals(FlushPolicy.PER_ITERATION) && server.pinnedCpus() == null) {
+            return null;
+        }
+        return "  knobs    flush " + server.flushPolicy()
+                + (server.pinnedCpus() == null ? "" : ", I/O loops pinned to CPUs " + server.pinnedCpus());
+    }
+
+    /** Reads {@code --flush-policy}. */
+    static final class FlushPolicyConverter implements ITypeConverter<FlushPolicy> {
+        @Override
+        public FlushPolicy convert(String value) {
+            try {
+                return FlushPolicy.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** Reads a CPU list ({@code 0,1}, {@code 0-3}). */
+    static final class CpuListConverter implements ITypeConverter<CpuList> {
+        @Override
+        public CpuList convert(String value) {
+            try {
+                return new CpuList(CpuAffinity.parseList(value));
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+}

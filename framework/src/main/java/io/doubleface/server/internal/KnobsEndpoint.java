@@ -1,0 +1,107 @@
+package io.doubleface.server.internal;
+
+import io.doubleface.driver.FlushPolicy;
+import io.doubleface.internal.Json;
+import io.doubleface.loop.CpuAffinity;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * {@code /admin/knobs} of the admin listener: the run-time loop knobs of issue 12.
+ *
+ * <pre>
+ *   GET /admin/knobs                                   {"flush_policy":"per-iteration","pin_io_threads":null}
+ *   PUT /admin/knobs?flush-policy=batch:16:50us        (per-write, per-iteration, batch:N[:Tus])
+ *   PUT /admin/knobs?pin-io-threads=0,1                (a CPU list, or off)
+ * </pre>
+ *
+ * Both parameters may be given in one {@code PUT}; the answer is the knobs as they are then. Kept
+ * apart from {@link AdminHandler} (which only routes the path here) so each can change alone.
+ *
+ * <p>Threading: called on the admin loop; the setters are the server's (thread-safe).
+ */
+public final class KnobsEndpoint {
+
+    /** The path it answers. */
+    public static final String PATH = "/admin/knobs";
+
+    /** What a request gets: a status and a body (JSON when OK, text otherwise). */
+    record Answer(HttpResponseStatus status, String body) {}
+
+    private final Supplier<FlushPolicy> flushPolicy;
+    private final Consumer<FlushPolicy> setFlushPolicy;
+    private final Supplier<List<Integer>> pinned;
+    private final Consumer<List<Integer>> setPinned;
+
+    /**
+     * An endpoint over the server's knobs.
+     *
+     * @param flushPolicy reads the server's flush policy
+     * @param setFlushPolicy sets it
+     * @param pinned reads the CPUs the loops are pinned to ({@code null}: not pinned)
+     * @param setPinned pins ({@code null}: unpins)
+     */
+    public KnobsEndpoint(Supplier<FlushPolicy> flushPolicy, Consumer<FlushPolicy> setFlushPolicy,
+            Supplier<List<Integer>> pinned, Consumer<List<Integer>> setPinned) {
+        this.flushPolicy = Objects.requireNonNull(flushPolicy);
+        this.setFlushPolicy = Objects.requireNonNull(setFlushPolicy);
+        this.pinned = Objects.requireNonNull(pinned);
+        this.setPinned = Objects.requireNonNull(setPinned);
+    }
+
+    /** Answers a {@code GET} or {@code PUT} (the caller checked the credential of a {@code PUT}); else {@code null}. */
+    Answer handle(HttpMethod m, QueryStringDecoder q) {
+        if (HttpMethod.GET.equals(m)) {
+            return new Answer(HttpResponseStatus.OK, json());
+        }
+        if (!HttpMethod.PUT.equals(m)) {
+            return null;
+        }
+        Map<String, List<String>> p;
+        try {
+            p = q.parameters();
+        } catch (IllegalArgumentException e) {
+            p = Map.of();
+        }
+        String flush = single(p, "flush-policy");
+        String pin = single(p, "pin-io-threads");
+        if (flush == null && pin == null) {
+            return new Answer(HttpResponseStatus.BAD_REQUEST, "expected one or both query parameters: "
+                    + "flush-policy=per-write|per-iteration|batch:N[:Tus], pin-io-threads=CPU_LIST|off, "
+                    + "e.g. PUT " + PATH + "?flush-policy=batch:16:50us\n");
+        }
+        try {
+            // parse both before changing either
+            FlushPolicy f = flush == null ? null : FlushPolicy.parse(flush);
+            List<Integer> cpus = pin == null || pin.equals("off") ? null : CpuAffinity.parseList(pin);
+            if (f != null) {
+                setFlushPolicy.accept(f);
+            }
+            if (pin != null) {
+                setPinned.accept(cpus);
+            }
+        } catch (IllegalArgumentException | UnsupportedOperationException e) {
+            return new Answer(HttpResponseStatus.BAD_REQUEST, e.getMessage() + "\n");
+        }
+        return new Answer(HttpResponseStatus.OK, json());
+    }
+
+    private static String single(Map<String, List<String>> p, String name) {
+        List<String> v = p.get(name);
+        return v == null || v.isEmpty() ? null : v.get(v.size() - 1);
+    }
+
+    private String json() {
+        Json j = new Json().begin();
+        j.field("flush_policy", flushPolicy.get().toString());
+        j.key("pin_io_threads").tree(pinned.get());
+        j.end();
+        return j + "\n";
+    }
+}

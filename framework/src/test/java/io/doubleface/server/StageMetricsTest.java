@@ -1,0 +1,88 @@
+package io.doubleface.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.doubleface.engine.EchoService;
+import io.doubleface.engine.GeneratedShards;
+import io.doubleface.engine.StageStats;
+import io.doubleface.testing.TestRead;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The per-stage service times in {@code /metrics}: none while tracing is off; after traced
+ * requests, per configuration and stage, the count and sum, p50/p99/p99.9, standard deviation and
+ * C², agreeing with {@code /admin/stats}.
+ */
+class StageMetricsTest {
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+    private String get(String url) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), url + ": " + r.body());
+        return r.body();
+    }
+
+    private static double value(String scrape, String series) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
+        assertTrue(m.find(), "no " + series + " in:\n" + scrape);
+        return Double.parseDouble(m.group(1));
+    }
+
+    @Test
+    void aScrapeAfterTracedRequestsHoldsEveryStageOfTheirConfiguration() throws Exception {
+        GeneratedShards driver = new GeneratedShards(4);
+        FanoutServer.Builder b = FanoutServer.builder();
+        io.doubleface.api.Backend<TestRead> echo = b.backend("echo", driver, false);
+        b.get("/echo", new EchoService(echo), new EchoService.Binding());
+        try (FanoutServer server = b.port(0).adminPort(0).ioThreads(2).configuration("doubleface")
+                .deadline(Duration.ofSeconds(10)).start()) {
+            String base = "http://127.0.0.1:" + server.port();
+            String metrics = "http://127.0.0.1:" + server.adminPort() + "/metrics";
+            get(base + "/echo?key=5&fan=3");
+            assertFalse(get(metrics).contains("doubleface_stage"), "tracing off: no stage meters");
+
+            server.traceStages(1);
+            int n = 20;
+            for (int i = 0; i < n; i++) {
+                get(base + "/echo?key=" + i + "&fan=3");
+            }
+            String scrape = get(metrics);
+            for (StageStats.Stage st : StageStats.Stage.values()) {
+                String tags = "{configuration=\"doubleface\",stage=\"" + st.label() + "\"}";
+                assertEquals(n, value(scrape, "doubleface_stage_seconds_count" + tags), st.label());
+                assertTrue(value(scrape, "doubleface_stage_seconds_sum" + tags) >= 0, st.label());
+                for (String q : new String[] {"0.5", "0.99", "0.999"}) {
+                    assertTrue(value(scrape, "doubleface_stage_quantile_seconds{configuration=\"doubleface\",quantile=\""
+                            + q + "\",stage=\"" + st.label() + "\"}") >= 0, st.label());
+                }
+                value(scrape, "doubleface_stage_stddev_seconds" + tags);
+                value(scrape, "doubleface_stage_cv2" + tags);
+            }
+            // the same figures as /admin/stats
+            Map<StageStats.Stage, StageStats.Summary> stats = server.engine().stages().snapshot().get("doubleface");
+            StageStats.Summary total = stats.get(StageStats.Stage.TOTAL);
+            String t = "{configuration=\"doubleface\",stage=\"total\"}";
+            assertEquals(total.meanMicros() * n / 1e6, value(scrape, "doubleface_stage_seconds_sum" + t), 1e-9);
+            assertEquals(total.p99Micros() / 1e6, value(scrape,
+                    "doubleface_stage_quantile_seconds{configuration=\"doubleface\",quantile=\"0.99\",stage=\"total\"}"), 1e-9);
+            assertTrue(value(scrape, "doubleface_stage_seconds_sum" + t) > 0, "requests take time");
+
+            // another configuration gets its own series once it has traced requests
+            server.switchTo("type2a-1f2b");
+            get(base + "/echo?key=1&fan=2");
+            scrape = get(metrics);
+            assertEquals(1, value(scrape, "doubleface_stage_seconds_count{configuration=\"type2a-1f2b\",stage=\"total\"}"));
+        }
+    }
+}
