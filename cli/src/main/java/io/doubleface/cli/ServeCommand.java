@@ -88,7 +88,8 @@ final class ServeCommand {
         Integer grpcPort;
 
         @Option(names = "--admin-port", paramLabel = "PORT",
-                description = "Admin port (/admin/config, /admin/stats, /metrics); 0 = any free port, -1 = none.")
+                description = "Admin port (/admin page, /admin/config, /admin/stats, /admin/knobs, /metrics); 0 = any free "
+                    + "port, -1 = none.")
         int adminPort = DEFAULT_ADMIN_PORT;
 
         @Option(names = "--host", paramLabel = "ADDRESS",
