@@ -1,7 +1,7 @@
 package io.doubleface.cli;
 
-import io.doubleface.cli.experiment.ExperimentRunner;
-import io.doubleface.cli.experiment.ServiceSpec;
+import io.doubleface.experiments.ExperimentRunner;
+import io.doubleface.experiments.ServiceSpec;
 import io.doubleface.model.Configuration;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package io.doubleface.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.cli.demo.MiniJson;
+import io.doubleface.experiments.MiniJson;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.cli.demo.MiniJson;
+import io.doubleface.experiments.MiniJson;
 import io.doubleface.tune.Profile;
 import java.nio.file.Files;
 import java.nio.file.Path;

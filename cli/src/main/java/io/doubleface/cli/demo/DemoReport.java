@@ -1,5 +1,6 @@
 package io.doubleface.cli.demo;
 
+import io.doubleface.experiments.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,6 +1,5 @@
-package io.doubleface.cli.experiment;
+package io.doubleface.experiments;
 
-import io.doubleface.cli.demo.MiniJson;
 import io.doubleface.loop.ThreadStats;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.doubleface.cli.demo;
+package io.doubleface.experiments;
 
 /**
  * The demo's and experiments' report files as indented JSON ({@link io.doubleface.internal.Json},

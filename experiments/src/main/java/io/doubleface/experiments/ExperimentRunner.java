@@ -1,6 +1,5 @@
-package io.doubleface.cli.experiment;
+package io.doubleface.experiments;
 
-import io.doubleface.cli.demo.Json;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

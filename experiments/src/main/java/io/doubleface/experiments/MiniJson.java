@@ -1,4 +1,4 @@
-package io.doubleface.cli.demo;
+package io.doubleface.experiments;
 
 import io.doubleface.internal.Json;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.doubleface.cli.experiment;
+package io.doubleface.experiments;
 
 import java.io.BufferedReader;
 import java.io.IOException;

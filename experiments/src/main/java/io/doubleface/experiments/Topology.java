@@ -1,6 +1,5 @@
-package io.doubleface.cli.experiment;
+package io.doubleface.experiments;
 
-import io.doubleface.cli.demo.MiniJson;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -58,6 +57,13 @@ final class Topology implements AutoCloseable {
 
     /** One mid-tier process: its shard-URI options and ports. */
     private record Mid(String options, String shardUri, Proc proc, int port, int adminPort) {}
+
+    /**
+     * Main class of every process the runner starts: the doubleface CLI ({@code leaf}, {@code serve},
+     * {@code load}), found on this JVM's class path (the CLI jar that runs the runner). Named, not
+     * referenced: the CLI module depends on this one. {@value}
+     */
+    static final String CLI_MAIN = "io.doubleface.cli.DoubleFaceCli";
 
     /** JIT flag of open-loop generator JVMs (see {@link #load}): {@value}. */
     static final String OPEN_LOOP_JIT = "-XX:TieredStopAtLevel=1";
@@ -137,7 +143,7 @@ final class Topology implements AutoCloseable {
         cmd.addAll(jvm);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add("io.doubleface.cli.DoubleFaceCli");
+        cmd.add(CLI_MAIN);
         cmd.addAll(args);
         return cmd;
     }
@@ -216,7 +222,7 @@ final class Topology implements AutoCloseable {
             }
             sleep(50);
         }
-        return io.doubleface.cli.ReadyFile.read(ready);
+        return MiniJson.object(Files.readString(ready, java.nio.charset.StandardCharsets.UTF_8));
     }
 
     private Mid startMidTier(String key, String options, String config) throws IOException {
