@@ -161,6 +161,18 @@ public final class ExperimentRunner {
         return dir;
     }
 
+    /**
+     * Packs the raw files of a finished results directory into {@code raw.tar.xz} and its interval
+     * logs into {@code intervals.tar.xz} (the rule of {@code bench/results-pack.py}); the report,
+     * summary, environment and plots stay files.
+     *
+     * @return what was packed, one line
+     * @throws IOException if {@code tar} fails (the files are left as they are)
+     */
+    public static String packRaw(Path dir) throws IOException {
+        return RawArchive.pack(dir);
+    }
+
     private static void writeEnvironment(Path dir, Options o, Topology.Settings s, List<String> configs, Topology t)
             throws IOException {
         Map<String, Object> env = new LinkedHashMap<>();
