@@ -1,7 +1,7 @@
 package io.doubleface.cli;
 
-import io.doubleface.cli.experiment.ExperimentRunner;
-import io.doubleface.cli.experiment.ServiceSpec;
+import io.doubleface.experiments.ExperimentRunner;
+import io.doubleface.experiments.ServiceSpec;
 import io.doubleface.model.Configuration;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -46,8 +46,9 @@ import picocli.CommandLine.Spec;
                 + "the leaf and every load-generator run to --aux-cpus (taskset). Warms every configuration up, then runs "
                 + "each point under each configuration, interleaved, --repeats times; around each run it samples the "
                 + "mid-tier's /admin/stats (loop wake-ups, events) and /proc (per-thread context switches, CPU). Writes "
-                + "OUT/NAME-<timestamp>/ with report.md, summary.json, environment.json, intervals/*.hlog, logs/ and "
-                + "PNG plots. Prints the estimated time first and one line per run.",
+                + "OUT/NAME-<timestamp>/ with report.md, summary.json, environment.json and PNG plots, and the raw files "
+                + "(process logs, logs/) in raw.tar.xz, the interval logs in intervals.tar.xz (--keep-raw: as files). "
+                + "Prints the estimated time first and one line per run.",
             ""},
         footer = {"", "Examples:",
             "  doubleface experiment fanout --quick",
@@ -159,6 +160,10 @@ final class ExperimentCommand implements Callable<Integer> {
             description = "Measured time of each run (default: the experiment's own).")
     Duration duration;
 
+    @Option(names = "--keep-raw", description = "Leave the raw files (process logs, logs/, intervals/) as files; by "
+            + "default they are packed at the end into raw.tar.xz and intervals.tar.xz (docs/results/README.md).")
+    boolean keepRaw;
+
     @Option(names = "--global-warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             description = "Closed-loop warm-up of each configuration before the first run (default: 10s as "
                 + "MEASURE.md asks, --quick 1s).")
@@ -254,7 +259,11 @@ final class ExperimentCommand implements Callable<Integer> {
                 serviceSpec());
         try {
             Files.createDirectories(out);
-            ExperimentRunner.run(o, env.out());
+            Path dir = ExperimentRunner.run(o, env.out());
+            if (!keepRaw) {
+                env.out().println("experiment: " + ExperimentRunner.packRaw(dir));
+                env.out().flush();
+            }
         } catch (IOException e) {
             throw new CliException(e.getMessage(), e);
         }

@@ -1,7 +1,7 @@
 package io.doubleface.cli;
 
-import io.doubleface.cli.experiment.ExperimentRunner;
-import io.doubleface.cli.experiment.ServiceSpec;
+import io.doubleface.experiments.ExperimentRunner;
+import io.doubleface.experiments.ServiceSpec;
 import io.doubleface.model.Configuration;
 import io.doubleface.tune.Profile;
 import java.io.IOException;
@@ -117,6 +117,10 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--aux-cpus", paramLabel = "LIST", description = "CPUs of the leaf and the load generator.")
     String auxCpus;
 
+    @Option(names = "--keep-raw", description = "Leave the raw files (process logs, logs/, intervals/) as files; by "
+            + "default they are packed at the end into raw.tar.xz and intervals.tar.xz (docs/results/README.md).")
+    boolean keepRaw;
+
     @Option(names = "--no-pin", description = "Do not pin anything.")
     boolean noPin;
 
@@ -212,6 +216,9 @@ final class TrainCommand implements Callable<Integer> {
             }
             env.out().printf(Locale.ROOT, "train: profile %s (%d configurations; peak-sustaining %s), plot %s%n", out,
                     p.configurations().size(), p.peakSustaining(), png);
+            if (!keepRaw) {
+                env.out().println("train: " + ExperimentRunner.packRaw(dir));
+            }
             env.out().flush();
         } catch (IOException e) {
             throw new CliException(e.getMessage(), e);

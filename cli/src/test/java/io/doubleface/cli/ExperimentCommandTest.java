@@ -3,7 +3,7 @@ package io.doubleface.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.cli.demo.MiniJson;
+import io.doubleface.experiments.MiniJson;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -50,10 +50,16 @@ class ExperimentCommandTest {
         try (Stream<Path> s = Files.list(out)) {
             dir = s.filter(p -> p.getFileName().toString().startsWith("fanout-quick-")).findFirst().orElseThrow();
         }
-        for (String f : List.of("report.md", "summary.json", "environment.json", "mid-tier.log", "leaf.log",
-                "fanout-small-c4.png")) {
+        for (String f : List.of("report.md", "summary.json", "environment.json", "fanout-small-c4.png", "raw.tar.xz",
+                "intervals.tar.xz")) {
             assertTrue(Files.size(dir.resolve(f)) > 0, f);
         }
+        // the raw files are packed (docs/results/README.md): process logs and run logs in raw.tar.xz, interval logs apart
+        List<String> raw = tarList(dir.resolve("raw.tar.xz"));
+        assertTrue(raw.containsAll(List.of("mid-tier.log", "leaf.log", "logs/run-0001.log")), raw.toString());
+        assertTrue(raw.stream().noneMatch(f -> f.endsWith(".hlog")), raw.toString());
+        assertTrue(!Files.exists(dir.resolve("mid-tier.log")) && !Files.exists(dir.resolve("logs")), "packed, not left");
+        List<String> intervals = tarList(dir.resolve("intervals.tar.xz"));
         Map<String, Object> summary = MiniJson.object(Files.readString(dir.resolve("summary.json")));
         List<Object> runs = MiniJson.path(summary, "runs").asList();
         assertEquals(4, runs.size()); // 2 fanouts × 2 configurations × 1 repeat
@@ -66,7 +72,7 @@ class ExperimentCommandTest {
             // the mid-tier answered at least what the generator counted (plus warm-up), and its counters moved
             assertTrue(MiniJson.path(run, "mid_tier", "requests").asLong() >= requests, run.toString());
             assertTrue(MiniJson.path(run, "mid_tier", "loops", "io", "wakeups").asLong() > 0, run.toString());
-            assertTrue(Files.size(out.resolve(dir.getFileName()).resolve(MiniJson.path(run, "interval_log").asString())) > 0);
+            assertTrue(intervals.contains(MiniJson.path(run, "interval_log").asString()), intervals.toString());
         }
         Map<String, Object> ratios = MiniJson.path(summary, "results", "throughput_rps_relative_to_doubleface").asMap();
         assertEquals(2, ratios.size(), ratios.toString());
@@ -82,7 +88,7 @@ class ExperimentCommandTest {
     void aTinyRunOverAServiceStartsItsLeavesAndAsksItsRequests(String service, int shards, int records,
             String leafLine, @TempDir Path out) throws Exception {
         CliRun r = new CliRun();
-        int exit = r.run("experiment", "concurrency", "--quick", "--no-pin", "--service", service, "--configs",
+        int exit = r.run("experiment", "concurrency", "--quick", "--no-pin", "--keep-raw", "--service", service, "--configs",
                 "doubleface,type2a-1f1b", "--concurrency", "4", "--sizes", "small", "--duration", "1s", "--warmup",
                 "500ms", "--global-warmup", "1s", "--shards", Integer.toString(shards), "--records",
                 Integer.toString(records), "--out", out.toString());
@@ -151,7 +157,7 @@ class ExperimentCommandTest {
     void configurationsWithShardOptionsGetTheirOwnMidTierOverTheSameLeaf(@TempDir Path out) throws Exception {
         // real redis-server shards: per-loop connections vs one shared connection per shard, same run
         CliRun r = new CliRun();
-        int exit = r.run("experiment", "fanout", "--quick", "--no-pin", "--driver", "redis", "--configs",
+        int exit = r.run("experiment", "fanout", "--quick", "--no-pin", "--keep-raw", "--driver", "redis", "--configs",
                 "doubleface,doubleface@connection=shared", "--fanouts", "3", "--sizes", "small", "--concurrency", "2",
                 "--duration", "1s", "--warmup", "300ms", "--global-warmup", "500ms", "--shards", "3", "--records",
                 "200", "--out", out.toString());
@@ -174,5 +180,14 @@ class ExperimentCommandTest {
             assertTrue(MiniJson.path(run, "mid_tier", "requests").asLong() > 0, run.toString());
         }
         assertEquals("doubleface@connection=shared", MiniJson.path(runs.get(1), "config").asString());
+    }
+
+    /** The members of a .tar.xz archive (GNU tar, as the runner packs them). */
+    private static List<String> tarList(Path archive) throws Exception {
+        Process p = new ProcessBuilder("tar", "-tJf", archive.toString()).redirectErrorStream(true).start();
+        List<String> names = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)
+                .lines().toList();
+        assertEquals(0, p.waitFor(), names.toString());
+        return names;
     }
 }

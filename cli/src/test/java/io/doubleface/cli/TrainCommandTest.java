@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.cli.demo.MiniJson;
+import io.doubleface.experiments.MiniJson;
 import io.doubleface.tune.Profile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,7 +81,7 @@ class TrainCommandTest {
         assertTrue(r.out().contains("train: profile " + profileFile), r.out());
 
         CliRun s = new CliRun();
-        exit = s.run("experiment", "mutune-steady", "--quick", "--no-pin", "--configs", "doubleface,adaptive",
+        exit = s.run("experiment", "mutune-steady", "--quick", "--no-pin", "--keep-raw", "--configs", "doubleface,adaptive",
                 "--profile", profileFile.toString(), "--duration", "4s", "--warmup", "300ms", "--global-warmup", "1s",
                 "--shards", "5", "--out", tmp.toString());
         assertEquals(DoubleFaceCli.EXIT_OK, exit, s.out() + s.err());
@@ -134,7 +134,7 @@ class TrainCommandTest {
                 .point("sip", new Profile.Point(4000, 900, 9000, 20000, 3000, 1.0, true))
                 .build().write(profileFile);
         CliRun s = new CliRun();
-        int exit = s.run("experiment", "mutune-steady", "--quick", "--no-pin", "--service", "setalgebra", "--configs",
+        int exit = s.run("experiment", "mutune-steady", "--quick", "--no-pin", "--keep-raw", "--service", "setalgebra", "--configs",
                 "adaptive", "--profile", profileFile.toString(), "--loads", "500", "--duration", "2s", "--warmup", "300ms",
                 "--global-warmup", "1s", "--shards", "3", "--out", tmp.toString());
         assertEquals(DoubleFaceCli.EXIT_OK, exit, s.out() + s.err());

@@ -1,5 +1,7 @@
 package io.doubleface.cli.demo;
 
+import io.doubleface.experiments.Charts;
+import io.doubleface.experiments.Json;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -105,9 +107,22 @@ public final class DemoReport {
         Files.createDirectories(dir);
         Files.writeString(dir.resolve(SUMMARY), Json.write(summary(env, rows, ok)), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(ENVIRONMENT), Json.write(env.toMap()), StandardCharsets.UTF_8);
-        LatencyPlot.write(rows, String.format(Locale.ROOT, "doubleface demo: open-loop latency at %.0f req/s, "
-                + "fanout %d, %s replies", env.openRate(), env.fanout(), env.size()), dir.resolve(PLOT));
+        plot(rows, String.format(Locale.ROOT, "doubleface demo: open-loop latency at %.0f req/s, fanout %d, %s replies",
+                env.openRate(), env.fanout(), env.size()), dir.resolve(PLOT));
         Files.writeString(dir.resolve(REPORT), markdown(env, rows, ok), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * p50, p99 and p99.9 of each configuration as dots on a log scale (they differ by orders of magnitude);
+     * none where there were too few samples for the percentile.
+     */
+    static void plot(List<DemoRow> rows, String title, Path file) throws IOException {
+        Map<String, List<Double>> series = new LinkedHashMap<>();
+        series.put("p50", rows.stream().map(DemoRow::p50).toList());
+        series.put("p99", rows.stream().map(DemoRow::p99).toList());
+        series.put("p99.9", rows.stream().map(DemoRow::p999).toList());
+        Charts.dots(file, title, "latency from intended send time (ms, log scale)", true,
+                rows.stream().map(DemoRow::configuration).toList(), series);
     }
 
     static Map<String, Object> summary(Environment env, List<DemoRow> rows, boolean ok) {

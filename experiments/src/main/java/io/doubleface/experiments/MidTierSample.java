@@ -1,0 +1,156 @@
+package io.doubleface.experiments;
+
+import io.doubleface.loop.ThreadStats;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The mid-tier's counters at one instant: requests answered and per-loop iterations, wake-ups and
+ * events from {@code /admin/stats}, and per-thread context switches and CPU time from
+ * {@code /proc/PID/task}. {@link #delta} of two samples describes one run.
+ *
+ * @param loops loop name#position in /admin/stats → {iterations, wakeups, events, tail batches,
+ *     replies in tail batches} (the last two: the DoubleFace scheduler's; 0 for other loops)
+ * @param loopGroups loop name → group ({@code io}, {@code t2a-be}, …)
+ */
+record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<String, String> loopGroups,
+        Map<String, ThreadStats.Sample> threads) {
+
+    /** Counters per loop: iterations, wake-ups, events, tail batches, tail replies. */
+    static final int LOOP_COUNTERS = 5;
+
+    static MidTierSample of(Map<String, Object> adminStats, long pid) {
+        Map<String, Object> req = MiniJson.path(adminStats, "requests").asMap();
+        long answered = ((Number) req.get("answered")).longValue();
+        Map<String, long[]> loops = new TreeMap<>();
+        Map<String, String> groups = new TreeMap<>();
+        int i = 0;
+        for (Map<String, Object> l : MiniJson.objects(adminStats, "loops")) {
+            // names repeat across configurations (type2a-1f1b and -1f2b both have a t2a-be-0): key by position too
+            String name = l.get("name") + "#" + i++;
+            loops.put(name, new long[] {num(l, "iterations"), num(l, "wakeups"), num(l, "events"),
+                num(l, "tail_batches"), num(l, "tail_replies")});
+            groups.put(name, (String) l.get("group"));
+        }
+        return new MidTierSample(System.nanoTime(), answered, loops, groups, ThreadStats.threadsOf(pid));
+    }
+
+    private static long num(Map<String, Object> m, String k) {
+        Object v = m.get(k);
+        return v instanceof Number n ? n.longValue() : 0;
+    }
+
+    /**
+     * What happened between {@code before} and {@code after}. Threads are compared one by one (a
+     * thread born during the run counts from zero; one that died is lost — pools here don't shrink
+     * during a run except type2b's cached workers after 60 s idle).
+     */
+    static Delta delta(MidTierSample before, MidTierSample after) {
+        double secs = (after.nanos - before.nanos) / 1e9;
+        long requests = after.answered - before.answered;
+        // group -> {iterations, wakeups, events, tail batches, tail replies}
+        Map<String, long[]> byLoopGroup = new TreeMap<>();
+        after.loops.forEach((name, a) -> {
+            long[] b = before.loops.getOrDefault(name, new long[LOOP_COUNTERS]);
+            long[] acc = byLoopGroup.computeIfAbsent(after.loopGroups.get(name), k -> new long[LOOP_COUNTERS]);
+            for (int i = 0; i < LOOP_COUNTERS; i++) {
+                acc[i] += a[i] - b[i];
+            }
+        });
+        Map<String, long[]> byThreadGroup = new TreeMap<>(); // group -> {threads active, switches, cpu ms}
+        long switches = 0;
+        long cpuMillis = 0;
+        int active = 0;
+        for (ThreadStats.Sample a : after.threads.values()) {
+            ThreadStats.Sample b = before.threads.get(a.tid());
+            long sw = a.switches() - (b == null ? 0 : b.switches());
+            long cpu = a.cpuMillis() - (b == null ? 0 : b.cpuMillis());
+            boolean isActive = cpu > 0 || sw > 2;
+            long[] acc = byThreadGroup.computeIfAbsent(a.group(), k -> new long[3]);
+            acc[0] += isActive ? 1 : 0;
+            acc[1] += sw;
+            acc[2] += cpu;
+            switches += sw;
+            cpuMillis += cpu;
+            active += isActive ? 1 : 0;
+        }
+        return new Delta(secs, requests, byLoopGroup, byThreadGroup, switches, cpuMillis, active);
+    }
+
+    /** The mid-tier's side of one run. */
+    record Delta(double seconds, long requests, Map<String, long[]> loopGroups, Map<String, long[]> threadGroups,
+            long contextSwitches, long cpuMillis, int activeThreads) {
+
+        double switchesPerRequest() {
+            return requests == 0 ? Double.NaN : (double) contextSwitches / requests;
+        }
+
+        double cpuMicrosPerRequest() {
+            return requests == 0 ? Double.NaN : cpuMillis * 1000.0 / requests;
+        }
+
+        /** Events per wake-up of the loops in {@code group}; NaN if they never woke. */
+        double eventsPerWakeup(String group) {
+            long[] g = loopGroups.get(group);
+            return g == null || g[1] == 0 ? Double.NaN : (double) g[2] / g[1];
+        }
+
+        /** Replies per tail batch of the DoubleFace scheduler on the loops of {@code group}; NaN without batches. */
+        double repliesPerTailBatch(String group) {
+            long[] g = loopGroups.get(group);
+            return g == null || g[3] == 0 ? Double.NaN : (double) g[4] / g[3];
+        }
+
+        double wakeupsPerSecond(String group) {
+            long[] g = loopGroups.get(group);
+            return g == null ? Double.NaN : g[1] / seconds;
+        }
+
+        Map<String, Object> toJson() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("seconds", round(seconds));
+            m.put("requests", requests);
+            m.put("context_switches", contextSwitches);
+            m.put("context_switches_per_request", round(switchesPerRequest()));
+            m.put("context_switches_per_second", round(contextSwitches / seconds));
+            m.put("cpu_ms", cpuMillis);
+            m.put("cpu_us_per_request", round(cpuMicrosPerRequest()));
+            m.put("active_threads", activeThreads);
+            Map<String, Object> lg = new LinkedHashMap<>();
+            loopGroups.forEach((k, v) -> {
+                Map<String, Object> g = new LinkedHashMap<>();
+                g.put("iterations", v[0]);
+                g.put("wakeups", v[1]);
+                g.put("events", v[2]);
+                g.put("wakeups_per_second", round(v[1] / seconds));
+                g.put("events_per_wakeup", round(v[1] == 0 ? Double.NaN : (double) v[2] / v[1]));
+                if (v[3] > 0) {
+                    g.put("tail_batches", v[3]);
+                    g.put("replies_per_tail_batch", round((double) v[4] / v[3]));
+                }
+                lg.put(k, g);
+            });
+            m.put("loops", lg);
+            Map<String, Object> tg = new LinkedHashMap<>();
+            threadGroups.forEach((k, v) -> {
+                if (v[0] > 0 || v[1] > 0) {
+                    Map<String, Object> g = new LinkedHashMap<>();
+                    g.put("active_threads", v[0]);
+                    g.put("context_switches", v[1]);
+                    g.put("cpu_ms", v[2]);
+                    tg.put(k, g);
+                }
+            });
+            m.put("threads", tg);
+            return m;
+        }
+    }
+
+    static Object round(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return null;
+        }
+        return Math.round(v * 1000) / 1000.0;
+    }
+}
