@@ -110,6 +110,15 @@ final class Experiments {
         };
     }
 
+    /**
+     * The requests of a run, for report texts: {@code fanout 5, small replies} for YCSB (byte for byte
+     * what the reports said before services existed), else the service and its request mix.
+     */
+    static String workload(ExperimentRunner.Options o) {
+        ServiceSpec s = o.service();
+        return s == null || s.isYcsb() ? "fanout 5, small replies" : s.name() + "'s requests (" + s.requests() + ")";
+    }
+
     static String query(int fanout, String size) {
         return "/query?fanout=" + fanout + "&size=" + size + "&key={key}";
     }

@@ -71,8 +71,8 @@ final class MutuneFlash implements Experiments.Experiment {
 
     @Override
     public String description(ExperimentRunner.Options o) {
-        return "Open loop: 100 req/s, then 90% of doubleface's closed-loop capacity for 1 s, then 100 req/s; fanout "
-                + "5, small replies. Per configuration: latency before, during and after the spike from the 1-s "
+        return "Open loop: 100 req/s, then 90% of doubleface's closed-loop capacity for 1 s, then 100 req/s; "
+                + Experiments.workload(o) + ". Per configuration: latency before, during and after the spike from the 1-s "
                 + "interval logs, the worst request, the time until p99 is back within 1.5x of its pre-spike "
                 + "value, errors, and the adapter's switches.";
     }

@@ -106,7 +106,7 @@ final class MutuneModels implements Experiments.Experiment {
 
     @Override
     public String description(ExperimentRunner.Options o) {
-        return "Open loop (Poisson arrivals, latency from the intended send time), fanout 5, small replies, offered "
+        return "Open loop (Poisson arrivals, latency from the intended send time), " + Experiments.workload(o) + ", offered "
                 + "load a fraction of doubleface's closed-loop capacity (or --loads). μTune's taxonomy: s/a = "
                 + "synchronous/asynchronous, i/d = in-line/dispatch, b/p = block/poll (docs/models.md). A run is "
                 + "saturated when it answered less than 95% of the offered load, more than 0.1% failed, or its p99 "
@@ -169,8 +169,8 @@ final class MutuneModels implements Experiments.Experiment {
         List<List<String>> body = new ArrayList<>();
         List<List<String>> norm = new ArrayList<>();
         Map<String, Object> out = new LinkedHashMap<>();
-        LineChart ch = new LineChart("Open-loop p99 vs load, fanout 5, small replies", "offered load (req/s)",
-                "p99 (ms)").logY();
+        String workload = Experiments.workload(report.options()).replaceAll(" \\(.*", "");
+        LineChart ch = new LineChart("Open-loop p99 vs load, " + workload, "offered load (req/s)", "p99 (ms)").logY();
         for (Point p : pts) {
             double load = offered(report, p, report.configs().get(0));
             List<String> r = new ArrayList<>(List.of(String.format(Locale.ROOT, "%.0f", load)));

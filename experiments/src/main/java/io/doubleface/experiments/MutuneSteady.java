@@ -112,7 +112,7 @@ final class MutuneSteady implements Experiments.Experiment {
     @Override
     public String description(ExperimentRunner.Options o) {
         return "One open-loop run per configuration whose offered load steps through fractions of doubleface's "
-                + "closed-loop capacity, up then down; fanout 5, small replies; each step long enough for 10,000 "
+                + "closed-loop capacity, up then down; " + Experiments.workload(o) + "; each step long enough for 10,000 "
                 + "samples. p99 per step from the 1-s interval logs, the first second of each step left out (the "
                 + "switch transient is in the flash experiment). "
                 + "adaptive = μTune's policy over the trained profile (ring-buffer detector); adaptive-window = the "

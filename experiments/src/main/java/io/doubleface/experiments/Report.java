@@ -401,8 +401,10 @@ final class Report {
                 .append(" repeat(s) interleaved, took ").append(ExperimentRunner.fmt(took)).append('\n');
         head.append("- command: `").append(String.join(" ", options.commandLine())).append("`\n");
         head.append("- configurations: ").append(String.join(", ", configs)).append('\n');
-        head.append("- topology: ").append(options.driver()).append(" leaf (").append(options.shards())
-                .append(" shards, ").append(options.records()).append(" records) and the load generator on CPUs ")
+        ServiceSpec service = options.service();
+        head.append("- topology: ").append(service == null || service.isYcsb()
+                ? options.driver() + " leaf (" + options.shards() + " shards, " + options.records() + " records)"
+                : service.name() + " leaves (" + options.shards() + ")").append(" and the load generator on CPUs ")
                 .append(options.auxCpus() == null ? "(not pinned)" : options.auxCpus()).append("; mid-tier (")
                 .append(options.ioThreads()).append(" I/O loop) on CPUs ")
                 .append(options.midCpus() == null ? "(not pinned)" : options.midCpus())
