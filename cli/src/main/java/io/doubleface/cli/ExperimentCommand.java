@@ -278,6 +278,11 @@ final class ExperimentCommand implements Callable<Integer> {
                 throw new ParameterException(spec.commandLine(), "--service " + service + ": the runner starts its "
                         + "leaves itself; --shard-options apply to ycsb only");
             }
+            if (!s.isYcsb() && "fanout".equals(name)) {
+                throw new ParameterException(spec.commandLine(), "fanout --service " + service + ": a service's fanout "
+                        + "is its number of leaves, not a query parameter (expected: --service ycsb, or run the "
+                        + "service's experiments once per --shards K)");
+            }
             return s;
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());

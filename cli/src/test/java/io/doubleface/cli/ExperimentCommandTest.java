@@ -31,6 +31,7 @@ class ExperimentCommandTest {
             {"experiment", "fanout", "--driver", "cassandra"},
             {"experiment", "fanout", "--repeats", "0"},
             {"experiment", "priority", "--load-fraction", "0"},
+            {"experiment", "fanout", "--service", "router"},
         };
         for (String[] args : bad) {
             CliRun r = new CliRun();
@@ -151,6 +152,34 @@ class ExperimentCommandTest {
         assertTrue(report.contains("p99 of doubleface-fifo / p99 of doubleface-cfa"), report);
         assertTrue(report.contains("By request class"), report);
         assertTrue(report.contains("replies per tail batch"), report);
+    }
+
+    @Test
+    void aTinyPriorityRunOverAServiceAsksTheServicesRequests(@TempDir Path out) throws Exception {
+        CliRun r = new CliRun();
+        int exit = r.run("experiment", "priority", "--quick", "--no-pin", "--keep-raw", "--service", "router",
+                "--configs", "doubleface-cf,doubleface-fifo", "--duration", "1s", "--warmup", "300ms",
+                "--global-warmup", "1s", "--shards", "6", "--records", "1000", "--out", out.toString());
+        assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
+        Path dir;
+        try (Stream<Path> s = Files.list(out)) {
+            dir = s.filter(p -> p.getFileName().toString().startsWith("priority-quick-")).findFirst().orElseThrow();
+        }
+        List<Object> runs = MiniJson.path(MiniJson.object(Files.readString(dir.resolve("summary.json"))), "runs")
+                .asList();
+        assertEquals(2, runs.size(), runs.toString()); // one mix (the service's) × 2 configurations
+        for (Object o : runs) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> run = (Map<String, Object>) o;
+            assertTrue(MiniJson.path(run, "load", "requests").asLong() > 0, run.toString());
+            assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
+            for (Object c : MiniJson.path(run, "load", "classes").asList()) { // router's gets and sets, not YCSB
+                assertTrue(String.valueOf(((Map<?, ?>) c).get("url")).startsWith("/router/"), c.toString());
+            }
+        }
+        String report = Files.readString(dir.resolve("report.md"));
+        assertTrue(report.contains("router's requests: open-loop latency"), report);
+        assertTrue(report.contains("p99 of doubleface-fifo / p99 of doubleface-cf"), report);
     }
 
     @Test

@@ -48,20 +48,41 @@ final class Priority implements Experiments.Experiment {
         return "50:" + query(m[0], "small") + ",50:" + query(m[1], "small");
     }
 
+    /** The run's request mixes: Lfan/Sfan 5/3 and 7/1 over YCSB, else the service's own requests. */
+    static List<String> mixLabels(ExperimentRunner.Options o) {
+        return o.service().isYcsb() ? MIXES.stream().map(Priority::mixLabel).toList() : List.of(o.service().name());
+    }
+
+    /** The load generator's request arguments of mix {@code label}. */
+    static List<String> mixArgs(ExperimentRunner.Options o, String label) {
+        if (!o.service().isYcsb()) {
+            return o.service().loadArgs();
+        }
+        int[] m = MIXES.stream().filter(x -> mixLabel(x).equals(label)).findFirst().orElseThrow();
+        return List.of("--mix", mix(m));
+    }
+
+    /** How reports name mix {@code label}: {@code Lfan/Sfan 5/3}, or {@code hdsearch's requests}. */
+    static String mixTitle(ExperimentRunner.Options o, String label) {
+        return o.service().isYcsb() ? "Lfan/Sfan " + label : label + "'s requests";
+    }
+
     @Override
     public Map<String, Object> prepare(Topology t, ExperimentRunner.Options o, PrintWriter out) throws IOException {
         Map<String, Object> rates = new LinkedHashMap<>();
         Duration d = Duration.ofMillis(o.quick() ? 1500 : 5000);
         t.switchTo("doubleface-fifo");
-        for (int[] m : MIXES) {
-            Topology.LoadRun lr = t.load("capacity " + mixLabel(m), List.of("--users", "64", "--mix", mix(m),
-                    "--keys", Long.toString(o.records()), "--warmup", "1s", "--duration", d.toMillis() + "ms"),
-                    d.plusSeconds(60));
+        for (String label : mixLabels(o)) {
+            List<String> args = new ArrayList<>(List.of("--users", "64"));
+            args.addAll(mixArgs(o, label));
+            args.addAll(List.of("--keys", Long.toString(o.records()), "--warmup", "1s", "--duration",
+                    d.toMillis() + "ms"));
+            Topology.LoadRun lr = t.load("capacity " + label, args, d.plusSeconds(60));
             double cap = lr.number("throughput_rps");
             double rate = Math.max(10, Math.round(cap * o.loadFraction()));
-            out.printf(Locale.ROOT, "experiment: capacity of doubleface-fifo with Lfan/Sfan %s: %.0f req/s; "
-                    + "open loop at %.0f%% = %.0f req/s%n", mixLabel(m), cap, o.loadFraction() * 100, rate);
-            rates.put(mixLabel(m), Map.of("capacity_rps", Math.round(cap), "rate_rps", rate));
+            out.printf(Locale.ROOT, "experiment: capacity of doubleface-fifo with %s: %.0f req/s; "
+                    + "open loop at %.0f%% = %.0f req/s%n", mixTitle(o, label), cap, o.loadFraction() * 100, rate);
+            rates.put(label, Map.of("capacity_rps", Math.round(cap), "rate_rps", rate));
         }
         return rates;
     }
@@ -69,13 +90,15 @@ final class Priority implements Experiments.Experiment {
     @Override
     public List<Point> points(ExperimentRunner.Options o) {
         List<Point> ps = new ArrayList<>();
-        for (int[] m : MIXES) {
-            String label = mixLabel(m);
-            ps.add(new Point("Lfan/Sfan " + label, params("mix", label), prepared -> {
+        for (String label : mixLabels(o)) {
+            ps.add(new Point(mixTitle(o, label), params("mix", label), prepared -> {
                 @SuppressWarnings("unchecked")
                 Map<String, Object> r = (Map<String, Object>) prepared.get(label);
-                return List.of("--rate", String.valueOf(((Number) r.get("rate_rps")).longValue()), "--mix", mix(m),
-                        "--max-connections", "2048");
+                List<String> args = new ArrayList<>(List.of("--rate",
+                        String.valueOf(((Number) r.get("rate_rps")).longValue())));
+                args.addAll(mixArgs(o, label));
+                args.addAll(List.of("--max-connections", "2048"));
+                return args;
             }));
         }
         return ps;
@@ -93,6 +116,13 @@ final class Priority implements Experiments.Experiment {
 
     @Override
     public String description(ExperimentRunner.Options o) {
+        if (!o.service().isYcsb()) {
+            return "Open loop (Poisson arrivals, latency from the intended send time) of " + Experiments.workload(o)
+                    + ", whose per-reply work is the service's own (in its reply handlers), offered load a fixed "
+                    + "fraction of doubleface-fifo's closed-loop capacity with the same requests. doubleface-cf "
+                    + "processes each loop iteration's replies in completion-first order (requests closest to "
+                    + "completion first), doubleface-fifo in arrival order.";
+        }
         return "Open loop (Poisson arrivals, latency from the intended send time) with a 50/50 mix of a large-fanout "
                 + "and a small-fanout query (Lfan/Sfan 5/3 and 7/1), small replies, per-reply CPU work in the "
                 + "mid-tier (--reply-work-us), offered load a fixed fraction of doubleface-fifo's closed-loop "
@@ -106,7 +136,8 @@ final class Priority implements Experiments.Experiment {
     public void report(Report report) throws IOException {
         for (Point p : report.points(x -> true)) {
             String mix = String.valueOf(p.params().get("mix"));
-            report.heading("Lfan/Sfan " + mix + ": open-loop latency (ms), all repeats' interval logs merged");
+            String title = mixTitle(report.options(), mix);
+            report.heading(title + ": open-loop latency (ms), all repeats' interval logs merged");
             Object rate = report.prepared().get(mix);
             if (rate != null) {
                 report.text("Offered load: " + rate + " (rate = " + report.options().loadFraction() + " × doubleface-fifo's closed-loop "
@@ -118,7 +149,8 @@ final class Priority implements Experiments.Experiment {
             for (double q : PERCENTILES) {
                 cats.add("p" + fmtQ(q));
             }
-            LineChart ch = new LineChart("Latency percentiles, Lfan/Sfan " + mix + " 50/50, open loop", "percentile",
+            LineChart ch = new LineChart("Latency percentiles, " + title + (report.options().service().isYcsb()
+                    ? " 50/50" : "") + ", open loop", "percentile",
                     "latency (ms)").categories(cats).logY();
             for (String c : report.configs()) {
                 Histogram h = Report.merged(report.rows(p, c));
@@ -169,7 +201,7 @@ final class Priority implements Experiments.Experiment {
                 report.text("\nThe I/O loop's batches (median over repeats): " + String.join("; ", batchRows) + ".\n");
             }
             classTable(report, p, out);
-            report.result("Lfan/Sfan " + mix, out);
+            report.result(title, out);
             report.chart(ch, "priority-" + mix.replace('/', '-') + ".png");
         }
     }

@@ -20,6 +20,9 @@ package io.doubleface.api;
  */
 public final class RequestFailedException extends RuntimeException {
 
+    private static final long serialVersionUID = 1L;
+
+    /** Whether the request is answered {@code 504} (else {@code 503}). */
     private final boolean timedOut;
 
     private RequestFailedException(String reason, boolean timedOut) {
