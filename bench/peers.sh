@@ -21,7 +21,8 @@
 # (wrk -t1 -cN -dW, discarded), measure (wrk -t1 -cN -dD --latency; wrk pinned to CPU 1 with the shards),
 # stop it. Writes into DIR (default docs/results/peers-<UTC date>): raw.csv (one row per run),
 # environment.json (JDK, kernel, CPU, pinning, versions of every peer), report.md (per cell: median
-# req/s, p50, p99 per system and its ratio to the ceiling with min-max over repeats), runs/ (logs).
+# req/s, p50, p99 per system and its ratio to the ceiling with min-max over repeats), runs/ (logs; packed
+# into raw.tar.xz by bench/results-pack.py when DIR is under docs/results).
 # Open loop (--open-fraction F, e.g. 0.5): after the closed-loop runs, each cell is run again at one
 # equal offered rate for every system, F x the slowest system's median capacity in that cell (from this
 # run's raw.csv, or from DIR/raw.csv of an earlier run with --open-from DIR, which skips the closed-loop
@@ -256,4 +257,8 @@ json.dump({"script": "bench/peers.sh", "git_commit": run("git", "rev-parse", "HE
           open(os.path.join(out, "environment.json"), "w"), indent=2)
 PY
 python3 bench/peers_report.py report "$OUT"
+if [[ $(realpath "$OUT") == "$ROOT"/docs/results/* ]]; then
+  # keep docs/results light (docs/results/README.md): the logs of runs/ go into raw.tar.xz, the run into the index
+  python3 bench/results-pack.py "$OUT" >&2 || log "warning: bench/results-pack.py failed; pack $OUT before committing it"
+fi
 log "report: $OUT/report.md"
