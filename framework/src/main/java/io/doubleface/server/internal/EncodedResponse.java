@@ -1,8 +1,9 @@
 package io.doubleface.server.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.DefaultByteBufHolder;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -69,19 +70,19 @@ final class EncodedResponse extends DefaultByteBufHolder {
     }
 
     /**
-     * The head (and, for small bodies, the body behind it) in one buffer; {@code null} as second
-     * element means nothing more to write. Releases the body if it was copied or {@code headOnly}.
+     * Writes the head (and, for small bodies, the body copied behind it; else the body as a second
+     * buffer) to {@code ctx}; releases the body if it was copied or {@code headOnly}.
      *
-     * @param alloc the channel's allocator
+     * @param ctx the encoder's context
      * @param headOnly whether to leave the body out (the answer to a {@code HEAD} request keeps its
      *     {@code content-length}, RFC 9110 §9.3.2)
-     * @return {head, body or null}
+     * @param promise completed when the last buffer is written
      */
-    ByteBuf[] encode(ByteBufAllocator alloc, boolean headOnly) {
+    void writeTo(ChannelHandlerContext ctx, boolean headOnly, ChannelPromise promise) {
         ByteBuf body = content();
         int n = body.readableBytes();
         boolean inline = !headOnly && n <= COPY_LIMIT;
-        ByteBuf head = alloc.buffer(prefix.length + 14 + (inline ? n : 0));
+        ByteBuf head = ctx.alloc().buffer(prefix.length + 14 + (inline ? n : 0));
         head.writeBytes(prefix);
         writeDecimal(head, n);
         head.writeBytes(CRLF_CRLF);
@@ -90,9 +91,11 @@ final class EncodedResponse extends DefaultByteBufHolder {
                 head.writeBytes(body, body.readerIndex(), n);
             }
             body.release();
-            return new ByteBuf[] {head, null};
+            ctx.write(head, promise);
+        } else {
+            ctx.write(head, ctx.voidPromise());
+            ctx.write(body, promise);
         }
-        return new ByteBuf[] {head, body};
     }
 
     private static void writeDecimal(ByteBuf out, int v) {

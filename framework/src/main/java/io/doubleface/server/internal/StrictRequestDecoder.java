@@ -74,13 +74,7 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
                     return;
                 }
                 // the fast path's answer: its ready-made head, then its body (none for a HEAD request)
-                ByteBuf[] parts = r.encode(ctx.alloc(), decoder.heads.poll() == Boolean.TRUE);
-                if (parts[1] == null) {
-                    ctx.write(parts[0], promise);
-                } else {
-                    ctx.write(parts[0], ctx.voidPromise());
-                    ctx.write(parts[1], promise);
-                }
+                r.writeTo(ctx, decoder.heads.poll() == Boolean.TRUE, promise);
             }
         });
     }
