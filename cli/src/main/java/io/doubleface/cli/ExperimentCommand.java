@@ -2,7 +2,6 @@ package io.doubleface.cli;
 
 import io.doubleface.experiments.ExperimentRunner;
 import io.doubleface.experiments.ServiceSpec;
-import io.doubleface.model.Configuration;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +39,8 @@ import picocli.CommandLine.Spec;
             "  mutune-steady  loads stepping up then down: static configurations, fm, adaptive-window and adaptive, "
                 + "with the configuration the adapter chose per step (μTune Fig. 14)",
             "  mutune-flash   100 req/s, 1 s at 90%% of capacity, 100 req/s: spike latency and recovery (μTune Table 2)",
+            "  variability  per-stage mean, variance and C² at 30/60/90%% of capacity, Poisson and H2 arrivals, five "
+                + "models; the knob of the top-variance stage swept (flush policy, busy-poll) (WWW'19)",
             "  demo         a short tour: every model, one closed-loop and one open-loop run",
             "",
             "Starts a leaf process (--driver) and the mid-tier, each its own JVM; the mid-tier pinned to --mid-cpus, "
@@ -54,6 +55,7 @@ import picocli.CommandLine.Spec;
             "  doubleface experiment fanout --quick",
             "  doubleface experiment concurrency --sizes small --concurrency 1,8,64,512",
             "  doubleface experiment priority --reply-work-us 100 --load-fraction 0.8 --out docs/results",
+            "  doubleface experiment variability --configs doubleface,doubleface+flush=per-write,doubleface-poll",
             "  doubleface experiment fanout --driver redis --configs doubleface,doubleface@connection=shared,type2a-1f1b",
             "  doubleface experiment fanout --driver mongo --configs doubleface@transport=loop,doubleface,type2b@transport=aio",
             "Exit codes: 0 done, 1 a process or run failed (the message says which), 2 usage error."})
@@ -65,7 +67,7 @@ final class ExperimentCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "NAME", description = "concurrency, fanout, imbalance, priority, "
-            + "mutune-models, mutune-steady, mutune-flash or demo.")
+            + "mutune-models, mutune-steady, mutune-flash, variability or demo.")
     String name;
 
     @Option(names = "--quick", description = "Fewer points, shorter runs, one repeat: a few minutes.")
@@ -106,11 +108,14 @@ final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--no-pin", description = "Do not pin anything (taskset not used).")
     boolean noPin;
 
-    @Option(names = "--configs", paramLabel = "NAME[@OPTS],…", split = ",",
+    @Option(names = "--configs", paramLabel = "NAME[+KNOB=V][@OPTS],…", split = ",",
             description = "Configurations to compare instead of the experiment's own. NAME@OPTS runs NAME on a "
                 + "mid-tier whose shard URI has the query OPTS (e.g. doubleface@connection=shared over Redis, "
                 + "type2b@transport=aio over MongoDB; several options joined with &): one mid-tier process per "
-                + "distinct OPTS, all over the same leaf, compared in the same run.")
+                + "distinct OPTS, all over the same leaf, compared in the same run. NAME+flush=POLICY and "
+                + "NAME+pin=CPUS|off set a run-time knob (PUT /admin/knobs) on the same mid-tier, e.g. "
+                + "doubleface+flush=per-write, doubleface+flush=batch:64:20us; without one the knobs are the "
+                + "defaults (per-iteration, off).")
     List<String> configs;
 
     @Option(names = "--shard-options", paramLabel = "OPTS",
@@ -127,7 +132,9 @@ final class ExperimentCommand implements Callable<Integer> {
     @Option(names = "--loads", paramLabel = "RATE,…", split = ",",
             description = "mutune-models: offered loads in req/s instead of fractions of doubleface's measured capacity; "
                 + "mutune-steady: the load steps in order (e.g. 1000,6000,12000,6000,1000), to stay within a profile's "
-                + "trained loads); mutune-flash: the spike's rate (one value) instead of 90%% of the measured capacity.")
+                + "trained loads); mutune-flash: the spike's rate (one value) instead of 90%% of the measured capacity; "
+                + "variability: offered loads in req/s, the same for every configuration, instead of 30/60/90%% of "
+                + "each one's capacity.")
     List<Double> loads;
 
     @Option(names = "--profile", paramLabel = "FILE",
@@ -204,11 +211,7 @@ final class ExperimentCommand implements Callable<Integer> {
         if (configs != null) {
             for (String c : configs) {
                 try {
-                    int at = c.indexOf('@');
-                    String n = at < 0 ? c : c.substring(0, at);
-                    if (io.doubleface.tune.TunePolicy.byLabel(n) == null) {
-                        Configuration.parse(n);
-                    }
+                    ExperimentRunner.checkConfig(c);
                 } catch (IllegalArgumentException e) {
                     throw new ParameterException(spec.commandLine(), "--configs: " + e.getMessage());
                 }

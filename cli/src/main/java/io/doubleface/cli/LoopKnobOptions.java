@@ -11,7 +11,8 @@ import picocli.CommandLine.TypeConversionException;
 /**
  * The loop knobs of issue 12 every {@code serve} mid-tier takes (a picocli mixin of
  * {@code serve ycsb} and {@link MidTierServeOptions}): {@code --flush-policy} and
- * {@code --pin-io-threads}. Both can be changed at run time with {@code PUT /admin/knobs}.
+ * {@code --pin-io-threads}, both changeable at run time with {@code PUT /admin/knobs}, and the
+ * per-stage tracing that measures them, {@code --trace-stages}.
  */
 final class LoopKnobOptions {
 
@@ -30,12 +31,41 @@ final class LoopKnobOptions {
                     + "pinned. Change it at run time: PUT /admin/knobs?pin-io-threads=LIST|off."})
     CpuList pinIoThreads;
 
+    @Option(names = "--trace-stages", paramLabel = "off|all|sampled:N", defaultValue = "off",
+            description = "Per-stage service times (queue, plan, first and last reply, merge, total) of every "
+                    + "request (all) or of one in N (sampled:N), per configuration, in /admin/stats under "
+                    + "\"stages\" and in /metrics (docs/tracing.md). Default: off.")
+    String traceStages;
+
     /** A parsed CPU list (a type of its own so picocli takes the option once, not as a repeatable list). */
     record CpuList(List<Integer> cpus) {}
 
     /** Sets the knobs on {@code b}. */
     FanoutServer.Builder apply(FanoutServer.Builder b) {
-        return b.flushPolicy(flushPolicy).pinIoThreads(pinIoThreads == null ? null : pinIoThreads.cpus());
+        return b.flushPolicy(flushPolicy).pinIoThreads(pinIoThreads == null ? null : pinIoThreads.cpus())
+                .traceStages(traceStagesOneIn(traceStages));
+    }
+
+    /** {@code off} → 0, {@code all} → 1, {@code sampled:N} → N. */
+    static int traceStagesOneIn(String spec) {
+        String s = spec.strip().toLowerCase(java.util.Locale.ROOT);
+        if (s.equals("off")) {
+            return 0;
+        }
+        if (s.equals("all")) {
+            return 1;
+        }
+        if (s.startsWith("sampled:")) {
+            try {
+                int n = Integer.parseInt(s.substring("sampled:".length()));
+                if (n >= 1) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // below
+            }
+        }
+        throw new IllegalArgumentException("--trace-stages: '" + spec + "' (expected: off, all or sampled:N, N >= 1)");
     }
 
     /** {@return the banner line of the knobs, or {@code null} when both are at their defaults} */

@@ -223,12 +223,6 @@ final class ServeCommand {
                 + "unencrypted).")
         java.nio.file.Path tlsKey;
 
-        @Option(names = "--trace-stages", paramLabel = "off|all|sampled:N", defaultValue = "off",
-                description = "Per-stage service times (queue, plan, first and last reply, merge, total) of every "
-                        + "request (all) or of one in N (sampled:N), per configuration, in /admin/stats under "
-                        + "\"stages\" (docs/tracing.md). Default: off.")
-        String traceStages;
-
         @Mixin
         LoopKnobOptions knobs;
 
@@ -289,7 +283,6 @@ final class ServeCommand {
                 b.get(HealthRoute.PATH, health, health);
                 b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
                         .maxConnections(maxConnections).maxQueuedBytesTotal(maxQueuedBytesTotal).admission(admission)
-                        .traceStages(traceStagesOneIn(traceStages))
                         .transport(transport).policy(policy).deadline(deadline)
                         .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
                                 HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout, maxQueuedBytes, slowReaderTimeout,
@@ -344,28 +337,6 @@ final class ServeCommand {
             }
             String env = System.getenv("DOUBLEFACE_ADMIN_TOKEN");
             return env == null || env.isBlank() ? null : env.strip();
-        }
-
-        /** {@code off} → 0, {@code all} → 1, {@code sampled:N} → N. */
-        static int traceStagesOneIn(String spec) {
-            String s = spec.strip().toLowerCase(java.util.Locale.ROOT);
-            if (s.equals("off")) {
-                return 0;
-            }
-            if (s.equals("all")) {
-                return 1;
-            }
-            if (s.startsWith("sampled:")) {
-                try {
-                    int n = Integer.parseInt(s.substring("sampled:".length()));
-                    if (n >= 1) {
-                        return n;
-                    }
-                } catch (NumberFormatException e) {
-                    // below
-                }
-            }
-            throw new IllegalArgumentException("--trace-stages: '" + spec + "' (expected: off, all or sampled:N, N >= 1)");
         }
 
         private void printBanner(PrintWriter out, FanoutServer server, KvLeafServer leaf, String profileSource) {

@@ -32,6 +32,8 @@ class ExperimentCommandTest {
             {"experiment", "fanout", "--repeats", "0"},
             {"experiment", "priority", "--load-fraction", "0"},
             {"experiment", "fanout", "--service", "router"},
+            {"experiment", "variability", "--configs", "doubleface+flush=sometimes"},
+            {"experiment", "variability", "--configs", "doubleface+color=blue"},
         };
         for (String[] args : bad) {
             CliRun r = new CliRun();
@@ -180,6 +182,48 @@ class ExperimentCommandTest {
         String report = Files.readString(dir.resolve("report.md"));
         assertTrue(report.contains("router's requests: open-loop latency"), report);
         assertTrue(report.contains("p99 of doubleface-fifo / p99 of doubleface-cf"), report);
+    }
+
+    @Test
+    void aTinyVariabilityRunTracesEveryStageAndSweepsTheKnobs(@TempDir Path out) throws Exception {
+        CliRun r = new CliRun();
+        int exit = r.run("experiment", "variability", "--quick", "--no-pin", "--configs",
+                "doubleface,doubleface+flush=per-write,doubleface-poll", "--duration", "1s", "--warmup", "300ms",
+                "--global-warmup", "1s", "--shards", "5", "--out", out.toString());
+        assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
+        // the knob variant ran on the same mid-tier with its knob set, and the next run set it back
+        assertTrue(r.out().contains("knobs of doubleface+flush=per-write: flush-policy per-write"), r.out());
+        assertTrue(r.out().contains("knobs of doubleface-poll: flush-policy per-iteration"), r.out());
+        Path dir;
+        try (Stream<Path> s = Files.list(out)) {
+            dir = s.filter(p -> p.getFileName().toString().startsWith("variability-quick-")).findFirst().orElseThrow();
+        }
+        Map<String, Object> summary = MiniJson.object(Files.readString(dir.resolve("summary.json")));
+        List<Map<String, Object>> runs = MiniJson.objects(summary, "runs");
+        assertEquals(6, runs.size()); // 1 load × 2 arrival processes × 3 configurations
+        for (Map<String, Object> run : runs) {
+            long answered = MiniJson.path(run, "load", "requests").asLong();
+            assertTrue(answered > 0, run.toString());
+            assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
+            String model = MiniJson.path(run, "config").asString().startsWith("doubleface-poll") ? "doubleface-poll"
+                    : "doubleface";
+            // every request is traced: each stage saw at least the measured requests (and the warm-up's)
+            for (String stage : List.of("queue", "plan", "first_reply", "last_reply", "merge", "total")) {
+                long n = MiniJson.path(run, "mid_tier", "stages", model, stage, "count").asLong();
+                assertTrue(n >= answered, stage + " " + n + " < " + answered + " in " + run);
+            }
+        }
+        Map<String, Object> sweep = MiniJson.path(summary, "results", "knob_sweeps", "doubleface").asMap();
+        assertEquals(2, sweep.size(), sweep.toString()); // one per point
+        String report = Files.readString(dir.resolve("report.md"));
+        assertTrue(report.contains("Stages at 50% poisson: mean / σ (C²), µs"), report);
+        assertTrue(report.contains("Stages at 50% h2:4"), report);
+        assertTrue(report.contains("Stages ranked by variance"), report);
+        assertTrue(report.contains("doubleface at 50% poisson: the knob of the top stage"), report);
+        for (String f : List.of("variability-stages-50pct-poisson.png", "variability-stages-50pct-h2-4.png",
+                "variability-variance-vs-mean.png")) {
+            assertTrue(Files.size(dir.resolve(f)) > 0, f);
+        }
     }
 
     @Test

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.style.AxesChartStyler;
 import org.knowm.xchart.style.Styler;
@@ -50,6 +52,30 @@ public final class Charts {
             }
         }
         ch.write(file);
+    }
+
+    /**
+     * Writes a stacked bar chart to {@code file} (PNG): one bar per category, each series a segment
+     * ({@code values} in category order; a missing value counts as 0). The per-stage breakdown of
+     * the variability experiment: one bar per configuration, one segment per stage.
+     */
+    static void stackedBars(Path file, String title, String yLabel, List<String> categories,
+            Map<String, List<Double>> values) throws IOException {
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).yAxisTitle(yLabel)
+                .build();
+        style(chart.getStyler());
+        chart.getStyler().setStacked(true);
+        chart.getStyler().setOverlapped(false);
+        chart.getStyler().setXAxisLabelRotation(20);
+        for (Map.Entry<String, List<Double>> e : values.entrySet()) {
+            List<Double> ys = new java.util.ArrayList<>();
+            for (int i = 0; i < categories.size(); i++) {
+                Double v = i < e.getValue().size() ? e.getValue().get(i) : null;
+                ys.add(v == null || v.isNaN() ? 0.0 : v);
+            }
+            chart.addSeries(e.getKey(), categories, ys);
+        }
+        writePng(chart, file);
     }
 
     /** The project's look: white, light grid, the palette, the legend under the plot. */

@@ -67,6 +67,17 @@ public final class ExperimentRunner {
         return Experiments.of(name).defaultWarmup();
     }
 
+    /**
+     * Checks a {@code --configs} entry, {@code NAME[+KNOB=VALUE…][@OPTIONS]}: a configuration or
+     * load-adapter policy, run-time knobs ({@code +flush=POLICY}, {@code +pin=CPUS|off}) and shard-URI
+     * options.
+     *
+     * @throws IllegalArgumentException saying what is wrong
+     */
+    public static void checkConfig(String config) {
+        Topology.check(config);
+    }
+
     /** Names of the experiments, in help order. */
     public static List<String> names() {
         return Experiments.NAMES;
@@ -125,7 +136,7 @@ public final class ExperimentRunner {
                     }
                     for (String c : order) {
                         t.switchTo(c);
-                        List<String> args = new ArrayList<>(p.loadArgs(prepared));
+                        List<String> args = new ArrayList<>(ex.loadArgs(p, c, prepared));
                         long runMillis = Math.round(ex.runSeconds(o, p, prepared) * 1000);
                         args.addAll(List.of("--keys", Long.toString(o.records()), "--warmup",
                                 o.warmup().toMillis() + "ms", "--duration", runMillis + "ms"));

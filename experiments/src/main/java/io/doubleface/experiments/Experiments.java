@@ -14,14 +14,14 @@ import java.util.function.Function;
  * The experiments of the DoubleFaceAD paper and of μTune by name ({@link #of}), each a list of
  * points (load settings) run under a list of configurations, plus its report; each is a class of
  * its own ({@link Concurrency}, {@link Fanout}, {@link Imbalance}, {@link Priority},
- * {@link MutuneModels}, {@link MutuneSteady}, {@link MutuneFlash}, {@link Demo}) holding its
+ * {@link MutuneModels}, {@link MutuneSteady}, {@link MutuneFlash}, {@link Variability}, {@link Demo}) holding its
  * points and its tables. Here: what they share. See {@code docs/experiments.md} for what each
  * reproduces and what we measured.
  */
 final class Experiments {
 
     static final List<String> NAMES = List.of("concurrency", "fanout", "imbalance", "priority", "mutune-models",
-            "mutune-steady", "mutune-flash", "demo");
+            "mutune-steady", "mutune-flash", "variability", "demo");
 
     /** μTune's taxonomy plus DoubleFace with and without busy-poll: what mutune-models (and train) profile. */
     static final List<String> TAXONOMY = List.of("doubleface", "doubleface-poll", "sib", "sip", "sdb", "sdp", "aib",
@@ -43,6 +43,14 @@ final class Experiments {
         List<String> defaultConfigs(ExperimentRunner.Options o);
 
         List<Point> points(ExperimentRunner.Options o);
+
+        /**
+         * The load generator's arguments of point {@code p} under configuration {@code config}
+         * (default: the point's own, the same for every configuration).
+         */
+        default List<String> loadArgs(Point p, String config, Map<String, Object> prepared) {
+            return p.loadArgs(prepared);
+        }
 
         /** Measured seconds of one run. */
         double runSeconds(ExperimentRunner.Options o);
@@ -105,6 +113,7 @@ final class Experiments {
             case "mutune-models" -> new MutuneModels();
             case "mutune-steady" -> new MutuneSteady();
             case "mutune-flash" -> new MutuneFlash();
+            case "variability" -> new Variability();
             case "demo" -> new Demo();
             default -> throw new IllegalArgumentException("experiment: " + name + " (expected one of " + NAMES + ")");
         };

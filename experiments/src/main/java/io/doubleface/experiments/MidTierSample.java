@@ -13,9 +13,11 @@ import java.util.TreeMap;
  * @param loops loop name#position in /admin/stats → {iterations, wakeups, events, tail batches,
  *     replies in tail batches} (the last two: the DoubleFace scheduler's; 0 for other loops)
  * @param loopGroups loop name → group ({@code io}, {@code t2a-be}, …)
+ * @param stages configuration → stage → {count, sum of X, sum of X²} (µs) of the mid-tier's per-stage
+ *     tracing ({@code /admin/stats} {@code stages}); empty when tracing is off
  */
 record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<String, String> loopGroups,
-        Map<String, ThreadStats.Sample> threads) {
+        Map<String, ThreadStats.Sample> threads, Map<String, Map<String, double[]>> stages) {
 
     /** Counters per loop: iterations, wake-ups, events, tail batches, tail replies. */
     static final int LOOP_COUNTERS = 5;
@@ -33,7 +35,31 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
                 num(l, "tail_batches"), num(l, "tail_replies")});
             groups.put(name, (String) l.get("group"));
         }
-        return new MidTierSample(System.nanoTime(), answered, loops, groups, ThreadStats.threadsOf(pid));
+        return new MidTierSample(System.nanoTime(), answered, loops, groups, ThreadStats.threadsOf(pid),
+                stagesOf(adminStats));
+    }
+
+    /** The running sums of {@code /admin/stats} {@code stages} (servers without {@code sum_us}: none). */
+    static Map<String, Map<String, double[]>> stagesOf(Map<String, Object> adminStats) {
+        Map<String, Map<String, double[]>> out = new TreeMap<>();
+        if (!(adminStats.get("stages") instanceof Map<?, ?> st)) {
+            return out;
+        }
+        st.forEach((config, v) -> {
+            if (v instanceof Map<?, ?> byStage) {
+                Map<String, double[]> m = new LinkedHashMap<>();
+                byStage.forEach((stage, x) -> {
+                    if (x instanceof Map<?, ?> one && one.get("sum_us") instanceof Number sum
+                            && one.get("sum_sq_us2") instanceof Number sq && one.get("count") instanceof Number n) {
+                        m.put((String) stage, new double[] {n.doubleValue(), sum.doubleValue(), sq.doubleValue()});
+                    }
+                });
+                if (!m.isEmpty()) {
+                    out.put((String) config, m);
+                }
+            }
+        });
+        return out;
     }
 
     private static long num(Map<String, Object> m, String k) {
@@ -75,12 +101,67 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
             cpuMillis += cpu;
             active += isActive ? 1 : 0;
         }
-        return new Delta(secs, requests, byLoopGroup, byThreadGroup, switches, cpuMillis, active);
+        Map<String, Map<String, Stage>> stages = new TreeMap<>();
+        after.stages.forEach((config, byStage) -> byStage.forEach((stage, a) -> {
+            double[] b = before.stages.getOrDefault(config, Map.of()).getOrDefault(stage, new double[3]);
+            long n = Math.round(a[0] - b[0]);
+            if (n > 0) {
+                stages.computeIfAbsent(config, k -> new LinkedHashMap<>()).put(stage,
+                        new Stage(n, a[1] - b[1], a[2] - b[2]));
+            }
+        }));
+        return new Delta(secs, requests, byLoopGroup, byThreadGroup, switches, cpuMillis, active, stages);
     }
 
-    /** The mid-tier's side of one run. */
+    /**
+     * One stage's traced requests between two samples: their count and the sums of X and X² (µs),
+     * whence the mean, the variance and C² (variance / mean²) the variability paper ranks stages by.
+     */
+    record Stage(long count, double sumMicros, double sumSqMicros2) {
+        double meanMicros() {
+            return count == 0 ? Double.NaN : sumMicros / count;
+        }
+
+        /** Population variance, µs². */
+        double varianceMicros2() {
+            double m = meanMicros();
+            return count == 0 ? Double.NaN : Math.max(0, sumSqMicros2 / count - m * m);
+        }
+
+        double stddevMicros() {
+            return Math.sqrt(varianceMicros2());
+        }
+
+        double cv2() {
+            double m = meanMicros();
+            return m > 0 ? varianceMicros2() / (m * m) : Double.NaN;
+        }
+
+        Map<String, Object> toJson() {
+            Map<String, Object> j = new LinkedHashMap<>();
+            j.put("count", count);
+            j.put("sum_us", round(sumMicros));
+            j.put("sum_sq_us2", Math.round(sumSqMicros2));
+            j.put("mean_us", round(meanMicros()));
+            j.put("stddev_us", round(stddevMicros()));
+            j.put("cv2", round(cv2()));
+            return j;
+        }
+    }
+
+    /**
+     * The mid-tier's side of one run.
+     *
+     * @param stages configuration → stage → the run's traced requests in it (empty when tracing is off)
+     */
     record Delta(double seconds, long requests, Map<String, long[]> loopGroups, Map<String, long[]> threadGroups,
-            long contextSwitches, long cpuMillis, int activeThreads) {
+            long contextSwitches, long cpuMillis, int activeThreads, Map<String, Map<String, Stage>> stages) {
+
+        /** The run's figures of {@code stage} under configuration {@code config}; null if none was traced. */
+        Stage stage(String config, String stage) {
+            Map<String, Stage> m = stages.get(config);
+            return m == null ? null : m.get(stage);
+        }
 
         double switchesPerRequest() {
             return requests == 0 ? Double.NaN : (double) contextSwitches / requests;
@@ -143,6 +224,15 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
                 }
             });
             m.put("threads", tg);
+            if (!stages.isEmpty()) {
+                Map<String, Object> st = new LinkedHashMap<>();
+                stages.forEach((config, byStage) -> {
+                    Map<String, Object> c = new LinkedHashMap<>();
+                    byStage.forEach((stage, x) -> c.put(stage, x.toJson()));
+                    st.put(config, c);
+                });
+                m.put("stages", st);
+            }
             return m;
         }
     }

@@ -270,6 +270,19 @@ final class Report {
         md.image(file);
     }
 
+    /** Writes a plot of any kind to {@code file} in the results directory with {@code w} and shows it in the report. */
+    void plot(String file, PlotWriter w) throws IOException {
+        w.write(dir.resolve(file));
+        plots.add(file);
+        md.image(file);
+    }
+
+    /** Writes one PNG. */
+    @FunctionalInterface
+    interface PlotWriter {
+        void write(Path file) throws IOException;
+    }
+
     /** The {@code q}th percentile of {@code h} in ms, null below 100/(1-q/100) samples (MEASURE.md rule 4). */
     static Double percentile(Histogram h, double q) {
         if (h.getTotalCount() < 100 / (1 - q / 100) - 1e-9) {

@@ -79,6 +79,8 @@ final class Topology implements AutoCloseable {
     /** {@code social}: the MongoDB shard list of {@code leaf social} ({@link #shardBase} is its Redis one). */
     private String socialMongo;
     private final Map<String, Mid> mids = new java.util.LinkedHashMap<>();
+    /** Mid-tier key → the knobs it runs with now ({@link #knobsOf}); absent: the defaults. */
+    private final Map<String, Map<String, String>> knobs = new java.util.HashMap<>();
     private Mid mid;
     private int loadRuns;
 
@@ -105,10 +107,66 @@ final class Topology implements AutoCloseable {
         }
     }
 
-    /** The configuration part of {@code NAME[@OPTIONS]}. */
+    /** The configuration part of {@code NAME[+KNOB=VALUE…][@OPTIONS]}. */
     static String configOf(String config) {
         int at = config.indexOf('@');
-        return at < 0 ? config : config.substring(0, at);
+        String c = at < 0 ? config : config.substring(0, at);
+        int plus = c.indexOf('+');
+        return plus < 0 ? c : c.substring(0, plus);
+    }
+
+    /** The run-time knobs a configuration may set, {@code +NAME=VALUE}: the flush policy and I/O-thread pinning. */
+    static final List<String> KNOBS = List.of("flush", "pin");
+
+    /** Each knob's value when a configuration does not set it (the mid-tier's defaults). */
+    private static final Map<String, String> KNOB_DEFAULTS = Map.of("flush", "per-iteration", "pin", "off");
+
+    /**
+     * The knobs of {@code NAME[+flush=POLICY][+pin=CPUS|off][@OPTIONS]}, every knob present (the
+     * default where not set): {@code doubleface+flush=batch:64:20us} runs {@code doubleface} with
+     * that downstream flush policy on the same mid-tier ({@code PUT /admin/knobs}).
+     *
+     * @throws IllegalArgumentException for an unknown knob, a repeated one or a bad value
+     */
+    static Map<String, String> knobsOf(String config) {
+        int at = config.indexOf('@');
+        String c = at < 0 ? config : config.substring(0, at);
+        Map<String, String> out = new java.util.TreeMap<>(KNOB_DEFAULTS);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        String[] parts = c.split("\\+", -1);
+        for (int i = 1; i < parts.length; i++) {
+            int eq = parts[i].indexOf('=');
+            String k = eq < 0 ? parts[i] : parts[i].substring(0, eq);
+            if (eq < 0 || !KNOBS.contains(k) || eq == parts[i].length() - 1) {
+                throw new IllegalArgumentException(config + ": +" + parts[i] + " (expected +flush=per-write|"
+                        + "per-iteration|batch:N[:Tus] or +pin=CPU_LIST|off)");
+            }
+            if (!seen.add(k)) {
+                throw new IllegalArgumentException(config + ": knob " + k + " given twice");
+            }
+            String v = parts[i].substring(eq + 1);
+            if (k.equals("flush")) {
+                io.doubleface.driver.FlushPolicy.parse(v);
+            } else if (!v.equals("off")) {
+                io.doubleface.loop.CpuAffinity.parseList(v);
+            }
+            out.put(k, v);
+        }
+        return out;
+    }
+
+    /**
+     * Checks {@code NAME[+KNOB=VALUE…][@OPTIONS]}: a configuration or load-adapter policy name and
+     * valid knobs.
+     *
+     * @throws IllegalArgumentException saying what is wrong
+     */
+    static void check(String config) {
+        String n = configOf(config);
+        if (io.doubleface.tune.TunePolicy.byLabel(n) == null) {
+            io.doubleface.model.Configuration.parse(n);
+        }
+        knobsOf(config);
     }
 
     /** Whether {@code config} names a load-adapter policy (its own mid-tier, no run-time switch). */
@@ -299,15 +357,32 @@ final class Topology implements AutoCloseable {
             signal(m, "CONT");
         }
         mid = m != null ? m : startMidTier(key, options, name);
-        if (isAdapter(name)) {
-            return; // the adapter picks the configuration itself
+        if (!isAdapter(name)) { // else the adapter picks the configuration itself
+            HttpResponse<String> r = send(HttpRequest.newBuilder(admin("/admin/config?name="
+                    + java.net.URLEncoder.encode(name, java.nio.charset.StandardCharsets.UTF_8)))
+                    .PUT(HttpRequest.BodyPublishers.noBody()));
+            if (r.statusCode() != 200) {
+                throw new IOException("switch to " + config + ": HTTP " + r.statusCode() + ": " + r.body().strip());
+            }
         }
-        HttpResponse<String> r = send(HttpRequest.newBuilder(admin("/admin/config?name="
-                + java.net.URLEncoder.encode(name, java.nio.charset.StandardCharsets.UTF_8)))
-                .PUT(HttpRequest.BodyPublishers.noBody()));
-        if (r.statusCode() != 200) {
-            throw new IOException("switch to " + config + ": HTTP " + r.statusCode() + ": " + r.body().strip());
+        Map<String, String> want = knobsOf(config);
+        Map<String, String> have = knobs.getOrDefault(key, KNOB_DEFAULTS);
+        if (!want.equals(have)) {
+            String q = "flush-policy=" + enc(want.get("flush")) + "&pin-io-threads=" + enc(want.get("pin"));
+            HttpResponse<String> r = send(HttpRequest.newBuilder(admin("/admin/knobs?" + q))
+                    .PUT(HttpRequest.BodyPublishers.noBody()));
+            if (r.statusCode() != 200) {
+                throw new IOException("knobs of " + config + ": HTTP " + r.statusCode() + ": " + r.body().strip());
+            }
+            knobs.put(key, want);
+            progress.printf("experiment: knobs of %s: flush-policy %s, pin-io-threads %s%n", config, want.get("flush"),
+                    want.get("pin"));
+            progress.flush();
         }
+    }
+
+    private static String enc(String s) {
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8);
     }
 
     Map<String, Object> adminStats() throws IOException {

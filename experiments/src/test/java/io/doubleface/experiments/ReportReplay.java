@@ -145,8 +145,17 @@ final class ReportReplay {
             threads.put(group, new long[] {lng(g.get("active_threads")), lng(g.get("context_switches")),
                 lng(g.get("cpu_ms"))});
         });
+        Map<String, Map<String, MidTierSample.Stage>> stages = new TreeMap<>();
+        if (m.get("stages") instanceof Map<?, ?> st) {
+            st.forEach((config, byStage) -> ((Map<?, ?>) byStage).forEach((stage, x) -> {
+                Map<?, ?> s = (Map<?, ?>) x;
+                stages.computeIfAbsent((String) config, k -> new java.util.LinkedHashMap<>()).put((String) stage,
+                        new MidTierSample.Stage(lng(s.get("count")), ((Number) s.get("sum_us")).doubleValue(),
+                                ((Number) s.get("sum_sq_us2")).doubleValue()));
+            }));
+        }
         return new MidTierSample.Delta(((Number) m.get("seconds")).doubleValue(), lng(m.get("requests")), loops, threads,
-                lng(m.get("context_switches")), lng(m.get("cpu_ms")), (int) lng(m.get("active_threads")));
+                lng(m.get("context_switches")), lng(m.get("cpu_ms")), (int) lng(m.get("active_threads")), stages);
     }
 
     private static long lng(Object v) {

@@ -137,9 +137,15 @@ public final class StageStats {
         c.stages.get(Stage.TOTAL).record(answered - admitted);
     }
 
-    /** What one stage shows in {@code /admin/stats}. */
+    /**
+     * What one stage shows in {@code /admin/stats}.
+     *
+     * @param sumMicros the running sum of X (µs) and {@code sumSqMicros2} of X² (µs²): a reader that
+     *     keeps two snapshots gets the count, mean and variance of the requests between them exactly
+     *     (the percentiles are since the start)
+     */
     public record Summary(long count, double meanMicros, double stddevMicros, double cv2, long p50Micros,
-            long p99Micros, long p999Micros) {}
+            long p99Micros, long p999Micros, double sumMicros, double sumSqMicros2) {}
 
     /** {@return per configuration, per stage: count, mean, standard deviation, C² and percentiles since start} */
     public Map<String, Map<Stage, Summary>> snapshot() {
@@ -151,11 +157,13 @@ public final class StageStats {
                 if (n == 0) {
                     return;
                 }
-                double mean = one.sum.sum() / n;
-                double var = Math.max(0, one.sumSq.sum() / n - mean * mean);
+                double sum = one.sum.sum();
+                double sumSq = one.sumSq.sum();
+                double mean = sum / n;
+                double var = Math.max(0, sumSq / n - mean * mean);
                 Histogram h = one.snapshot();
                 m.put(s, new Summary(n, mean, Math.sqrt(var), mean > 0 ? var / (mean * mean) : 0,
-                        h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9)));
+                        h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9), sum, sumSq));
             });
             out.put(name, m);
         });

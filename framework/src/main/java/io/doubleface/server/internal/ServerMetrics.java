@@ -224,7 +224,7 @@ public final class ServerMetrics {
 
     private StageStats.Summary stage(String config, StageStats.Stage stage) {
         StageStats.Summary s = stageSnapshot(false).getOrDefault(config, Map.of()).get(stage);
-        return s != null ? s : new StageStats.Summary(0, 0, 0, 0, 0, 0, 0);
+        return s != null ? s : new StageStats.Summary(0, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     /**
@@ -374,7 +374,9 @@ public final class ServerMetrics {
                 m.forEach((stage, x) -> j.key(stage.label()).begin().field("count", x.count())
                         .field("mean_us", x.meanMicros()).field("stddev_us", x.stddevMicros()).field("cv2", x.cv2())
                         .field("p50_us", x.p50Micros()).field("p99_us", x.p99Micros())
-                        .field("p999_us", x.p999Micros()).end());
+                        .field("p999_us", x.p999Micros()).field("sum_us", x.sumMicros())
+                        // X² in µs² as an integer: three decimals of a double would overflow the rounding
+                        .field("sum_sq_us2", Math.round(x.sumSqMicros2())).end());
                 j.end();
             });
             j.end();
