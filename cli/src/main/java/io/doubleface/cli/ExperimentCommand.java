@@ -115,7 +115,8 @@ final class ExperimentCommand implements Callable<Integer> {
                 + "distinct OPTS, all over the same leaf, compared in the same run. NAME+flush=POLICY and "
                 + "NAME+pin=CPUS|off set a run-time knob (PUT /admin/knobs) on the same mid-tier, e.g. "
                 + "doubleface+flush=per-write, doubleface+flush=batch:64:20us; without one the knobs are the "
-                + "defaults (per-iteration, off).")
+                + "defaults (per-iteration, off). NAME+gc=serial|parallel|g1|zgc runs NAME on a mid-tier JVM of "
+                + "its own with that collector (default: none named, the JVM's choice).")
     List<String> configs;
 
     @Option(names = "--shard-options", paramLabel = "OPTS",

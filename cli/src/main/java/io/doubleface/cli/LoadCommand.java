@@ -133,6 +133,12 @@ final class LoadCommand implements Callable<Integer> {
             description = "Write the per-second latency (and send-lag) histograms to FILE, HdrHistogram log format.")
     Path hlog;
 
+    @Option(names = "--measure-file", paramLabel = "FILE",
+            description = "When the warm-up ends and the measured part begins, create FILE ({\"phase\":"
+                    + "\"measuring\",\"pid\":…}; written, then renamed into place): for a program that samples the "
+                    + "server over exactly the measured part.")
+    Path measureFile;
+
     @Option(names = "--json", description = "Print the summary as one JSON object on stdout.")
     boolean json;
 
@@ -172,6 +178,17 @@ final class LoadCommand implements Callable<Integer> {
             LoadGenerator.Builder b = LoadGenerator.builder(base).mix(requests).keys(keys).warmup(warmup)
                     .timeout(timeout).maxConnections(maxConnections).loops(loops).transport(transport)
                     .messages(env.err()).progress(!quiet).hlog(hlog);
+            if (measureFile != null) {
+                Path f = measureFile;
+                b.onMeasureStart(() -> {
+                    try {
+                        ReadyFile.write(f, java.util.Map.of("phase", "measuring"));
+                    } catch (java.io.UncheckedIOException e) {
+                        env.err().println("load: warning: " + e.getMessage().replace("--ready-file", "--measure-file"));
+                        env.err().flush();
+                    }
+                });
+            }
             Arrivals gaps = Arrivals.parse(arrivals);
             if (users != null && !gaps.equals(Arrivals.POISSON)) {
                 throw usage("--arrivals with --users (expected: --arrivals only with --rate or --schedule)");

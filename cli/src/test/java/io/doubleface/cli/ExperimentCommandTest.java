@@ -207,11 +207,19 @@ class ExperimentCommandTest {
             assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
             String model = MiniJson.path(run, "config").asString().startsWith("doubleface-poll") ? "doubleface-poll"
                     : "doubleface";
-            // every request is traced: each stage saw at least the measured requests (and the warm-up's)
-            for (String stage : List.of("queue", "plan", "first_reply", "last_reply", "merge", "total")) {
+            // every request the mid-tier answered in the run's window is traced in every stage
+            long mid = MiniJson.path(run, "mid_tier", "requests").asLong();
+            for (String stage : List.of("queue", "plan", "round_trip", "reply_wait", "last_reply", "merge",
+                    "respond", "total")) {
                 long n = MiniJson.path(run, "mid_tier", "stages", model, stage, "count").asLong();
-                assertTrue(n >= answered, stage + " " + n + " < " + answered + " in " + run);
+                assertTrue(Math.abs(n - mid) <= 0.02 * mid + 20, stage + " " + n + " for " + mid + " answered in " + run);
             }
+        }
+        // the window starts when the generator's warm-up ends: each run's generator wrote its --measure-file
+        List<String> raw = tarList(dir.resolve("raw.tar.xz"));
+        for (int i = 1; i <= 6; i++) {
+            String f = String.format("logs/run-%04d.measuring", i + 4); // runs 1-4: 3 warm-ups, 1 capacity
+            assertTrue(raw.contains(f), f + " in " + raw);
         }
         Map<String, Object> sweep = MiniJson.path(summary, "results", "knob_sweeps", "doubleface").asMap();
         assertEquals(2, sweep.size(), sweep.toString()); // one per point

@@ -140,9 +140,14 @@ public final class ExperimentRunner {
                         long runMillis = Math.round(ex.runSeconds(o, p, prepared) * 1000);
                         args.addAll(List.of("--keys", Long.toString(o.records()), "--warmup",
                                 o.warmup().toMillis() + "ms", "--duration", runMillis + "ms"));
-                        MidTierSample before = t.sample();
+                        MidTierSample[] before = {ex.sampleAfterWarmup() ? null : t.sample()};
                         Topology.LoadRun lr = t.load(p.label() + " " + c, args,
-                                o.warmup().plus(Duration.ofMillis(runMillis)).plusSeconds(60));
+                                o.warmup().plus(Duration.ofMillis(runMillis)).plusSeconds(60),
+                                ex.sampleAfterWarmup() ? () -> before[0] = t.sample() : null);
+                        if (before[0] == null) {
+                            throw new IOException(p.label() + " " + c + ": the load generator never reached its "
+                                    + "measured part (no --measure-file)");
+                        }
                         MidTierSample after = t.sample();
                         Map<String, Object> adapter = null;
                         if (Topology.isAdapter(c) && t.adminStats().get("adapter") instanceof Map<?, ?> a) {
@@ -150,7 +155,7 @@ public final class ExperimentRunner {
                             Map<String, Object> am = (Map<String, Object>) a;
                             adapter = am;
                         }
-                        Row r = new Row(p, c, rep, lr, MidTierSample.delta(before, after), adapter);
+                        Row r = new Row(p, c, rep, lr, MidTierSample.delta(before[0], after), adapter);
                         rows.add(r);
                         done++;
                         out.printf(Locale.ROOT, "[%3d/%d] %-28s %-22s %9s req/s  p50 %s  p99 %s  errors %d  cs/req %s%n",

@@ -52,6 +52,15 @@ final class Experiments {
             return p.loadArgs(prepared);
         }
 
+        /**
+         * Whether each run's mid-tier sample is taken when the generator's warm-up ends ({@code true})
+         * or before the generator starts (default): the stage figures of {@link Variability} must not
+         * include the warm-up's requests.
+         */
+        default boolean sampleAfterWarmup() {
+            return false;
+        }
+
         /** Measured seconds of one run. */
         double runSeconds(ExperimentRunner.Options o);
 

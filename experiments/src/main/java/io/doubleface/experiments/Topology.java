@@ -99,7 +99,7 @@ final class Topology implements AutoCloseable {
                 t.startLeaf();
             }
             t.mid = t.startMidTier(midKey(s.firstConfig(), s.shardOptions()), optionsOf(s.firstConfig(), s.shardOptions()),
-                    configOf(s.firstConfig()));
+                    s.firstConfig());
             return t;
         } catch (IOException | RuntimeException e) {
             t.close();
@@ -115,11 +115,19 @@ final class Topology implements AutoCloseable {
         return plus < 0 ? c : c.substring(0, plus);
     }
 
-    /** The run-time knobs a configuration may set, {@code +NAME=VALUE}: the flush policy and I/O-thread pinning. */
-    static final List<String> KNOBS = List.of("flush", "pin");
+    /**
+     * The knobs a configuration may set, {@code +NAME=VALUE}: the flush policy and I/O-thread pinning
+     * (run-time knobs of one mid-tier), and the mid-tier JVM's collector (a mid-tier process per value).
+     */
+    static final List<String> KNOBS = List.of("flush", "pin", "gc");
 
-    /** Each knob's value when a configuration does not set it (the mid-tier's defaults). */
-    private static final Map<String, String> KNOB_DEFAULTS = Map.of("flush", "per-iteration", "pin", "off");
+    /** Each knob's value when a configuration does not set it (the mid-tier's defaults; gc: the JVM's choice). */
+    private static final Map<String, String> KNOB_DEFAULTS = Map.of("flush", "per-iteration", "pin", "off", "gc",
+            "default");
+
+    /** The {@code +gc=} values and their JVM flags ({@code default}: none, the JVM picks). */
+    static final Map<String, String> GC_FLAGS = Map.of("serial", "-XX:+UseSerialGC", "parallel", "-XX:+UseParallelGC",
+            "g1", "-XX:+UseG1GC", "zgc", "-XX:+UseZGC");
 
     /**
      * The knobs of {@code NAME[+flush=POLICY][+pin=CPUS|off][@OPTIONS]}, every knob present (the
@@ -139,7 +147,7 @@ final class Topology implements AutoCloseable {
             String k = eq < 0 ? parts[i] : parts[i].substring(0, eq);
             if (eq < 0 || !KNOBS.contains(k) || eq == parts[i].length() - 1) {
                 throw new IllegalArgumentException(config + ": +" + parts[i] + " (expected +flush=per-write|"
-                        + "per-iteration|batch:N[:Tus] or +pin=CPU_LIST|off)");
+                        + "per-iteration|batch:N[:Tus], +pin=CPU_LIST|off or +gc=" + String.join("|", gcNames()) + ")");
             }
             if (!seen.add(k)) {
                 throw new IllegalArgumentException(config + ": knob " + k + " given twice");
@@ -147,12 +155,20 @@ final class Topology implements AutoCloseable {
             String v = parts[i].substring(eq + 1);
             if (k.equals("flush")) {
                 io.doubleface.driver.FlushPolicy.parse(v);
+            } else if (k.equals("gc")) {
+                if (!GC_FLAGS.containsKey(v)) {
+                    throw new IllegalArgumentException(config + ": +gc=" + v + " (expected one of " + gcNames() + ")");
+                }
             } else if (!v.equals("off")) {
                 io.doubleface.loop.CpuAffinity.parseList(v);
             }
             out.put(k, v);
         }
         return out;
+    }
+
+    private static List<String> gcNames() {
+        return GC_FLAGS.keySet().stream().sorted().toList();
     }
 
     /**
@@ -176,7 +192,9 @@ final class Topology implements AutoCloseable {
 
     private static String midKey(String config, String dfltOptions) {
         String options = optionsOf(config, dfltOptions);
-        return isAdapter(config) ? configOf(config) + "@" + options : options;
+        String gc = knobsOf(config).get("gc");
+        String key = isAdapter(config) ? configOf(config) + "@" + options : options;
+        return gc.equals("default") ? key : key + " gc=" + gc; // a collector is a process of its own
     }
 
     /** The shard-URI options of {@code NAME[@OPTIONS]}, else {@code dflt}. */
@@ -283,7 +301,9 @@ final class Topology implements AutoCloseable {
         return MiniJson.object(Files.readString(ready, java.nio.charset.StandardCharsets.UTF_8));
     }
 
-    private Mid startMidTier(String key, String options, String config) throws IOException {
+    /** Starts the mid-tier of {@code NAME[+KNOB=VALUE…][@OPTIONS]} (its {@code +gc} a JVM flag) as {@code key}. */
+    private Mid startMidTier(String key, String options, String fullConfig) throws IOException {
+        String config = configOf(fullConfig);
         String uri = options.isEmpty() ? shardBase : shardBase + (shardBase.contains("?") ? "&" : "?") + options;
         List<String> args = settings.service().isYcsb()
                 ? new ArrayList<>(List.of("serve", "ycsb", "--shards", uri, "--port", "0",
@@ -309,7 +329,14 @@ final class Topology implements AutoCloseable {
         args.addAll(isAdapter(config) ? settings.adapterArgs() : settings.extraServeArgs());
         progress.printf("experiment: starting the mid-tier (%d I/O loop%s, cpus %s) over %s%n", settings.ioThreads(),
                 settings.ioThreads() == 1 ? "" : "s", cpus(settings.midCpus()), uri);
-        Proc p = Proc.start("mid-tier", settings.midCpus(), java(settings.midJvm(), args), dir.resolve(log));
+        List<String> jvm = settings.midJvm();
+        String gc = knobsOf(fullConfig).get("gc");
+        if (!gc.equals("default")) {
+            jvm = new ArrayList<>(jvm);
+            jvm.add(GC_FLAGS.get(gc));
+            progress.printf("experiment: this mid-tier runs with %s%n", GC_FLAGS.get(gc));
+        }
+        Proc p = Proc.start("mid-tier", settings.midCpus(), java(jvm, args), dir.resolve(log));
         procs.add(p);
         // the ports from the ready file the mid-tier writes once listening (serve --ready-file)
         Map<String, Object> ports = awaitReadyFile(p, "the mid-tier", ready, Duration.ofSeconds(60));
@@ -356,7 +383,7 @@ final class Topology implements AutoCloseable {
         if (m != null) {
             signal(m, "CONT");
         }
-        mid = m != null ? m : startMidTier(key, options, name);
+        mid = m != null ? m : startMidTier(key, options, config);
         if (!isAdapter(name)) { // else the adapter picks the configuration itself
             HttpResponse<String> r = send(HttpRequest.newBuilder(admin("/admin/config?name="
                     + java.net.URLEncoder.encode(name, java.nio.charset.StandardCharsets.UTF_8)))
@@ -404,6 +431,15 @@ final class Topology implements AutoCloseable {
      * @param timeout how long the run may take before it is killed
      */
     LoadRun load(String label, List<String> args, Duration timeout) throws IOException {
+        return load(label, args, timeout, null);
+    }
+
+    /**
+     * As {@link #load(String, List, Duration)}, and runs {@code atMeasureStart} when the generator's
+     * warm-up ends ({@code load --measure-file}, polled every 10 ms): e.g. to sample the mid-tier's
+     * counters over exactly the measured part. Not for wrk runs.
+     */
+    LoadRun load(String label, List<String> args, Duration timeout, IoRunnable atMeasureStart) throws IOException {
         if (!settings.service().isYcsb()) {
             args = serviceRequests(args);
         }
@@ -416,6 +452,11 @@ final class Topology implements AutoCloseable {
         java.nio.file.Files.createDirectories(hlog.getParent());
         List<String> a = new ArrayList<>(List.of("load", "--target", target(), "--json", "--quiet", "--hlog",
                 hlog.toString()));
+        Path measuring = dir.resolve("logs").resolve(file + ".measuring");
+        if (atMeasureStart != null) {
+            java.nio.file.Files.deleteIfExists(measuring);
+            a.addAll(List.of("--measure-file", measuring.toString()));
+        }
         a.addAll(args);
         List<String> jvm = new ArrayList<>(settings.auxJvm());
         if (args.contains("--rate") || args.contains("--schedule")) {
@@ -429,6 +470,15 @@ final class Topology implements AutoCloseable {
                 dir.resolve("logs").resolve(file + ".log"));
         Proc.Exit exit;
         try {
+            if (atMeasureStart != null) {
+                long until = System.nanoTime() + timeout.toNanos();
+                while (p.isAlive() && !java.nio.file.Files.exists(measuring) && System.nanoTime() < until) {
+                    sleep(10);
+                }
+                if (java.nio.file.Files.exists(measuring)) {
+                    atMeasureStart.run();
+                }
+            }
             exit = p.await(timeout.toMillis());
         } finally {
             p.close();
@@ -576,6 +626,12 @@ final class Topology implements AutoCloseable {
     }
 
     /** One load run's summary (the {@code --json} object) and interval log. */
+    /** Work that may fail with an {@link IOException}. */
+    @FunctionalInterface
+    interface IoRunnable {
+        void run() throws IOException;
+    }
+
     record LoadRun(String id, Path hlog, Map<String, Object> summary) {
         Double number(String key) {
             Object v = summary.get(key);

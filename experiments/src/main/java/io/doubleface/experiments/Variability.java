@@ -30,9 +30,10 @@ import org.HdrHistogram.Histogram;
  * settings swept, mean and p99 before and after, beside the knob the mean would have chosen.
  *
  * <p>Which knob regulates which stage: the downstream flush policy regulates the sends, so the stages
- * from the plan's end to the replies ({@code first_reply}, {@code last_reply}); busy-polling
- * regulates the wake-ups of the thread a request hops to ({@code queue}, {@code merge}); {@code plan}
- * is the service's own code (no knob here).
+ * from the plan's end to the replies' arrival ({@code round_trip}, {@code last_reply}); busy-polling
+ * regulates the wake-ups of the thread a request hops to ({@code queue}, {@code merge},
+ * {@code respond}); {@code plan} is the service's own code and {@code reply_wait} the reply
+ * scheduler's order ({@code experiment priority}): no knob here.
  */
 final class Variability implements Experiments.Experiment {
 
@@ -44,11 +45,12 @@ final class Variability implements Experiments.Experiment {
     static final List<String> ARRIVALS = List.of("poisson", "h2:4");
 
     /** The stages between admission and the merge, which chain end to end ({@code total} is their sum). */
-    static final List<String> STAGES = List.of("queue", "plan", "first_reply", "last_reply", "merge");
+    static final List<String> STAGES = List.of("queue", "plan", "round_trip", "reply_wait", "last_reply", "merge",
+            "respond");
 
     /** The knob that regulates each stage; absent: none here. */
-    static final Map<String, String> KNOB_OF_STAGE = Map.of("queue", "busy-poll", "first_reply", "flush",
-            "last_reply", "flush", "merge", "busy-poll");
+    static final Map<String, String> KNOB_OF_STAGE = Map.of("queue", "busy-poll", "round_trip", "flush",
+            "last_reply", "flush", "merge", "busy-poll", "respond", "busy-poll");
 
     /** The flush-policy settings swept by default, besides the default per-iteration. */
     static final List<String> FLUSH_SWEEP = List.of("per-write", "batch:64:20us", "batch:64:100us");
@@ -68,6 +70,12 @@ final class Variability implements Experiments.Experiment {
         }
         c.add("doubleface-poll");
         return c;
+    }
+
+    /** The stage sums are read when the warm-up ends: the warm-up's requests (a fresh generator JVM) stay out. */
+    @Override
+    public boolean sampleAfterWarmup() {
+        return true;
     }
 
     @Override
@@ -105,6 +113,9 @@ final class Variability implements Experiments.Experiment {
         }
         if (!k.get("pin").equals("off")) {
             return new String[] {"pin", k.get("pin")};
+        }
+        if (!k.get("gc").equals("default")) {
+            return new String[] {"gc", k.get("gc")};
         }
         return null;
     }
@@ -202,9 +213,11 @@ final class Variability implements Experiments.Experiment {
                 + ", with Poisson arrivals and with bursty H2 arrivals (two-phase hyperexponential, C² = 4). Every "
                 + "request is traced (--trace-stages all, ≈ 0.4 µs per request, docs/tracing.md); per run the "
                 + "stages' count, mean and variance come from the mid-tier's running sums of X and X² before and "
-                + "after it, pooled over the repeats. Stages: queue (admitted → plan starts), plan, first_reply "
-                + "(plan's end → first reply handled: sends, network, shard, hop back), last_reply (the fanout's "
-                + "spread), merge (hop to the merging thread + merge). As in the paper, stages are ranked by "
+                + "after it, pooled over the repeats. Stages: queue (admitted → plan starts), plan, round_trip "
+                + "(plan's end → the first reply's arrival: sends and flush, network, shard, the reply's decode), "
+                + "reply_wait (its arrival → handled: the wait for the thread that runs onReply, and onReply), "
+                + "last_reply (the fanout's spread), merge (hop to the merging thread + merge), respond (the hop "
+                + "back to the upstream connection). As in the paper, stages are ranked by "
                 + "variance; the knob of the top stage is swept (flush policy for the reply stages, busy-poll for "
                 + "the hops) and compared with the default, beside the knob the highest-mean stage would pick.";
     }
@@ -303,6 +316,7 @@ final class Variability implements Experiments.Experiment {
                 row.add(cell(means(report, p, c), "%.2f"));
                 Double p99 = Report.percentile(h, 99);
                 row.add(Markdown.ms(p99));
+                row.add(cell(report.values(p, c, "send_lag_p99_ms"), "%.2f"));
                 body.add(row);
                 if (total != null) {
                     cj.put("total", stageJson(total));
@@ -315,7 +329,7 @@ final class Variability implements Experiments.Experiment {
             }
             List<String> header = new ArrayList<>(List.of("configuration", "achieved req/s"));
             header.addAll(STAGES);
-            header.addAll(List.of("total", "top stage by variance", "mean ms", "p99 ms"));
+            header.addAll(List.of("total", "top stage by variance", "mean ms", "p99 ms", "generator send lag p99 ms"));
             report.table(header, body);
             results.put(p.label(), pj);
             List<String> cats = report.configs();

@@ -23,12 +23,14 @@ class VariabilityTest {
     void knobsAreParsedBetweenTheNameAndTheShardOptions() {
         assertEquals("doubleface", Topology.configOf("doubleface+flush=batch:64:20us@connection=native"));
         assertEquals("connection=native", Topology.optionsOf("doubleface+flush=batch:64:20us@connection=native", ""));
-        assertEquals(Map.of("flush", "batch:64:20us", "pin", "off"),
+        assertEquals(Map.of("flush", "batch:64:20us", "pin", "off", "gc", "default"),
                 Topology.knobsOf("doubleface+flush=batch:64:20us@connection=native"));
-        assertEquals(Map.of("flush", "per-write", "pin", "0,1"), Topology.knobsOf("type2a-1f1b+pin=0,1+flush=per-write"));
-        assertEquals(Map.of("flush", "per-iteration", "pin", "off"), Topology.knobsOf("doubleface"));
+        assertEquals(Map.of("flush", "per-write", "pin", "0,1", "gc", "default"),
+                Topology.knobsOf("type2a-1f1b+pin=0,1+flush=per-write"));
+        assertEquals(Map.of("flush", "per-iteration", "pin", "off", "gc", "zgc"), Topology.knobsOf("doubleface+gc=zgc"));
+        assertEquals(Map.of("flush", "per-iteration", "pin", "off", "gc", "default"), Topology.knobsOf("doubleface"));
         for (String bad : List.of("doubleface+flush=sometimes", "doubleface+color=red", "doubleface+flush",
-                "doubleface+flush=", "doubleface+flush=per-write+flush=per-iteration", "doubleface+pin=x",
+                "doubleface+flush=", "doubleface+flush=per-write+flush=per-iteration", "doubleface+pin=x", "doubleface+gc=cms",
                 "type9+flush=per-write")) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Topology.check(bad), bad);
             assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), bad);
@@ -43,6 +45,8 @@ class VariabilityTest {
         assertEquals("type2a-1f1b", Variability.base("type2a-1f1b"));
         assertArrayEquals(new String[] {"flush", "per-write"}, Variability.knob("doubleface+flush=per-write"));
         assertArrayEquals(new String[] {"busy-poll", "poll"}, Variability.knob("doubleface-poll"));
+        assertArrayEquals(new String[] {"gc", "g1"}, Variability.knob("doubleface+gc=g1"));
+        assertEquals("doubleface", Variability.base("doubleface+gc=g1"));
         assertNull(Variability.knob("doubleface"));
         Map<String, Object> prepared = Map.of("capacity_rps", Map.of("doubleface", 10_000L));
         ExperimentRunner.Options o = new ExperimentRunner.Options("variability", false, null, "kv", 5, 100, 1, null,
@@ -69,14 +73,14 @@ class VariabilityTest {
         System.arraycopy(before, 0, all, 0, before.length);
         System.arraycopy(run, 0, all, before.length, run.length);
         MidTierSample b = sample(sums(all));
-        MidTierSample.Stage s = MidTierSample.delta(a, b).stage("doubleface", "first_reply");
+        MidTierSample.Stage s = MidTierSample.delta(a, b).stage("doubleface", "round_trip");
         double mean = java.util.Arrays.stream(run).average().orElseThrow();
         double var = java.util.Arrays.stream(run).map(x -> (x - mean) * (x - mean)).sum() / run.length;
         assertEquals(500, s.count());
         assertEquals(mean, s.meanMicros(), 1e-6 * mean);
         assertEquals(var, s.varianceMicros2(), 1e-6 * var);
         assertEquals(var / (mean * mean), s.cv2(), 1e-6);
-        assertNull(MidTierSample.delta(b, b).stage("doubleface", "first_reply")); // nothing traced in between
+        assertNull(MidTierSample.delta(b, b).stage("doubleface", "round_trip")); // nothing traced in between
     }
 
     private static Map<String, Object> sums(double[] xs) {
@@ -89,9 +93,9 @@ class VariabilityTest {
         return Map.of("count", (long) xs.length, "sum_us", sum, "sum_sq_us2", Math.round(sq));
     }
 
-    private static MidTierSample sample(Map<String, Object> firstReply) {
+    private static MidTierSample sample(Map<String, Object> roundTrip) {
         Map<String, Object> admin = Map.of("requests", Map.of("answered", 0L), "loops", List.of(),
-                "stages", Map.of("one_in", 1L, "doubleface", Map.of("first_reply", firstReply)));
+                "stages", Map.of("one_in", 1L, "doubleface", Map.of("round_trip", roundTrip)));
         return new MidTierSample(System.nanoTime(), 0, Map.of(), Map.of(), Map.<String, ThreadStats.Sample>of(),
                 MidTierSample.stagesOf(admin));
     }

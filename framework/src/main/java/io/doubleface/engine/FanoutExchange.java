@@ -60,6 +60,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     private static final VarHandle REMAINING;
     private static final VarHandle FIRST_REPLY;
+    private static final VarHandle FIRST_ARRIVAL;
     private static final VarHandle FINISHED;
     private static final VarHandle ROUND_STATE;
     private static final VarHandle STATUS = MethodHandles.arrayElementVarHandle(byte[].class);
@@ -71,6 +72,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             FINISHED = l.findVarHandle(FanoutExchange.class, "finished", int.class);
             ROUND_STATE = l.findVarHandle(FanoutExchange.class, "roundState", int.class);
             FIRST_REPLY = l.findVarHandle(FanoutExchange.class, "tFirstReply", long.class);
+            FIRST_ARRIVAL = l.findVarHandle(FanoutExchange.class, "tFirstArrival", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -199,6 +201,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private StageStats trace;
     private long tPlanStart;
     private long tPlanEnd;
+    @SuppressWarnings("unused") // via FIRST_ARRIVAL
+    private volatile long tFirstArrival;
     @SuppressWarnings("unused") // via FIRST_REPLY
     private volatile long tFirstReply;
     private long tLastReply;
@@ -369,6 +373,18 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     // ---- outcomes of calls ---------------------------------------------------------------------
 
     /**
+     * A reply of this request reached the mid-tier: called by a model's reply listener when the
+     * driver hands it the reply, before any hop to the thread that will run {@link #processReply}.
+     * Stamps the first reply's arrival of a traced request (stage {@code round_trip} ends, and
+     * {@code reply_wait} begins, there); nothing otherwise. Any thread.
+     */
+    public void replyArrived() {
+        if (trace != null && round == 0) {
+            FIRST_ARRIVAL.compareAndSet(this, 0L, System.nanoTime());
+        }
+    }
+
+    /**
      * Runs the handler of the call {@code tag} names and releases {@code reply}.
      *
      * @return {@code true} if this was the round's last outstanding outcome: the caller must now
@@ -403,6 +419,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
         long now = System.nanoTime();
         if (round == 0) {
+            FIRST_ARRIVAL.compareAndSet(this, 0L, now); // a failure first: it arrives as it is counted
             FIRST_REPLY.compareAndSet(this, 0L, now);
         }
         boolean last = (int) REMAINING.getAndAdd(this, -1) == 1;
@@ -601,8 +618,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
         StageStats st = trace;
         if (st != null) {
-            st.record(model.configuration().name(), startNanos, tPlanStart, tPlanEnd, (long) FIRST_REPLY.getAcquire(this),
-                    tLastReply, tMergeEnd, System.nanoTime());
+            st.record(model.configuration().name(), startNanos, tPlanStart, tPlanEnd,
+                    (long) FIRST_ARRIVAL.getAcquire(this), (long) FIRST_REPLY.getAcquire(this), tLastReply, tMergeEnd,
+                    System.nanoTime());
         }
         ScheduledFuture<?> t = deadlineTimer;
         if (t != null && upstreamLoop.inEventLoop()) {

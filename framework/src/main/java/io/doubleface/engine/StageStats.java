@@ -26,12 +26,23 @@ public final class StageStats {
         QUEUE("queue"),
         /** The service's {@code plan} (and the sends the models do inside it). */
         PLAN("plan"),
-        /** End of the plan to the first reply handled: send, network, shard, and the hop back. */
-        FIRST_REPLY("first_reply"),
+        /**
+         * End of the plan to the first reply's arrival at the mid-tier thread that receives it (the
+         * driver's listener): send and flush, network, shard, and the reply's read and decode.
+         */
+        ROUND_TRIP("round_trip"),
+        /**
+         * The first reply's arrival to its outcome handled: the wait for the thread that runs
+         * {@code onReply} (the DoubleFace tail batch at the end of the loop iteration, a Type-2b
+         * worker) and that {@code onReply}.
+         */
+        REPLY_WAIT("reply_wait"),
         /** First to last reply handled (the fanout's spread: the slowest shard). */
         LAST_REPLY("last_reply"),
         /** Last reply handled to the end of the merge: the hop to the merging thread and {@code merge}. */
         MERGE("merge"),
+        /** End of the merge to the answer handed to the upstream connection (the hop back to its loop, if any). */
+        RESPOND("respond"),
         /** Admission to the answer handed to the upstream connection: the whole request in the engine. */
         TOTAL("total");
 
@@ -116,8 +127,8 @@ public final class StageStats {
     }
 
     /** Records a finished traced request's stages (nanosecond points; 0 = the point was not reached). */
-    void record(String config, long admitted, long planStart, long planEnd, long firstReply, long lastReply,
-            long mergeEnd, long answered) {
+    void record(String config, long admitted, long planStart, long planEnd, long firstArrival, long firstReply,
+            long lastReply, long mergeEnd, long answered) {
         Config c = configs.computeIfAbsent(config, k -> new Config());
         if (planStart != 0) {
             c.stages.get(Stage.QUEUE).record(planStart - admitted);
@@ -125,14 +136,20 @@ public final class StageStats {
         if (planEnd != 0 && planStart != 0) {
             c.stages.get(Stage.PLAN).record(planEnd - planStart);
         }
-        if (firstReply != 0 && planEnd != 0) {
-            c.stages.get(Stage.FIRST_REPLY).record(firstReply - planEnd);
+        if (firstArrival != 0 && planEnd != 0) {
+            c.stages.get(Stage.ROUND_TRIP).record(firstArrival - planEnd);
+        }
+        if (firstReply != 0 && firstArrival != 0) {
+            c.stages.get(Stage.REPLY_WAIT).record(firstReply - firstArrival);
         }
         if (lastReply != 0 && firstReply != 0) {
             c.stages.get(Stage.LAST_REPLY).record(lastReply - firstReply);
         }
         if (mergeEnd != 0 && lastReply != 0) {
             c.stages.get(Stage.MERGE).record(mergeEnd - lastReply);
+        }
+        if (mergeEnd != 0) {
+            c.stages.get(Stage.RESPOND).record(answered - mergeEnd);
         }
         c.stages.get(Stage.TOTAL).record(answered - admitted);
     }

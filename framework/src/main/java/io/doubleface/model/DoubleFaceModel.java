@@ -96,6 +96,7 @@ final class DoubleFaceModel extends AbstractModel {
                 ReferenceCountUtil.release(reply);
                 return;
             }
+            ex.replyArrived();
             scheduler.enqueue(ex, tag, reply);
         }
 

@@ -150,6 +150,7 @@ final class ThreadPerRequestModel extends AbstractModel {
         client.callAll(shards, java.util.Arrays.asList(commands), left, new BlockingClient.Sink() {
             @Override
             public void onReply(int index, Object reply) {
+                ex.replyArrived();
                 if (ex.processReply(tags[index], reply)) {
                     ex.completeRound();
                 }

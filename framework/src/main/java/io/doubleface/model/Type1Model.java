@@ -78,6 +78,7 @@ final class Type1Model extends AbstractModel {
                 CallTrace.clear();
             }
         }
+        ex.replyArrived();
         if (ex.processReply(tag, reply)) {
             mergeOnUpstream(ex);
         }

@@ -131,6 +131,7 @@ final class Type2aModel extends AbstractModel {
 
         @Override
         public void onReply(int tag, Object reply) {
+            ex.replyArrived();
             if (ex.processReply(tag, reply)) {
                 mergeOnUpstream(ex);
             }

@@ -113,6 +113,7 @@ final class Type2bModel extends AbstractModel {
 
         @Override
         public void onReply(int tag, Object reply) {
+            ex.replyArrived();
             try {
                 workers.execute(() -> {
                     if (ex.processReply(tag, reply)) {

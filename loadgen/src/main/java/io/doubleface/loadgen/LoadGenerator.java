@@ -103,6 +103,7 @@ public final class LoadGenerator {
     final LoopGroup.Transport transport;
     final long seed;
     final Path hlog;
+    final Runnable onMeasureStart;
     final PrintWriter messages;
     final boolean progress;
     /** The mix as gRPC calls for a {@code grpc://} target, else {@code null}. */
@@ -131,6 +132,7 @@ public final class LoadGenerator {
         this.transport = b.transport;
         this.seed = b.seed;
         this.hlog = b.hlog;
+        this.onMeasureStart = b.onMeasureStart;
         this.messages = b.messages;
         this.progress = b.progress;
         this.grpc = "grpc".equals(b.target.getScheme()) ? GrpcQueries.of(b.mix) : null;
@@ -270,14 +272,21 @@ public final class LoadGenerator {
             }
             Intervals intervals = new Intervals(this, log, start, showProgress);
             long nextTick = start + TimeUnit.SECONDS.toNanos(1);
+            boolean measuring = g.onMeasureStart == null;
             while (!stopping && System.nanoTime() < measureEnd) {
                 long now = System.nanoTime();
+                if (!measuring && now >= measureStart) {
+                    measuring = true;
+                    g.onMeasureStart.run();
+                    continue;
+                }
                 if (now >= nextTick) {
                     intervals.roll(now);
                     nextTick += TimeUnit.SECONDS.toNanos(1);
                     continue;
                 }
-                LockSupport.parkNanos(this, Math.min(nextTick, measureEnd) - now);
+                LockSupport.parkNanos(this, Math.min(measuring ? measureEnd : measureStart, Math.min(nextTick,
+                        measureEnd)) - now);
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
@@ -477,6 +486,7 @@ public final class LoadGenerator {
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private long seed = System.nanoTime();
         private Path hlog;
+        private Runnable onMeasureStart;
         private PrintWriter messages;
         private boolean progress = true;
 
@@ -594,6 +604,16 @@ public final class LoadGenerator {
         /** Writes the per-second interval histograms to {@code file} (HdrHistogram log format). */
         public Builder hlog(Path file) {
             this.hlog = file;
+            return this;
+        }
+
+        /**
+         * Runs {@code r} once, on the generator's control thread, when the warm-up ends and the
+         * measured part begins (within a millisecond): for a program that samples the server's own
+         * counters over exactly the measured part. It must return quickly. Default: none.
+         */
+        public Builder onMeasureStart(Runnable r) {
+            this.onMeasureStart = r;
             return this;
         }
 

@@ -69,6 +69,27 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void theMeasureStartCallbackRunsOnceWhenTheWarmupEnds() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicLong at = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong servedBefore = new java.util.concurrent.atomic.AtomicLong(-1);
+        long t0 = System.nanoTime();
+        LoadResult r = open(500).warmup(Duration.ofMillis(400)).duration(Duration.ofMillis(600))
+                .onMeasureStart(() -> {
+                    calls.incrementAndGet();
+                    at.set(System.nanoTime());
+                    servedBefore.set(server.requests.get());
+                }).build().run();
+        assertEquals(1, calls.get());
+        long ms = (at.get() - t0) / 1_000_000;
+        assertTrue(ms >= 400, "ran " + ms + " ms after the start, before the 400-ms warm-up ended");
+        // the warm-up's requests were served before it ran, the measured ones after
+        assertTrue(servedBefore.get() > 0 && servedBefore.get() < server.requests.get(), servedBefore + " of "
+                + server.requests.get());
+        assertTrue(r.requests() > 0, r.toText());
+    }
+
+    @Test
     void closedLoopSendsOneRequestAtATimePerUser() throws Exception {
         server.delayMillis = 2;
         LoadResult r = LoadGenerator.builder(server.uri()).mix(RequestMix.single("/ok")).users(4)

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
  */
 class StageTracingTest {
 
-    static final List<String> STAGES = List.of("queue", "plan", "first_reply", "last_reply", "merge", "total");
+    static final List<String> STAGES = List.of("queue", "plan", "round_trip", "reply_wait", "last_reply", "merge",
+            "respond", "total");
 
     @Test
     void everyModelRecordsEachStageOfEveryTracedRequestOnce() throws Exception {
