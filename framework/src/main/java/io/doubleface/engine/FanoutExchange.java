@@ -599,6 +599,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         if (FINISHED.compareAndSet(this, 0, 1)) {
             done(Outcome.OK, null);
             sink.complete(response);
+            recordStages();
         } else {
             ReferenceCountUtil.release(response);
         }
@@ -609,18 +610,27 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         if (FINISHED.compareAndSet(this, 0, 1)) {
             done(outcome, reason);
             sink.fail(outcome, reason);
+            recordStages();
+        }
+    }
+
+    /**
+     * Records a traced request's stages once the sink has taken its answer: on the connection's
+     * loop that is after the answer was encoded, written and flushed (stage {@code respond});
+     * elsewhere after it was handed to that loop.
+     */
+    private void recordStages() {
+        StageStats st = trace;
+        if (st != null) {
+            st.record(model.configuration().name(), startNanos, tPlanStart, tPlanEnd,
+                    (long) FIRST_ARRIVAL.getAcquire(this), (long) FIRST_REPLY.getAcquire(this), tLastReply, tMergeEnd,
+                    System.nanoTime());
         }
     }
 
     private void done(Outcome outcome, String reason) {
         if (otel != null) {
             otel.end(outcome, reason, System.nanoTime());
-        }
-        StageStats st = trace;
-        if (st != null) {
-            st.record(model.configuration().name(), startNanos, tPlanStart, tPlanEnd,
-                    (long) FIRST_ARRIVAL.getAcquire(this), (long) FIRST_REPLY.getAcquire(this), tLastReply, tMergeEnd,
-                    System.nanoTime());
         }
         ScheduledFuture<?> t = deadlineTimer;
         if (t != null && upstreamLoop.inEventLoop()) {

@@ -41,9 +41,13 @@ public final class StageStats {
         LAST_REPLY("last_reply"),
         /** Last reply handled to the end of the merge: the hop to the merging thread and {@code merge}. */
         MERGE("merge"),
-        /** End of the merge to the answer handed to the upstream connection (the hop back to its loop, if any). */
+        /**
+         * End of the merge to the answer taken by the upstream connection: on the connection's loop
+         * (where every model but the thread models merges) the response's encode, write and flush;
+         * from another thread the hand-over to that loop.
+         */
         RESPOND("respond"),
-        /** Admission to the answer handed to the upstream connection: the whole request in the engine. */
+        /** Admission to the end of {@link #RESPOND}: the whole request in the server after its decode. */
         TOTAL("total");
 
         private final String label;
