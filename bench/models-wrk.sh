@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Compares the five threading models with wrk (closed loop) on one machine.
 #
+# Kept beside the experiment runner (`doubleface experiment fanout --generator wrk` runs the same
+# sweep) for the per-run counters the runner does not take: run-queue wait from schedstat, syscalls
+# per request from /proc/PID/io, open descriptors, core utilisation (docs/benchmarks.md).
+#
 #   bench/models-wrk.sh [--quick] [--out DIR] [--configs "thread-64 type1-32 ..."] [--repeats N]
 #                       [--duration S] [--warmup S] [--cell-warmup S]
 #                       [--fanouts "1 5 20"] [--sizes "small large"] [--conns "16 256"]
