@@ -32,9 +32,9 @@ final class LoopKnobOptions {
     CpuList pinIoThreads;
 
     @Option(names = "--trace-stages", paramLabel = "off|all|sampled:N", defaultValue = "off",
-            description = "Per-stage service times (queue, plan, first and last reply, merge, total) of every "
-                    + "request (all) or of one in N (sampled:N), per configuration, in /admin/stats under "
-                    + "\"stages\" and in /metrics (docs/tracing.md). Default: off.")
+            description = "Per-stage service times (queue, plan, round_trip, reply_wait, last_reply, merge, "
+                    + "respond, total) of every request (all) or of one in N (sampled:N), per configuration, in "
+                    + "/admin/stats under \"stages\" and in /metrics (docs/tracing.md).")
     String traceStages;
 
     /** A parsed CPU list (a type of its own so picocli takes the option once, not as a repeatable list). */
