@@ -125,6 +125,9 @@ final class Topology implements AutoCloseable {
     private static final Map<String, String> KNOB_DEFAULTS = Map.of("flush", "per-iteration", "pin", "off", "gc",
             "default");
 
+    /** {@link #KNOB_DEFAULTS} of the knobs set at run time ({@code PUT /admin/knobs}). */
+    private static final Map<String, String> RUNTIME_DEFAULTS = Map.of("flush", "per-iteration", "pin", "off");
+
     /** The {@code +gc=} values and their JVM flags ({@code default}: none, the JVM picks). */
     static final Map<String, String> GC_FLAGS = Map.of("serial", "-XX:+UseSerialGC", "parallel", "-XX:+UseParallelGC",
             "g1", "-XX:+UseG1GC", "zgc", "-XX:+UseZGC");
@@ -392,8 +395,10 @@ final class Topology implements AutoCloseable {
                 throw new IOException("switch to " + config + ": HTTP " + r.statusCode() + ": " + r.body().strip());
             }
         }
-        Map<String, String> want = knobsOf(config);
-        Map<String, String> have = knobs.getOrDefault(key, KNOB_DEFAULTS);
+        // the run-time knobs only: a collector is the mid-tier process itself (its key)
+        Map<String, String> want = new java.util.TreeMap<>(knobsOf(config));
+        want.remove("gc");
+        Map<String, String> have = knobs.getOrDefault(key, RUNTIME_DEFAULTS);
         if (!want.equals(have)) {
             String q = "flush-policy=" + enc(want.get("flush")) + "&pin-io-threads=" + enc(want.get("pin"));
             HttpResponse<String> r = send(HttpRequest.newBuilder(admin("/admin/knobs?" + q))

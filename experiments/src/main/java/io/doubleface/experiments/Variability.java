@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -365,17 +364,17 @@ final class Variability implements Experiments.Experiment {
         List<List<String>> body = new ArrayList<>();
         for (String c : report.configs()) {
             for (Point p : points) {
-                List<String[]> ranked = new ArrayList<>();
+                List<Map.Entry<String, Double>> ranked = new ArrayList<>();
                 for (String st : STAGES) {
                     MidTierSample.Stage s = pooled(report.rows(p, c), c, st);
                     if (s != null) {
-                        ranked.add(new String[] {st, Double.toString(s.varianceMicros2())});
+                        ranked.add(Map.entry(st, s.varianceMicros2()));
                     }
                 }
-                ranked.sort(Comparator.comparingDouble((String[] x) -> Double.parseDouble(x[1])).reversed());
+                ranked.sort(Map.Entry.<String, Double>comparingByValue().reversed());
                 List<String> parts = new ArrayList<>();
-                for (String[] r : ranked) {
-                    parts.add(String.format(Locale.ROOT, "%s %.3g", r[0], Double.parseDouble(r[1])));
+                for (Map.Entry<String, Double> r : ranked) {
+                    parts.add(String.format(Locale.ROOT, "%s %.3g", r.getKey(), r.getValue()));
                 }
                 body.add(List.of(c, p.label(), parts.isEmpty() ? "–" : String.join(" > ", parts)));
             }
