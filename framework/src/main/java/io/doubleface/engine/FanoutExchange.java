@@ -193,6 +193,10 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private volatile int finished;
     @SuppressWarnings("unused") // via ROUND_STATE
     private volatile int roundState;
+    // the deadline: an entry in the upstream loop's DeadlineQueue (its ticket), or a timer of its
+    // own when that loop has no queue for this length; both touched on the upstream loop only
+    private DeadlineQueue deadlineQueue;
+    private long deadlineTicket;
     private ScheduledFuture<?> deadlineTimer;
 
     // OpenTelemetry spans: null unless the server has an OpenTelemetry instance
@@ -367,7 +371,13 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      */
     public void armDeadline() {
         assert upstreamLoop.inEventLoop();
-        deadlineTimer = upstreamLoop.schedule(this::onDeadline, deadlineNanos, TimeUnit.NANOSECONDS);
+        DeadlineQueue q = DeadlineQueue.of(upstreamLoop, deadlineNanos);
+        if (q != null) {
+            deadlineQueue = q;
+            deadlineTicket = q.add(this, startNanos);
+        } else {
+            deadlineTimer = upstreamLoop.schedule(this::onDeadline, deadlineNanos, TimeUnit.NANOSECONDS);
+        }
     }
 
     // ---- outcomes of calls ---------------------------------------------------------------------
@@ -465,8 +475,10 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
     }
 
-    private void onDeadline() {
+    /** The deadline has passed (on the upstream loop: {@link DeadlineQueue}'s sweep, or the request's own timer). */
+    void onDeadline() {
         deadlineTimer = null;
+        deadlineQueue = null;
         expired = true;
         if (finished != 0 || !ROUND_STATE.compareAndSet(this, COLLECTING, MERGING)) {
             return; // answered, or a merge is running: it sees 'expired' before starting a round
@@ -632,12 +644,19 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         if (otel != null) {
             otel.end(outcome, reason, System.nanoTime());
         }
-        ScheduledFuture<?> t = deadlineTimer;
-        if (t != null && upstreamLoop.inEventLoop()) {
-            // Off-loop finishers leave the timer to fire as a no-op: cancelling it from another
+        if (upstreamLoop.inEventLoop()) {
+            // Off-loop finishers leave the deadline to fire as a no-op: forgetting it from another
             // thread would cost a cross-thread task per request.
-            t.cancel(false);
-            deadlineTimer = null;
+            DeadlineQueue q = deadlineQueue;
+            if (q != null) {
+                q.remove(deadlineTicket);
+                deadlineQueue = null;
+            }
+            ScheduledFuture<?> t = deadlineTimer;
+            if (t != null) {
+                t.cancel(false);
+                deadlineTimer = null;
+            }
         }
         if (onFinish != null) {
             onFinish.run();

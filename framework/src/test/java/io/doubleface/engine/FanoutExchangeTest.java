@@ -503,6 +503,74 @@ class FanoutExchangeTest {
         assertEquals(List.of("OK q[r0=1]"), sink.all());
     }
 
+    @Test
+    void theLoopsDeadlineQueueExpiresTheUnansweredInOrderAndForgetsTheAnswered() throws Exception {
+        // 200 requests on one loop with a 40-ms deadline: the even ones answered at once (removed
+        // from the queue), the odd ones never: each odd one gets its 504, none twice
+        int n = 200;
+        long deadline = TimeUnit.MILLISECONDS.toNanos(40);
+        Sink sink = new Sink();
+        AtomicInteger finished = new AtomicInteger();
+        List<FanoutExchange<String, String, String>> all = new java.util.ArrayList<>();
+        loop.submit(() -> {
+            for (int i = 0; i < n; i++) {
+                FanoutExchange<String, String, String> ex = new FanoutExchange<>(service(0), "q" + i, loop, sink,
+                        OWNER, deadline, finished::incrementAndGet);
+                all.add(ex);
+                assertTrue(ex.plan());
+                ex.armDeadline();
+                if (i % 2 == 0) {
+                    assertTrue(ex.processReply(0, payload(1)));
+                    ex.completeRound();
+                }
+            }
+        }).get(10, TimeUnit.SECONDS);
+        List<String> events = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String e = sink.events.poll(10, TimeUnit.SECONDS);
+            assertTrue(e != null, "answers so far: " + events.size());
+            events.add(e);
+        }
+        loop.schedule(() -> { }, 80, TimeUnit.MILLISECONDS).get(10, TimeUnit.SECONDS);
+        assertTrue(sink.events.isEmpty(), "an answer twice: " + sink.events);
+        assertEquals(n / 2, events.stream().filter(e -> e.startsWith("OK")).count());
+        assertEquals(n / 2, events.stream().filter(e -> e.startsWith("TIMEOUT deadline of 40 ms")).count());
+        assertEquals(n, finished.get());
+        for (int i = 1; i < n; i += 2) {
+            assertTrue(all.get(i).isFinished());
+        }
+        // nothing is held once every request has an outcome
+        assertEquals(0, loop.submit(() -> DeadlineQueue.of(loop, deadline).size()).get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void moreDeadlineLengthsThanQueuesPerLoopFallBackToATimerEach() throws Exception {
+        // lengths 31..31+2*MAX ms on one loop: the first MAX get queues, the others their own timers;
+        // every one answers 504 once
+        int lengths = 2 * DeadlineQueue.MAX_QUEUES_PER_THREAD;
+        LoopGroup own = new LoopGroup("fx-dl", 1, LoopGroup.Transport.AUTO);
+        try {
+            EventLoop l = own.loops().get(0);
+            Sink sink = new Sink();
+            l.submit(() -> {
+                for (int i = 0; i < lengths; i++) {
+                    FanoutExchange<String, String, String> ex = new FanoutExchange<>(service(0), "q", l, sink, OWNER,
+                            TimeUnit.MILLISECONDS.toNanos(31 + i), null);
+                    assertTrue(ex.plan());
+                    ex.armDeadline();
+                }
+            }).get(10, TimeUnit.SECONDS);
+            for (int i = 0; i < lengths; i++) {
+                String e = sink.events.poll(10, TimeUnit.SECONDS);
+                assertTrue(e != null && e.startsWith("TIMEOUT deadline of " + (31 + i) + " ms"), i + ": " + e);
+            }
+            assertEquals(null, l.submit(() -> DeadlineQueue.of(l, TimeUnit.MILLISECONDS.toNanos(999)))
+                    .get(10, TimeUnit.SECONDS), "no queue beyond the limit");
+        } finally {
+            own.close();
+        }
+    }
+
     // ---- rounds ------------------------------------------------------------------------------------
 
     @Test
