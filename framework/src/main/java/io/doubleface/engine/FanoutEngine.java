@@ -309,16 +309,13 @@ public final class FanoutEngine implements AutoCloseable {
 
     /** The pool threads a configuration starts (see {@link #MAX_LIVE_POOL_THREADS}). */
     static int poolThreads(Configuration c) {
-        int workers = c.workers();
-        if (workers == 0) {
-            workers = switch (c.kind()) {
-                case THREAD -> c.virtualThreads() ? 0 : Configuration.DEFAULT_REQUEST_THREADS;
-                case TYPE1 -> Configuration.DEFAULT_TYPE1_WORKERS;
-                case TYPE2B -> c.fixedPool() ? Configuration.DEFAULT_TYPE2B_WORKERS : 0;
-                default -> 0;
-            };
-        }
-        return (c.virtualThreads() ? 0 : workers) + c.backends();
+        return switch (c) {
+            case Configuration.ThreadPerRequest t -> t.threads();
+            case Configuration.Type1 t -> t.workers();
+            case Configuration.Type2a t -> t.dispatchWorkers() + t.backends();
+            case Configuration.Type2b t -> t.fixedWorkers() + t.reactors();
+            case Configuration.DoubleFace d -> 0;
+        };
     }
 
     private int livePoolThreads() {

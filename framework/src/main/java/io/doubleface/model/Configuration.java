@@ -1,12 +1,26 @@
 package io.doubleface.model;
 
+import io.doubleface.sched.SchedulingPolicy;
 import java.util.Locale;
-import java.util.Objects;
 
 /**
- * A threading configuration: a {@link Kind model} plus its axes (block/poll, pool sizes,
- * scheduling policy), written as a short name such as {@code doubleface}, {@code doubleface-poll},
- * {@code thread-64}, {@code type1-32}, {@code type2a-1f2b} or {@code type2b-fixed-8}.
+ * A threading configuration: one of the five models with that model's own axes (pool sizes,
+ * block/poll, scheduling policy). It is a sealed type with one record per model —
+ * {@link ThreadPerRequest}, {@link Type1}, {@link Type2a}, {@link Type2b}, {@link DoubleFace} —
+ * so a configuration built in code names exactly the fields its model has:
+ *
+ * <pre>{@code
+ * Configuration c = new Configuration.Type2a(1, 2, 0, false, null);   // = parse("type2a-1f2b")
+ * server.switchTo(c);
+ * switch (c) {
+ *     case Configuration.DoubleFace d -> ...;   // exhaustive: the compiler knows the five models
+ *     ...
+ * }
+ * }</pre>
+ *
+ * Every configuration also has a short name such as {@code doubleface}, {@code doubleface-poll},
+ * {@code thread-64}, {@code type1-32}, {@code type2a-1f2b} or {@code type2b-fixed-8}: the grammar
+ * below is a parser ({@link #parse}) on top of the records, and {@link #name()} writes it back.
  *
  * <h2>Grammar</h2>
  *
@@ -47,37 +61,68 @@ import java.util.Objects;
  * <p>Frontend loops are the first N of the server's I/O loops ({@code --io-threads}); a
  * configuration asking for more than the server has is rejected when it is activated.
  * Immutable; {@link #name()} is canonical (parsing it again gives an equal configuration).
- *
- * @param kind the threading model
- * @param frontends frontend (upstream) loops; 0 = all of the server's I/O loops
- * @param backends backend loops (type2a) or reactors (type2b); 0 = model default
- * @param workers pool size: request threads, Type-1 workers or Type-2b fixed workers; 0 = default
- * @param virtualThreads thread-per-request on virtual threads
- * @param fixedPool Type-2b: a fixed worker pool instead of the on-demand cached one
- * @param busyPoll the configuration's loops busy-poll instead of blocking
- * @param policy DoubleFace reply scheduling policy, or {@code null} for the server's default
- * @param inline thread model: the I/O loop runs the whole request itself (μTune's in-line
- *     models; the loop blocks in the shard calls)
- * @param style the μTune taxonomy name this configuration was written as, or {@code null}
  */
-public record Configuration(
-        Kind kind, int frontends, int backends, int workers, boolean virtualThreads, boolean fixedPool,
-        boolean busyPoll, String policy, boolean inline, Style style) {
+public sealed interface Configuration
+        permits Configuration.ThreadPerRequest, Configuration.Type1, Configuration.Type2a, Configuration.Type2b,
+                Configuration.DoubleFace {
 
-    /** Model-form constructor (no in-line execution, no taxonomy name). */
-    public Configuration(Kind kind, int frontends, int backends, int workers, boolean virtualThreads,
-            boolean fixedPool, boolean busyPoll, String policy) {
-        this(kind, frontends, backends, workers, virtualThreads, fixedPool, busyPoll, policy, false, null);
+    /** {@return the threading model} */
+    Kind kind();
+
+    /**
+     * {@return the frontend (upstream) loops: the first N of the server's I/O loops; 0 = all of them}
+     * For {@link DoubleFace} these are its loops, which serve both sides.
+     */
+    int frontends();
+
+    /** {@return whether the configuration's loops busy-poll instead of blocking in {@code epoll_wait}} */
+    boolean busyPoll();
+
+    /** {@return the μTune taxonomy name this configuration was written as, or {@code null}} */
+    default Style style() {
+        return null;
+    }
+
+    /**
+     * The canonical name, e.g. {@code type2a-1f2b}, {@code thread-64}, {@code doubleface-poll}, or
+     * the taxonomy form ({@code sdb-1n-64w}) if it was written as one. Parsing it gives an equal
+     * configuration.
+     *
+     * @return the canonical name
+     */
+    String name();
+
+    /**
+     * The configuration's family: its name without pool sizes ({@code sdb}, {@code thread},
+     * {@code type2a-poll}). The FM baseline policy varies only the sizes within one family.
+     *
+     * @return the family name
+     */
+    default String family() {
+        if (style() != null) {
+            return style().label();
+        }
+        StringBuilder b = new StringBuilder();
+        for (String part : name().split("-")) {
+            if (part.matches("\\d+[fbw]?|\\d+f\\d+b")) {
+                continue;
+            }
+            if (b.length() > 0) {
+                b.append('-');
+            }
+            b.append(part);
+        }
+        return b.toString();
     }
 
     /** Default network threads of the dispatch styles (sdb, sdp, adb, adp): {@value}. */
-    public static final int DEFAULT_NETWORK_THREADS = 1;
+    int DEFAULT_NETWORK_THREADS = 1;
     /** Default dispatch workers of adb/adp: {@value}. */
-    public static final int DEFAULT_ASYNC_WORKERS = 4;
+    int DEFAULT_ASYNC_WORKERS = 4;
     /** Default response threads of adb/adp: {@value}. */
-    public static final int DEFAULT_ASYNC_RESPONSE_THREADS = 4;
+    int DEFAULT_ASYNC_RESPONSE_THREADS = 4;
     /** Default response threads of aib/aip: {@value}. */
-    public static final int DEFAULT_INLINE_RESPONSE_THREADS = 1;
+    int DEFAULT_INLINE_RESPONSE_THREADS = 1;
 
     /** μTune's threading models: synchronous/asynchronous × in-line/dispatch × block/poll. */
     public enum Style {
@@ -117,13 +162,13 @@ public record Configuration(
     }
 
     /** Default request threads of {@code thread}: {@value}. */
-    public static final int DEFAULT_REQUEST_THREADS = 64;
+    int DEFAULT_REQUEST_THREADS = 64;
     /** Default workers of {@code type1}: {@value}. */
-    public static final int DEFAULT_TYPE1_WORKERS = 32;
+    int DEFAULT_TYPE1_WORKERS = 32;
     /** Default fixed workers of {@code type2b-fixed}: {@value}. */
-    public static final int DEFAULT_TYPE2B_WORKERS = 8;
+    int DEFAULT_TYPE2B_WORKERS = 8;
     /** Largest pool or loop count accepted: {@value}. */
-    public static final int MAX_THREADS = 4096;
+    int MAX_THREADS = 4096;
 
     /** The threading models. */
     public enum Kind {
@@ -144,14 +189,301 @@ public record Configuration(
         }
     }
 
-    public Configuration {
-        Objects.requireNonNull(kind, "kind");
-        check("frontends", frontends);
-        check("backends", backends);
-        check("workers", workers);
-        if (inline && kind != Kind.THREAD) {
-            throw new IllegalArgumentException("inline: only the thread model runs requests in-line");
+    /**
+     * Thread-per-request: a pool of request threads (or a virtual thread per request) runs each
+     * request with blocking shard calls; or, {@code inline}, the I/O loop runs it itself.
+     *
+     * @param frontends I/O loops that accept and hand over requests (in-line: that run them); 0 = all
+     * @param threads request threads; 0 with {@code virtualThreads} or {@code inline}
+     * @param virtualThreads a virtual thread per request instead of a pool
+     * @param inline the I/O loop runs the whole request itself (μTune's in-line models; the loop
+     *     blocks in the shard calls)
+     * @param busyPoll the loops busy-poll
+     * @param style the μTune name ({@code sib}, {@code sip}, {@code sdb}, {@code sdp}) it was written
+     *     as, or {@code null}
+     */
+    record ThreadPerRequest(int frontends, int threads, boolean virtualThreads, boolean inline, boolean busyPoll,
+            Style style) implements Configuration {
+
+        /** Checks the sizes and that the axes fit together. */
+        public ThreadPerRequest {
+            check("frontends", frontends);
+            check("threads", threads);
+            if ((virtualThreads || inline) && threads != 0) {
+                throw new IllegalArgumentException("threads: " + threads + " (expected: 0 with "
+                        + (virtualThreads ? "virtual threads" : "in-line execution") + ", which have no pool)");
+            }
+            if (virtualThreads && inline) {
+                throw new IllegalArgumentException("virtualThreads and inline: pick one (in-line runs on the I/O loop)");
+            }
+            if (!virtualThreads && !inline && threads == 0) {
+                throw new IllegalArgumentException("threads: 0 (expected: 1.." + MAX_THREADS
+                        + ", or virtual threads, or in-line)");
+            }
+            if (style != null && (style.async() || style.dispatch() == inline || style.poll() != busyPoll
+                    || virtualThreads)) {
+                throw new IllegalArgumentException("style " + style.label() + " does not describe this configuration"
+                        + " (expected: sib/sip in-line, sdb/sdp with a pool, poll as the style says)");
+            }
         }
+
+        /** {@return a pool of {@code threads} request threads, blocking, on all I/O loops} */
+        public static ThreadPerRequest pool(int threads) {
+            return new ThreadPerRequest(0, threads, false, false, false, null);
+        }
+
+        /** {@return a virtual thread per request, on all I/O loops} */
+        public static ThreadPerRequest virtual() {
+            return new ThreadPerRequest(0, 0, true, false, false, null);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.THREAD;
+        }
+
+        @Override
+        public String name() {
+            if (style != null) {
+                return styleName(style, frontends, threads, 0);
+            }
+            StringBuilder b = new StringBuilder("thread");
+            if (frontends != 0) {
+                b.append('-').append(frontends).append('f');
+            }
+            b.append(virtualThreads ? "-virtual" : "-" + threads);
+            return suffix(b, busyPoll, null);
+        }
+
+        @Override
+        public String toString() {
+            return name();
+        }
+    }
+
+    /**
+     * Type-1: I/O loops hand each request to a worker pool, whose workers plan, call the shards
+     * asynchronously and merge.
+     *
+     * @param frontends I/O loops that accept requests; 0 = all
+     * @param workers worker threads, at least 1
+     * @param busyPoll the loops busy-poll
+     */
+    record Type1(int frontends, int workers, boolean busyPoll) implements Configuration {
+
+        /** Checks the sizes. */
+        public Type1 {
+            check("frontends", frontends);
+            checkPositive("workers", workers);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.TYPE1;
+        }
+
+        @Override
+        public String name() {
+            StringBuilder b = new StringBuilder("type1");
+            if (frontends != 0) {
+                b.append('-').append(frontends).append('f');
+            }
+            b.append('-').append(workers);
+            return suffix(b, busyPoll, null);
+        }
+
+        @Override
+        public String toString() {
+            return name();
+        }
+    }
+
+    /**
+     * Type-2a: frontend loops take requests and plan, backend loops own the shard connections and
+     * handle the replies; optionally the plan is dispatched to a worker pool (μTune's ad* styles).
+     *
+     * @param frontends frontend loops; 0 = all I/O loops
+     * @param backends backend loops; 0 = as many as I/O loops
+     * @param dispatchWorkers workers the plan is dispatched to; 0 = planned on the frontend loop
+     * @param busyPoll the loops busy-poll
+     * @param style the μTune name ({@code aib}, {@code aip}, {@code adb}, {@code adp}) it was written
+     *     as, or {@code null}
+     */
+    record Type2a(int frontends, int backends, int dispatchWorkers, boolean busyPoll, Style style)
+            implements Configuration {
+
+        /** Checks the sizes and that the style, if any, fits. */
+        public Type2a {
+            check("frontends", frontends);
+            check("backends", backends);
+            check("dispatchWorkers", dispatchWorkers);
+            if (style != null && (!style.async() || style.dispatch() != (dispatchWorkers > 0)
+                    || style.poll() != busyPoll || backends == 0)) {
+                throw new IllegalArgumentException("style " + style.label() + " does not describe this configuration"
+                        + " (expected: aib/aip without workers, adb/adp with, response threads given, poll as the"
+                        + " style says)");
+            }
+        }
+
+        /** {@return {@code frontends} frontend loops and {@code backends} backend loops, blocking} */
+        public static Type2a of(int frontends, int backends) {
+            return new Type2a(frontends, backends, 0, false, null);
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.TYPE2A;
+        }
+
+        @Override
+        public String name() {
+            if (style != null) {
+                return styleName(style, frontends, dispatchWorkers, backends);
+            }
+            StringBuilder b = new StringBuilder("type2a");
+            loops(b, frontends, backends);
+            if (dispatchWorkers != 0) {
+                b.append('-').append(dispatchWorkers).append('w');
+            }
+            return suffix(b, busyPoll, null);
+        }
+
+        @Override
+        public String toString() {
+            return name();
+        }
+    }
+
+    /**
+     * Type-2b: frontend loops take requests and plan, reactor loops own the shard connections and
+     * hand each reply to a worker pool.
+     *
+     * @param frontends frontend loops; 0 = all I/O loops
+     * @param reactors reactor loops; 0 = one
+     * @param fixedWorkers a fixed pool of this many workers; 0 = an on-demand (cached) pool
+     * @param busyPoll the loops busy-poll
+     */
+    record Type2b(int frontends, int reactors, int fixedWorkers, boolean busyPoll) implements Configuration {
+
+        /** Checks the sizes. */
+        public Type2b {
+            check("frontends", frontends);
+            check("reactors", reactors);
+            check("fixedWorkers", fixedWorkers);
+        }
+
+        /** {@return whether the workers are a fixed pool (else cached, created on demand)} */
+        public boolean fixedPool() {
+            return fixedWorkers > 0;
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.TYPE2B;
+        }
+
+        @Override
+        public String name() {
+            StringBuilder b = new StringBuilder("type2b");
+            loops(b, frontends, reactors);
+            if (fixedWorkers > 0) {
+                b.append("-fixed-").append(fixedWorkers);
+            }
+            return suffix(b, busyPoll, null);
+        }
+
+        @Override
+        public String toString() {
+            return name();
+        }
+    }
+
+    /**
+     * DoubleFace: each loop serves both sides — it takes requests, calls the shards over its own
+     * connections, and processes the replies of an iteration in the scheduling policy's order.
+     *
+     * @param loops loops: the first N of the server's I/O loops; 0 = all
+     * @param busyPoll the loops busy-poll
+     * @param policy reply scheduling policy ({@code fifo}, {@code completion-first},
+     *     {@code completion-first-arrival}; aliases {@code cf}, {@code cfa}), or {@code null} for the
+     *     server's default ({@code FanoutServer.Builder.policy}); stored canonical
+     */
+    record DoubleFace(int loops, boolean busyPoll, String policy) implements Configuration {
+
+        /** Checks the loop count and canonicalises the policy name. */
+        public DoubleFace {
+            check("loops", loops);
+            if (policy != null) {
+                policy = SchedulingPolicy.create(policy).name();
+            }
+        }
+
+        /** {@return DoubleFace on all I/O loops, blocking, with the server's scheduling policy} */
+        public static DoubleFace of() {
+            return new DoubleFace(0, false, null);
+        }
+
+        @Override
+        public int frontends() {
+            return loops;
+        }
+
+        @Override
+        public Kind kind() {
+            return Kind.DOUBLEFACE;
+        }
+
+        @Override
+        public String name() {
+            StringBuilder b = new StringBuilder("doubleface");
+            if (loops != 0) {
+                b.append('-').append(loops);
+            }
+            return suffix(b, busyPoll, policy);
+        }
+
+        @Override
+        public String toString() {
+            return name();
+        }
+    }
+
+    private static String styleName(Style style, int network, int workers, int response) {
+        StringBuilder b = new StringBuilder(style.label());
+        if (network != 0) {
+            b.append('-').append(network).append('n');
+        }
+        if (style.dispatch()) {
+            b.append('-').append(workers).append('w');
+        }
+        if (style.async()) {
+            b.append('-').append(response).append('r');
+        }
+        return b.toString();
+    }
+
+    private static void loops(StringBuilder b, int frontends, int backends) {
+        if (frontends != 0 && backends != 0) {
+            b.append('-').append(frontends).append('f').append(backends).append('b');
+        } else if (frontends != 0) {
+            b.append('-').append(frontends).append('f');
+        } else if (backends != 0) {
+            b.append('-').append(backends).append('b');
+        }
+    }
+
+    private static String suffix(StringBuilder b, boolean busyPoll, String policy) {
+        if (busyPoll) {
+            b.append("-poll");
+        }
+        if (policy != null) {
+            b.append(switch (policy) {
+                case "fifo" -> "-fifo";
+                case "completion-first-arrival" -> "-cfa";
+                default -> "-cf";
+            });
+        }
+        return b.toString();
     }
 
     private static void check(String what, int n) {
@@ -160,12 +492,18 @@ public record Configuration(
         }
     }
 
+    private static void checkPositive(String what, int n) {
+        if (n < 1 || n > MAX_THREADS) {
+            throw new IllegalArgumentException(what + ": " + n + " (expected: 1.." + MAX_THREADS + ")");
+        }
+    }
+
     /**
      * Parses a configuration name.
      *
      * @throws IllegalArgumentException with the offending part and what was expected
      */
-    public static Configuration parse(String name) {
+    static Configuration parse(String name) {
         if (name == null || name.isBlank()) {
             throw new IllegalArgumentException("configuration: empty (expected e.g. doubleface, thread-64, type2a-1f2b)");
         }
@@ -279,7 +617,13 @@ public record Configuration(
         if (kind == Kind.TYPE1 && workers == 0) {
             workers = DEFAULT_TYPE1_WORKERS;
         }
-        return new Configuration(kind, frontends, backends, workers, virtual, fixed, poll, policy, false, null);
+        return switch (kind) {
+            case THREAD -> new ThreadPerRequest(frontends, workers, virtual, false, poll, null);
+            case TYPE1 -> new Type1(frontends, workers, poll);
+            case TYPE2A -> new Type2a(frontends, backends, workers, poll, null);
+            case TYPE2B -> new Type2b(frontends, backends, fixed ? workers : 0, poll);
+            case DOUBLEFACE -> new DoubleFace(frontends, poll, policy);
+        };
     }
 
     private static Configuration parseStyle(String name, Style style, String[] parts) {
@@ -324,12 +668,11 @@ public record Configuration(
         int network = n != -1 ? n : style.dispatch() ? DEFAULT_NETWORK_THREADS : 0;
         if (!style.async()) {
             int workers = style.dispatch() ? (w != -1 ? w : DEFAULT_REQUEST_THREADS) : 0;
-            return new Configuration(Kind.THREAD, network, 0, workers, false, false, style.poll(), null,
-                    !style.dispatch(), style);
+            return new ThreadPerRequest(network, workers, false, !style.dispatch(), style.poll(), style);
         }
         int response = r != -1 ? r : style.dispatch() ? DEFAULT_ASYNC_RESPONSE_THREADS : DEFAULT_INLINE_RESPONSE_THREADS;
         int workers = style.dispatch() ? (w != -1 ? w : DEFAULT_ASYNC_WORKERS) : 0;
-        return new Configuration(Kind.TYPE2A, network, response, workers, false, false, style.poll(), null, false, style);
+        return new Type2a(network, response, workers, style.poll(), style);
     }
 
     private static int positive(String s) {
@@ -344,88 +687,4 @@ public record Configuration(
         return new IllegalArgumentException("configuration '" + name + "': bad option '" + part + "' (expected: " + expected + ")");
     }
 
-    /**
-     * The canonical name, e.g. {@code type2a-1f2b}, {@code thread-64}, {@code doubleface-poll}, or
-     * the taxonomy form ({@code sdb-1n-64w}) if it was written as one.
-     */
-    public String name() {
-        if (style != null) {
-            StringBuilder b = new StringBuilder(style.label());
-            if (frontends != 0) {
-                b.append('-').append(frontends).append('n');
-            }
-            if (style.dispatch()) {
-                b.append('-').append(workers).append('w');
-            }
-            if (style.async()) {
-                b.append('-').append(backends).append('r');
-            }
-            return b.toString();
-        }
-        StringBuilder b = new StringBuilder(kind.label);
-        if ((kind == Kind.THREAD || kind == Kind.TYPE1) && frontends != 0) {
-            b.append('-').append(frontends).append('f');
-        }
-        switch (kind) {
-            case THREAD -> b.append(virtualThreads ? "-virtual" : "-" + workers);
-            case TYPE1 -> b.append('-').append(workers);
-            case TYPE2A, TYPE2B -> {
-                if (frontends != 0 && backends != 0) {
-                    b.append('-').append(frontends).append('f').append(backends).append('b');
-                } else if (frontends != 0) {
-                    b.append('-').append(frontends).append('f');
-                } else if (backends != 0) {
-                    b.append('-').append(backends).append('b');
-                }
-                if (kind == Kind.TYPE2B && fixedPool) {
-                    b.append("-fixed-").append(workers);
-                }
-                if (kind == Kind.TYPE2A && workers != 0) {
-                    b.append('-').append(workers).append('w');
-                }
-            }
-            case DOUBLEFACE -> {
-                if (frontends != 0) {
-                    b.append('-').append(frontends);
-                }
-            }
-        }
-        if (busyPoll) {
-            b.append("-poll");
-        }
-        if (policy != null) {
-            b.append(switch (policy) {
-                case "fifo" -> "-fifo";
-                case "completion-first-arrival" -> "-cfa";
-                default -> "-cf";
-            });
-        }
-        return b.toString();
-    }
-
-    /**
-     * The configuration's family: its name without pool sizes ({@code sdb}, {@code thread},
-     * {@code type2a-poll}). The FM baseline policy varies only the sizes within one family.
-     */
-    public String family() {
-        if (style != null) {
-            return style.label();
-        }
-        StringBuilder b = new StringBuilder();
-        for (String part : name().split("-")) {
-            if (part.matches("\\d+[fbw]?|\\d+f\\d+b")) {
-                continue;
-            }
-            if (b.length() > 0) {
-                b.append('-');
-            }
-            b.append(part);
-        }
-        return b.toString();
-    }
-
-    @Override
-    public String toString() {
-        return name();
-    }
 }

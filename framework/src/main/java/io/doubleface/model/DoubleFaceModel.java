@@ -10,6 +10,7 @@ import io.doubleface.sched.SchedulingPolicy;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
 import io.netty.util.ReferenceCountUtil;
+import java.util.function.Supplier;
 
 /**
  * The integrated reactor. Upstream and downstream I/O of a request share one event loop: the
@@ -23,22 +24,28 @@ import io.netty.util.ReferenceCountUtil;
  */
 final class DoubleFaceModel extends AbstractModel {
 
-    private final String policy;
+    private final Supplier<? extends SchedulingPolicy> policy;
     private final LoopClient<?>[][] clients; // [loop][backend], loop-confined lazy init
     private final ReplyScheduler[] schedulers;
 
-    DoubleFaceModel(Configuration config, ModelContext ctx) {
+    DoubleFaceModel(Configuration.DoubleFace config, ModelContext ctx) {
         super(config, ctx);
-        this.policy = config.policy() != null ? config.policy() : ctx.defaultPolicy();
-        SchedulingPolicy.create(policy); // validate now, not on the first request
+        String named = config.policy();
+        this.policy = named != null ? () -> SchedulingPolicy.create(named) : ctx.defaultPolicy();
+        newPolicy(); // validate now, not on the first request
         int n = ctx.io().size();
         this.clients = new LoopClient<?>[n][];
         this.schedulers = new ReplyScheduler[n];
     }
 
-    /** The scheduling policy in use. */
-    String policy() {
-        return policy;
+    /** A fresh policy instance for one loop; a user's factory returning {@code null} is refused. */
+    private SchedulingPolicy newPolicy() {
+        SchedulingPolicy p = policy.get();
+        if (p == null) {
+            throw new IllegalArgumentException("configuration '" + config.name()
+                    + "': the scheduling policy factory returned null (expected: a new policy per loop)");
+        }
+        return p;
     }
 
     @Override
@@ -67,7 +74,7 @@ final class DoubleFaceModel extends AbstractModel {
         if (perBackend == null) { // first request on this loop: loop-confined lazy init
             perBackend = clients[i] = new LoopClient<?>[ctx.backends().size()];
             scheduler = schedulers[i] = new ReplyScheduler((SingleThreadEventLoop) loop,
-                    SchedulingPolicy.create(policy), ctx.io().stats().get(i));
+                    newPolicy(), ctx.io().stats().get(i));
         }
         Listener listener = new Listener(ex, scheduler);
         for (int c = 0, n = ex.calls(); c < n; c++) {

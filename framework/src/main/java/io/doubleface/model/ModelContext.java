@@ -4,10 +4,12 @@ import io.doubleface.api.Backend;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.loop.LoopGroup;
+import io.doubleface.sched.SchedulingPolicy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * What every threading model of one server shares: the server's I/O loops, its backends, for each
@@ -26,7 +28,7 @@ public final class ModelContext implements AutoCloseable {
 
     private final LoopGroup io;
     private final List<Backend<?>> backends;
-    private final String defaultPolicy;
+    private final Supplier<? extends SchedulingPolicy> defaultPolicy;
     private final int queueLimit;
     private final LoopClient<?>[][] ioClients;
     private final List<AutoCloseable> owned = new ArrayList<>();
@@ -35,10 +37,22 @@ public final class ModelContext implements AutoCloseable {
 
     /**
      * @param io the server's I/O loops (upstream; DoubleFace downstream too)
-     * @param defaultPolicy the DoubleFace scheduling policy of configurations that name none
+     * @param defaultPolicy the DoubleFace scheduling policy of configurations that name none (a name,
+     *     see {@link SchedulingPolicy#create})
      * @param queueLimit bound of each worker pool's queue
      */
     public ModelContext(LoopGroup io, List<Backend<?>> backends, String defaultPolicy, int queueLimit) {
+        this(io, backends, named(defaultPolicy), queueLimit);
+    }
+
+    /**
+     * @param io the server's I/O loops (upstream; DoubleFace downstream too)
+     * @param defaultPolicy makes the DoubleFace scheduling policy of configurations that name none, one
+     *     instance per loop
+     * @param queueLimit bound of each worker pool's queue
+     */
+    public ModelContext(LoopGroup io, List<Backend<?>> backends, Supplier<? extends SchedulingPolicy> defaultPolicy,
+            int queueLimit) {
         if (backends.isEmpty()) {
             throw new IllegalArgumentException("backends: none (expected: at least one)");
         }
@@ -50,7 +64,7 @@ public final class ModelContext implements AutoCloseable {
         }
         this.io = io;
         this.backends = List.copyOf(backends);
-        this.defaultPolicy = defaultPolicy;
+        this.defaultPolicy = Objects.requireNonNull(defaultPolicy, "defaultPolicy");
         this.queueLimit = queueLimit;
         this.ioClients = new LoopClient<?>[backends.size()][io.size()];
         this.blocking = new BlockingClient<?>[backends.size()];
@@ -65,8 +79,14 @@ public final class ModelContext implements AutoCloseable {
         return backends;
     }
 
-    public String defaultPolicy() {
+    /** {@return the factory of the scheduling policy of DoubleFace configurations that name none} */
+    public Supplier<? extends SchedulingPolicy> defaultPolicy() {
         return defaultPolicy;
+    }
+
+    private static Supplier<SchedulingPolicy> named(String name) {
+        SchedulingPolicy.create(name); // fail fast
+        return () -> SchedulingPolicy.create(name);
     }
 
     public int queueLimit() {

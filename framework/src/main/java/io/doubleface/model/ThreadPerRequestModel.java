@@ -20,7 +20,7 @@ import java.util.concurrent.Executors;
  * so shards work in parallel), runs onReply for each reply and merges — all on that one thread.
  * Pooled platform threads ({@code thread-N}) or a virtual thread per request ({@code thread-virtual}).
  *
- * <p>In-line ({@link Configuration#inline()}, μTune's SIB/SIP): no hand-off at all; the I/O loop
+ * <p>In-line ({@link Configuration.ThreadPerRequest#inline()}, μTune's SIB/SIP): no hand-off at all; the I/O loop
  * that read the request runs it to the end, blocking in the shard calls. Other connections on
  * that loop wait meanwhile — the queueing that makes in-line models good at low load and bad at
  * high load.
@@ -33,7 +33,7 @@ final class ThreadPerRequestModel extends AbstractModel {
     private final ExecutorService threads;
     private final BlockingClient<?>[] clients; // by backend
 
-    ThreadPerRequestModel(Configuration config, ModelContext ctx) {
+    ThreadPerRequestModel(Configuration.ThreadPerRequest config, ModelContext ctx) {
         super(config, ctx);
         this.clients = new BlockingClient<?>[ctx.backends().size()];
         for (int b = 0; b < clients.length; b++) {
@@ -42,7 +42,7 @@ final class ThreadPerRequestModel extends AbstractModel {
         this.threads = config.inline() ? null
                 : config.virtualThreads()
                 ? Executors.newThreadPerTaskExecutor(Threads.virtual("vreq"))
-                : fixedPool("req", config.workers(), ctx.queueLimit());
+                : fixedPool("req", config.threads(), ctx.queueLimit());
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.doubleface.model;
 
-/** The factory of threading models: one implementation per {@link Configuration.Kind}. */
+/** The factory of threading models: one implementation per kind of {@link Configuration}. */
 public final class ThreadingModels {
 
     private ThreadingModels() {}
@@ -12,12 +12,12 @@ public final class ThreadingModels {
      *     frontend loops than I/O loops)
      */
     public static ThreadingModel create(Configuration config, ModelContext ctx) {
-        return switch (config.kind()) {
-            case THREAD -> new ThreadPerRequestModel(config, ctx);
-            case TYPE1 -> new Type1Model(config, ctx);
-            case TYPE2A -> new Type2aModel(config, ctx);
-            case TYPE2B -> new Type2bModel(config, ctx);
-            case DOUBLEFACE -> new DoubleFaceModel(config, ctx);
+        return switch (config) {
+            case Configuration.ThreadPerRequest c -> new ThreadPerRequestModel(c, ctx);
+            case Configuration.Type1 c -> new Type1Model(c, ctx);
+            case Configuration.Type2a c -> new Type2aModel(c, ctx);
+            case Configuration.Type2b c -> new Type2bModel(c, ctx);
+            case Configuration.DoubleFace c -> new DoubleFaceModel(c, ctx);
         };
     }
 }

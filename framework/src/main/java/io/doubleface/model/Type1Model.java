@@ -21,7 +21,7 @@ final class Type1Model extends AbstractModel {
     private final ThreadPoolExecutor workers;
     private final BlockingClient<?>[] clients; // by backend
 
-    Type1Model(Configuration config, ModelContext ctx) {
+    Type1Model(Configuration.Type1 config, ModelContext ctx) {
         super(config, ctx);
         this.clients = new BlockingClient<?>[ctx.backends().size()];
         for (int b = 0; b < clients.length; b++) {

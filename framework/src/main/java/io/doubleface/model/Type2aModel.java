@@ -27,7 +27,7 @@ final class Type2aModel extends AbstractModel {
     private final LoopClient<?>[][] clients; // [backend loop][backend]
     private final ThreadPoolExecutor workers;
 
-    Type2aModel(Configuration config, ModelContext ctx) {
+    Type2aModel(Configuration.Type2a config, ModelContext ctx) {
         super(config, ctx);
         int b = config.backends() == 0 ? ctx.io().size() : config.backends();
         this.backend = ctx.newLoopGroup("t2a-be", b);
@@ -37,7 +37,7 @@ final class Type2aModel extends AbstractModel {
                 clients[i][k] = ctx.backends().get(k).driver().openOn(backend.loops().get(i));
             }
         }
-        this.workers = config.workers() == 0 ? null : fixedPool("t2a-wk", config.workers(), ctx.queueLimit());
+        this.workers = config.dispatchWorkers() == 0 ? null : fixedPool("t2a-wk", config.dispatchWorkers(), ctx.queueLimit());
     }
 
     @Override

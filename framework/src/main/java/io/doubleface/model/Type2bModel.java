@@ -27,9 +27,9 @@ final class Type2bModel extends AbstractModel {
     private final LoopClient<?>[][] clients; // [reactor][backend]
     private final ThreadPoolExecutor workers;
 
-    Type2bModel(Configuration config, ModelContext ctx) {
+    Type2bModel(Configuration.Type2b config, ModelContext ctx) {
         super(config, ctx);
-        int r = config.backends() == 0 ? 1 : config.backends();
+        int r = config.reactors() == 0 ? 1 : config.reactors();
         this.reactors = ctx.newLoopGroup("t2b-rx", r);
         this.clients = new LoopClient<?>[r][ctx.backends().size()];
         for (int i = 0; i < r; i++) {
@@ -38,7 +38,7 @@ final class Type2bModel extends AbstractModel {
             }
         }
         this.workers = config.fixedPool()
-                ? fixedPool("t2b-wk", config.workers(), ctx.queueLimit())
+                ? fixedPool("t2b-wk", config.fixedWorkers(), ctx.queueLimit())
                 : cachedPool("t2b-wk");
     }
 

@@ -64,6 +64,7 @@ import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -549,6 +550,24 @@ public final class FanoutServer implements AutoCloseable {
     }
 
     /**
+     * Switches the active configuration, given as a typed value (e.g.
+     * {@code new Configuration.Type2a(1, 2, 0, false, null)}); otherwise as {@link #switchTo(String)}.
+     *
+     * @param configuration the configuration, not {@code null}
+     * @return the canonical name of the now active configuration
+     * @throws IllegalArgumentException if it does not fit this server (e.g. more frontend loops than
+     *     I/O loops)
+     */
+    public String switchTo(Configuration configuration) {
+        return switchTo(Objects.requireNonNull(configuration, "configuration").name());
+    }
+
+    /** {@return the configuration requests admitted now run under} */
+    public Configuration configuration() {
+        return engine.active();
+    }
+
+    /**
      * {@return the engine that admits and runs this server's requests} For tests and experiments: the
      * engine is not API, so this return type may change in any version.
      */
@@ -716,7 +735,7 @@ public final class FanoutServer implements AutoCloseable {
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private String configuration = "doubleface";
-        private String policy = "completion-first";
+        private Supplier<? extends SchedulingPolicy> policy = namedPolicy("completion-first");
         private Duration deadline = Duration.ofMillis(DEFAULT_DEADLINE_MS);
         private HttpLimits limits = HttpLimits.DEFAULTS;
         private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
@@ -1152,6 +1171,18 @@ public final class FanoutServer implements AutoCloseable {
         }
 
         /**
+         * Sets the initial configuration as a typed value, e.g. {@code Configuration.DoubleFace.of()}
+         * or {@code new Configuration.Type1(0, 16, false)}. Ignored with {@link #adaptive}.
+         *
+         * @param configuration the configuration, not {@code null}
+         * @return this builder
+         */
+        public Builder configuration(Configuration configuration) {
+            this.configuration = Objects.requireNonNull(configuration, "configuration").name();
+            return this;
+        }
+
+        /**
          * Sets the DoubleFace scheduling policy of configurations that name none; default
          * {@code completion-first}.
          *
@@ -1161,8 +1192,27 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if the policy is unknown
          */
         public Builder policy(String policy) {
-            this.policy = SchedulingPolicy.create(policy).name();
+            this.policy = namedPolicy(policy);
             return this;
+        }
+
+        /**
+         * Sets your own DoubleFace scheduling policy for configurations that name none: the order in
+         * which each loop processes the replies of one iteration. The factory is called once per loop
+         * (an instance is used by that loop's thread only) each time a DoubleFace configuration is
+         * built, so instances may keep scratch state without synchronisation.
+         *
+         * @param factory makes one policy per loop; must not return {@code null}
+         * @return this builder
+         */
+        public Builder policy(Supplier<? extends SchedulingPolicy> factory) {
+            this.policy = Objects.requireNonNull(factory, "factory");
+            return this;
+        }
+
+        private static Supplier<SchedulingPolicy> namedPolicy(String name) {
+            String canonical = SchedulingPolicy.create(name).name(); // fail fast
+            return () -> SchedulingPolicy.create(canonical);
         }
 
         /**
@@ -1251,6 +1301,22 @@ public final class FanoutServer implements AutoCloseable {
                 Configuration.parse(c); // fail fast
             }
             this.prepare = List.copyOf(configurations);
+            return this;
+        }
+
+        /**
+         * Configurations to build at start, parked, given as typed values; otherwise as
+         * {@link #prepare(List)}.
+         *
+         * @param configurations the configurations; replaces the list given before
+         * @return this builder
+         */
+        public Builder prepare(Configuration... configurations) {
+            List<String> names = new ArrayList<>();
+            for (Configuration c : configurations) {
+                names.add(Objects.requireNonNull(c, "configuration").name());
+            }
+            this.prepare = List.copyOf(names);
             return this;
         }
 

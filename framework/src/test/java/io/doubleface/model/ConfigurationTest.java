@@ -7,7 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.model.Configuration.DoubleFace;
 import io.doubleface.model.Configuration.Kind;
+import io.doubleface.model.Configuration.Style;
+import io.doubleface.model.Configuration.ThreadPerRequest;
+import io.doubleface.model.Configuration.Type1;
+import io.doubleface.model.Configuration.Type2a;
+import io.doubleface.model.Configuration.Type2b;
 import java.util.Arrays;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
@@ -60,70 +66,103 @@ class ConfigurationTest {
     void threadDefaultsTo64RequestThreads() {
         Configuration c = Configuration.parse("thread");
         assertEquals(Kind.THREAD, c.kind());
-        assertEquals(Configuration.DEFAULT_REQUEST_THREADS, c.workers());
-        assertEquals(64, c.workers());
-        assertFalse(c.virtualThreads());
+        assertEquals(new ThreadPerRequest(0, Configuration.DEFAULT_REQUEST_THREADS, false, false, false, null), c);
+        assertEquals(64, ((ThreadPerRequest) c).threads());
+        assertEquals(ThreadPerRequest.pool(64), c);
     }
 
     @Test
     void type1DefaultsTo32Workers() {
         Configuration c = Configuration.parse("type1");
         assertEquals(Kind.TYPE1, c.kind());
-        assertEquals(32, c.workers());
+        assertEquals(new Type1(0, 32, false), c);
     }
 
     @Test
     void threadVirtualHasNoPoolSize() {
         Configuration c = Configuration.parse("thread-virtual");
-        assertTrue(c.virtualThreads());
-        assertEquals(0, c.workers());
+        assertEquals(ThreadPerRequest.virtual(), c);
+        assertTrue(((ThreadPerRequest) c).virtualThreads());
+        assertEquals(0, ((ThreadPerRequest) c).threads());
     }
 
     @Test
     void type2aSplitsFrontendAndBackendLoops() {
         Configuration c = Configuration.parse("type2a-1f2b");
         assertEquals(Kind.TYPE2A, c.kind());
-        assertEquals(1, c.frontends());
-        assertEquals(2, c.backends());
-        Configuration f = Configuration.parse("type2a-2f");
-        assertEquals(2, f.frontends());
-        assertEquals(0, f.backends());
-        Configuration b = Configuration.parse("type2a-3b");
-        assertEquals(0, b.frontends());
-        assertEquals(3, b.backends());
+        assertEquals(Type2a.of(1, 2), c);
+        assertEquals(Type2a.of(2, 0), Configuration.parse("type2a-2f"));
+        assertEquals(Type2a.of(0, 3), Configuration.parse("type2a-3b"));
+        assertEquals(new Type2a(1, 4, 4, true, null), Configuration.parse("type2a-1f4b-4w-poll"));
     }
 
     @Test
     void type2bIsCachedUnlessFixedOrSized() {
-        Configuration cached = Configuration.parse("type2b");
+        Type2b cached = (Type2b) Configuration.parse("type2b");
         assertFalse(cached.fixedPool());
-        assertEquals(0, cached.workers());
-        Configuration fixed = Configuration.parse("type2b-fixed");
+        assertEquals(0, cached.fixedWorkers());
+        Type2b fixed = (Type2b) Configuration.parse("type2b-fixed");
         assertTrue(fixed.fixedPool());
-        assertEquals(Configuration.DEFAULT_TYPE2B_WORKERS, fixed.workers());
-        Configuration sized = Configuration.parse("type2b-8");
-        assertTrue(sized.fixedPool());
-        assertEquals(8, sized.workers());
-        Configuration all = Configuration.parse("type2b-1f2b-fixed-4");
-        assertEquals(1, all.frontends());
-        assertEquals(2, all.backends());
-        assertEquals(4, all.workers());
-        assertTrue(all.fixedPool());
+        assertEquals(Configuration.DEFAULT_TYPE2B_WORKERS, fixed.fixedWorkers());
+        assertEquals(8, ((Type2b) Configuration.parse("type2b-8")).fixedWorkers());
+        assertEquals(new Type2b(1, 2, 4, false), Configuration.parse("type2b-1f2b-fixed-4"));
     }
 
     @Test
     void doublefaceTakesLoopsPollAndPolicy() {
-        Configuration plain = Configuration.parse("doubleface");
+        DoubleFace plain = (DoubleFace) Configuration.parse("doubleface");
         assertEquals(Kind.DOUBLEFACE, plain.kind());
+        assertEquals(DoubleFace.of(), plain);
         assertEquals(0, plain.frontends());
         assertFalse(plain.busyPoll());
         assertNull(plain.policy(), "no policy named: the server's default applies");
-        Configuration all = Configuration.parse("doubleface-2-poll-fifo");
-        assertEquals(2, all.frontends());
+        DoubleFace all = (DoubleFace) Configuration.parse("doubleface-2-poll-fifo");
+        assertEquals(2, all.loops());
+        assertEquals(2, all.frontends(), "DoubleFace's loops are its frontends");
         assertTrue(all.busyPoll());
         assertEquals("fifo", all.policy());
-        assertEquals("completion-first", Configuration.parse("doubleface-cf").policy());
-        assertEquals("completion-first-arrival", Configuration.parse("doubleface-cfa").policy());
+        assertEquals("completion-first", ((DoubleFace) Configuration.parse("doubleface-cf")).policy());
+        assertEquals("completion-first-arrival", ((DoubleFace) Configuration.parse("doubleface-cfa")).policy());
+    }
+
+    @Test
+    void typedValuesNameThemselvesAsTheGrammarDoes() {
+        assertAll(Arrays.stream(DOCUMENTED).<Executable>map(row -> () -> {
+            Configuration c = Configuration.parse(row.split(",")[0].strip());
+            // rebuild the same record from its components: the name comes from the fields, not the input
+            Configuration rebuilt = switch (c) {
+                case ThreadPerRequest t -> new ThreadPerRequest(t.frontends(), t.threads(), t.virtualThreads(),
+                        t.inline(), t.busyPoll(), t.style());
+                case Type1 t -> new Type1(t.frontends(), t.workers(), t.busyPoll());
+                case Type2a t -> new Type2a(t.frontends(), t.backends(), t.dispatchWorkers(), t.busyPoll(), t.style());
+                case Type2b t -> new Type2b(t.frontends(), t.reactors(), t.fixedWorkers(), t.busyPoll());
+                case DoubleFace d -> new DoubleFace(d.loops(), d.busyPoll(), d.policy());
+            };
+            assertEquals(c.name(), rebuilt.name());
+            assertEquals(c, rebuilt);
+        }));
+        assertEquals("doubleface-cf", new DoubleFace(0, false, "CF").name(), "policy aliases are canonicalised");
+    }
+
+    /** Typed values that no name could describe: each refused, naming the field. */
+    @Test
+    void typedValuesThatCannotRunAreRejectedNamingTheField() {
+        Object[][] bad = {
+            {(Executable) () -> new ThreadPerRequest(0, 0, false, false, false, null), "threads: 0"},
+            {(Executable) () -> new ThreadPerRequest(0, 8, true, false, false, null), "threads: 8"},
+            {(Executable) () -> new ThreadPerRequest(0, 0, true, true, false, null), "pick one"},
+            {(Executable) () -> new ThreadPerRequest(1, 0, false, true, false, Style.SDB), "style sdb"},
+            {(Executable) () -> new Type1(0, 0, false), "workers: 0"},
+            {(Executable) () -> new Type2a(1, 0, 0, false, Style.AIB), "style aib"},
+            {(Executable) () -> new Type2a(1, 2, 0, false, Style.ADB), "style adb"},
+            {(Executable) () -> new Type2b(-1, 0, 0, false), "frontends: -1"},
+            {(Executable) () -> new DoubleFace(Configuration.MAX_THREADS + 1, false, null), "loops: "},
+            {(Executable) () -> new DoubleFace(0, false, "lifo"), "scheduling policy: 'lifo'"},
+        };
+        assertAll(Arrays.stream(bad).<Executable>map(row -> () -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, (Executable) row[0]);
+            assertTrue(e.getMessage().contains((String) row[1]), () -> e.getMessage() + " should contain " + row[1]);
+        }));
     }
 
     @Test
@@ -178,7 +217,8 @@ class ConfigurationTest {
 
     @Test
     void poolSizesAboveTheMaximumAreRejected() {
-        assertEquals(Configuration.MAX_THREADS, Configuration.parse("thread-" + Configuration.MAX_THREADS).workers());
+        assertEquals(Configuration.MAX_THREADS,
+                ((ThreadPerRequest) Configuration.parse("thread-" + Configuration.MAX_THREADS)).threads());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> Configuration.parse("thread-" + (Configuration.MAX_THREADS + 1)));
         assertTrue(e.getMessage().contains("up to " + Configuration.MAX_THREADS), e.getMessage());
@@ -186,8 +226,7 @@ class ConfigurationTest {
 
     @Test
     void constructorRejectsNegativeSizes() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new Configuration(Kind.THREAD, 0, 0, -1, false, false, false, null));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new Type1(0, -1, false));
         assertTrue(e.getMessage().startsWith("workers"), e.getMessage());
     }
 }

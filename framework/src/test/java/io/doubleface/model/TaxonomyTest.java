@@ -2,7 +2,7 @@ package io.doubleface.model;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,9 +41,16 @@ class TaxonomyTest {
             assertEquals(f[1], c.name(), f[0]);
             assertEquals(Kind.valueOf(f[2]), c.kind(), f[0]);
             assertEquals(Integer.parseInt(f[3]), c.frontends(), f[0] + " network threads");
-            assertEquals(Integer.parseInt(f[4]), c.workers(), f[0] + " workers");
-            assertEquals(Integer.parseInt(f[5]), c.backends(), f[0] + " response threads");
-            assertEquals(Boolean.parseBoolean(f[6]), c.inline(), f[0] + " in-line");
+            int workers = switch (c) {
+                case Configuration.ThreadPerRequest t -> t.threads();
+                case Configuration.Type2a t -> t.dispatchWorkers();
+                default -> throw new AssertionError(f[0] + " maps onto " + c.kind());
+            };
+            assertEquals(Integer.parseInt(f[4]), workers, f[0] + " workers");
+            int response = c instanceof Configuration.Type2a t ? t.backends() : 0;
+            assertEquals(Integer.parseInt(f[5]), response, f[0] + " response threads");
+            boolean inline = c instanceof Configuration.ThreadPerRequest t && t.inline();
+            assertEquals(Boolean.parseBoolean(f[6]), inline, f[0] + " in-line");
             assertEquals(Boolean.parseBoolean(f[7]), c.busyPoll(), f[0] + " poll");
             assertEquals(Style.valueOf(f[1].split("-")[0].toUpperCase(Locale.ROOT)), c.style());
             assertEquals(c, Configuration.parse(c.name()), f[0] + " round trip");
@@ -56,10 +63,10 @@ class TaxonomyTest {
         assertEquals("thread-1f-50", t.name());
         assertEquals(1, t.frontends());
         assertEquals("type1-2f-8", Configuration.parse("type1-2f-8").name());
-        Configuration d = Configuration.parse("type2a-1f4b-4w-poll");
+        Configuration.Type2a d = (Configuration.Type2a) Configuration.parse("type2a-1f4b-4w-poll");
         assertEquals("type2a-1f4b-4w-poll", d.name());
-        assertEquals(4, d.workers());
-        assertFalse(d.inline());
+        assertEquals(4, d.dispatchWorkers());
+        assertNull(d.style());
         assertEquals(d, Configuration.parse(d.name()));
     }
 
