@@ -11,7 +11,7 @@ import io.doubleface.loadgen.LoadResult;
 import io.doubleface.loadgen.RequestMix;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.Threads;
-import io.doubleface.model.ThreadingModel;
+import io.doubleface.engine.ThreadingModel;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.services.ycsb.Size;
 import io.doubleface.services.ycsb.YcsbBinding;

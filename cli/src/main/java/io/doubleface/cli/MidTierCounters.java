@@ -3,7 +3,7 @@ package io.doubleface.cli;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.LoopStats;
 import io.doubleface.loop.ThreadStats;
-import io.doubleface.model.ThreadingModel;
+import io.doubleface.engine.ThreadingModel;
 import io.doubleface.server.FanoutServer;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -1,6 +1,6 @@
 package io.doubleface.cli;
 
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.driver.ResiliencePolicy;
 import java.time.Duration;
 

@@ -212,7 +212,7 @@ final class ServeCommand {
                         + "of RATIO of calls + FLOOR/s; default 0.1:10), hedge:DELAY[:RATIO:FLOOR] (a second copy "
                         + "after DELAY without reply, loop models only; DELAY pNN follows the live NNth percentile "
                         + "of reply times). E.g. circuit:5:1s,retries:1,hedge:20ms:0.05:5 or hedge:p95.")
-        io.doubleface.driver.ResiliencePolicy<io.doubleface.api.Command<?>> resilience;
+        io.doubleface.driver.ResiliencePolicy<io.doubleface.driver.Command<?>> resilience;
 
         @Option(names = "--tls-cert", paramLabel = "FILE", description = "Serve HTTP, gRPC and admin over TLS with "
                 + "this certificate chain (PEM); needs --tls-key. OpenSSL when netty-tcnative is on the class path, "

@@ -8,7 +8,7 @@ import io.doubleface.driver.FlushPolicy;
 import io.doubleface.driver.LoopFlush;
 import io.doubleface.loop.CpuAffinity;
 import io.doubleface.loop.LoopGroup;
-import io.doubleface.model.ThreadingModel;
+import io.doubleface.engine.ThreadingModel;
 import io.doubleface.server.FanoutServer;
 import io.netty.channel.EventLoop;
 import java.net.URI;

@@ -1,5 +1,6 @@
 package io.doubleface.api;
 
+import io.doubleface.driver.Command;
 import io.doubleface.driver.ShardDriver;
 import java.util.Objects;
 

@@ -1,5 +1,7 @@
 package io.doubleface.api;
 
+import io.doubleface.driver.Command;
+
 /**
  * Collects the shard calls of one round of a request: in {@link FanoutService#plan} the first
  * round, in {@link FanoutService#merge} (as {@code next}) the following one. Not thread-safe: used

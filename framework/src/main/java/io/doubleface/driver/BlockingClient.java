@@ -1,6 +1,5 @@
 package io.doubleface.driver;
 
-import io.doubleface.api.Command;
 
 /**
  * The blocking face of a driver, for the thread-per-request and Type-1 models. Thread-safe: many

@@ -1,6 +1,5 @@
 package io.doubleface.driver;
 
-import io.doubleface.api.Command;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;

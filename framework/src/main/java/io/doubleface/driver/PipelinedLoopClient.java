@@ -1,6 +1,5 @@
 package io.doubleface.driver;
 
-import io.doubleface.api.Command;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
 import io.netty.channel.socket.SocketChannel;

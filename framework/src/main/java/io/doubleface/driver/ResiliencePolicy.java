@@ -1,6 +1,5 @@
 package io.doubleface.driver;
 
-import io.doubleface.api.Command;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Predicate;

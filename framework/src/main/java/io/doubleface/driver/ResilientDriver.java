@@ -1,6 +1,5 @@
 package io.doubleface.driver;
 
-import io.doubleface.api.Command;
 import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;

@@ -1,6 +1,5 @@
 package io.doubleface.engine;
 
-import io.doubleface.model.ThreadingModel;
 
 /**
  * Observes the requests an engine admits and answers: the hook the load adapter

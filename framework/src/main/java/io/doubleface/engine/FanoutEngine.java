@@ -2,9 +2,6 @@ package io.doubleface.engine;
 
 import io.doubleface.api.FanoutService;
 import io.doubleface.model.Configuration;
-import io.doubleface.model.ModelContext;
-import io.doubleface.model.ThreadingModel;
-import io.doubleface.model.ThreadingModels;
 import io.netty.channel.EventLoop;
 import java.time.Instant;
 import java.util.ArrayDeque;

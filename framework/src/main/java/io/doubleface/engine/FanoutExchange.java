@@ -1,7 +1,7 @@
 package io.doubleface.engine;
 
 import io.doubleface.api.Backend;
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.api.FailurePolicy;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
@@ -9,7 +9,6 @@ import io.doubleface.api.Replies;
 import io.doubleface.api.ReplyHandler;
 import io.doubleface.api.RequestFailedException;
 import io.doubleface.driver.ShardException;
-import io.doubleface.model.ThreadingModel;
 import io.doubleface.sched.ReplyOwner;
 import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
@@ -246,7 +245,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     /** The model that runs this request; set once by the engine before {@link ThreadingModel#execute}. */
-    public void model(ThreadingModel model) {
+    void model(ThreadingModel model) {
         this.model = model;
     }
 
@@ -369,7 +368,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      * Arms the deadline timer. Called by the dispatcher on the upstream loop when the request is
      * admitted, so the deadline also covers time spent queued for a thread.
      */
-    public void armDeadline() {
+    void armDeadline() {
         assert upstreamLoop.inEventLoop();
         DeadlineQueue q = DeadlineQueue.of(upstreamLoop, deadlineNanos);
         if (q != null) {
@@ -388,7 +387,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      * Stamps the first reply's arrival of a traced request (stage {@code round_trip} ends, and
      * {@code reply_wait} begins, there); nothing otherwise. Any thread.
      */
-    public void replyArrived() {
+    void replyArrived() {
         if (trace != null && round == 0) {
             FIRST_ARRIVAL.compareAndSet(this, 0L, System.nanoTime());
         }
@@ -447,7 +446,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      * @return {@code true} if this was the round's last outstanding outcome: the caller must now
      *     run {@link #completeRound()} (on the thread its model prescribes)
      */
-    public boolean failCall(int tag, ShardException cause) {
+    boolean failCall(int tag, ShardException cause) {
         int call = tag & 0xFFFF;
         if (finished != 0 || (tag >>> 16) != (round & 0x7FFF)) {
             return false;
@@ -618,7 +617,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     /** Answers the client with a failure unless it was answered already. */
-    public void finish(Outcome outcome, String reason) {
+    void finish(Outcome outcome, String reason) {
         if (FINISHED.compareAndSet(this, 0, 1)) {
             done(outcome, reason);
             sink.fail(outcome, reason);
@@ -732,12 +731,12 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     /** Backend index ({@link Backend#index()}) of call {@code i} of the current round. */
-    public int backendIndex(int i) {
+    int backendIndex(int i) {
         return cur.backend(i).index();
     }
 
     /** Command of call {@code i} of the current round. */
-    public Command<?> command(int i) {
+    Command<?> command(int i) {
         return (Command<?>) cur.commands[i];
     }
 
@@ -746,7 +745,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      * ({@code traceparent}, …), or {@code null} when the server traces no spans} The models hand
      * them to the driver with {@link io.doubleface.driver.CallTrace} around the send.
      */
-    public java.util.Map<String, String> callHeaders(int i) {
+    java.util.Map<String, String> callHeaders(int i) {
         RequestTrace t = otel;
         return t == null ? null : t.callHeaders(i);
     }
@@ -757,29 +756,29 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     /** The call number a tag names. */
-    public static int callOf(int tag) {
+    static int callOf(int tag) {
         return tag & 0xFFFF;
     }
 
     /** For models that send rounds from their own loop (thread-per-request): a round waits to be sent. */
-    public void markRoundToSend() {
+    void markRoundToSend() {
         roundToSend = true;
     }
 
     /** Takes the mark of {@link #markRoundToSend()}: whether a round waits to be sent. */
-    public boolean takeRoundToSend() {
+    boolean takeRoundToSend() {
         boolean r = roundToSend;
         roundToSend = false;
         return r && finished == 0;
     }
 
     /** The loop of the upstream connection. */
-    public EventLoop upstreamLoop() {
+    EventLoop upstreamLoop() {
         return upstreamLoop;
     }
 
     /** Nanoseconds left before the deadline (may be negative). */
-    public long nanosLeft() {
+    long nanosLeft() {
         return deadlineNanos - (System.nanoTime() - startNanos);
     }
 

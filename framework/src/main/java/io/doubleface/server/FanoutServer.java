@@ -1,7 +1,7 @@
 package io.doubleface.server;
 
 import io.doubleface.api.Backend;
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
@@ -14,10 +14,11 @@ import io.doubleface.engine.OtelTracing;
 import io.doubleface.engine.RouteStats;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.Configuration;
-import io.doubleface.model.ModelContext;
-import io.doubleface.model.ThreadingModel;
+import io.doubleface.engine.ModelContext;
+import io.doubleface.engine.ThreadingModel;
 import io.doubleface.sched.SchedulingPolicy;
 import io.doubleface.server.internal.AdminHandler;
+import io.doubleface.server.internal.ConnectionLimits;
 import io.doubleface.server.internal.FrontendLoopGroup;
 import io.doubleface.server.internal.GrpcFanoutHandler;
 import io.doubleface.server.internal.HttpFanoutHandler;
@@ -297,6 +298,7 @@ public final class FanoutServer implements AutoCloseable {
      */
     private final class Acceptor extends ChannelInboundHandlerAdapter {
         private final HttpLimits limits;
+        private final ConnectionLimits connectionLimits;
         private final HttpRouter router;
         private final int maxConnections;
         private final long maxConnectionAgeNanos;
@@ -305,6 +307,7 @@ public final class FanoutServer implements AutoCloseable {
         Acceptor(Builder b, HttpRouter router) {
             this.maxQueuedBytesTotal = b.maxQueuedBytesTotal;
             this.limits = b.limits;
+            this.connectionLimits = b.limits.connectionLimits();
             this.router = router;
             this.maxConnections = b.maxConnections;
             this.maxConnectionAgeNanos = b.maxConnectionAge == null ? 0 : b.maxConnectionAge.toNanos();
@@ -333,7 +336,7 @@ public final class FanoutServer implements AutoCloseable {
             child.pipeline().addLast(new ChannelInitializer<>() {
                 @Override
                 protected void initChannel(Channel ch) {
-                    HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, limits, engine.stats(),
+                    HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, connectionLimits, engine.stats(),
                             maxConnectionAgeNanos, maxQueuedBytesTotal);
                     if (httpTls != null) {
                         ch.pipeline().addLast(httpTls.newHandler(ch.alloc()));

@@ -121,4 +121,10 @@ public record HttpLimits(int maxInitialLineLength, int maxHeaderSize, int maxBod
             throw new IllegalArgumentException(what + ": " + v + " (expected: > 0)");
         }
     }
+
+    /** The part of these limits an upstream connection's handler enforces. */
+    io.doubleface.server.internal.ConnectionLimits connectionLimits() {
+        return new io.doubleface.server.internal.ConnectionLimits(maxInitialLineLength, maxHeaderSize, maxBodySize,
+                maxPipelined, maxQueuedBytes, slowReaderTimeout, requestReadTimeout);
+    }
 }

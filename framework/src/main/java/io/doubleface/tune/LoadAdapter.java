@@ -4,7 +4,7 @@ import io.doubleface.engine.EngineListener;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.Outcome;
 import io.doubleface.loop.Threads;
-import io.doubleface.model.ThreadingModel;
+import io.doubleface.engine.ThreadingModel;
 import io.doubleface.tune.DecisionPolicy.Decision;
 import java.time.Instant;
 import java.util.ArrayDeque;

@@ -16,7 +16,6 @@ import io.doubleface.testing.TestRead;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.Configuration;
-import io.doubleface.model.ThreadingModel;
 import io.doubleface.testing.NoIoDriver;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -12,7 +12,7 @@ import io.doubleface.engine.GeneratedShards;
 import io.doubleface.engine.Outcome;
 import io.doubleface.engine.RequestStats;
 import io.doubleface.loop.LoopGroup;
-import io.doubleface.model.ModelContext;
+import io.doubleface.engine.ModelContext;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
 import io.doubleface.server.internal.StrictRequestDecoder;
@@ -80,7 +80,7 @@ class HttpFanoutHandlerTest {
                         .setMaxInitialLineLength(LIMITS.maxInitialLineLength())
                         .setMaxHeaderSize(LIMITS.maxHeaderSize())
                         .setMaxChunkSize(8192)),
-                new HttpFanoutHandler(engine, router, LIMITS, stats));
+                new HttpFanoutHandler(engine, router, LIMITS.connectionLimits(), stats));
     }
 
     private record Response(int status, String body, String connection, String allow, long contentLength) {}

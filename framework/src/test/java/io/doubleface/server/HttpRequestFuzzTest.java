@@ -15,7 +15,7 @@ import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.GeneratedShards;
 import io.doubleface.engine.RequestStats;
 import io.doubleface.loop.LoopGroup;
-import io.doubleface.model.ModelContext;
+import io.doubleface.engine.ModelContext;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
 import io.doubleface.testing.TestRead;
@@ -120,7 +120,7 @@ class HttpRequestFuzzTest {
                         .setMaxInitialLineLength(LIMITS.maxInitialLineLength())
                         .setMaxHeaderSize(LIMITS.maxHeaderSize())
                         .setMaxChunkSize(8192)),
-                new HttpFanoutHandler(engine, router, LIMITS, stats));
+                new HttpFanoutHandler(engine, router, LIMITS.connectionLimits(), stats));
         ch.writeInbound(Unpooled.wrappedBuffer(input)); // an exception out of the pipeline fails the test here
         ch.runPendingTasks();
         if (containsHead(input)) {

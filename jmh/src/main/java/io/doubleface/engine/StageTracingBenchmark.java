@@ -1,7 +1,7 @@
 package io.doubleface.engine;
 
 import io.doubleface.api.Backend;
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.Replies;
@@ -9,7 +9,6 @@ import io.doubleface.api.ReplyHandler;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardDriver;
-import io.doubleface.model.ThreadingModel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.nio.NioEventLoopGroup;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.doubleface.grpc;
 
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;

@@ -1,6 +1,6 @@
 package io.doubleface.grpc;
 
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.driver.CallTrace;
 import io.doubleface.driver.ShardException;
 import io.grpc.CallOptions;

@@ -1,6 +1,6 @@
 package io.doubleface.grpc;
 
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardDrivers;

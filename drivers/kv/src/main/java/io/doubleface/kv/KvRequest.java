@@ -1,6 +1,6 @@
 package io.doubleface.kv;
 
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.netty.buffer.ByteBuf;
 
 /**

@@ -3,7 +3,7 @@ package io.doubleface.mongo;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.Threads;

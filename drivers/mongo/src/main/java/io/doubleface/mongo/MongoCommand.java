@@ -1,6 +1,6 @@
 package io.doubleface.mongo;
 
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;

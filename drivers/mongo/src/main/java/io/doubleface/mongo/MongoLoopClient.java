@@ -5,7 +5,7 @@ import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoClients;
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardDrivers;

@@ -10,7 +10,7 @@ import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;

@@ -1,6 +1,6 @@
 package io.doubleface.redis;
 
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;

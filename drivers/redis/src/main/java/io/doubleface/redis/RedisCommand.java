@@ -1,6 +1,6 @@
 package io.doubleface.redis;
 
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.CommandArgs;

@@ -1,6 +1,6 @@
 package io.doubleface.redis;
 
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.driver.FlushBatch;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.LoopFlush;

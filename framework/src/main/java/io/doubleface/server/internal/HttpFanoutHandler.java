@@ -9,7 +9,6 @@ import io.doubleface.engine.Outcome;
 import io.doubleface.engine.RequestStats;
 import io.doubleface.engine.RouteStats;
 import io.doubleface.engine.ResponseSink;
-import io.doubleface.server.HttpLimits;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.CompositeByteBuf;
@@ -50,7 +49,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP/1.1 upstream of one connection: validates requests, routes them ({@link HttpRouter}:
  * {@code 404} for an unknown path, {@code 405} with {@code Allow} for a wrong method), collects the
- * body (at most {@link HttpLimits#maxBodySize()}), decodes them with the route's binding, submits
+ * body (at most {@link io.doubleface.server.HttpLimits#maxBodySize()}), decodes them with the route's binding, submits
  * them to the {@link FanoutEngine} with the route's service, and writes the responses back <em>in
  * request order</em> (pipelining), with keep-alive.
  *
@@ -61,10 +60,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Ordering: each request gets a sequence number; responses complete in any order (on any
  * thread — they hop to this channel's loop) and are parked in a ring until all earlier ones are
- * written. Reading stops while {@link HttpLimits#maxPipelined()} requests are unanswered, and while
+ * written. Reading stops while {@link io.doubleface.server.HttpLimits#maxPipelined()} requests are unanswered, and while
  * the connection's outbound buffer is above Netty's high water mark (its client reads slower than
- * it asks); a client that leaves more than {@link HttpLimits#maxQueuedBytes()} unread, or reads
- * nothing for {@link HttpLimits#slowReaderTimeout()} while responses wait, is disconnected.
+ * it asks); a client that leaves more than {@link io.doubleface.server.HttpLimits#maxQueuedBytes()} unread, or reads
+ * nothing for {@link io.doubleface.server.HttpLimits#slowReaderTimeout()} while responses wait, is disconnected.
  *
  * <p>Threading: all state is confined to the channel's event loop.
  */
@@ -76,7 +75,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
     private final FanoutEngine engine;
     private final HttpRouter router;
-    private final HttpLimits limits;
+    private final ConnectionLimits limits;
     private final RequestStats stats;
     private final View view = new View();
     private final long maxAgeNanos;
@@ -111,7 +110,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     private final long maxBehindBytesTotal;
     private long behindReported;      // this connection's share of RequestStats.behindBytes
 
-    public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, HttpLimits limits, RequestStats stats) {
+    public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, ConnectionLimits limits, RequestStats stats) {
         this(engine, router, limits, stats, 0, Long.MAX_VALUE);
     }
 
@@ -122,7 +121,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
      *     behind (connections above the high water mark); the connection that would go over is
      *     closed as a slow reader
      */
-    public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, HttpLimits limits, RequestStats stats,
+    public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, ConnectionLimits limits, RequestStats stats,
             long maxAgeNanos, long maxBehindBytesTotal) {
         this.maxBehindBytesTotal = maxBehindBytesTotal;
         this.maxAgeNanos = maxAgeNanos;
@@ -175,7 +174,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Once per {@link HttpLimits#requestReadTimeout()}: a request whose head or body was under way
+     * Once per {@link io.doubleface.server.HttpLimits#requestReadTimeout()}: a request whose head or body was under way
      * at the last check and has made no progress since gets {@code 408} and the connection closes.
      */
     private void checkRead() {
@@ -659,7 +658,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * After a write: closes the connection if its client leaves more than
-     * {@link HttpLimits#maxQueuedBytes()} unread, else pauses reading while the outbound buffer is
+     * {@link io.doubleface.server.HttpLimits#maxQueuedBytes()} unread, else pauses reading while the outbound buffer is
      * above the high water mark (and arms the slow-reader timer).
      *
      * @return whether the connection was closed

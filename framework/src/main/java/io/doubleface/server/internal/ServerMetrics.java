@@ -12,7 +12,7 @@ import io.doubleface.internal.Json;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.LoopStats;
 import io.doubleface.loop.ThreadStats;
-import io.doubleface.model.ThreadingModel;
+import io.doubleface.engine.ThreadingModel;
 import io.doubleface.tune.LoadAdapter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;

@@ -1,7 +1,7 @@
 package io.doubleface.jmh.engine;
 
 import io.doubleface.api.Backend;
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.Replies;

@@ -4,7 +4,7 @@ import io.doubleface.driver.ResiliencePolicy;
 import io.doubleface.driver.ResilientDriver;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.api.Backend;
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.Replies;

@@ -1,7 +1,7 @@
 package io.doubleface.services.ycsb;
 
 import io.doubleface.api.Backend;
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.api.FailurePolicy;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.ReplyHandler;

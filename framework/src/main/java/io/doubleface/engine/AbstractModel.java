@@ -1,11 +1,10 @@
-package io.doubleface.model;
+package io.doubleface.engine;
 
 import io.doubleface.driver.CallTrace;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
-import io.doubleface.engine.FanoutExchange;
-import io.doubleface.engine.Outcome;
 import io.doubleface.loop.Threads;
+import io.doubleface.model.Configuration;
 import io.netty.channel.EventLoop;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;

@@ -1,10 +1,10 @@
-package io.doubleface.model;
+package io.doubleface.engine;
 
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardException;
-import io.doubleface.engine.FanoutExchange;
 import io.doubleface.loop.LoopGroup;
+import io.doubleface.model.Configuration;
 import io.netty.channel.EventLoop;
 import java.util.concurrent.ThreadPoolExecutor;
 

@@ -1,10 +1,9 @@
-package io.doubleface.model;
+package io.doubleface.engine;
 
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardException;
-import io.doubleface.engine.FanoutExchange;
-import io.doubleface.engine.Outcome;
+import io.doubleface.model.Configuration;
 import io.doubleface.sched.ReplyScheduler;
 import io.doubleface.sched.SchedulingPolicy;
 import io.netty.channel.EventLoop;

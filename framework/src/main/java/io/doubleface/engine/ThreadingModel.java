@@ -1,6 +1,6 @@
-package io.doubleface.model;
+package io.doubleface.engine;
 
-import io.doubleface.engine.FanoutExchange;
+import io.doubleface.model.Configuration;
 import io.netty.channel.EventLoop;
 import java.util.List;
 

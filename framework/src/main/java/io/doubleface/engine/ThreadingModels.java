@@ -1,4 +1,6 @@
-package io.doubleface.model;
+package io.doubleface.engine;
+
+import io.doubleface.model.Configuration;
 
 /** The factory of threading models: one implementation per kind of {@link Configuration}. */
 public final class ThreadingModels {

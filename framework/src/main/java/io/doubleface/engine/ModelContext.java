@@ -1,4 +1,4 @@
-package io.doubleface.model;
+package io.doubleface.engine;
 
 import io.doubleface.api.Backend;
 import io.doubleface.driver.BlockingClient;

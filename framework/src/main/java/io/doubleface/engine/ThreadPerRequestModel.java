@@ -1,12 +1,11 @@
-package io.doubleface.model;
+package io.doubleface.engine;
 
-import io.doubleface.api.Command;
+import io.doubleface.driver.Command;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.CallTrace;
 import io.doubleface.driver.ShardException;
-import io.doubleface.engine.FanoutExchange;
-import io.doubleface.engine.Outcome;
 import io.doubleface.loop.Threads;
+import io.doubleface.model.Configuration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,10 +1,9 @@
-package io.doubleface.model;
+package io.doubleface.engine;
 
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.CallTrace;
 import io.doubleface.driver.ShardException;
-import io.doubleface.engine.FanoutExchange;
-import io.doubleface.engine.Outcome;
+import io.doubleface.model.Configuration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -67,7 +66,7 @@ final class Type1Model extends AbstractModel {
             CallTrace.set(List.of(headers));
         }
         try {
-            reply = client.call(shard, (io.doubleface.api.Command) command, left);
+            reply = client.call(shard, (io.doubleface.driver.Command) command, left);
         } catch (ShardException e) {
             if (ex.failCall(tag, e)) {
                 mergeOnUpstream(ex);

@@ -1,11 +1,10 @@
-package io.doubleface.model;
+package io.doubleface.engine;
 
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardException;
-import io.doubleface.engine.FanoutExchange;
-import io.doubleface.engine.Outcome;
 import io.doubleface.loop.LoopGroup;
+import io.doubleface.model.Configuration;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
