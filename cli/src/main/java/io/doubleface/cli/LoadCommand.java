@@ -126,12 +126,21 @@ final class LoadCommand implements Callable<Integer> {
             defaultValue = "auto", description = "Event loop transport: auto = epoll if available, else nio.")
     LoopGroup.Transport transport;
 
+    @Option(names = "--busy-poll", description = "Open loop: the generator's loops spin instead of sleeping between "
+            + "sends (epoll only; each loop keeps its core busy), for sub-millisecond send times.")
+    boolean busyPoll;
+
     @Option(names = "--seed", paramLabel = "N", description = "Seed of arrivals, mix and keys (default: the clock).")
     Long seed;
 
     @Option(names = "--hlog", paramLabel = "FILE",
             description = "Write the per-second latency (and send-lag) histograms to FILE, HdrHistogram log format.")
     Path hlog;
+
+    @Option(names = "--lag-log", paramLabel = "FILE",
+            description = "Open loop: write each measured send that left 1 ms or more after its intended time to FILE "
+                    + "(CSV t_ms,lag_us; at most 100,000 rows): is the send lag periodic, bursty or spread?")
+    Path lagLog;
 
     @Option(names = "--measure-file", paramLabel = "FILE",
             description = "When the warm-up ends and the measured part begins, create FILE ({\"phase\":"
@@ -177,7 +186,7 @@ final class LoadCommand implements Callable<Integer> {
             }
             LoadGenerator.Builder b = LoadGenerator.builder(base).mix(requests).keys(keys).warmup(warmup)
                     .timeout(timeout).maxConnections(maxConnections).loops(loops).transport(transport)
-                    .messages(env.err()).progress(!quiet).hlog(hlog);
+                    .messages(env.err()).progress(!quiet).hlog(hlog).lagLog(lagLog).busyPoll(busyPoll);
             if (measureFile != null) {
                 Path f = measureFile;
                 b.onMeasureStart(() -> {
@@ -190,6 +199,13 @@ final class LoadCommand implements Callable<Integer> {
                 });
             }
             Arrivals gaps = Arrivals.parse(arrivals);
+            if (users != null && (lagLog != null || busyPoll)) {
+                throw usage((lagLog != null ? "--lag-log" : "--busy-poll")
+                        + " with --users (expected: only with --rate or --schedule: a closed loop has no intended send times)");
+            }
+            if (busyPoll && transport == LoopGroup.Transport.NIO) {
+                throw usage("--busy-poll with --transport nio (expected: epoll, or auto where epoll is available)");
+            }
             if (users != null && !gaps.equals(Arrivals.POISSON)) {
                 throw usage("--arrivals with --users (expected: --arrivals only with --rate or --schedule)");
             }

@@ -30,6 +30,9 @@ class LoadCommandTest {
             {"load", "--url", "/", "--rate", "10", "--arrivals", "h2:1"},
             {"load", "--url", "/", "--rate", "10", "--arrivals", "pareto"},
             {"load", "--url", "/", "--users", "2", "--arrivals", "h2:4"},
+            {"load", "--url", "/", "--users", "2", "--lag-log", "lag.csv"},
+            {"load", "--url", "/", "--users", "2", "--busy-poll"},
+            {"load", "--url", "/", "--rate", "10", "--busy-poll", "--transport", "nio"},
         };
         for (String[] args : bad) {
             CliRun r = new CliRun();

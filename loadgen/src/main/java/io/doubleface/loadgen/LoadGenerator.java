@@ -3,6 +3,7 @@ package io.doubleface.loadgen;
 import io.doubleface.loop.LoopGroup;
 import io.netty.channel.ConnectTimeoutException;
 import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.net.ConnectException;
@@ -10,15 +11,19 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
@@ -82,6 +87,11 @@ public final class LoadGenerator {
     public static final double SEND_LAG_WARN_MILLIS = 1.0;
     /** The p99 send lag above which the rate counts as not kept: {@value} ms. */
     public static final double RATE_KEPT_MAX_LAG_MILLIS = 10.0;
+    /** A measured send this late or later goes to the lag log: {@value} µs. */
+    public static final long LATE_MICROS = 1000;
+    /** Most rows of the lag log: {@value}. */
+    public static final int MAX_LATE_LOGGED = 100_000;
+
     /** The share of scheduled requests that must have been sent for the rate to count as kept: {@value}. */
     public static final double RATE_KEPT_MIN_SENT = 0.99;
     /** Runs (warm-up + duration) longer than this many seconds get a progress line: {@value}. */
@@ -103,6 +113,8 @@ public final class LoadGenerator {
     final LoopGroup.Transport transport;
     final long seed;
     final Path hlog;
+    final Path lagLog;
+    final boolean busyPoll;
     final Runnable onMeasureStart;
     final PrintWriter messages;
     final boolean progress;
@@ -132,6 +144,8 @@ public final class LoadGenerator {
         this.transport = b.transport;
         this.seed = b.seed;
         this.hlog = b.hlog;
+        this.lagLog = b.lagLog;
+        this.busyPoll = b.busyPoll;
         this.onMeasureStart = b.onMeasureStart;
         this.messages = b.messages;
         this.progress = b.progress;
@@ -194,6 +208,9 @@ public final class LoadGenerator {
         }
         Run run = new Run(this, address, host + ":" + port);
         try (LoopGroup group = new LoopGroup("loadgen", loops, transport)) {
+            if (busyPoll) {
+                group.setBusyPoll(true);
+            }
             current = run;
             if (stopRequested) {
                 run.stopping = true;
@@ -218,6 +235,9 @@ public final class LoadGenerator {
         volatile boolean finished;
         volatile boolean budgetUsed;
         volatile Throwable failure;
+        /** Measured sends at least {@link #LATE_MICROS} late, {offset from measureStart ns, lag µs}; with a lag log. */
+        final ConcurrentLinkedQueue<long[]> late;
+        final AtomicInteger lateCount = new AtomicInteger();
         private final Thread coordinator = Thread.currentThread();
 
         Run(LoadGenerator g, InetSocketAddress address, String hostHeader) {
@@ -226,6 +246,14 @@ public final class LoadGenerator {
             this.hostHeader = hostHeader;
             this.stats = new RunStats(g.maxRequests, g.mix.templates().size());
             this.warmupNanos = g.warmup.toNanos();
+            this.late = g.lagLog != null ? new ConcurrentLinkedQueue<>() : null;
+        }
+
+        /** Notes a measured send {@code lagMicros} late (loop thread; only with a lag log, only late ones). */
+        void late(long intended, long lagMicros) {
+            if (lateCount.incrementAndGet() <= MAX_LATE_LOGGED) {
+                late.add(new long[] {intended - measureStart, lagMicros});
+            }
         }
 
         boolean closedLoop() {
@@ -318,7 +346,27 @@ public final class LoadGenerator {
             if (log != null) {
                 log.close();
             }
+            if (late != null) {
+                writeLagLog(g.lagLog);
+            }
             return result(Math.max(0, end - measureStart), intervals, classes, ok, failed);
+        }
+
+        /** One line per late send, in send order: when (ms since the measured part began) and how late (µs). */
+        private void writeLagLog(Path file) throws LoadException {
+            List<long[]> rows = new ArrayList<>(late);
+            rows.sort(Comparator.comparingLong(r -> r[0]));
+            StringBuilder b = new StringBuilder("# doubleface load: measured sends at least " + LATE_MICROS
+                    + " us late; " + lateCount.get() + " in all" + (lateCount.get() > MAX_LATE_LOGGED
+                    ? ", the first " + MAX_LATE_LOGGED + " listed" : "") + "\nt_ms,lag_us\n");
+            for (long[] r : rows) {
+                b.append(String.format(Locale.ROOT, "%.3f", r[0] / 1e6)).append(',').append(r[1]).append('\n');
+            }
+            try {
+                Files.writeString(file, b);
+            } catch (IOException e) {
+                throw new LoadException("cannot write the lag log " + file + ": " + e.getMessage(), e);
+            }
         }
 
         private LoadResult result(long measuredNanos, Intervals iv, Histogram[] classTotals, Histogram ok,
@@ -486,6 +534,8 @@ public final class LoadGenerator {
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private long seed = System.nanoTime();
         private Path hlog;
+        private Path lagLog;
+        private boolean busyPoll;
         private Runnable onMeasureStart;
         private PrintWriter messages;
         private boolean progress = true;
@@ -604,6 +654,27 @@ public final class LoadGenerator {
         /** Writes the per-second interval histograms to {@code file} (HdrHistogram log format). */
         public Builder hlog(Path file) {
             this.hlog = file;
+            return this;
+        }
+
+        /**
+         * Writes every measured send that left at least {@value #LATE_MICROS} µs after its intended
+         * time to {@code file} (CSV {@code t_ms,lag_us}, at most {@value #MAX_LATE_LOGGED} rows): to
+         * see whether the send lag is periodic (a once-a-second stall shows as t_ms clustering at
+         * whole seconds), bursty, or spread. Default: none.
+         */
+        public Builder lagLog(Path file) {
+            this.lagLog = file;
+            return this;
+        }
+
+        /**
+         * Busy-polls the generator's event loops instead of blocking in {@code epoll_wait} between
+         * sends (epoll only): each loop spins its core, and an arrival is sent without a wake-up.
+         * Default: off.
+         */
+        public Builder busyPoll(boolean on) {
+            this.busyPoll = on;
             return this;
         }
 

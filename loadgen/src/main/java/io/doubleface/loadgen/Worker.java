@@ -132,7 +132,11 @@ final class Worker {
                     return;
                 }
                 stats.scheduled.increment();
-                stats.sendLag.recordValue((now - intended) / 1000);
+                long lag = (now - intended) / 1000;
+                stats.sendLag.recordValue(lag);
+                if (lag >= LoadGenerator.LATE_MICROS && run.late != null) {
+                    run.late(intended, lag);
+                }
             }
             dispatch(intended, measured);
             next = gaps.next(run.generator.schedule, share, next);

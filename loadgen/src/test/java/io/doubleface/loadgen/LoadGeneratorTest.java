@@ -260,6 +260,36 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void theLagLogListsExactlyTheMeasuredSendsAMillisecondLateOrMore(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("lag.csv");
+        // a rate one loop cannot send on time: the backlog makes sends late by construction
+        LoadResult r = open(50_000).duration(Duration.ofMillis(500)).lagLog(file).build().run();
+        List<String> lines = java.nio.file.Files.readAllLines(file);
+        long late = r.sendLag().getCountBetweenValues(LoadGenerator.LATE_MICROS, Long.MAX_VALUE);
+        assertTrue(late > 0, "a 50,000/s schedule on one loop leaves sends late:\n" + r.toText());
+        assertTrue(lines.get(0).contains(" " + late + " in all"), lines.get(0) + " vs " + late);
+        assertEquals("t_ms,lag_us", lines.get(1));
+        List<String> rows = lines.subList(2, lines.size());
+        assertEquals(Math.min(late, LoadGenerator.MAX_LATE_LOGGED), rows.size());
+        double previous = -1;
+        for (String row : rows) {
+            String[] f = row.split(",");
+            double t = Double.parseDouble(f[0]);
+            assertTrue(t >= previous && t <= 500, row);
+            assertTrue(Long.parseLong(f[1]) >= LoadGenerator.LATE_MICROS, row);
+            previous = t;
+        }
+    }
+
+    @Test
+    void busyPollingLoopsSendAndCountAsBlockingOnes() throws Exception {
+        LoadResult r = open(300).duration(Duration.ofSeconds(1)).busyPoll(true).build().run();
+        assertTrue(r.requests() > 150, r.toText());
+        assertEquals(0, r.errors(), r.toText());
+        assertEquals(r.requests(), r.sendLag().getTotalCount(), "every measured send timed:\n" + r.toText());
+    }
+
+    @Test
     void aRateTheConnectionLimitCannotCarryIsReportedNotReduced() throws Exception {
         server.delayMillis = 50;
         // 1 connection at 50 ms per answer carries 20/s; 200/s are offered
