@@ -22,7 +22,7 @@ import peers.Workload;
 /**
  * The workload on doubleface's public API, written as a user would from {@code examples/timeline}: a
  * {@code redis://} backend, route {@code GET /}, plan = K {@code Redis.bytes().get(key)} calls to shards
- * 0..K-1, merge = the K values concatenated in shard order, encoded as the response body. The fifth
+ * 0..K-1, merge = the K values in shard order, written as the response body one after the other. The fifth
  * argument is the configuration (default {@code doubleface}; e.g. {@code type2a-1f1b}).
  */
 public final class DoublefacePeer {
@@ -32,8 +32,11 @@ public final class DoublefacePeer {
     static final Redis<byte[], byte[]> REDIS = Redis.bytes();
     static final ReplyHandler<Workload.Query, byte[], byte[]> VALUE = (q, call, value) -> value;
 
-    /** K GETs of one key, the values concatenated in shard order. */
-    static final class Service implements FanoutService<Workload.Query, byte[], byte[]> {
+    /**
+     * K GETs of one key, the values in shard order; the binding writes them as one body without
+     * copying them again ({@link Unpooled#wrappedBuffer(byte[]...)}).
+     */
+    static final class Service implements FanoutService<Workload.Query, byte[], byte[][]> {
         private final Backend<RedisCommand<?>> redis;
 
         Service(Backend<RedisCommand<?>> redis) {
@@ -49,28 +52,20 @@ public final class DoublefacePeer {
         }
 
         @Override
-        public byte[] merge(Workload.Query q, Replies<byte[]> replies, FanoutPlan<Workload.Query, byte[]> next) {
-            int n = 0;
-            for (int i = 0; i < replies.size(); i++) {
-                byte[] v = replies.get(i);
-                if (v == null) {
+        public byte[][] merge(Workload.Query q, Replies<byte[]> replies, FanoutPlan<Workload.Query, byte[]> next) {
+            byte[][] values = new byte[replies.size()][];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = replies.get(i);
+                if (values[i] == null) {
                     throw new IllegalStateException("no value for " + q.keyName() + " on shard " + replies.shard(i));
                 }
-                n += v.length;
             }
-            byte[] body = new byte[n];
-            int at = 0;
-            for (int i = 0; i < replies.size(); i++) {
-                byte[] v = replies.get(i);
-                System.arraycopy(v, 0, body, at, v.length);
-                at += v.length;
-            }
-            return body;
+            return values;
         }
     }
 
     /** {@code ?fanout=K&size=small|large[&key=N]} in, the bytes out. */
-    static final class Binding implements HttpBinding<Workload.Query, byte[]> {
+    static final class Binding implements HttpBinding<Workload.Query, byte[][]> {
         private final int shards;
 
         Binding(int shards) {
@@ -89,8 +84,8 @@ public final class DoublefacePeer {
         }
 
         @Override
-        public ByteBuf encode(byte[] body, ByteBufAllocator alloc) {
-            return Unpooled.wrappedBuffer(body);
+        public ByteBuf encode(byte[][] values, ByteBufAllocator alloc) {
+            return Unpooled.wrappedBuffer(values);
         }
 
         @Override
