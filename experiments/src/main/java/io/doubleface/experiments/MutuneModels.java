@@ -63,13 +63,13 @@ final class MutuneModels implements Experiments.Experiment {
         if (o.loads() != null) {
             for (double l : o.loads()) {
                 long rate = Math.round(l);
-                ps.add(new Point("load " + rate, params("load", rate), p -> openArgs(rate)));
+                ps.add(new Point("load " + rate, params("load", rate), p -> openArgs(rate, fanout(o))));
             }
             return ps;
         }
         for (double f : o.quick() ? QUICK_FRACTIONS : FRACTIONS) {
             ps.add(new Point(String.format(Locale.ROOT, "load %.2f", f), params("fraction", f),
-                    p -> openArgs(rate(f, p))));
+                    p -> openArgs(rate(f, p), fanout(o))));
         }
         return ps;
     }
@@ -90,8 +90,8 @@ final class MutuneModels implements Experiments.Experiment {
         return Math.max(runSeconds(o), Math.ceil(MIN_P99_SAMPLES / rate));
     }
 
-    static List<String> openArgs(long rate) {
-        return List.of("--rate", Long.toString(rate), "--url", query(5, "small"), "--max-connections", "2048");
+    static List<String> openArgs(long rate, int fanout) {
+        return List.of("--rate", Long.toString(rate), "--url", query(fanout, "small"), "--max-connections", "2048");
     }
 
     @Override
@@ -225,7 +225,7 @@ final class MutuneModels implements Experiments.Experiment {
     static Profile profile(Report report) {
         boolean ycsb = report.options().service().isYcsb();
         Profile.Builder b = Profile.builder()
-                .service(ycsb ? "ycsb fanout 5 small" : report.options().service().name() + " " + report.options().service().requests())
+                .service(ycsb ? "ycsb fanout " + fanout(report.options()) + " small" : report.options().service().name() + " " + report.options().service().requests())
                 .shards(ycsb ? report.options().driver() + ", " + report.options().shards() + " shards, " + report.options().records() + " records"
                         : report.options().shards() + " gRPC leaves, default data")
                 .machine(String.valueOf(report.options().ioThreads()) + " I/O loop, mid-tier on CPUs "
