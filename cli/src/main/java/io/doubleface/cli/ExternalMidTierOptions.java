@@ -30,7 +30,7 @@ final class ExternalMidTierOptions {
                 + "nothing of it is pinned, each configuration is activated with PUT /admin/config (and "
                 + "+flush=/+pin= with PUT /admin/knobs), and the configuration and knobs it had are put back at the "
                 + "end. Options and configurations that need a process of the runner's own are refused "
-                + "(docs/experiments.md, External topology).")
+                + "(docs/experiments.md, Over a running mid-tier).")
     String midTier;
 
     @Option(names = "--admin", paramLabel = "http://HOST:PORT",
