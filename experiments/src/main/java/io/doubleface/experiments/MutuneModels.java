@@ -4,6 +4,7 @@ import static io.doubleface.experiments.Experiments.MIN_P99_SAMPLES;
 import static io.doubleface.experiments.Experiments.OPEN_LOOP_WARMUP;
 import static io.doubleface.experiments.Experiments.TAXONOMY;
 import static io.doubleface.experiments.Experiments.capacity;
+import static io.doubleface.experiments.Experiments.fanout;
 import static io.doubleface.experiments.Experiments.measuredSeconds;
 import static io.doubleface.experiments.Experiments.or;
 import static io.doubleface.experiments.Experiments.params;
