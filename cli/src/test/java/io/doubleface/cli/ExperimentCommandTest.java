@@ -356,7 +356,7 @@ class ExperimentCommandTest {
                         {"a default configuration of mutune-steady; give --configs"}},
                     new String[][] {concat(new String[] {"experiment", "fanout", "--fanouts", "1,6"}, at, token),
                         {"fanout 6 (point small c=20 k=6) is more than the mid-tier's 5 shards"}},
-                    new String[][] {concat(new String[] {"experiment", "fanout", "--service", "router"}, at, token),
+                    new String[][] {concat(new String[] {"experiment", "concurrency", "--service", "router"}, at, token),
                         {"answered HTTP 404", "does it run serve router (--service)?"}}));
             for (String[][] c : cases) {
                 CliRun r = new CliRun();
