@@ -183,6 +183,9 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
     /**
      * The mid-tier's side of one run.
      *
+     * @param threadGroups group → {active threads (-1: not known), context switches, CPU ms}
+     * @param activeThreads threads that ran during the run; -1 when not known (counters per group,
+     *     {@link #ofServer})
      * @param stages configuration → stage → the run's traced requests in it (empty when tracing is off)
      */
     record Delta(double seconds, long requests, Map<String, long[]> loopGroups, Map<String, long[]> threadGroups,
@@ -246,9 +249,11 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
             m.put("loops", lg);
             Map<String, Object> tg = new LinkedHashMap<>();
             threadGroups.forEach((k, v) -> {
-                if (v[0] != 0 || v[1] > 0) {
+                if (v[0] > 0 || v[1] > 0 || (v[0] < 0 && v[2] > 0)) {
                     Map<String, Object> g = new LinkedHashMap<>();
-                    g.put("active_threads", v[0] < 0 ? null : v[0]);
+                    if (v[0] >= 0) { // -1: not known (an external mid-tier's counters are per group)
+                        g.put("active_threads", v[0]);
+                    }
                     g.put("context_switches", v[1]);
                     g.put("cpu_ms", v[2]);
                     tg.put(k, g);
