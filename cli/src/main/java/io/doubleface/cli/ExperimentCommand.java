@@ -1,15 +1,19 @@
 package io.doubleface.cli;
 
 import io.doubleface.experiments.ExperimentRunner;
+import io.doubleface.experiments.ExternalTopology;
 import io.doubleface.experiments.ServiceSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -18,7 +22,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code doubleface experiment NAME}: one of the paper's experiments over separate, pinned
- * processes (leaf, mid-tier, load generator), with a results directory.
+ * processes (leaf, mid-tier, load generator), or over a running mid-tier ({@code --midtier}), with
+ * a results directory.
  */
 @Command(name = "experiment",
         mixinStandardHelpOptions = true,
@@ -50,6 +55,11 @@ import picocli.CommandLine.Spec;
                 + "OUT/NAME-<timestamp>/ with report.md, summary.json, environment.json and PNG plots, and the raw files "
                 + "(process logs, logs/) in raw.tar.xz, the interval logs in intervals.tar.xz (--keep-raw: as files). "
                 + "Prints the estimated time first and one line per run.",
+            "",
+            "With --midtier (a running mid-tier, e.g. docker compose's) nothing is started but the load generator: "
+                + "concurrency, fanout, demo, mutune-models run on it, mutune-steady and mutune-flash with static "
+                + "--configs, variability if it runs with --trace-stages all; imbalance and priority need a mid-tier "
+                + "of their own.",
             ""},
         footer = {"", "Examples:",
             "  doubleface experiment fanout --quick",
@@ -58,6 +68,7 @@ import picocli.CommandLine.Spec;
             "  doubleface experiment variability --configs doubleface,doubleface+flush=per-write,doubleface-poll",
             "  doubleface experiment fanout --driver redis --configs doubleface,doubleface@connection=shared,type2a-1f1b",
             "  doubleface experiment fanout --driver mongo --configs doubleface@transport=loop,doubleface,type2b@transport=aio",
+            "  doubleface experiment mutune-models --quick --midtier http://127.0.0.1:8080 --admin http://127.0.0.1:9090",
             "Exit codes: 0 done, 1 a process or run failed (the message says which), 2 usage error."})
 final class ExperimentCommand implements Callable<Integer> {
 
@@ -72,6 +83,9 @@ final class ExperimentCommand implements Callable<Integer> {
 
     @Option(names = "--quick", description = "Fewer points, shorter runs, one repeat: a few minutes.")
     boolean quick;
+
+    @Mixin
+    ExternalMidTierOptions external;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Where the results directory is created.")
     Path out = Path.of("results");
@@ -102,7 +116,8 @@ final class ExperimentCommand implements Callable<Integer> {
     String midCpus;
 
     @Option(names = "--aux-cpus", paramLabel = "LIST",
-            description = "CPUs of the leaf and the load generator. Default: the other CPUs.")
+            description = "CPUs of the leaf and the load generator. Default: the other CPUs; with --midtier: the load "
+                + "generator's, default not pinned.")
     String auxCpus;
 
     @Option(names = "--no-pin", description = "Do not pin anything (taskset not used).")
@@ -218,6 +233,8 @@ final class ExperimentCommand implements Callable<Integer> {
                 }
             }
         }
+        external.refuse(spec, REFUSED_WITH_MIDTIER);
+        external.refuseConfigs(spec, configs);
         if (sizes != null) {
             for (String s : sizes) {
                 if (!List.of("small", "medium", "large").contains(s)) {
@@ -244,23 +261,28 @@ final class ExperimentCommand implements Callable<Integer> {
                 }
             }
         }
-        if (fanouts != null && fanouts.stream().anyMatch(f -> f > shards)) {
+        if (!external.given() && fanouts != null && fanouts.stream().anyMatch(f -> f > shards)) {
             throw new ParameterException(spec.commandLine(), "--fanouts: " + fanouts + " (expected: each <= --shards "
                     + shards + ")");
         }
-        String[] pin = pinning(noPin, midCpus, auxCpus, env, "experiment");
-        String mid = pin[0];
+        // checked last: it connects to the running mid-tier (the fanout limit is then its shard count)
+        ExternalTopology ext = external.connect(spec, serviceSpec());
+        // with --midtier only the load generator can be pinned, and only where --aux-cpus says
+        String[] pin = ext != null ? pinning(noPin || auxCpus == null, null, auxCpus, env, "experiment")
+                : pinning(noPin, midCpus, auxCpus, env, "experiment");
+        String mid = ext != null ? null : pin[0];
         String aux = pin[1];
         List<String> cmdLine = new ArrayList<>(List.of("doubleface"));
         cmdLine.addAll(spec.commandLine().getParseResult().originalArgs());
-        ExperimentRunner.Options o = new ExperimentRunner.Options(name, quick, out, driver, shards, records, ioThreads,
+        ExperimentRunner.Options o = new ExperimentRunner.Options(name, quick, out, driver,
+                ext != null ? ext.shards() : shards, records, ioThreads,
                 mid, aux, warmup != null ? warmup : quick ? Duration.ofMillis(500) : ExperimentRunner.defaultWarmup(name),
                 duration,
                 globalWarmup != null ? globalWarmup : Duration.ofSeconds(quick ? 1 : 10),
                 repeats != null ? repeats : quick ? 1 : 2, configs, concurrency, fanouts, sizes, replyWorkMicros,
                 loadFraction, shardOptions, null, loads, profile != null ? profile.toAbsolutePath()
                         : ProfileFiles.defaultProfile(serviceSpec().name()), generator, VersionProvider.version(), cmdLine,
-                serviceSpec());
+                serviceSpec(), ext);
         try {
             Files.createDirectories(out);
             Path dir = ExperimentRunner.run(o, env.out());
@@ -274,7 +296,21 @@ final class ExperimentCommand implements Callable<Integer> {
         return DoubleFaceCli.EXIT_OK;
     }
 
-    /** {mid-tier CPUs, leaf and load CPUs} for taskset; nulls when not pinned (warns if taskset is missing). */
+    /** Options that need processes of the runner's own, and why: refused with {@code --midtier}. */
+    private static final Map<String, String> REFUSED_WITH_MIDTIER = refusedWithMidTier();
+
+    private static Map<String, String> refusedWithMidTier() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("--driver", "the store is the running mid-tier's own; no leaf is started");
+        m.put("--shards", "the shard count is the running mid-tier's (/admin/stats); no leaf is started");
+        m.put("--io-threads", "I/O loops are a start option of the mid-tier (serve --io-threads)");
+        m.put("--mid-cpus", "nothing of the running mid-tier is pinned");
+        m.put("--shard-options", "shard-URI options are fixed when a mid-tier process opens its shards");
+        m.put("--reply-work-us", "the per-reply work is a start option of the mid-tier (serve --reply-work-us)");
+        m.put("--profile", "the load-adapter policies run in a mid-tier of their own");
+        return m;
+    }
+
     private ServiceSpec serviceSpec() {
         try {
             ServiceSpec s = ServiceSpec.of(service);
@@ -297,6 +333,7 @@ final class ExperimentCommand implements Callable<Integer> {
         return shardOptions != null && !shardOptions.isEmpty();
     }
 
+    /** {mid-tier CPUs, leaf and load CPUs} for taskset; nulls when not pinned (warns if taskset is missing). */
     static String[] pinning(boolean noPin, String midCpus, String auxCpus, CliEnv env, String command) {
         int cpus = Runtime.getRuntime().availableProcessors();
         if (noPin) {

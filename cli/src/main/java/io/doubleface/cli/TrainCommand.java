@@ -1,6 +1,7 @@
 package io.doubleface.cli;
 
 import io.doubleface.experiments.ExperimentRunner;
+import io.doubleface.experiments.ExternalTopology;
 import io.doubleface.experiments.ServiceSpec;
 import io.doubleface.model.Configuration;
 import io.doubleface.tune.Profile;
@@ -12,8 +13,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -21,7 +24,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code doubleface train}: profiles configurations under open-loop load for the load adapter —
- * the {@code mutune-models} experiment, whose profile is copied to {@code --out}.
+ * the {@code mutune-models} experiment, whose profile is copied to {@code --out} — over a mid-tier it
+ * starts, or over a running one ({@code --midtier}).
  */
 @Command(name = "train",
         mixinStandardHelpOptions = true,
@@ -36,12 +40,17 @@ import picocli.CommandLine.Spec;
                 + "step, saturation marked (under 95%% of the offered load answered, or over 0.1%% errors). Writes the "
                 + "profile (JSON, docs/tuning.md) to --out, its plot next to it (.png), and the full experiment report "
                 + "under --results. This is `doubleface experiment mutune-models` with a profile as its product.",
+            "",
+            "With --midtier it profiles a running mid-tier (e.g. docker compose's): nothing is started but the load "
+                + "generator, each configuration is activated with PUT /admin/config; the profile is then that "
+                + "server's, on its hardware and shards.",
             ""},
         footer = {"", "Examples:",
             "  doubleface train --out profiles/ycsb-kv.json",
             "  doubleface train --configs doubleface,sip,sdb,adb --loads 500,2000,5000,8000 --duration 10s --out my.json",
             "  doubleface train --shards redis://127.0.0.1:7201-7220 --out profiles/ycsb-redis.json",
             "  doubleface train --service hdsearch --shard-count 4 --out profiles/hdsearch.json",
+            "  doubleface train --midtier http://127.0.0.1:8080 --admin http://127.0.0.1:9090 --out profiles/compose-redis.json",
             "Then: doubleface serve ycsb --config adaptive --profile FILE",
             "Exit codes: 0 done, 1 a process or run failed, 2 usage error."})
 final class TrainCommand implements Callable<Integer> {
@@ -58,6 +67,9 @@ final class TrainCommand implements Callable<Integer> {
             + "--driver, --shards and --records apply to ycsb only). serve SERVICE --config adaptive reads "
             + "profiles/SERVICE.json by default.")
     String service = "ycsb";
+
+    @Mixin
+    ExternalMidTierOptions external;
 
     @Option(names = "--driver", paramLabel = "kv|redis|mongo|grpc",
             description = "Store of the embedded leaf started for training (without --shards).")
@@ -114,7 +126,8 @@ final class TrainCommand implements Callable<Integer> {
     @Option(names = "--mid-cpus", paramLabel = "LIST", description = "CPUs of the mid-tier (taskset -c list).")
     String midCpus;
 
-    @Option(names = "--aux-cpus", paramLabel = "LIST", description = "CPUs of the leaf and the load generator.")
+    @Option(names = "--aux-cpus", paramLabel = "LIST", description = "CPUs of the leaf and the load generator (with "
+            + "--midtier: of the load generator, default not pinned).")
     String auxCpus;
 
     @Option(names = "--keep-raw", description = "Leave the raw files (process logs, logs/, intervals/) as files; by "
@@ -123,6 +136,13 @@ final class TrainCommand implements Callable<Integer> {
 
     @Option(names = "--no-pin", description = "Do not pin anything.")
     boolean noPin;
+
+    /** Options that need processes of the runner's own, and why: refused with {@code --midtier}. */
+    private static final Map<String, String> REFUSED_WITH_MIDTIER = Map.of(
+            "--shards", "the running mid-tier has its shards; no mid-tier is started over these",
+            "--driver", "the store is the running mid-tier's own; no leaf is started",
+            "--shard-count", "the shard count is the running mid-tier's (/admin/stats); no leaf is started",
+            "--mid-cpus", "nothing of the running mid-tier is pinned");
 
     TrainCommand(CliEnv env) {
         this.env = env;
@@ -174,10 +194,10 @@ final class TrainCommand implements Callable<Integer> {
                 }
             }
         }
-        String external = null;
+        String externalShards = null;
         String drv = driver;
         if (shards != null) {
-            external = shards;
+            externalShards = shards;
             String scheme = shards.contains("://") ? shards.substring(0, shards.indexOf("://")) : "";
             drv = switch (scheme) {
                 case "kv" -> "kv";
@@ -191,13 +211,20 @@ final class TrainCommand implements Callable<Integer> {
         if (out.getParent() != null && !Files.isDirectory(out.getParent())) {
             throw new ParameterException(spec.commandLine(), "--out: directory " + out.getParent() + " does not exist");
         }
-        String[] pin = ExperimentCommand.pinning(noPin, midCpus, auxCpus, env, "train");
+        external.refuse(spec, REFUSED_WITH_MIDTIER);
+        ExternalTopology ext = external.connect(spec, serviceSpec);
+        // with --midtier only the load generator can be pinned, and only where --aux-cpus says
+        String[] pin = ext != null ? ExperimentCommand.pinning(noPin || auxCpus == null, null, auxCpus, env, "train")
+                : ExperimentCommand.pinning(noPin, midCpus, auxCpus, env, "train");
+        if (ext != null) {
+            pin[0] = null;
+        }
         List<String> cmdLine = new ArrayList<>(List.of("doubleface"));
         cmdLine.addAll(spec.commandLine().getParseResult().originalArgs());
-        ExperimentRunner.Options o = new ExperimentRunner.Options("mutune-models", quick, results, drv, shardCount,
-                records, 1, pin[0], pin[1], warmup, duration, globalWarmup, repeats, cs, null,
-                null, null, null, 0.75, null, external, ls, null, "java", VersionProvider.version(), cmdLine,
-                serviceSpec);
+        ExperimentRunner.Options o = new ExperimentRunner.Options("mutune-models", quick, results, drv,
+                ext != null ? ext.shards() : shardCount, records, 1, pin[0], pin[1], warmup, duration, globalWarmup,
+                repeats, cs, null, null, null, null, 0.75, null, externalShards, ls, null, "java",
+                VersionProvider.version(), cmdLine, serviceSpec, ext);
         try {
             Files.createDirectories(results);
             Path dir = ExperimentRunner.run(o, env.out());

@@ -1,11 +1,13 @@
 package io.doubleface.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.experiments.MiniJson;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -261,6 +263,116 @@ class ExperimentCommandTest {
             assertTrue(MiniJson.path(run, "mid_tier", "requests").asLong() > 0, run.toString());
         }
         assertEquals("doubleface@connection=shared", MiniJson.path(runs.get(1), "config").asString());
+    }
+
+    @Test
+    void anExperimentOverARunningMidTierSwitchesItAndStartsNothing(@TempDir Path out) throws Exception {
+        try (RunningMidTier m = new RunningMidTier(out)) {
+            CliRun r = new CliRun();
+            int exit = r.run("experiment", "fanout", "--quick", "--keep-raw", "--midtier", m.midTier(), "--admin",
+                    m.admin(), "--admin-token-file", m.tokenFile.toString(), "--configs", "doubleface,type2a-1f1b",
+                    "--fanouts", "5", "--sizes", "small", "--concurrency", "4", "--duration", "1s", "--warmup", "300ms",
+                    "--global-warmup", "500ms", "--out", out.toString());
+            assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
+            Path dir;
+            try (Stream<Path> s = Files.list(out)) {
+                dir = s.filter(p -> p.getFileName().toString().startsWith("fanout-quick-")).findFirst().orElseThrow();
+            }
+            // nothing was started but load generators
+            assertTrue(!Files.exists(dir.resolve("leaf.log")) && !Files.exists(dir.resolve("mid-tier.log")),
+                    "no leaf, no mid-tier process");
+            Map<String, Object> summary = MiniJson.object(Files.readString(dir.resolve("summary.json")));
+            List<Map<String, Object>> runs = MiniJson.objects(summary, "runs");
+            assertEquals(List.of("doubleface", "type2a-1f1b"), runs.stream().map(x -> x.get("config")).toList());
+            for (Map<String, Object> run : runs) {
+                assertTrue(MiniJson.path(run, "load", "throughput_rps").asDouble() > 0, run.toString());
+                assertEquals(0, MiniJson.path(run, "load", "errors").asLong(), run.toString());
+                // sampled from the server's /admin/stats: its requests, its loops, its own thread counters
+                assertTrue(MiniJson.path(run, "mid_tier", "requests").asLong() >= MiniJson.path(run, "load", "requests")
+                        .asLong(), run.toString());
+                assertTrue(MiniJson.path(run, "mid_tier", "loops", "io", "wakeups").asLong() > 0, run.toString());
+                assertTrue(MiniJson.path(run, "mid_tier", "cpu_ms").asLong() > 0, run.toString());
+                assertNull(MiniJson.path(run, "mid_tier").asMap().get("active_threads"), "unknown, not 0");
+            }
+            // the server's switch log: both configurations were activated on it, and it was put back at the end
+            Map<String, Object> stats = m.stats();
+            List<String> to = MiniJson.objects(stats, "switch_log").stream().map(x -> (String) x.get("to")).toList();
+            assertTrue(to.contains("type2a-1f1b") && to.indexOf("doubleface") > to.indexOf("type2a-1f1b"), to.toString());
+            assertEquals("doubleface", stats.get("config"));
+            Map<String, Object> env = MiniJson.object(Files.readString(dir.resolve("environment.json")));
+            assertEquals(m.midTier(), MiniJson.path(env, "topology", "mid_tier").asString());
+            assertEquals(m.admin(), MiniJson.path(env, "topology", "admin").asString());
+            assertEquals(5, MiniJson.path(env, "topology", "server_at_start", "shards").asLong());
+            assertEquals("external: not pinned by the runner", MiniJson.path(env, "pinning", "mid_tier").asString());
+            String all = Files.readString(dir.resolve("environment.json")) + Files.readString(dir.resolve("report.md"));
+            assertTrue(!all.contains(RunningMidTier.TOKEN), "the token is never written down");
+            String report = Files.readString(dir.resolve("report.md"));
+            assertTrue(report.contains("- topology: external mid-tier " + m.midTier()), report);
+            assertTrue(report.contains("throughput relative to doubleface"), report);
+        }
+    }
+
+    @Test
+    void aRunningMidTierThatIsWrongOrCannotBeUsedIsAUsageError(@TempDir Path tmp) throws Exception {
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        String nowhere = "http://127.0.0.1:" + closed;
+        Path wrongToken = Files.writeString(tmp.resolve("wrong.token"), "not-the-token-of-that-server");
+        // {arguments, what the message must say}
+        List<String[][]> cases = new ArrayList<>(List.of(
+                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--admin", nowhere},
+                    {"--admin " + nowhere + ": no answer (connection refused)"}},
+                new String[][] {{"experiment", "fanout", "--midtier", "ftp://127.0.0.1:1"}, {"--midtier: ftp://"}},
+                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--configs", "doubleface,doubleface+gc=zgc"},
+                    {"doubleface+gc=zgc: +gc= is the collector of a mid-tier JVM of its own"}},
+                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--configs", "doubleface@connection=shared"},
+                    {"@OPTIONS are shard-URI options"}},
+                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--configs", "adaptive"},
+                    {"adaptive: a load-adapter policy runs in a mid-tier started with --config adaptive"}},
+                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--driver", "redis"},
+                    {"--driver cannot be used with --midtier"}},
+                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--io-threads", "2"},
+                    {"--io-threads cannot be used with --midtier"}},
+                new String[][] {{"experiment", "fanout", "--admin", nowhere}, {"--admin needs --midtier"}},
+                new String[][] {{"train", "--out", tmp.resolve("p.json").toString(), "--midtier", nowhere, "--shards",
+                    "kv://127.0.0.1:1-2"}, {"--shards cannot be used with --midtier"}}));
+        try (RunningMidTier m = new RunningMidTier(tmp)) {
+            String[] at = {"--midtier", m.midTier(), "--admin", m.admin()};
+            // --out: a run refused after the connection must not leave a results directory in the working directory
+            String[] token = {"--admin-token-file", m.tokenFile.toString(), "--out", tmp.toString()};
+            cases.addAll(List.of(
+                    new String[][] {concat(new String[] {"experiment", "fanout"}, at, new String[] {"--admin-token-file",
+                        wrongToken.toString()}), {"the mid-tier refused the admin token for changing the configuration "
+                            + "(HTTP 401)"}},
+                    new String[][] {concat(new String[] {"experiment", "fanout"}, at), {"the mid-tier refused a request "
+                        + "without an admin token"}},
+                    new String[][] {concat(new String[] {"experiment", "imbalance"}, at, token),
+                        {"imbalance --midtier: its tables count the mid-tier's active threads"}},
+                    new String[][] {concat(new String[] {"experiment", "priority"}, at, token),
+                        {"priority --midtier: it sets the mid-tier's per-reply CPU work"}},
+                    new String[][] {concat(new String[] {"experiment", "mutune-steady"}, at, token),
+                        {"a default configuration of mutune-steady; give --configs"}},
+                    new String[][] {concat(new String[] {"experiment", "fanout", "--fanouts", "1,6"}, at, token),
+                        {"fanout 6 (point small c=20 k=6) is more than the mid-tier's 5 shards"}},
+                    new String[][] {concat(new String[] {"experiment", "concurrency", "--service", "router"}, at, token),
+                        {"answered HTTP 404", "does it run serve router (--service)?"}}));
+            for (String[][] c : cases) {
+                CliRun r = new CliRun();
+                String[] args = c[0];
+                assertEquals(DoubleFaceCli.EXIT_USAGE, r.run(args), () -> String.join(" ", args) + "\n" + r.err());
+                for (String expected : c[1]) {
+                    assertTrue(r.err().contains(expected), String.join(" ", args) + "\n" + r.err());
+                }
+                assertTrue(r.err().contains("Try 'doubleface " + args[0]) && r.err().lines().count() <= 3, r.err());
+            }
+            assertEquals(0, ((Number) m.stats().get("switches")).longValue(), "nothing was switched");
+        }
+    }
+
+    private static String[] concat(String[]... parts) {
+        return java.util.Arrays.stream(parts).flatMap(java.util.Arrays::stream).toArray(String[]::new);
     }
 
     /** The members of a .tar.xz archive (GNU tar, as the runner packs them). */

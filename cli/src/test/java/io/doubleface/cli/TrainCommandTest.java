@@ -1,6 +1,7 @@
 package io.doubleface.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -122,6 +123,32 @@ class TrainCommandTest {
         assertNotNull(choices.get("adaptive"), choices.toString());
         String report2 = Files.readString(steady.resolve("report.md"));
         assertTrue(report2.contains("adapter switches"), report2);
+    }
+
+    @Test
+    void trainsAProfileOfARunningMidTier(@TempDir Path tmp) throws Exception {
+        Path profileFile = tmp.resolve("running.json");
+        try (RunningMidTier m = new RunningMidTier(tmp)) {
+            CliRun r = new CliRun();
+            // 6 s at 2,000 req/s: 12,000 samples, more than the 10,000 a p99 needs (MEASURE.md rule 4)
+            int exit = r.run("train", "--keep-raw", "--midtier", m.midTier(), "--admin", m.admin(), "--admin-token-file",
+                    m.tokenFile.toString(), "--configs", "doubleface,sip", "--loads", "2000", "--duration", "6s",
+                    "--warmup", "300ms", "--global-warmup", "1s", "--out", profileFile.toString(), "--results",
+                    tmp.toString());
+            assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
+            Profile p = Profile.read(profileFile);
+            assertEquals(2, p.configurations().size(), p.configurations().toString());
+            for (String c : p.configurations()) {
+                Profile.Point at = p.points(c).get(0);
+                assertEquals(1, p.points(c).size(), c);
+                assertTrue(at.throughput() > 0 && at.p50Micros() > 0, at.toString());
+            }
+            // trained on the running server: both configurations were activated there
+            List<String> to = MiniJson.objects(m.stats(), "switch_log").stream().map(x -> (String) x.get("to")).toList();
+            assertTrue(to.stream().anyMatch(c -> c.startsWith("sip")), to.toString());
+            Path dir = only(tmp, "mutune-models-");
+            assertFalse(Files.exists(dir.resolve("mid-tier.log")), "no mid-tier process");
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.doubleface.experiments;
 
 import static io.doubleface.experiments.Experiments.FIVE_MODELS;
+import static io.doubleface.experiments.Experiments.fanout;
 import static io.doubleface.experiments.Experiments.measuredSeconds;
 import static io.doubleface.experiments.Experiments.or;
 import static io.doubleface.experiments.Experiments.params;
@@ -21,7 +22,7 @@ final class Concurrency implements Experiments.Experiment {
     @Override
     public List<Point> points(ExperimentRunner.Options o) {
         List<Point> ps = new ArrayList<>();
-        int fanout = o.fanouts() != null ? o.fanouts().get(0) : 5;
+        int fanout = fanoutOf(o);
         for (String size : or(o.sizes(), List.of("small", "large"))) {
             for (int c : or(o.concurrency(), o.quick() ? List.of(1, 16, 128) : List.of(1, 4, 16, 64, 256, 1024))) {
                 ps.add(new Point(size + " c=" + c, params("size", size, "concurrency", c, "fanout", fanout),
@@ -29,6 +30,11 @@ final class Concurrency implements Experiments.Experiment {
             }
         }
         return ps;
+    }
+
+    /** The fanout of every point: the first of {@code --fanouts}, else the standard one. */
+    private static int fanoutOf(ExperimentRunner.Options o) {
+        return o.fanouts() != null ? o.fanouts().get(0) : fanout(o);
     }
 
     @Override
@@ -43,7 +49,7 @@ final class Concurrency implements Experiments.Experiment {
 
     @Override
     public String description(ExperimentRunner.Options o) {
-        return "Closed loop (N users, zero think time), fanout 5, small (0.1 kB) and large (20 kB) shard replies. "
+        return "Closed loop (N users, zero think time), fanout " + fanoutOf(o) + ", small (0.1 kB) and large (20 kB) shard replies. "
                 + "Latency here is closed-loop latency (each user waits for its answer), not an open-loop p99.";
     }
 
@@ -60,9 +66,9 @@ final class Concurrency implements Experiments.Experiment {
             r.heading("Size " + size + ": mid-tier CPU µs per request");
             r.midTable(pts, "concurrency", d -> d.cpuMicrosPerRequest(), "%.1f");
             r.plot(pts, "concurrency", "throughput_rps", true, false, "concurrency-" + size + "-throughput.png",
-                    "Throughput vs concurrency, fanout 5, " + size, "concurrent users (closed loop)", "requests/s");
+                    "Throughput vs concurrency, fanout " + fanoutOf(r.options()) + ", " + size, "concurrent users (closed loop)", "requests/s");
             r.plot(pts, "concurrency", "p99_ms", true, true, "concurrency-" + size + "-p99.png",
-                    "Closed-loop p99 vs concurrency, fanout 5, " + size, "concurrent users (closed loop)", "p99 (ms)");
+                    "Closed-loop p99 vs concurrency, fanout " + fanoutOf(r.options()) + ", " + size, "concurrent users (closed loop)", "p99 (ms)");
         }
     }
 }

@@ -2,6 +2,7 @@ package io.doubleface.experiments;
 
 import static io.doubleface.experiments.Experiments.FIVE_MODELS;
 import static io.doubleface.experiments.Experiments.capacity;
+import static io.doubleface.experiments.Experiments.fanout;
 import static io.doubleface.experiments.Experiments.measuredSeconds;
 import static io.doubleface.experiments.Experiments.params;
 import static io.doubleface.experiments.Experiments.query;
@@ -29,7 +30,7 @@ final class Demo implements Experiments.Experiment {
         List<String> configs = o.configs() != null ? o.configs() : FIVE_MODELS;
         for (String c : configs) {
             t.switchTo(c);
-            Topology.LoadRun lr = t.load("capacity " + c, List.of("--users", "16", "--url", query(5, "small"),
+            Topology.LoadRun lr = t.load("capacity " + c, List.of("--users", "16", "--url", query(fanout(o), "small"),
                     "--keys", Long.toString(o.records()), "--warmup", "500ms", "--duration",
                     (o.quick() ? 1000 : 2000) + "ms"), Duration.ofSeconds(60));
             min = Math.min(min, lr.number("throughput_rps"));
@@ -43,10 +44,10 @@ final class Demo implements Experiments.Experiment {
     public List<Point> points(ExperimentRunner.Options o) {
         return List.of(
                 new Point("closed c=16", params("mode", "closed", "concurrency", 16, "fanout", 5),
-                        p -> List.of("--users", "16", "--url", query(5, "small"))),
+                        p -> List.of("--users", "16", "--url", query(fanout(o), "small"))),
                 new Point("open 50%", params("mode", "open", "fanout", 5),
                         p -> List.of("--rate", String.valueOf(((Number) p.get("rate_rps")).longValue()), "--url",
-                                query(5, "small"))));
+                                query(fanout(o), "small"))));
     }
 
     @Override

@@ -16,7 +16,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Runs one experiment: starts the {@link Topology}, warms every configuration up, then runs every
+ * Runs one experiment: starts the {@link Topology} (or uses a running mid-tier, {@link ExternalTopology}),
+ * warms every configuration up, then runs every
  * point of the experiment for every configuration, interleaved (point 1: A B C …, point 2: A B C …;
  * odd repeats in reverse order), each run framed by two mid-tier samples, and writes the results
  * directory: {@code report.md}, {@code summary.json}, {@code environment.json}, the interval logs
@@ -24,13 +25,31 @@ import java.util.Map;
  */
 public final class ExperimentRunner {
 
-    /** Everything a run needs; {@code null} lists mean "the experiment's default". */
+    /**
+     * Everything a run needs; {@code null} lists mean "the experiment's default".
+     *
+     * @param external a running mid-tier to use instead of starting a leaf and mid-tiers, or
+     *     {@code null}; with one, {@code shards} is its shard count and {@code midCpus},
+     *     {@code ioThreads}, {@code driver}, {@code shardOptions}, {@code replyWorkMicros} are unused
+     */
     public record Options(String experiment, boolean quick, Path outRoot, String driver, int shards, long records,
             int ioThreads, String midCpus, String auxCpus, Duration warmup, Duration duration, Duration globalWarmup,
             int repeats, List<String> configs, List<Integer> concurrency, List<Integer> fanouts, List<String> sizes,
             Integer replyWorkMicros, double loadFraction, String shardOptions, String externalShards,
             List<Double> loads, Path profile, String generator, String version, List<String> commandLine,
-            ServiceSpec service) {
+            ServiceSpec service, ExternalTopology external) {
+
+        /** Options of a topology the runner starts itself. */
+        public Options(String experiment, boolean quick, Path outRoot, String driver, int shards, long records,
+                int ioThreads, String midCpus, String auxCpus, Duration warmup, Duration duration, Duration globalWarmup,
+                int repeats, List<String> configs, List<Integer> concurrency, List<Integer> fanouts, List<String> sizes,
+                Integer replyWorkMicros, double loadFraction, String shardOptions, String externalShards,
+                List<Double> loads, Path profile, String generator, String version, List<String> commandLine,
+                ServiceSpec service) {
+            this(experiment, quick, outRoot, driver, shards, records, ioThreads, midCpus, auxCpus, warmup, duration,
+                    globalWarmup, repeats, configs, concurrency, fanouts, sizes, replyWorkMicros, loadFraction,
+                    shardOptions, externalShards, loads, profile, generator, version, commandLine, service, null);
+        }
 
         /** Options of the YCSB service (the default). */
         public Options(String experiment, boolean quick, Path outRoot, String driver, int shards, long records,
@@ -78,6 +97,15 @@ public final class ExperimentRunner {
         Topology.check(config);
     }
 
+    /**
+     * Why {@code --configs} entry {@code config} cannot run on a running mid-tier ({@link ExternalTopology}),
+     * or {@code null} if it can: a load-adapter policy, {@code @OPTIONS} and {@code +gc=} each need a
+     * mid-tier process of their own.
+     */
+    public static String externalRefusal(String config) {
+        return Topology.externalRefusal(config, true);
+    }
+
     /** Names of the experiments, in help order. */
     public static List<String> names() {
         return Experiments.NAMES;
@@ -92,6 +120,9 @@ public final class ExperimentRunner {
     public static Path run(Options o, PrintWriter out) throws IOException {
         Experiments.Experiment ex = Experiments.of(o.experiment());
         List<String> configs = o.configs() != null ? o.configs() : ex.defaultConfigs(o);
+        if (o.external() != null) {
+            checkExternal(ex, o, configs);
+        }
         List<Experiments.Point> points = ex.points(o);
         String stamp = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC).format(Instant.now());
         Path dir = o.outRoot().resolve(o.experiment() + (o.quick() ? "-quick-" : "-") + stamp);
@@ -101,7 +132,7 @@ public final class ExperimentRunner {
                 List.of("-Xms512m", "-Xmx512m"), Duration.ofSeconds(5),
                 o.replyWorkMicros() != null ? o.replyWorkMicros() : ex.defaultReplyWorkMicros(), "completion-first",
                 configs.get(0), o.shardOptions(), ex.serveArgs(o, configs), o.externalShards(), ex.adapterArgs(o, configs),
-                o.generator(), o.service());
+                o.generator(), o.service(), o.external());
         int runs = points.size() * configs.size() * o.repeats();
         double perRun = o.warmup().toMillis() / 1000.0 + ex.runSeconds(o) + 1.0;
         if (!o.service().isYcsb()) {
@@ -122,7 +153,7 @@ public final class ExperimentRunner {
                 t.switchTo(c);
                 out.printf("experiment: warm-up %s (%s)%n", c, fmt(o.globalWarmup()));
                 out.flush();
-                t.load("warm-up " + c, List.of("--users", "16", "--url", "/query?fanout=5&size=small&key={key}",
+                t.load("warm-up " + c, List.of("--users", "16", "--url", Experiments.query(Experiments.fanout(o), "small"),
                         "--keys", Long.toString(o.records()), "--warmup", "0s", "--duration",
                         o.globalWarmup().toMillis() + "ms"), o.globalWarmup().plusSeconds(60));
             }
@@ -189,6 +220,36 @@ public final class ExperimentRunner {
         return RawArchive.pack(dir);
     }
 
+    /**
+     * Refuses what cannot run on an external mid-tier: an experiment that needs a mid-tier process of
+     * its own ({@link Experiments.Experiment#externalRefusal}), a configuration that does
+     * ({@link Topology#externalRefusal}), a fanout above the mid-tier's shard count.
+     *
+     * @throws IllegalArgumentException saying which and why
+     */
+    private static void checkExternal(Experiments.Experiment ex, Options o, List<String> configs) {
+        ExternalTopology e = o.external();
+        String why = ex.externalRefusal(e);
+        if (why != null) {
+            throw new IllegalArgumentException(o.experiment() + " --midtier: " + why);
+        }
+        for (String c : configs) {
+            why = Topology.externalRefusal(c, e.knobsAtStart() != null);
+            if (why != null) {
+                throw new IllegalArgumentException("--midtier: " + why + (o.configs() == null ? " (a default "
+                        + "configuration of " + o.experiment() + "; give --configs)" : ""));
+            }
+        }
+        if (o.service().isYcsb() && e.shards() > 0) {
+            for (Experiments.Point p : ex.points(o)) {
+                if (p.params().get("fanout") instanceof Number f && f.intValue() > e.shards()) {
+                    throw new IllegalArgumentException("--midtier: fanout " + f + " (point " + p.label() + ") is more "
+                            + "than the mid-tier's " + e.shards() + " shards; give --fanouts up to " + e.shards());
+                }
+            }
+        }
+    }
+
     private static void writeEnvironment(Path dir, Options o, Topology.Settings s, List<String> configs, Topology t)
             throws IOException {
         Map<String, Object> env = new LinkedHashMap<>();
@@ -208,25 +269,42 @@ public final class ExperimentRunner {
                 + System.getProperty("os.arch"));
         env.put("cpus", Runtime.getRuntime().availableProcessors());
         env.put("cpu_model", cpuModel());
-        env.put("pinning", Map.of("mid_tier", s.midCpus() == null ? "not pinned" : "taskset -c " + s.midCpus(),
-                "leaf_and_load_generator", s.auxCpus() == null ? "not pinned" : "taskset -c " + s.auxCpus()));
-        env.put("driver", s.driver());
-        env.put("shards", t.shardUris().size() == 1 ? t.shardUris().get(0) : t.shardUris());
+        boolean ext = t.isExternal();
+        if (ext) {
+            // nothing of the mid-tier or its shards is this runner's: what the server said of itself instead
+            env.put("topology", t.external().describe());
+            env.put("pinning", Map.of("mid_tier", "external: not pinned by the runner", "load_generator",
+                    s.auxCpus() == null ? "not pinned" : "taskset -c " + s.auxCpus()));
+        } else {
+            env.put("topology", "spawned: leaf and mid-tier processes of this runner, loopback");
+            env.put("pinning", Map.of("mid_tier", s.midCpus() == null ? "not pinned" : "taskset -c " + s.midCpus(),
+                    "leaf_and_load_generator", s.auxCpus() == null ? "not pinned" : "taskset -c " + s.auxCpus()));
+            env.put("driver", s.driver());
+            env.put("shards", t.shardUris().size() == 1 ? t.shardUris().get(0) : t.shardUris());
+        }
         env.put("records", s.records());
-        env.put("io_threads", s.ioThreads());
-        env.put("reply_work_us", s.replyWorkMicros());
-        env.put("deadline_ms", s.deadline().toMillis());
+        if (!ext) {
+            env.put("io_threads", s.ioThreads());
+            env.put("reply_work_us", s.replyWorkMicros());
+            env.put("deadline_ms", s.deadline().toMillis());
+        }
         env.put("configurations", configs);
         env.put("repeats", o.repeats());
         env.put("warmup_global_per_configuration_s", o.globalWarmup().toMillis() / 1000.0);
         env.put("warmup_per_run_s", o.warmup().toMillis() / 1000.0);
-        env.put("jvm_mid_tier", s.midJvm());
-        env.put("jvm_leaf_and_load", s.auxJvm());
+        if (!ext) {
+            env.put("jvm_mid_tier", s.midJvm());
+        }
+        env.put(ext ? "jvm_load" : "jvm_leaf_and_load", s.auxJvm());
         env.put("jvm_load_open_loop_extra", Topology.OPEN_LOOP_JIT);
-        env.put("load_generator", "doubleface load " + o.version() + " (one event loop, HdrHistogram, latency from the "
-                + "intended send time in open loop)" + ("wrk".equals(o.generator()) ? "; closed-loop runs: " + wrkVersion()
-                        + " -t1 (one thread), --latency" : ""));
+        env.put("load_generator", loadGenerator(o));
         Files.writeString(dir.resolve("environment.json"), Json.write(env), StandardCharsets.UTF_8);
+    }
+
+    private static String loadGenerator(Options o) {
+        return "doubleface load " + o.version() + " (one event loop, HdrHistogram, latency from the "
+                + "intended send time in open loop)" + ("wrk".equals(o.generator()) ? "; closed-loop runs: " + wrkVersion()
+                        + " -t1 (one thread), --latency" : "");
     }
 
     private static String wrkVersion() {

@@ -96,6 +96,14 @@ final class Experiments {
             return o.profile() == null ? List.of() : List.of("--profile", o.profile().toString());
         }
 
+        /**
+         * Why this experiment cannot run on the running mid-tier {@code e} (an external topology), or
+         * {@code null} if it can (default): e.g. it needs a mid-tier process of its own.
+         */
+        default String externalRefusal(ExternalTopology e) {
+            return null;
+        }
+
         /** What the experiment is, for the report's head. */
         String title();
 
@@ -134,7 +142,19 @@ final class Experiments {
      */
     static String workload(ExperimentRunner.Options o) {
         ServiceSpec s = o.service();
-        return s == null || s.isYcsb() ? "fanout 5, small replies" : s.name() + "'s requests (" + s.requests() + ")";
+        return s == null || s.isYcsb() ? "fanout " + fanout(o) + ", small replies"
+                : s.name() + "'s requests (" + s.requests() + ")";
+    }
+
+    /** The fanout of the experiments' standard request when the mid-tier has enough shards: {@value}. */
+    static final int STANDARD_FANOUT = 5;
+
+    /**
+     * The fanout of the standard request (warm-up, capacity, the open-loop experiments' requests):
+     * {@value #STANDARD_FANOUT}, or the shard count if smaller (an external mid-tier over 4 shards).
+     */
+    static int fanout(ExperimentRunner.Options o) {
+        return o.shards() > 0 ? Math.min(STANDARD_FANOUT, o.shards()) : STANDARD_FANOUT;
     }
 
     static String query(int fanout, String size) {
@@ -158,15 +178,15 @@ final class Experiments {
         return given != null ? given : dflt;
     }
 
-    /** Closed-loop capacity (fanout 5, small) of {@code config}, measured with 64 users. */
+    /** Closed-loop capacity (fanout {@link #fanout}, small) of {@code config}, measured with 64 users. */
     static double capacity(Topology t, ExperimentRunner.Options o, String config, PrintWriter out) throws IOException {
         t.switchTo(config);
         Duration d = Duration.ofMillis(o.quick() ? 1500 : 4000);
-        Topology.LoadRun lr = t.load("capacity " + config, List.of("--users", "64", "--url", query(5, "small"), "--keys",
+        Topology.LoadRun lr = t.load("capacity " + config, List.of("--users", "64", "--url", query(fanout(o), "small"), "--keys",
                 Long.toString(o.records()), "--warmup", "1s", "--duration", d.toMillis() + "ms"), d.plusSeconds(60));
         double cap = lr.number("throughput_rps");
-        out.printf(Locale.ROOT, "experiment: closed-loop capacity of %s (64 users, fanout 5, small): %.0f req/s%n",
-                config, cap);
+        out.printf(Locale.ROOT, "experiment: closed-loop capacity of %s (64 users, fanout %d, small): %.0f req/s%n",
+                config, fanout(o), cap);
         out.flush();
         return cap;
     }

@@ -1,5 +1,6 @@
 package io.doubleface.experiments;
 
+import static io.doubleface.experiments.Experiments.fanout;
 import static io.doubleface.experiments.Experiments.measuredSeconds;
 import static io.doubleface.experiments.Experiments.params;
 import static io.doubleface.experiments.Experiments.query;
@@ -23,10 +24,16 @@ final class Imbalance implements Experiments.Experiment {
     @Override
     public List<Point> points(ExperimentRunner.Options o) {
         int c = o.concurrency() != null ? o.concurrency().get(0) : 100;
-        int f = o.fanouts() != null ? o.fanouts().get(0) : 5;
+        int f = o.fanouts() != null ? o.fanouts().get(0) : fanout(o);
         String size = o.sizes() != null ? o.sizes().get(0) : "small";
         return List.of(new Point(size + " c=" + c + " k=" + f, params("size", size, "concurrency", c, "fanout", f),
                 p -> List.of("--users", Integer.toString(c), "--url", query(f, size))));
+    }
+
+    @Override
+    public String externalRefusal(ExternalTopology e) {
+        return "its tables count the mid-tier's active threads per run in /proc/PID/task, which needs a mid-tier "
+                + "process of this runner on this machine";
     }
 
     @Override

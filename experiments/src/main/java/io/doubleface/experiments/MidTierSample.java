@@ -13,16 +13,36 @@ import java.util.TreeMap;
  * @param loops loop name#position in /admin/stats → {iterations, wakeups, events, tail batches,
  *     replies in tail batches} (the last two: the DoubleFace scheduler's; 0 for other loops)
  * @param loopGroups loop name → group ({@code io}, {@code t2a-be}, …)
+ * @param threads per-thread counters by thread id ({@code /proc/PID/task}); with {@code perThread}
+ *     false, one entry per thread group, as the server counts itself ({@code /admin/stats} {@code threads})
  * @param stages configuration → stage → {count, sum of X, sum of X²} (µs) of the mid-tier's per-stage
  *     tracing ({@code /admin/stats} {@code stages}); empty when tracing is off
+ * @param perThread whether {@code threads} has one entry per thread (else per group: no active-thread count)
  */
 record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<String, String> loopGroups,
-        Map<String, ThreadStats.Sample> threads, Map<String, Map<String, double[]>> stages) {
+        Map<String, ThreadStats.Sample> threads, Map<String, Map<String, double[]>> stages, boolean perThread) {
+
+    /** A sample with per-thread counters. */
+    MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<String, String> loopGroups,
+            Map<String, ThreadStats.Sample> threads, Map<String, Map<String, double[]>> stages) {
+        this(nanos, answered, loops, loopGroups, threads, stages, true);
+    }
 
     /** Counters per loop: iterations, wake-ups, events, tail batches, tail replies. */
     static final int LOOP_COUNTERS = 5;
 
     static MidTierSample of(Map<String, Object> adminStats, long pid) {
+        MidTierSample s = ofServer(adminStats);
+        return new MidTierSample(s.nanos, s.answered, s.loops, s.loopGroups, ThreadStats.threadsOf(pid), s.stages, true);
+    }
+
+    /**
+     * A sample of a mid-tier whose process is not on this machine (an external topology): its
+     * threads as it counts them itself, per group ({@code /admin/stats} {@code threads}). Context
+     * switches and CPU per run stay right (a group's sums, unless a pool thread exits during the
+     * run); how many threads were active is unknown ({@link Delta#activeThreads} -1).
+     */
+    static MidTierSample ofServer(Map<String, Object> adminStats) {
         Map<String, Object> req = MiniJson.path(adminStats, "requests").asMap();
         long answered = ((Number) req.get("answered")).longValue();
         Map<String, long[]> loops = new TreeMap<>();
@@ -35,8 +55,15 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
                 num(l, "tail_batches"), num(l, "tail_replies")});
             groups.put(name, (String) l.get("group"));
         }
-        return new MidTierSample(System.nanoTime(), answered, loops, groups, ThreadStats.threadsOf(pid),
-                stagesOf(adminStats));
+        Map<String, ThreadStats.Sample> threads = new TreeMap<>();
+        if (adminStats.get("threads") instanceof java.util.List<?>) {
+            for (Map<String, Object> g : MiniJson.objects(adminStats, "threads")) {
+                String group = String.valueOf(g.get("group"));
+                threads.put("group:" + group, new ThreadStats.Sample("group:" + group, group, group,
+                        num(g, "voluntary_switches"), num(g, "involuntary_switches"), num(g, "cpu_ms")));
+            }
+        }
+        return new MidTierSample(System.nanoTime(), answered, loops, groups, threads, stagesOf(adminStats), false);
     }
 
     /** The running sums of {@code /admin/stats} {@code stages} (servers without {@code sum_us}: none). */
@@ -110,6 +137,10 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
                         new Stage(n, a[1] - b[1], a[2] - b[2]));
             }
         }));
+        if (!after.perThread) { // one entry per group: the count of active threads is unknown
+            active = -1;
+            byThreadGroup.values().forEach(acc -> acc[0] = -1);
+        }
         return new Delta(secs, requests, byLoopGroup, byThreadGroup, switches, cpuMillis, active, stages);
     }
 
@@ -152,6 +183,9 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
     /**
      * The mid-tier's side of one run.
      *
+     * @param threadGroups group → {active threads (-1: not known), context switches, CPU ms}
+     * @param activeThreads threads that ran during the run; -1 when not known (counters per group,
+     *     {@link #ofServer})
      * @param stages configuration → stage → the run's traced requests in it (empty when tracing is off)
      */
     record Delta(double seconds, long requests, Map<String, long[]> loopGroups, Map<String, long[]> threadGroups,
@@ -197,7 +231,7 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
             m.put("context_switches_per_second", round(contextSwitches / seconds));
             m.put("cpu_ms", cpuMillis);
             m.put("cpu_us_per_request", round(cpuMicrosPerRequest()));
-            m.put("active_threads", activeThreads);
+            m.put("active_threads", activeThreads < 0 ? null : activeThreads); // null: not known (external mid-tier)
             Map<String, Object> lg = new LinkedHashMap<>();
             loopGroups.forEach((k, v) -> {
                 Map<String, Object> g = new LinkedHashMap<>();
@@ -215,9 +249,11 @@ record MidTierSample(long nanos, long answered, Map<String, long[]> loops, Map<S
             m.put("loops", lg);
             Map<String, Object> tg = new LinkedHashMap<>();
             threadGroups.forEach((k, v) -> {
-                if (v[0] > 0 || v[1] > 0) {
+                if (v[0] > 0 || v[1] > 0 || (v[0] < 0 && v[2] > 0)) {
                     Map<String, Object> g = new LinkedHashMap<>();
-                    g.put("active_threads", v[0]);
+                    if (v[0] >= 0) { // -1: not known (an external mid-tier's counters are per group)
+                        g.put("active_threads", v[0]);
+                    }
                     g.put("context_switches", v[1]);
                     g.put("cpu_ms", v[2]);
                     tg.put(k, g);

@@ -2,6 +2,7 @@ package io.doubleface.experiments;
 
 import static io.doubleface.experiments.Experiments.OPEN_LOOP_WARMUP;
 import static io.doubleface.experiments.Experiments.capacity;
+import static io.doubleface.experiments.Experiments.fanout;
 import static io.doubleface.experiments.Experiments.params;
 import static io.doubleface.experiments.Experiments.prepareStatic;
 import static io.doubleface.experiments.Experiments.query;
@@ -56,7 +57,7 @@ final class MutuneFlash implements Experiments.Experiment {
         long calm = calmMillis(o);
         return List.of(new Point("flash", params("calm_ms", calm, "spike_ms", 1000), p -> List.of("--schedule",
                 "flash:100@" + calm + "ms," + p.get("spike_rps") + "@1s,100@" + calm + "ms", "--url",
-                query(5, "small"), "--max-connections", "4096")));
+                query(fanout(o), "small"), "--max-connections", "4096")));
     }
 
     @Override

@@ -4,6 +4,7 @@ import static io.doubleface.experiments.Experiments.MIN_P99_SAMPLES;
 import static io.doubleface.experiments.Experiments.OPEN_LOOP_WARMUP;
 import static io.doubleface.experiments.Experiments.TAXONOMY;
 import static io.doubleface.experiments.Experiments.capacity;
+import static io.doubleface.experiments.Experiments.fanout;
 import static io.doubleface.experiments.Experiments.measuredSeconds;
 import static io.doubleface.experiments.Experiments.or;
 import static io.doubleface.experiments.Experiments.params;
@@ -63,13 +64,13 @@ final class MutuneModels implements Experiments.Experiment {
         if (o.loads() != null) {
             for (double l : o.loads()) {
                 long rate = Math.round(l);
-                ps.add(new Point("load " + rate, params("load", rate), p -> openArgs(rate)));
+                ps.add(new Point("load " + rate, params("load", rate), p -> openArgs(rate, fanout(o))));
             }
             return ps;
         }
         for (double f : o.quick() ? QUICK_FRACTIONS : FRACTIONS) {
             ps.add(new Point(String.format(Locale.ROOT, "load %.2f", f), params("fraction", f),
-                    p -> openArgs(rate(f, p))));
+                    p -> openArgs(rate(f, p), fanout(o))));
         }
         return ps;
     }
@@ -90,8 +91,8 @@ final class MutuneModels implements Experiments.Experiment {
         return Math.max(runSeconds(o), Math.ceil(MIN_P99_SAMPLES / rate));
     }
 
-    static List<String> openArgs(long rate) {
-        return List.of("--rate", Long.toString(rate), "--url", query(5, "small"), "--max-connections", "2048");
+    static List<String> openArgs(long rate, int fanout) {
+        return List.of("--rate", Long.toString(rate), "--url", query(fanout, "small"), "--max-connections", "2048");
     }
 
     @Override
@@ -225,7 +226,7 @@ final class MutuneModels implements Experiments.Experiment {
     static Profile profile(Report report) {
         boolean ycsb = report.options().service().isYcsb();
         Profile.Builder b = Profile.builder()
-                .service(ycsb ? "ycsb fanout 5 small" : report.options().service().name() + " " + report.options().service().requests())
+                .service(ycsb ? "ycsb fanout " + fanout(report.options()) + " small" : report.options().service().name() + " " + report.options().service().requests())
                 .shards(ycsb ? report.options().driver() + ", " + report.options().shards() + " shards, " + report.options().records() + " records"
                         : report.options().shards() + " gRPC leaves, default data")
                 .machine(String.valueOf(report.options().ioThreads()) + " I/O loop, mid-tier on CPUs "

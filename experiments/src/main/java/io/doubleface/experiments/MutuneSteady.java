@@ -5,6 +5,7 @@ import static io.doubleface.experiments.Experiments.OPEN_LOOP_WARMUP;
 import static io.doubleface.experiments.Experiments.STEADY;
 import static io.doubleface.experiments.Experiments.STEADY_QUICK;
 import static io.doubleface.experiments.Experiments.capacity;
+import static io.doubleface.experiments.Experiments.fanout;
 import static io.doubleface.experiments.Experiments.measuredSeconds;
 import static io.doubleface.experiments.Experiments.params;
 import static io.doubleface.experiments.Experiments.prepareStatic;
@@ -86,7 +87,7 @@ final class MutuneSteady implements Experiments.Experiment {
                 sched.append(sched.length() > 6 ? "," : "").append(rate).append('@').append(stepMillis(o, rate))
                         .append("ms");
             }
-            return List.of("--schedule", sched.toString(), "--url", query(5, "small"), "--max-connections", "2048");
+            return List.of("--schedule", sched.toString(), "--url", query(fanout(o), "small"), "--max-connections", "2048");
         }));
     }
 

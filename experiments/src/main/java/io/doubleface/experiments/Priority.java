@@ -36,6 +36,12 @@ final class Priority implements Experiments.Experiment {
     }
 
     @Override
+    public String externalRefusal(ExternalTopology e) {
+        return "it sets the mid-tier's per-reply CPU work (serve --reply-work-us, 200 µs by default), a start option "
+                + "the runner can neither set nor read on a running mid-tier";
+    }
+
+    @Override
     public int defaultReplyWorkMicros() {
         return 200;
     }

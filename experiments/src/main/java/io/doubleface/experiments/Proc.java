@@ -51,6 +51,9 @@ final class Proc implements AutoCloseable {
         cmd.addAll(command);
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().remove("JAVA_TOOL_OPTIONS"); // its banner line would pollute --json output
+        // a token meant for a compose topology's mid-tier would make the runner's own mid-tiers refuse its
+        // (token-less) PUT /admin/config: they listen on loopback only and need none
+        pb.environment().remove("DOUBLEFACE_ADMIN_TOKEN");
         Files.writeString(log, "# " + String.join(" ", cmd) + "\n", StandardCharsets.UTF_8);
         return new Proc(name, pb.start(), log);
     }

@@ -415,13 +415,19 @@ final class Report {
         head.append("- command: `").append(String.join(" ", options.commandLine())).append("`\n");
         head.append("- configurations: ").append(String.join(", ", configs)).append('\n');
         ServiceSpec service = options.service();
-        head.append("- topology: ").append(service == null || service.isYcsb()
-                ? options.driver() + " leaf (" + options.shards() + " shards, " + options.records() + " records)"
-                : service.name() + " leaves (" + options.shards() + ")").append(" and the load generator on CPUs ")
-                .append(options.auxCpus() == null ? "(not pinned)" : options.auxCpus()).append("; mid-tier (")
-                .append(options.ioThreads()).append(" I/O loop) on CPUs ")
-                .append(options.midCpus() == null ? "(not pinned)" : options.midCpus())
-                .append("; separate JVMs, loopback\n");
+        if (options.external() != null) {
+            head.append("- topology: ").append(options.external().summaryLine()).append("; load generator on CPUs ")
+                    .append(options.auxCpus() == null ? "(not pinned)" : options.auxCpus())
+                    .append(" of this machine; the server's own description in environment.json\n");
+        } else {
+            head.append("- topology: ").append(service == null || service.isYcsb()
+                    ? options.driver() + " leaf (" + options.shards() + " shards, " + options.records() + " records)"
+                    : service.name() + " leaves (" + options.shards() + ")").append(" and the load generator on CPUs ")
+                    .append(options.auxCpus() == null ? "(not pinned)" : options.auxCpus()).append("; mid-tier (")
+                    .append(options.ioThreads()).append(" I/O loop) on CPUs ")
+                    .append(options.midCpus() == null ? "(not pinned)" : options.midCpus())
+                    .append("; separate JVMs, loopback\n");
+        }
         head.append("- load generator: ").append("wrk".equals(options.generator())
                 ? "closed-loop runs by `wrk -t1 -cN --latency` (URL without a key: the service picks a random one; no "
                         + "interval logs), open-loop runs by `doubleface load`"

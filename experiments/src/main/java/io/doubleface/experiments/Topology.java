@@ -35,6 +35,10 @@ import java.util.regex.Pattern;
  * {@code --config POLICY} and {@link Settings#adapterArgs} (e.g. {@code --profile FILE}).
  *
  * <p>With {@link Settings#externalShards} no leaf is started: the mid-tiers use those shards.
+ *
+ * <p>With {@link Settings#external} nothing is started but the load generator: the mid-tier is
+ * the running one of the {@link ExternalTopology}, {@link #switchTo} activates each configuration
+ * (and its run-time knobs) on it, and {@link #close} puts back the configuration and knobs it had.
  */
 final class Topology implements AutoCloseable {
 
@@ -42,7 +46,17 @@ final class Topology implements AutoCloseable {
     record Settings(String driver, int shards, long records, int ioThreads, String midCpus, String auxCpus,
             List<String> midJvm, List<String> auxJvm, Duration deadline, int replyWorkMicros, String policy,
             String firstConfig, String shardOptions, List<String> extraServeArgs, String externalShards,
-            List<String> adapterArgs, String generator, ServiceSpec service) {
+            List<String> adapterArgs, String generator, ServiceSpec service, ExternalTopology external) {
+
+        /** Settings of a spawned topology (no {@link ExternalTopology}). */
+        Settings(String driver, int shards, long records, int ioThreads, String midCpus, String auxCpus,
+                List<String> midJvm, List<String> auxJvm, Duration deadline, int replyWorkMicros, String policy,
+                String firstConfig, String shardOptions, List<String> extraServeArgs, String externalShards,
+                List<String> adapterArgs, String generator, ServiceSpec service) {
+            this(driver, shards, records, ioThreads, midCpus, auxCpus, midJvm, auxJvm, deadline, replyWorkMicros,
+                    policy, firstConfig, shardOptions, extraServeArgs, externalShards, adapterArgs, generator, service,
+                    null);
+        }
 
         /** Settings of the YCSB service (the runner's default). */
         Settings(String driver, int shards, long records, int ioThreads, String midCpus, String auxCpus,
@@ -57,6 +71,9 @@ final class Topology implements AutoCloseable {
 
     /** One mid-tier process: its shard-URI options and ports. */
     private record Mid(String options, String shardUri, Proc proc, int port, int adminPort) {}
+
+    /** The running mid-tier of an external topology, or {@code null}: the mid-tiers are this runner's processes. */
+    private final ExternalTopology external;
 
     /**
      * Main class of every process the runner starts: the doubleface CLI ({@code leaf}, {@code serve},
@@ -88,11 +105,19 @@ final class Topology implements AutoCloseable {
         this.settings = s;
         this.dir = dir;
         this.progress = progress;
+        this.external = s.external();
     }
 
     static Topology start(Settings s, Path dir, PrintWriter progress) throws IOException {
         Topology t = new Topology(s, dir, progress);
         try {
+            if (s.external() != null) {
+                ExternalTopology e = s.external();
+                progress.printf("experiment: external topology: mid-tier %s, admin %s; nothing started, nothing of it "
+                        + "pinned (configuration %s at start)%n", e.midTier(), e.admin(), e.activeAtStart());
+                progress.flush();
+                return t;
+            }
             if (s.externalShards() != null) {
                 t.shardBase = s.externalShards();
             } else {
@@ -354,7 +379,7 @@ final class Topology implements AutoCloseable {
     }
 
     String target() {
-        return "http://127.0.0.1:" + mid.port();
+        return external != null ? external.midTier().toString() : "http://127.0.0.1:" + mid.port();
     }
 
     /** The shard URI of every mid-tier started so far, in start order. */
@@ -362,8 +387,14 @@ final class Topology implements AutoCloseable {
         return mids.values().stream().map(Mid::shardUri).toList();
     }
 
-    long midTierPid() {
-        return mid.proc().pid();
+    /** Whether the mid-tier is a running one given by address ({@link ExternalTopology}), not a process of this runner. */
+    boolean isExternal() {
+        return external != null;
+    }
+
+    /** The external topology, or {@code null}. */
+    ExternalTopology external() {
+        return external;
     }
 
     /**
@@ -371,6 +402,10 @@ final class Topology implements AutoCloseable {
      * it is the first use) with configuration NAME active.
      */
     void switchTo(String config) throws IOException {
+        if (external != null) {
+            switchExternal(config);
+            return;
+        }
         String options = optionsOf(config, settings.shardOptions());
         String name = configOf(config);
         String key = midKey(config, settings.shardOptions());
@@ -417,8 +452,88 @@ final class Topology implements AutoCloseable {
         return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8);
     }
 
+    /**
+     * Why {@code config} cannot run on an external mid-tier, or {@code null} if it can: a load-adapter
+     * policy, {@code @OPTIONS} shard options and a {@code +gc=} collector each need a mid-tier process
+     * of their own; {@code +flush=}/{@code +pin=} need {@code /admin/knobs} on the server.
+     */
+    static String externalRefusal(String config, boolean serverHasKnobs) {
+        if (isAdapter(config)) {
+            return config + ": a load-adapter policy runs in a mid-tier started with --config " + configOf(config)
+                    + " (and its profile); a running mid-tier can only switch between static configurations";
+        }
+        if (config.indexOf('@') >= 0) {
+            return config + ": @OPTIONS are shard-URI options, fixed when a mid-tier process opens its shards; "
+                    + "the running mid-tier's are its own";
+        }
+        if (!knobsOf(config).get("gc").equals("default")) {
+            return config + ": +gc= is the collector of a mid-tier JVM of its own; the running mid-tier's JVM "
+                    + "is not restarted";
+        }
+        if (!serverHasKnobs && !explicitKnobs(config).isEmpty()) {
+            return config + ": the mid-tier has no /admin/knobs, so +flush=/+pin= cannot be set on it";
+        }
+        return null;
+    }
+
+    /** The knobs {@code config} sets itself ({@code +flush=…}), without the defaults. */
+    private static Map<String, String> explicitKnobs(String config) {
+        Map<String, String> all = knobsOf(config);
+        Map<String, String> out = new java.util.TreeMap<>();
+        String c = config.indexOf('@') < 0 ? config : config.substring(0, config.indexOf('@'));
+        for (String k : KNOBS) {
+            if (c.contains("+" + k + "=")) {
+                out.put(k, all.get(k));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@link #switchTo} on an external mid-tier: {@code PUT /admin/config?name=NAME}, then the
+     * run-time knobs the configuration sets — those it does not set are the server's own, as found
+     * at the start.
+     */
+    private void switchExternal(String config) throws IOException {
+        String refusal = externalRefusal(config, external.knobsAtStart() != null);
+        if (refusal != null) {
+            throw new IllegalArgumentException(refusal);
+        }
+        String name = configOf(config);
+        HttpResponse<String> r = external.admin("PUT", "/admin/config?name=" + enc(name));
+        if (r.statusCode() != 200) {
+            throw new IOException("switch to " + config + " on " + external.admin() + ": HTTP " + r.statusCode() + ": "
+                    + r.body().strip());
+        }
+        if (external.knobsAtStart() == null) {
+            return;
+        }
+        Map<String, String> want = new java.util.TreeMap<>(external.knobsAtStart());
+        want.putAll(explicitKnobs(config));
+        putKnobs(config, want);
+    }
+
+    /** Sets the external mid-tier's knobs to {@code want} unless they are so already (as far as this runner knows). */
+    private void putKnobs(String config, Map<String, String> want) throws IOException {
+        Map<String, String> have = knobs.getOrDefault("external", external.knobsAtStart());
+        if (want.equals(have)) {
+            return;
+        }
+        HttpResponse<String> r = external.admin("PUT", "/admin/knobs?flush-policy=" + enc(want.get("flush"))
+                + "&pin-io-threads=" + enc(want.get("pin")));
+        if (r.statusCode() != 200) {
+            throw new IOException("knobs of " + config + " on " + external.admin() + ": HTTP " + r.statusCode() + ": "
+                    + r.body().strip());
+        }
+        knobs.put("external", new java.util.TreeMap<>(want));
+        progress.printf("experiment: knobs of %s: flush-policy %s, pin-io-threads %s%n", config, want.get("flush"),
+                want.get("pin"));
+        progress.flush();
+    }
+
     Map<String, Object> adminStats() throws IOException {
-        HttpResponse<String> r = send(HttpRequest.newBuilder(admin("/admin/stats")).GET());
+        HttpResponse<String> r = external != null ? external.admin("GET", "/admin/stats")
+                : send(HttpRequest.newBuilder(admin("/admin/stats")).GET());
         if (r.statusCode() != 200) {
             throw new IOException("/admin/stats: HTTP " + r.statusCode());
         }
@@ -426,7 +541,8 @@ final class Topology implements AutoCloseable {
     }
 
     MidTierSample sample() throws IOException {
-        return MidTierSample.of(adminStats(), mid.proc().pid());
+        // an external mid-tier's threads are not in this machine's /proc: its own per-group counters then
+        return external != null ? MidTierSample.ofServer(adminStats()) : MidTierSample.of(adminStats(), mid.proc().pid());
     }
 
     /**
@@ -488,7 +604,7 @@ final class Topology implements AutoCloseable {
         } finally {
             p.close();
         }
-        if (!mid.proc().isAlive()) {
+        if (mid != null && !mid.proc().isAlive()) {
             throw new IOException("the mid-tier died during " + label + ":\n" + mid.proc().tail());
         }
         String out = exit.stdout().strip();
@@ -544,7 +660,7 @@ final class Topology implements AutoCloseable {
         }
         long secs = Math.max(1, (durationMs + 999) / 1000);
         String out = wrk(users, secs, url, dir.resolve("logs").resolve(file + ".log"), timeout);
-        if (!mid.proc().isAlive()) {
+        if (mid != null && !mid.proc().isAlive()) {
             throw new IOException("the mid-tier died during " + label + ":\n" + mid.proc().tail());
         }
         Matcher req = WRK_REQUESTS.matcher(out);
@@ -697,6 +813,24 @@ final class Topology implements AutoCloseable {
         }
     }
 
+    /** Puts back the configuration and knobs the external mid-tier had at the start (best effort, said if not). */
+    private void restoreExternal() {
+        try {
+            HttpResponse<String> r = external.admin("PUT", "/admin/config?name=" + enc(external.activeAtStart()));
+            if (r.statusCode() != 200) {
+                throw new IOException("HTTP " + r.statusCode() + ": " + r.body().strip());
+            }
+            if (external.knobsAtStart() != null) {
+                putKnobs("the start", external.knobsAtStart());
+            }
+            progress.printf("experiment: the external mid-tier is back on %s%n", external.activeAtStart());
+        } catch (IOException | RuntimeException e) {
+            progress.printf("experiment: warning: could not put the external mid-tier back on %s: %s%n",
+                    external.activeAtStart(), e.getMessage());
+        }
+        progress.flush();
+    }
+
     private void signal(Mid m, String sig) throws IOException {
         if (mids.size() < 2 && sig.equals("STOP")) {
             return;
@@ -712,9 +846,12 @@ final class Topology implements AutoCloseable {
         }
     }
 
-    /** Stops every process, the mid-tier first. */
+    /** Stops every process, the mid-tier first; an external mid-tier gets its configuration and knobs back. */
     @Override
     public void close() {
+        if (external != null) {
+            restoreExternal();
+        }
         for (Mid m : mids.values()) {
             try {
                 signal(m, "CONT"); // a stopped process would not see SIGTERM

@@ -1,6 +1,7 @@
 package io.doubleface.experiments;
 
 import static io.doubleface.experiments.Experiments.OPEN_LOOP_WARMUP;
+import static io.doubleface.experiments.Experiments.fanout;
 import static io.doubleface.experiments.Experiments.measuredSeconds;
 import static io.doubleface.experiments.Experiments.params;
 import static io.doubleface.experiments.Experiments.query;
@@ -72,6 +73,13 @@ final class Variability implements Experiments.Experiment {
     }
 
     /** The stage sums are read when the warm-up ends: the warm-up's requests (a fresh generator JVM) stay out. */
+    /** Runs on a running mid-tier only if it traces every request's stages ({@code serve --trace-stages all}). */
+    @Override
+    public String externalRefusal(ExternalTopology e) {
+        return e.tracesEveryRequest() ? null : "its figures are the mid-tier's per-stage times of every request; start "
+                + "the mid-tier with --trace-stages all";
+    }
+
     @Override
     public boolean sampleAfterWarmup() {
         return true;
@@ -145,7 +153,7 @@ final class Variability implements Experiments.Experiment {
     }
 
     private static List<String> requestArgs(ExperimentRunner.Options o) {
-        return o.service().isYcsb() ? List.of("--url", query(5, "small")) : o.service().loadArgs();
+        return o.service().isYcsb() ? List.of("--url", query(fanout(o), "small")) : o.service().loadArgs();
     }
 
     @Override

@@ -39,6 +39,23 @@ class StageMetricsTest {
         return Double.parseDouble(m.group(1));
     }
 
+    /**
+     * Scrapes until {@code series} reads {@code expected} (at most 5 s): a request's stages are
+     * recorded on its loop right after the answer is handed to the connection, so the client can
+     * hold the answer a moment before the last stage of it is recorded.
+     */
+    private String scrapeWhen(String metrics, String series, double expected) throws Exception {
+        long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (true) {
+            String scrape = get(metrics);
+            Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
+            if ((m.find() && Double.parseDouble(m.group(1)) == expected) || System.nanoTime() > until) {
+                return scrape;
+            }
+            Thread.sleep(10);
+        }
+    }
+
     @Test
     void aScrapeAfterTracedRequestsHoldsEveryStageOfTheirConfiguration() throws Exception {
         GeneratedShards driver = new GeneratedShards(4);
@@ -57,7 +74,8 @@ class StageMetricsTest {
             for (int i = 0; i < n; i++) {
                 get(base + "/echo?key=" + i + "&fan=3");
             }
-            String scrape = get(metrics);
+            String scrape = scrapeWhen(metrics,
+                    "doubleface_stage_seconds_count{configuration=\"doubleface\",stage=\"total\"}", n);
             for (StageStats.Stage st : StageStats.Stage.values()) {
                 String tags = "{configuration=\"doubleface\",stage=\"" + st.label() + "\"}";
                 assertEquals(n, value(scrape, "doubleface_stage_seconds_count" + tags), st.label());
@@ -81,7 +99,7 @@ class StageMetricsTest {
             // another configuration gets its own series once it has traced requests
             server.switchTo("type2a-1f2b");
             get(base + "/echo?key=1&fan=2");
-            scrape = get(metrics);
+            scrape = scrapeWhen(metrics, "doubleface_stage_seconds_count{configuration=\"type2a-1f2b\",stage=\"total\"}", 1);
             assertEquals(1, value(scrape, "doubleface_stage_seconds_count{configuration=\"type2a-1f2b\",stage=\"total\"}"));
         }
     }
