@@ -68,7 +68,7 @@ start_server() { # $1 = resilience spec, $2 = log name
   echo "hedging.sh: server did not start (see $OUT/server-$2.log)" >&2; exit 1
 }
 load() { # $@ = load options; prints the JSON summary
-  taskset -c 1 "$JAVA" -jar "$JAR" load --target "http://127.0.0.1:$PORT" --url "$URL" --quiet --json \
+  taskset -c 1 "$JAVA" -XX:TieredStopAtLevel=1 -jar "$JAR" load --target "http://127.0.0.1:$PORT" --url "$URL" --quiet --json \
     --warmup "${WARMUP}s" --duration "${DURATION}s" --timeout 5s --max-connections 4096 "$@"
 }
 

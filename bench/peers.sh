@@ -191,7 +191,7 @@ open_one() { # repeat cell system rate
   # the generator reports a p99 only from 10,000 samples on (p99.9 from 100,000): run long enough for the p99
   local secs=$(( (12000 + $4 - 1) / $4 )); (( secs > DURATION )) || secs=$DURATION
   start "$3" "$OUT/runs/$tag.log"
-  taskset -c 1 "$JAVA" -jar "$WORK/loadgen.jar" load --target "http://127.0.0.1:$PORT" --url "/?fanout=$fan&size=$size" \
+  taskset -c 1 "$JAVA" -XX:TieredStopAtLevel=1 -jar "$WORK/loadgen.jar" load --target "http://127.0.0.1:$PORT" --url "/?fanout=$fan&size=$size" \
     --rate "$4" --warmup "${WARMUP}s" --duration "${secs}s" --timeout 10s --seed "$1" --json --quiet \
     > "$OUT/runs/$tag.json" 2> "$OUT/runs/$tag.err" || true
   stop "$SERVER_PID"; SERVER_PID=""
@@ -252,7 +252,7 @@ json.dump({"script": "bench/peers.sh", "git_commit": run("git", "rev-parse", "HE
            "cells": cells.split(), "repeats": int(repeats), "duration_s": int(duration), "warmup_s": int(warmup),
            "shards": 20, "keys": 1000, "value_bytes": {"small": 100, "large": 20000},
            "open_loop": {"fraction": float(open_fraction), "capacities_from": open_from or out,
-                         "generator": "doubleface load (Poisson, latency from the intended send time), CPU 1"}
+                         "generator": "doubleface load (Poisson, latency from the intended send time; C1 only, -XX:TieredStopAtLevel=1), CPU 1"}
                         if open_fraction else None},
           open(os.path.join(out, "environment.json"), "w"), indent=2)
 PY
