@@ -27,7 +27,8 @@
 # equal offered rate for every system, F x the slowest system's median capacity in that cell (from this
 # run's raw.csv, or from DIR/raw.csv of an earlier run with --open-from DIR, which skips the closed-loop
 # runs), with doubleface's own load generator (Poisson arrivals, latency from the intended send time, no
-# coordinated omission; pinned to CPU 1 like wrk): open.csv and an "Open loop" section of report.md (p50,
+# coordinated omission; C1-only; pinned to CPU 1 like wrk), after a closed-loop wrk warm-up of --warmup
+# seconds and the generator's own warm-up at the rate: open.csv and an "Open loop" section of report.md (p50,
 # p99, p99.9 per system and the p99's ratio to the ceiling's). A run lasts --duration, or longer when the
 # rate is too low for 12,000 samples (the generator reports a p99 from 10,000 samples, a p99.9 from 100,000).
 # Bounded: every wrk run has a duration, every wait a timeout; every process is killed on exit.
@@ -191,6 +192,11 @@ open_one() { # repeat cell system rate
   # the generator reports a p99 only from 10,000 samples on (p99.9 from 100,000): run long enough for the p99
   local secs=$(( (12000 + $4 - 1) / $4 )); (( secs > DURATION )) || secs=$DURATION
   start "$3" "$OUT/runs/$tag.log"
+  # a fresh JVM serves less than the open-loop rate in its first seconds, and a backlog built then
+  # may not drain within an open-loop warm-up: warm it up closed loop first (wrk, discarded), as
+  # the closed-loop runs do, then the generator's own warm-up at the rate
+  taskset -c 1 wrk -t1 -c"$conns" -d"${WARMUP}s" "http://127.0.0.1:$PORT/?fanout=$fan&size=$size" \
+    > "$OUT/runs/$tag.warmup.txt" 2>&1 || true
   taskset -c 1 "$JAVA" -XX:TieredStopAtLevel=1 -jar "$WORK/loadgen.jar" load --target "http://127.0.0.1:$PORT" --url "/?fanout=$fan&size=$size" \
     --rate "$4" --warmup "${WARMUP}s" --duration "${secs}s" --timeout 10s --seed "$1" --json --quiet \
     > "$OUT/runs/$tag.json" 2> "$OUT/runs/$tag.err" || true
