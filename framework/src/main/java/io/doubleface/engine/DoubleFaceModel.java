@@ -30,7 +30,7 @@ final class DoubleFaceModel extends AbstractModel {
     DoubleFaceModel(Configuration.DoubleFace config, ModelContext ctx) {
         super(config, ctx);
         String named = config.policy();
-        this.policy = named != null ? () -> SchedulingPolicy.create(named) : ctx.defaultPolicy();
+        this.policy = named != null ? SchedulingPolicy.factory(named) : ctx.defaultPolicy();
         newPolicy(); // validate now, not on the first request
         int n = ctx.io().size();
         this.clients = new LoopClient<?>[n][];

@@ -42,7 +42,7 @@ public final class ModelContext implements AutoCloseable {
      * @param queueLimit bound of each worker pool's queue
      */
     public ModelContext(LoopGroup io, List<Backend<?>> backends, String defaultPolicy, int queueLimit) {
-        this(io, backends, named(defaultPolicy), queueLimit);
+        this(io, backends, SchedulingPolicy.factory(defaultPolicy), queueLimit);
     }
 
     /**
@@ -84,10 +84,6 @@ public final class ModelContext implements AutoCloseable {
         return defaultPolicy;
     }
 
-    private static Supplier<SchedulingPolicy> named(String name) {
-        SchedulingPolicy.create(name); // fail fast
-        return () -> SchedulingPolicy.create(name);
-    }
 
     public int queueLimit() {
         return queueLimit;

@@ -1,6 +1,7 @@
 package io.doubleface.sched;
 
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * The order in which the DoubleFace scheduler processes the replies of one loop iteration.
@@ -32,5 +33,16 @@ public interface SchedulingPolicy {
             default -> throw new IllegalArgumentException(
                     "scheduling policy: '" + name + "' (expected: fifo, completion-first or completion-first-arrival)");
         };
+    }
+
+    /**
+     * A factory of fresh instances of the named policy (see {@link #create}), one per call: what a
+     * server needs to give each loop its own. The name is checked now.
+     *
+     * @throws IllegalArgumentException if the policy is unknown
+     */
+    static Supplier<SchedulingPolicy> factory(String name) {
+        String canonical = create(name).name();
+        return () -> create(canonical);
     }
 }

@@ -738,7 +738,7 @@ public final class FanoutServer implements AutoCloseable {
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private String configuration = "doubleface";
-        private Supplier<? extends SchedulingPolicy> policy = namedPolicy("completion-first");
+        private Supplier<? extends SchedulingPolicy> policy = SchedulingPolicy.factory("completion-first");
         private Duration deadline = Duration.ofMillis(DEFAULT_DEADLINE_MS);
         private HttpLimits limits = HttpLimits.DEFAULTS;
         private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
@@ -1195,7 +1195,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if the policy is unknown
          */
         public Builder policy(String policy) {
-            this.policy = namedPolicy(policy);
+            this.policy = SchedulingPolicy.factory(policy);
             return this;
         }
 
@@ -1211,11 +1211,6 @@ public final class FanoutServer implements AutoCloseable {
         public Builder policy(Supplier<? extends SchedulingPolicy> factory) {
             this.policy = Objects.requireNonNull(factory, "factory");
             return this;
-        }
-
-        private static Supplier<SchedulingPolicy> namedPolicy(String name) {
-            String canonical = SchedulingPolicy.create(name).name(); // fail fast
-            return () -> SchedulingPolicy.create(canonical);
         }
 
         /**

@@ -33,10 +33,16 @@ class StageMetricsTest {
         return r.body();
     }
 
-    private static double value(String scrape, String series) {
+    /** The value of {@code series} in {@code scrape}, or {@code null} if it is not there. */
+    private static Double find(String scrape, String series) {
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
-        assertTrue(m.find(), "no " + series + " in:\n" + scrape);
-        return Double.parseDouble(m.group(1));
+        return m.find() ? Double.parseDouble(m.group(1)) : null;
+    }
+
+    private static double value(String scrape, String series) {
+        Double v = find(scrape, series);
+        assertTrue(v != null, "no " + series + " in:\n" + scrape);
+        return v;
     }
 
     /**
@@ -48,8 +54,8 @@ class StageMetricsTest {
         long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (true) {
             String scrape = get(metrics);
-            Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
-            if ((m.find() && Double.parseDouble(m.group(1)) == expected) || System.nanoTime() > until) {
+            Double v = find(scrape, series);
+            if ((v != null && v == expected) || System.nanoTime() > until) {
                 return scrape;
             }
             Thread.sleep(10);
