@@ -41,7 +41,9 @@ public interface HttpBinding<Q, R> {
 
     /**
      * Encodes a response body; the caller owns (and releases or writes) the returned buffer. An
-     * exception answers {@code 500}.
+     * exception answers {@code 500}. A response that is itself a buffer (e.g. a composite of
+     * retained reply buffers, see {@link Replies}) can be returned as it is; a reference-counted
+     * response that is not returned, nor held by the returned buffer, must be released here.
      *
      * @param response the service's response, as {@link FanoutService#merge} returned it
      * @param alloc the connection's allocator, to allocate the body from

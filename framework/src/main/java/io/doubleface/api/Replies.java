@@ -10,6 +10,11 @@ import java.util.List;
  * {@link FailurePolicy#bestEffort()}, {@link FailurePolicy#quorum} or {@link FanoutPlan#optional})
  * the reason. Valid only during the {@code merge} call it is given to. Not thread-safe.
  *
+ * <p>Reference-counted processed replies (a {@code ByteBuf} a {@link ReplyHandler} returned) are
+ * released by the framework when {@code merge} returns. A response that keeps their bytes without
+ * copying them retains them, e.g. {@code Unpooled.wrappedBuffer(replies.get(0).retain(), …)}, and
+ * the written response then releases them.
+ *
  * @param <P> the processed reply
  */
 public interface Replies<P> {

@@ -12,6 +12,7 @@ import io.doubleface.driver.ShardException;
 import io.doubleface.sched.ReplyOwner;
 import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.ReferenceCounted;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -39,6 +40,15 @@ import java.util.concurrent.TimeUnit;
  * one of merge, failure and deadline answer the client; later replies are released and dropped.
  * Under DoubleFace all of this happens on one thread and the atomics are uncontended.
  *
+ * <p>Reference-counted processed replies (a handler that returns its {@code ByteBuf} reply, or a
+ * retained slice of it) belong to the exchange from the moment they are stored in their slot, and
+ * are released once their round is over: after the round's merge returns, or when the request
+ * finishes without merging it. A handler still running when its round ends (a late reply under a
+ * multi-threaded model, racing the deadline or a failure) releases its own result: the handler
+ * publishes {@code owned} and then reads {@code sweptRound}, the round's end publishes
+ * {@code sweptRound} and then reads {@code owned}, so at least one of them sees the other, and a
+ * compare-and-set of the slot's status from OK to RELEASED lets exactly one of them release it.
+ *
  * @param <Q> request
  * @param <P> processed reply
  * @param <R> response
@@ -56,12 +66,15 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private static final byte PENDING = 0;
     private static final byte OK = 1;
     private static final byte FAILED = 2;
+    private static final byte RELEASED = 3; // OK, and its reference-counted processed reply released
 
     private static final VarHandle REMAINING;
     private static final VarHandle FIRST_REPLY;
     private static final VarHandle FIRST_ARRIVAL;
     private static final VarHandle FINISHED;
     private static final VarHandle ROUND_STATE;
+    private static final VarHandle OWNED;
+    private static final VarHandle SWEPT_ROUND;
     private static final VarHandle STATUS = MethodHandles.arrayElementVarHandle(byte[].class);
 
     static {
@@ -70,6 +83,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             REMAINING = l.findVarHandle(FanoutExchange.class, "remaining", int.class);
             FINISHED = l.findVarHandle(FanoutExchange.class, "finished", int.class);
             ROUND_STATE = l.findVarHandle(FanoutExchange.class, "roundState", int.class);
+            OWNED = l.findVarHandle(FanoutExchange.class, "owned", boolean.class);
+            SWEPT_ROUND = l.findVarHandle(FanoutExchange.class, "sweptRound", int.class);
             FIRST_REPLY = l.findVarHandle(FanoutExchange.class, "tFirstReply", long.class);
             FIRST_ARRIVAL = l.findVarHandle(FanoutExchange.class, "tFirstArrival", long.class);
         } catch (ReflectiveOperationException e) {
@@ -192,6 +207,12 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private volatile int finished;
     @SuppressWarnings("unused") // via ROUND_STATE
     private volatile int roundState;
+    // the current round holds a reference-counted processed reply (set by its handler, cleared when a round opens)
+    @SuppressWarnings("unused") // via OWNED
+    private volatile boolean owned;
+    // the last round whose processed replies were released (-1: none yet)
+    @SuppressWarnings("unused") // via SWEPT_ROUND
+    private volatile int sweptRound = -1;
     // the deadline: an entry in the upstream loop's DeadlineQueue (its ticket), or a timer of its
     // own when that loop has no queue for this length; both touched on the upstream loop only
     private DeadlineQueue deadlineQueue;
@@ -360,6 +381,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     private void openRound() {
         cur.open(policy);
+        OWNED.setOpaque(this, false);
         REMAINING.setRelease(this, cur.calls);
         ROUND_STATE.setRelease(this, COLLECTING);
     }
@@ -394,7 +416,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     /**
-     * Runs the handler of the call {@code tag} names and releases {@code reply}.
+     * Runs the handler of the call {@code tag} names and releases {@code reply}, unless the handler
+     * returned it: then the call's slot owns it until the round ends ({@link #sweep}).
      *
      * @return {@code true} if this was the round's last outstanding outcome: the caller must now
      *     run {@link #completeRound()} (on the thread its model prescribes)
@@ -402,20 +425,53 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     @SuppressWarnings({"unchecked", "rawtypes"})
     public boolean processReply(int tag, Object reply) {
         int call = tag & 0xFFFF;
+        Object kept = null;
         try {
-            if (finished != 0 || (tag >>> 16) != (round & 0x7FFF)) {
+            int rd = round;
+            if (finished != 0 || (tag >>> 16) != (rd & 0x7FFF)) {
                 return false;
             }
             Round r = cur;
-            r.processed[call] = ((ReplyHandler) r.handler(call)).onReply(request, call, reply);
+            Object p = ((ReplyHandler) r.handler(call)).onReply(request, call, reply);
+            r.processed[call] = p;
             STATUS.setRelease(r.status, call, OK);
+            if (p instanceof ReferenceCounted) {
+                kept = p;
+                OWNED.setVolatile(this, true);
+                if ((int) SWEPT_ROUND.getVolatile(this) == rd) {
+                    releaseSlot(r, call); // the round ended while the handler ran
+                }
+            }
         } catch (RuntimeException e) {
             failBy(e, "onReply failed for call " + call + ": ");
             return false;
         } finally {
-            ReferenceCountUtil.release(reply);
+            if (reply != kept) {
+                ReferenceCountUtil.release(reply);
+            }
         }
         return lastOutcome(call, null);
+    }
+
+    /**
+     * Ends the current round's ownership of its processed replies: releases every reference-counted
+     * one (once; a handler still running releases its own, see the class comment). Called by the
+     * thread that ended the round: after its merge returned, or when the request finished without it.
+     */
+    private void sweep() {
+        Round r = cur;
+        SWEPT_ROUND.setVolatile(this, round);
+        if ((boolean) OWNED.getVolatile(this) && r.status != null) {
+            for (int i = 0; i < r.calls; i++) {
+                releaseSlot(r, i);
+            }
+        }
+    }
+
+    private static void releaseSlot(Round r, int call) {
+        if (STATUS.compareAndSet(r.status, call, OK, RELEASED)) {
+            ReferenceCountUtil.release(r.processed[call]);
+        }
     }
 
     /** Counts one outcome of the round; whether it was the last (then the caller completes the round). */
@@ -492,6 +548,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             }
         }
         if (required) {
+            sweep();
             finish(Outcome.TIMEOUT, "deadline of " + TimeUnit.NANOSECONDS.toMillis(deadlineNanos)
                     + " ms exceeded with " + missing + " of " + r.calls + " shard replies missing"
                     + (round > 0 ? " (round " + round + ")" : ""));
@@ -530,6 +587,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         r.failed = failed;
         int min = policy.minReplies();
         if (r.calls > 0 && r.calls - failed < min) { // a round of no calls is merged under every policy
+            sweep();
             finish(atDeadline ? Outcome.TIMEOUT : Outcome.UNAVAILABLE, "only " + (r.calls - failed) + " of "
                     + r.calls + " shard calls answered" + (atDeadline ? " by the deadline" : "") + " (quorum: " + min
                     + ")" + firstFailure(r));
@@ -554,6 +612,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             return false;
         } finally {
             merging = false;
+            sweep(); // the merge is over: the response holds what it retained
         }
         Round nx = target;
         target = null;
@@ -619,6 +678,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     /** Answers the client with a failure unless it was answered already. */
     void finish(Outcome outcome, String reason) {
         if (FINISHED.compareAndSet(this, 0, 1)) {
+            if (ROUND_STATE.compareAndSet(this, COLLECTING, MERGING)) {
+                sweep(); // nobody merges this round now; a merge or the deadline holding it sweeps it itself
+            }
             done(outcome, reason);
             sink.fail(outcome, reason);
             recordStages();

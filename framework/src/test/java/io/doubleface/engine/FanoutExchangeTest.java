@@ -810,4 +810,188 @@ class FanoutExchangeTest {
         assertEquals("TIMEOUT deadline of 60 ms exceeded with 1 of 1 shard replies missing (round 1)",
                 sink.events.poll(10, TimeUnit.SECONDS));
     }
+
+    // ---- reference-counted processed replies: owned by the round, released when it ends ----------
+
+    /**
+     * Keeps each reply buffer as its processed reply; merge records each one's reference count and
+     * answers the readable bytes of all, keeping (retained) the buffers {@code keep} names.
+     */
+    private static final class Keeping implements FanoutService<String, ByteBuf, String> {
+        final ReplyHandler<String, ByteBuf, ByteBuf> keep = (q, call, reply) -> reply;
+        final ReplyHandler<String, ByteBuf, ByteBuf> slice = (q, call, reply) -> reply.retainedSlice(0, 1);
+        final Consumer<FanoutPlan<String, ByteBuf>> planner;
+        final List<Integer> refCntsInMerge = new CopyOnWriteArrayList<>();
+        final List<ByteBuf> retained = new CopyOnWriteArrayList<>();
+        volatile java.util.function.BiConsumer<Integer, FanoutPlan<String, ByteBuf>> nextRound;
+        volatile boolean retainAll;
+        final AtomicInteger merges = new AtomicInteger();
+
+        Keeping(Consumer<FanoutPlan<String, ByteBuf>> planner) {
+            this.planner = planner;
+        }
+
+        @Override
+        public void plan(String request, FanoutPlan<String, ByteBuf> plan) {
+            planner.accept(plan);
+        }
+
+        @Override
+        public String merge(String request, Replies<ByteBuf> replies, FanoutPlan<String, ByteBuf> next) {
+            int m = merges.incrementAndGet();
+            StringBuilder b = new StringBuilder(request);
+            for (int i = 0; i < replies.size(); i++) {
+                ByteBuf v = replies.get(i);
+                refCntsInMerge.add(v == null ? -1 : v.refCnt());
+                b.append(i == 0 ? "[" : ",").append(v == null ? "!" : String.valueOf(v.readableBytes()));
+                if (v != null && retainAll) {
+                    retained.add(v.retain());
+                }
+            }
+            if (nextRound != null && m == 1) {
+                nextRound.accept(m, next);
+                return null;
+            }
+            return b.append("]").toString();
+        }
+    }
+
+    @Test
+    void aHandlerReturningItsBufferKeepsItUntilTheMergeReturns() {
+        Keeping[] k = new Keeping[1];
+        k[0] = new Keeping(p -> {
+            p.call(BACKEND, 0, TestRead.readField(0, 0), k[0].keep);
+            p.call(BACKEND, 1, TestRead.readField(1, 0), k[0].keep);
+            p.call(BACKEND, 2, TestRead.readField(2, 0), k[0].slice);
+        });
+        k[0].retainAll = true;
+        Sink sink = new Sink();
+        FanoutExchange<String, ByteBuf, String> ex = new FanoutExchange<>(k[0], "q", loop, sink, OWNER, LONG_DEADLINE,
+                null);
+        ex.model(new RoundRecorder());
+        assertTrue(ex.plan());
+        ByteBuf p0 = payload(10);
+        ByteBuf p1 = payload(20);
+        ByteBuf p2 = payload(30);
+        assertFalse(ex.processReply(0, p0));
+        assertEquals(1, p0.refCnt(), "kept: not released after onReply");
+        assertFalse(ex.processReply(2, p2));
+        assertTrue(ex.processReply(1, p1));
+        ex.completeRound();
+        assertEquals(List.of("OK q[10,20,1]"), sink.all());
+        // in merge: the kept buffers alive (1 reference each; the slice holds the one of p2, released by its handler's return)
+        assertEquals(List.of(1, 1, 1), k[0].refCntsInMerge);
+        assertEquals(3, k[0].retained.size());
+        for (ByteBuf b : k[0].retained) {
+            assertEquals(1, b.refCnt(), "what merge retained survives the round: " + b);
+            b.release();
+        }
+        for (ByteBuf b : List.of(p0, p1, p2)) {
+            assertEquals(0, b.refCnt(), "released once the response let go: " + b);
+        }
+    }
+
+    @Test
+    void keptBuffersAreReleasedAfterEachRoundsMergeAndWhenTheRequestFails() {
+        // two rounds: round 0's buffers end with its merge, before round 1's replies arrive
+        Keeping[] k = new Keeping[1];
+        k[0] = new Keeping(p -> p.call(BACKEND, 0, TestRead.readField(0, 0), k[0].keep));
+        k[0].nextRound = (m, next) -> next.call(BACKEND, 1, TestRead.readField(1, 0), k[0].keep);
+        Sink sink = new Sink();
+        FanoutExchange<String, ByteBuf, String> ex = new FanoutExchange<>(k[0], "q", loop, sink, OWNER, LONG_DEADLINE,
+                null);
+        ex.model(new RoundRecorder());
+        assertTrue(ex.plan());
+        ByteBuf r0 = payload(3);
+        assertTrue(ex.processReply(0, r0));
+        ex.completeRound();
+        assertEquals(0, r0.refCnt(), "round 0's kept reply released when its merge returned");
+        ByteBuf r1 = payload(4);
+        assertTrue(ex.processReply(ex.tag(0), r1));
+        ex.completeRound();
+        assertEquals(List.of("OK q[4]"), sink.all());
+        assertEquals(0, r1.refCnt());
+
+        // fail-fast: a kept reply, then another call fails: answered 503, the kept one released
+        Keeping[] f = new Keeping[1];
+        f[0] = new Keeping(p -> {
+            p.call(BACKEND, 0, TestRead.readField(0, 0), f[0].keep);
+            p.call(BACKEND, 1, TestRead.readField(1, 0), f[0].keep);
+        });
+        Sink failed = new Sink();
+        FanoutExchange<String, ByteBuf, String> fx = new FanoutExchange<>(f[0], "q", loop, failed, OWNER,
+                LONG_DEADLINE, null);
+        fx.model(new RoundRecorder());
+        assertTrue(fx.plan());
+        ByteBuf kept = payload(5);
+        assertFalse(fx.processReply(0, kept));
+        assertFalse(fx.failCall(1, new ShardException(ShardException.Kind.UNAVAILABLE, 1, "connection refused")));
+        assertEquals(List.of("UNAVAILABLE backend b: shard 1 unavailable: connection refused"), failed.all());
+        assertEquals(0, kept.refCnt(), "the failed request's kept reply released");
+        assertEquals(0, f[0].merges.get());
+
+        // quorum not met at the end of the round: released too
+        Keeping[] q = new Keeping[1];
+        q[0] = new Keeping(p -> {
+            p.failurePolicy(FailurePolicy.quorum(2));
+            p.call(BACKEND, 0, TestRead.readField(0, 0), q[0].keep);
+            p.call(BACKEND, 1, TestRead.readField(1, 0), q[0].keep);
+        });
+        Sink quorum = new Sink();
+        FanoutExchange<String, ByteBuf, String> qx = new FanoutExchange<>(q[0], "q", loop, quorum, OWNER,
+                LONG_DEADLINE, null);
+        qx.model(new RoundRecorder());
+        assertTrue(qx.plan());
+        ByteBuf one = payload(6);
+        assertFalse(qx.processReply(0, one));
+        assertTrue(qx.failCall(1, new ShardException(ShardException.Kind.UNAVAILABLE, 1, "down")));
+        qx.completeRound();
+        assertTrue(quorum.all().get(0).startsWith("UNAVAILABLE only 1 of 2"), quorum.all().toString());
+        assertEquals(0, one.refCnt(), "released when the quorum failed the round");
+    }
+
+    @Test
+    void aHandlerStillRunningWhenTheDeadlineMergesReleasesItsOwnBuffer() throws Exception {
+        // best effort, 300 ms: call 0 answers in time; call 1's handler is still running (another
+        // thread, as under Type-2b) when the deadline merges without it and ends the round
+        java.util.concurrent.CountDownLatch inHandler = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch mayReturn = new java.util.concurrent.CountDownLatch(1);
+        Keeping[] k = new Keeping[1];
+        ReplyHandler<String, ByteBuf, ByteBuf> slow = (q, call, reply) -> {
+            inHandler.countDown();
+            try {
+                mayReturn.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return reply;
+        };
+        k[0] = new Keeping(p -> {
+            p.failurePolicy(FailurePolicy.bestEffort());
+            p.call(BACKEND, 0, TestRead.readField(0, 0), k[0].keep);
+            p.call(BACKEND, 1, TestRead.readField(1, 0), slow);
+        });
+        Sink sink = new Sink();
+        FanoutExchange<String, ByteBuf, String> ex = new FanoutExchange<>(k[0], "q", loop, sink, OWNER,
+                TimeUnit.MILLISECONDS.toNanos(300), null);
+        ex.model(new RoundRecorder());
+        ByteBuf early = payload(7);
+        loop.submit(() -> {
+            assertTrue(ex.plan());
+            ex.armDeadline();
+            assertFalse(ex.processReply(0, early));
+        }).get(10, TimeUnit.SECONDS);
+        ByteBuf late = payload(8);
+        java.util.concurrent.FutureTask<Boolean> worker = new java.util.concurrent.FutureTask<>(
+                () -> ex.processReply(1, late));
+        Thread t = new Thread(worker, "late-handler");
+        t.start();
+        assertTrue(inHandler.await(10, TimeUnit.SECONDS));
+        assertEquals("OK q[7,!]", sink.events.poll(10, TimeUnit.SECONDS), "merged at the deadline without call 1");
+        assertEquals(0, early.refCnt(), "the merged round's kept reply released");
+        assertEquals(1, late.refCnt(), "the running handler's reply untouched while it runs");
+        mayReturn.countDown();
+        worker.get(10, TimeUnit.SECONDS);
+        assertEquals(0, late.refCnt(), "the handler that returned after the round ended released its own buffer");
+    }
 }

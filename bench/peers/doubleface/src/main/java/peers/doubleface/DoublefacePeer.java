@@ -14,6 +14,7 @@ import io.doubleface.redis.RedisDriver;
 import io.doubleface.server.FanoutServer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import peers.PeerArgs;
@@ -21,69 +22,78 @@ import peers.Workload;
 
 /**
  * The workload on doubleface's public API, written as a user would from {@code examples/timeline}: a
- * {@code redis://} backend, route {@code GET /}, plan = K {@code Redis.bytes().get(key)} calls to shards
- * 0..K-1, merge = the K values concatenated in shard order, encoded as the response body. The fifth
- * argument is the configuration (default {@code doubleface}; e.g. {@code type2a-1f1b}).
+ * {@code redis://} backend, route {@code GET /}, plan = K {@code Redis.bytes().getBuffer(key)} calls to
+ * shards 0..K-1, merge = the K values in shard order as the response body. The fifth argument is the
+ * configuration (default {@code doubleface}; e.g. {@code type2a-1f1b}, {@code doubleface+bytes}).
  */
 public final class DoublefacePeer {
 
     private DoublefacePeer() {}
 
     static final Redis<byte[], byte[]> REDIS = Redis.bytes();
-    static final ReplyHandler<Workload.Query, byte[], byte[]> VALUE = (q, call, value) -> value;
 
     /**
-     * K GETs of one key, the values in shard order: copied into one array in merge, or (with
-     * {@code +wrapped}) handed to the binding as they are, which writes them with
-     * {@link Unpooled#wrappedBuffer(byte[]...)}. Measured side by side (docs/benchmarks.md): the
-     * copy in merge is not what costs at 20 kB, so the plain form is the default.
+     * K GETs of one key, the values in shard order, as the response body. By default the values are
+     * never copied: {@link Redis#getBuffer} hands each over as a slice of the bytes read from its
+     * shard (on {@code connection=native}), the handler keeps it, and merge answers a composite of
+     * the retained slices. With {@code +bytes} the form most users write first: {@link Redis#get}
+     * to {@code byte[]} values, copied into one array in merge.
      */
-    static final class Service implements FanoutService<Workload.Query, byte[], byte[][]> {
-        private final Backend<RedisCommand<?>> redis;
-        private final boolean concat;
+    static final class Service implements FanoutService<Workload.Query, Object, ByteBuf> {
+        static final ReplyHandler<Workload.Query, Object, Object> KEEP = (q, call, value) -> value;
 
-        /** @param concat copy the values into one array in merge (the default) */
-        Service(Backend<RedisCommand<?>> redis, boolean concat) {
+        private final Backend<RedisCommand<?>> redis;
+        private final boolean copy;
+
+        /** @param copy {@code byte[]} values copied into one array (else buffers, uncopied) */
+        Service(Backend<RedisCommand<?>> redis, boolean copy) {
             this.redis = redis;
-            this.concat = concat;
+            this.copy = copy;
         }
 
         @Override
-        public void plan(Workload.Query q, FanoutPlan<Workload.Query, byte[]> plan) {
+        public void plan(Workload.Query q, FanoutPlan<Workload.Query, Object> plan) {
             byte[] key = q.keyName().getBytes(StandardCharsets.US_ASCII);
             for (int shard = 0; shard < q.fanout(); shard++) {
-                plan.call(redis, shard, REDIS.get(key), VALUE);
+                if (copy) {
+                    plan.call(redis, shard, REDIS.get(key), KEEP);
+                } else {
+                    plan.call(redis, shard, REDIS.getBuffer(key), KEEP);
+                }
             }
         }
 
         @Override
-        public byte[][] merge(Workload.Query q, Replies<byte[]> replies, FanoutPlan<Workload.Query, byte[]> next) {
-            byte[][] values = new byte[replies.size()][];
-            for (int i = 0; i < values.length; i++) {
-                values[i] = replies.get(i);
-                if (values[i] == null) {
+        public ByteBuf merge(Workload.Query q, Replies<Object> replies, FanoutPlan<Workload.Query, Object> next) {
+            for (int i = 0; i < replies.size(); i++) {
+                if (replies.get(i) == null) {
                     throw new IllegalStateException("no value for " + q.keyName() + " on shard " + replies.shard(i));
                 }
             }
-            if (concat) {
+            if (copy) {
                 int n = 0;
-                for (byte[] v : values) {
-                    n += v.length;
+                for (int i = 0; i < replies.size(); i++) {
+                    n += ((byte[]) replies.get(i)).length;
                 }
                 byte[] body = new byte[n];
                 int at = 0;
-                for (byte[] v : values) {
+                for (int i = 0; i < replies.size(); i++) {
+                    byte[] v = (byte[]) replies.get(i);
                     System.arraycopy(v, 0, body, at, v.length);
                     at += v.length;
                 }
-                return new byte[][] {body};
+                return Unpooled.wrappedBuffer(body);
             }
-            return values;
+            CompositeByteBuf body = Unpooled.compositeBuffer(replies.size());
+            for (int i = 0; i < replies.size(); i++) {
+                body.addComponent(true, ((ByteBuf) replies.get(i)).retain());
+            }
+            return body;
         }
     }
 
     /** {@code ?fanout=K&size=small|large[&key=N]} in, the bytes out. */
-    static final class Binding implements HttpBinding<Workload.Query, byte[][]> {
+    static final class Binding implements HttpBinding<Workload.Query, ByteBuf> {
         private final int shards;
 
         Binding(int shards) {
@@ -102,8 +112,8 @@ public final class DoublefacePeer {
         }
 
         @Override
-        public ByteBuf encode(byte[][] values, ByteBufAllocator alloc) {
-            return Unpooled.wrappedBuffer(values);
+        public ByteBuf encode(ByteBuf body, ByteBufAllocator alloc) {
+            return body;
         }
 
         @Override
@@ -114,11 +124,11 @@ public final class DoublefacePeer {
 
     public static void main(String[] argv) throws InterruptedException {
         PeerArgs args = PeerArgs.parse("doubleface", argv, " [CONFIGURATION]");
-        // CONFIGURATION[+wrapped][@SHARD-OPTIONS], e.g. doubleface@connection=native (the redis:// URI's
-        // options); +wrapped: merge hands the values over uncopied, the binding wraps them
+        // CONFIGURATION[+bytes][@SHARD-OPTIONS], e.g. doubleface@connection=native (the redis:// URI's
+        // options); +bytes: byte[] values copied into one array in merge instead of uncopied buffers
         String spec = args.extra().length > 0 ? args.extra()[0] : "doubleface";
-        boolean concat = !spec.contains("+wrapped");
-        spec = spec.replace("+wrapped", "");
+        boolean copy = spec.contains("+bytes");
+        spec = spec.replace("+bytes", "");
         int at = spec.indexOf('@');
         String config = at < 0 ? spec : spec.substring(0, at);
         String uri = "redis://127.0.0.1:" + args.shardPort(0) + "-" + args.shardPort(args.shards() - 1)
@@ -130,10 +140,10 @@ public final class DoublefacePeer {
                 .ioThreads(args.ioThreads())
                 .configuration(config);
         Backend<RedisCommand<?>> redis = b.backend("redis", RedisDriver.of(uri));
-        b.get("/", new Service(redis, concat), new Binding(args.shards()));
+        b.get("/", new Service(redis, copy), new Binding(args.shards()));
         try (FanoutServer server = b.start()) {
             args.ready("doubleface " + PeerArgs.version("io.doubleface", "doubleface-framework") + " " + config
-                    + (concat ? "" : " (values wrapped, not copied in merge)") + ", netty " + PeerArgs.version("io.netty", "netty-transport") + ", lettuce " + PeerArgs.version("io.lettuce", "lettuce-core") + ", " + args.ioThreads() + " I/O threads, " + uri);
+                    + (copy ? " (byte[] values, copied in merge)" : " (values as buffers, uncopied)") + ", netty " + PeerArgs.version("io.netty", "netty-transport") + ", lettuce " + PeerArgs.version("io.lettuce", "lettuce-core") + ", " + args.ioThreads() + " I/O threads, " + uri);
             Thread.currentThread().join();
         }
     }

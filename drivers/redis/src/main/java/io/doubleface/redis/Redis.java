@@ -20,6 +20,9 @@ import io.lettuce.core.protocol.CommandKeyword;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.ProtocolKeyword;
 import io.lettuce.core.KeyValue;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -108,6 +111,51 @@ public final class Redis<K, V> {
      */
     public RedisCommand<V> get(K key) {
         return raw(CommandType.GET, ValueOutput::new, a -> a.addKey(key));
+    }
+
+    /**
+     * {@code GET key}: the value as a {@link ByteBuf}, or {@code null} — for values handed on
+     * without a copy. On a {@code connection=native} backend the buffer is a retained slice of the
+     * bytes received from the shard (no copy at all); on a Lettuce connection it wraps a copy.
+     *
+     * <p>The reply is reference-counted: the framework releases it after the
+     * {@link io.doubleface.api.ReplyHandler} returns, unless the handler returns it
+     * ({@code (q, call, value) -> value}); then it is released when the round's merge returns, and a
+     * response that keeps the bytes retains them:
+     *
+     * <pre>{@code
+     * plan.call(redis, shard, REDIS.getBuffer(key), (q, call, value) -> value);
+     * // merge: the values, uncopied, as the response body (a composite of retained slices)
+     * CompositeByteBuf body = Unpooled.compositeBuffer(replies.size());
+     * for (ByteBuf v : replies.values()) {
+     *     body.addComponent(true, v.retain());
+     * }
+     * return body; // the HttpBinding's encode returns it as it is
+     * }</pre>
+     *
+     * @param key the key of a string value
+     * @return the command; replies the value, or {@code null} if the key does not exist
+     */
+    public RedisCommand<ByteBuf> getBuffer(K key) {
+        return new RedisCommand<>(CommandType.GET, codec, a -> a.addKey(key), BufferOutput::new, true);
+    }
+
+    /** A bulk string as a heap buffer (Lettuce connections; the native client slices instead). */
+    private static final class BufferOutput<K, W> extends CommandOutput<K, W, ByteBuf> {
+        BufferOutput(RedisCodec<K, W> codec) {
+            super(codec, null);
+        }
+
+        @Override
+        public void set(ByteBuffer bytes) {
+            if (bytes == null) {
+                output = null;
+                return;
+            }
+            byte[] copy = new byte[bytes.remaining()];
+            bytes.get(copy);
+            output = Unpooled.wrappedBuffer(copy);
+        }
     }
 
     /**

@@ -31,14 +31,30 @@ public final class RedisCommand<V> implements Command<V> {
     private final RedisCodec<?, ?> codec;
     private final Consumer<CommandArgs<?, ?>> args;
     private final Function<RedisCodec<?, ?>, CommandOutput<?, ?, V>> output;
+    private final boolean bulkSlice;
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
     <K, W> RedisCommand(ProtocolKeyword type, RedisCodec<K, W> codec, Consumer<CommandArgs<K, W>> args,
             Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output) {
+        this(type, codec, args, output, false);
+    }
+
+    /**
+     * @param bulkSlice the reply is a bulk string (or nil) handed on as a {@code ByteBuf} slice of the
+     *     received bytes by the native client; {@code output} is used on Lettuce connections
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    <K, W> RedisCommand(ProtocolKeyword type, RedisCodec<K, W> codec, Consumer<CommandArgs<K, W>> args,
+            Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output, boolean bulkSlice) {
         this.type = Objects.requireNonNull(type, "type");
         this.codec = Objects.requireNonNull(codec, "codec");
         this.args = (Consumer) Objects.requireNonNull(args, "args");
         this.output = (Function) Objects.requireNonNull(output, "output");
+        this.bulkSlice = bulkSlice;
+    }
+
+    /** Whether the native client hands the bulk-string reply on as a slice ({@link Redis#getBuffer}). */
+    boolean bulkSlice() {
+        return bulkSlice;
     }
 
     /** {@return the command keyword, e.g. {@code SMEMBERS}} */

@@ -100,6 +100,9 @@ enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
     public Object reply(RedisCommand<?> command, int shard, Object decoded, ByteBufAllocator alloc) {
         ByteBuf frame = (ByteBuf) decoded;
         try {
+            if (command.bulkSlice()) {
+                return bulkSlice(command, frame);
+            }
             CommandOutput output = command.newOutput();
             RedisStateMachine m = MACHINES.get();
             if (!m.decode(frame, output)) {
@@ -113,5 +116,26 @@ enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
         } finally {
             frame.release();
         }
+    }
+
+    /**
+     * The bulk string {@code $n\r\n…\r\n} that {@code frame} holds (framed and checked by
+     * {@link RespReplyDecoder}) as a retained slice of it, without a copy; {@code null} for nil.
+     */
+    private static ByteBuf bulkSlice(RedisCommand<?> command, ByteBuf frame) {
+        int at = frame.readerIndex();
+        if (frame.getByte(at) != '$') {
+            throw new IllegalStateException("reply to " + command.type() + ": type byte '" + (char) frame.getByte(at)
+                    + "' (expected a bulk string, '$')");
+        }
+        int lf = frame.indexOf(at + 1, frame.writerIndex(), (byte) '\n');
+        if (frame.getByte(at + 1) == '-') {
+            return null; // $-1: no such key (the decoder admits no other negative length)
+        }
+        int n = 0;
+        for (int i = at + 1; i < lf - 1; i++) {
+            n = n * 10 + (frame.getByte(i) - '0');
+        }
+        return frame.retainedSlice(lf + 1, n);
     }
 }

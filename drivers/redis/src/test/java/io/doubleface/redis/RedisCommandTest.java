@@ -133,6 +133,59 @@ class RedisCommandTest {
     }
 
     @Test
+    void getBufferHandsTheValueOnAsABufferOverNativeAndLettuceConnections() throws Exception {
+        byte[] large = new byte[20_000];
+        new java.util.Random(7).nextBytes(large);
+        large[100] = '\r'; // a CRLF inside the value is data, not framing
+        large[101] = '\n';
+        Redis<byte[], byte[]> b = Redis.bytes();
+        byte[] key = "buf:large".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        ShardDriver<RedisCommand<?>> nativeDriver = RedisDriver.of(servers.uri() + "?connection=native", SETTINGS);
+        try {
+            for (ShardDriver<RedisCommand<?>> d : List.of(driver, nativeDriver)) {
+                boolean isNative = d == nativeDriver;
+                LoopClient<RedisCommand<?>> c = d.openOn(loops.loops().get(0));
+                try {
+                    assertEquals("OK", onLoop(c, 1, b.set(key, large)));
+                    assertEquals("OK", onLoop(c, 1, b.set("buf:small".getBytes(), "ada".getBytes())));
+                    for (int round = 0; round < 3; round++) { // several replies on one connection stay framed
+                        io.netty.buffer.ByteBuf v = (io.netty.buffer.ByteBuf) onLoop(c, 1, b.getBuffer(key));
+                        try {
+                            assertEquals(large.length, v.readableBytes());
+                            assertTrue(java.util.Arrays.equals(large, io.netty.buffer.ByteBufUtil.getBytes(v)),
+                                    "the value's bytes, " + (isNative ? "native" : "lettuce"));
+                            assertEquals(isNative, v.unwrap() != null,
+                                    "native: a slice of the received bytes; lettuce: a buffer of its own");
+                        } finally {
+                            v.release();
+                        }
+                        io.netty.buffer.ByteBuf small = (io.netty.buffer.ByteBuf) onLoop(c, 1,
+                                b.getBuffer("buf:small".getBytes()));
+                        try {
+                            assertEquals("ada", small.toString(java.nio.charset.StandardCharsets.US_ASCII));
+                        } finally {
+                            small.release();
+                        }
+                    }
+                    assertEquals("(nil)", onLoop(c, 1, b.getBuffer("buf:none".getBytes())));
+                    assertEquals(1L, onLoop(c, 1, b.sadd("buf:set".getBytes(), "m".getBytes())));
+                    ShardException wrong = assertThrows(ShardException.class,
+                            () -> onLoop(c, 1, b.getBuffer("buf:set".getBytes())));
+                    assertEquals(ShardException.Kind.SHARD_ERROR, wrong.kind());
+                    assertTrue(wrong.getMessage().contains("WRONGTYPE"), wrong.getMessage());
+                    assertEquals("ada", new String((byte[]) onLoop(c, 1, b.get("buf:small".getBytes())),
+                            java.nio.charset.StandardCharsets.US_ASCII), "the connection still in step");
+                    assertEquals(3L, onLoop(c, 1, b.del(key, "buf:small".getBytes(), "buf:set".getBytes())));
+                } finally {
+                    c.close();
+                }
+            }
+        } finally {
+            nativeDriver.close();
+        }
+    }
+
+    @Test
     void errorReplyFailsTheCallWithTheShardsMessage() throws Exception {
         LoopClient<RedisCommand<?>> c = driver.openOn(loops.loops().get(0));
         try {
