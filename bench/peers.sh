@@ -10,7 +10,9 @@
 # sends K Redis GETs of one random key (s:<i>, 100 B, or l:<i>, 20,000 B; i in 0..999) to shards 0..K-1 and
 # answers the K values concatenated in shard order. A cell is FANOUT:SIZE:CONNECTIONS. The system
 # `doubleface` stands for one system per configuration of --configs (named doubleface/<config>); a
-# configuration may carry redis:// URI options after @, e.g. doubleface@connection=native.
+# configuration may carry redis:// URI options after @, e.g. doubleface@connection=native, and
+# +bytes for the byte[] form of the service. `ceiling/composite` is the ceiling joining a read that
+# ends inside a value with the next as a composite buffer instead of merging them (a copy).
 #
 # What it does: builds the peers if a jar is missing or older than its sources (./mvnw -f
 # bench/peers/pom.xml; doubleface's own SNAPSHOT artifacts are installed to ~/.m2 first if absent);
@@ -75,9 +77,9 @@ for t in taskset python3 curl; do command -v $t >/dev/null || die "$t not found"
 RUN_SYSTEMS=()
 for s in $SYSTEMS; do
   case "$s" in
-    vertx|reactor|helidon|ceiling) RUN_SYSTEMS+=("$s");;
+    vertx|reactor|helidon|ceiling|ceiling/composite) RUN_SYSTEMS+=("$s");;
     doubleface) for c in $CONFIGS; do RUN_SYSTEMS+=("doubleface/$c"); done;;
-    *) die "unknown system '$s' (expected: vertx reactor helidon ceiling doubleface)";;
+    *) die "unknown system '$s' (expected: vertx reactor helidon ceiling ceiling/composite doubleface)";;
   esac
 done
 MODULES=$(printf '%s\n' "${RUN_SYSTEMS[@]}" | cut -d/ -f1 | sort -u)
@@ -146,7 +148,7 @@ done
 # --- one system ---------------------------------------------------------------------------------
 start() { # system log -> SERVER_PID, once "ready on PORT" is printed
   local s=$1 cfg=() m=${1%%/*}
-  [[ $s == doubleface/* ]] && cfg=("${s#doubleface/}")
+  [[ $s == */* ]] && cfg=("${s#*/}")
   # shellcheck disable=SC2086
   taskset -c 0 "$JAVA" ${JAVA_OPTS:-} -jar "$WORK/peer-$m.jar" $PORT 1 $REDIS_BASE_PORT $SHARDS "${cfg[@]}" > "$2" 2>&1 &
   SERVER_PID=$!

@@ -50,7 +50,14 @@ public final class CeilingServer {
 
     public static void main(String[] argv) {
         try {
-            run(PeerArgs.parse("ceiling", argv, ""));
+            PeerArgs args = PeerArgs.parse("ceiling", argv, " [composite]");
+            if (args.extra().length > 0) {
+                if (!args.extra()[0].equals("composite")) {
+                    throw new IllegalArgumentException("expected: composite, got " + args.extra()[0]);
+                }
+                Cumulation.cumulator = io.netty.handler.codec.ByteToMessageDecoder.COMPOSITE_CUMULATOR;
+            }
+            run(args);
         } catch (Throwable t) {
             t.printStackTrace();
             System.exit(1);
@@ -93,7 +100,9 @@ public final class CeilingServer {
                 })
                 .bind("127.0.0.1", args.port()).sync().channel();
         args.ready("ceiling, netty " + PeerArgs.version("io.netty", "netty-transport")
-                + ", " + (epoll ? "epoll" : "nio") + ", " + args.ioThreads() + " loops x " + args.shards() + " shard connections");
+                + ", " + (epoll ? "epoll" : "nio") + ", " + args.ioThreads() + " loops x " + args.shards() + " shard connections"
+                + (Cumulation.cumulator == io.netty.handler.codec.ByteToMessageDecoder.COMPOSITE_CUMULATOR
+                        ? ", composite cumulation" : ", merging cumulation"));
         listener.closeFuture().sync();
     }
 }

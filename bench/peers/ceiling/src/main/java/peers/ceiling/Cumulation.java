@@ -10,11 +10,18 @@ import io.netty.handler.codec.ByteToMessageDecoder;
  */
 final class Cumulation {
 
+    /**
+     * How a read that ends inside a value is joined with the next: merged into one buffer (a copy of
+     * the rest and of the next read whenever a value sliced from the buffer is still held), or, with
+     * the server's {@code composite} argument, as components of a composite buffer (no copy).
+     */
+    static ByteToMessageDecoder.Cumulator cumulator = ByteToMessageDecoder.MERGE_CUMULATOR;
+
     private ByteBuf buf;
 
     /** {@return the bytes to parse: {@code in} alone, or appended to what was left} */
     ByteBuf add(ByteBufAllocator alloc, ByteBuf in) {
-        buf = buf == null ? in : ByteToMessageDecoder.MERGE_CUMULATOR.cumulate(alloc, buf, in);
+        buf = buf == null ? in : cumulator.cumulate(alloc, buf, in);
         return buf;
     }
 

@@ -32,24 +32,33 @@ public final class RedisCommand<V> implements Command<V> {
     private final Consumer<CommandArgs<?, ?>> args;
     private final Function<RedisCodec<?, ?>, CommandOutput<?, ?, V>> output;
     private final boolean bulkSlice;
+    private final byte[] encoded;
 
     <K, W> RedisCommand(ProtocolKeyword type, RedisCodec<K, W> codec, Consumer<CommandArgs<K, W>> args,
             Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output) {
-        this(type, codec, args, output, false);
+        this(type, codec, args, output, false, null);
     }
 
     /**
      * @param bulkSlice the reply is a bulk string (or nil) handed on as a {@code ByteBuf} slice of the
      *     received bytes by the native client; {@code output} is used on Lettuce connections
+     * @param encoded the whole command in RESP, the same bytes {@code args} encode to, for the native
+     *     client to write in one piece; or {@code null}
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     <K, W> RedisCommand(ProtocolKeyword type, RedisCodec<K, W> codec, Consumer<CommandArgs<K, W>> args,
-            Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output, boolean bulkSlice) {
+            Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output, boolean bulkSlice, byte[] encoded) {
         this.type = Objects.requireNonNull(type, "type");
         this.codec = Objects.requireNonNull(codec, "codec");
         this.args = (Consumer) Objects.requireNonNull(args, "args");
         this.output = (Function) Objects.requireNonNull(output, "output");
         this.bulkSlice = bulkSlice;
+        this.encoded = encoded;
+    }
+
+    /** The command in RESP, written by the native client as it is; {@code null} if it encodes its arguments per send. */
+    byte[] encoded() {
+        return encoded;
     }
 
     /** Whether the native client hands the bulk-string reply on as a slice ({@link Redis#getBuffer}). */

@@ -69,6 +69,11 @@ enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
 
     @Override
     public void encode(int id, int shard, RedisCommand<?> command, ByteBuf out) {
+        byte[] resp = command.encoded();
+        if (resp != null) { // built once with the command (Redis#get and the other one-key commands)
+            out.writeBytes(resp);
+            return;
+        }
         CommandArgs<Object, Object> args = command.newArgs();
         byte[] keyword = command.type().getBytes();
         out.writeByte('*');

@@ -186,6 +186,41 @@ class RedisCommandTest {
     }
 
     @Test
+    void oneKeyCommandsBuiltOnceEncodeAsTheirArgumentsWould() {
+        io.netty.buffer.ByteBuf pre = io.netty.buffer.Unpooled.buffer();
+        io.netty.buffer.ByteBuf generic = io.netty.buffer.Unpooled.buffer();
+        try {
+            List<String> keys = List.of("k", "", "user:1:name", "naïve-日本", "x".repeat(300), "a\r\nb");
+            Redis<byte[], byte[]> b = Redis.bytes();
+            for (String key : keys) {
+                byte[] kb = key.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                List<RedisCommand<?>> built = List.of(R.get(key), R.getBuffer(key), R.incr(key), R.smembers(key),
+                        R.hgetall(key), b.get(kb), b.getBuffer(kb));
+                List<CommandType> types = List.of(CommandType.GET, CommandType.GET, CommandType.INCR,
+                        CommandType.SMEMBERS, CommandType.HGETALL, CommandType.GET, CommandType.GET);
+                for (int i = 0; i < built.size(); i++) {
+                    RedisCommand<?> c = built.get(i);
+                    assertTrue(c.encoded() != null, "built once: " + c);
+                    boolean bytes = i >= 5;
+                    RedisCommand<?> same = bytes
+                            ? b.raw(types.get(i), IntegerOutput::new, a -> a.addKey(kb))
+                            : R.raw(types.get(i), IntegerOutput::new, a -> a.addKey(key));
+                    pre.clear();
+                    generic.clear();
+                    RespProtocol.INSTANCE.encode(1, 0, c, pre);
+                    RespProtocol.INSTANCE.encode(1, 0, same, generic);
+                    assertEquals(io.netty.buffer.ByteBufUtil.hexDump(generic), io.netty.buffer.ByteBufUtil.hexDump(pre),
+                            types.get(i) + " '" + key + "'");
+                }
+            }
+            assertThrows(NullPointerException.class, () -> R.get(null));
+        } finally {
+            pre.release();
+            generic.release();
+        }
+    }
+
+    @Test
     void errorReplyFailsTheCallWithTheShardsMessage() throws Exception {
         LoopClient<RedisCommand<?>> c = driver.openOn(loops.loops().get(0));
         try {
