@@ -23,7 +23,6 @@ import io.lettuce.core.KeyValue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -149,24 +148,52 @@ public final class Redis<K, V> {
     private <T> RedisCommand<T> keyOnly(CommandType type, K key, Function<RedisCodec<K, V>, CommandOutput<K, V, T>> output,
             boolean bulkSlice) {
         Objects.requireNonNull(key, "key");
-        ByteBuffer k = codec.encodeKey(key).duplicate();
         byte[] kw = type.getBytes();
-        int n = k.remaining();
-        byte[] kwLen = Integer.toString(kw.length).getBytes(StandardCharsets.US_ASCII);
-        byte[] keyLen = Integer.toString(n).getBytes(StandardCharsets.US_ASCII);
-        byte[] resp = new byte[4 + 1 + kwLen.length + 2 + kw.length + 2 + 1 + keyLen.length + 2 + n + 2];
+        byte[] kb = null;
+        ByteBuffer k = null;
+        int n;
+        if (key instanceof byte[] raw && codec == BYTES.codec) {
+            kb = raw;
+            n = raw.length;
+        } else {
+            k = codec.encodeKey(key);
+            n = k.remaining();
+        }
+        byte[] resp = new byte[4 + 1 + digits(kw.length) + 2 + kw.length + 2 + 1 + digits(n) + 2 + n + 2];
         int at = put(resp, 0, STAR_2);
         resp[at++] = '$';
-        at = put(resp, at, kwLen);
+        at = putDecimal(resp, at, kw.length);
         at = put(resp, at, CRLF);
         at = put(resp, at, kw);
         at = put(resp, at, CRLF);
         resp[at++] = '$';
-        at = put(resp, at, keyLen);
+        at = putDecimal(resp, at, n);
         at = put(resp, at, CRLF);
-        k.get(resp, at, n);
+        if (kb != null) {
+            System.arraycopy(kb, 0, resp, at, n);
+        } else {
+            k.get(k.position(), resp, at, n);
+        }
         put(resp, at + n, CRLF);
         return new RedisCommand<>(type, codec, a -> a.addKey(key), output, bulkSlice, resp);
+    }
+
+    private static int digits(int v) {
+        int d = 1;
+        while (v >= 10) {
+            v /= 10;
+            d++;
+        }
+        return d;
+    }
+
+    private static int putDecimal(byte[] to, int at, int v) {
+        int end = at + digits(v);
+        for (int i = end - 1; i >= at; i--) {
+            to[i] = (byte) ('0' + v % 10);
+            v /= 10;
+        }
+        return end;
     }
 
     private static final byte[] STAR_2 = {'*', '2', '\r', '\n'};
