@@ -6,6 +6,7 @@ import io.doubleface.tune.Profile;
 import io.doubleface.tune.RingBufferDetector;
 import io.doubleface.tune.TunePolicy;
 import io.doubleface.tune.TuneSettings;
+import io.doubleface.server.internal.tools.ServerInternals;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -169,7 +170,7 @@ final class AdapterOptions {
 
     /** The banner's {@code adapter} line of a running server, or {@code null} if it runs no adapter. */
     static String bannerLine(FanoutServer server, String profileSource) {
-        LoadAdapter adapter = server.adapter();
+        LoadAdapter adapter = ServerInternals.adapter(server);
         if (adapter == null) {
             return null;
         }

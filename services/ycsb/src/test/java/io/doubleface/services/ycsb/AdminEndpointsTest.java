@@ -42,7 +42,7 @@ class AdminEndpointsTest {
     @Test
     void configNamesTheActiveConfiguration() throws Exception {
         assertEquals("doubleface", active());
-        assertEquals("doubleface", cluster.server.engine().active().name());
+        assertEquals("doubleface", cluster.server.configuration().name());
     }
 
     @Test
