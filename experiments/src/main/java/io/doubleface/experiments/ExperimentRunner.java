@@ -121,6 +121,8 @@ public final class ExperimentRunner {
         Experiments.Experiment ex = Experiments.of(o.experiment());
         List<String> configs = o.configs() != null ? o.configs() : ex.defaultConfigs(o);
         if (o.external() != null) {
+            out.println("experiment: " + o.external().serverLine());
+            out.flush();
             checkExternal(ex, o, configs);
         }
         List<Experiments.Point> points = ex.points(o);
@@ -243,8 +245,10 @@ public final class ExperimentRunner {
         if (o.service().isYcsb() && e.shards() > 0) {
             for (Experiments.Point p : ex.points(o)) {
                 if (p.params().get("fanout") instanceof Number f && f.intValue() > e.shards()) {
+                    String backend = e.fanoutBackend();
                     throw new IllegalArgumentException("--midtier: fanout " + f + " (point " + p.label() + ") is more "
-                            + "than the mid-tier's " + e.shards() + " shards; give --fanouts up to " + e.shards());
+                            + "than the mid-tier's " + e.shards() + " shards" + (backend == null ? "" : " (backend "
+                            + backend + ")") + "; give --fanouts up to " + e.shards());
                 }
             }
         }
