@@ -315,6 +315,24 @@ class ExperimentCommandTest {
             String report = Files.readString(dir.resolve("report.md"));
             assertTrue(report.contains("- topology: external mid-tier " + m.midTier()), report);
             assertTrue(report.contains("throughput relative to doubleface"), report);
+            assertTrue(report.contains("- per run: 300 ms warm-up + measured time; 500 ms warm-up of each configuration "
+                    + "before its first run"), report);
+
+            // no warm-ups at all: none is run, and the report says so in words (not "warmed up 0 s")
+            CliRun none = new CliRun();
+            Path noWarm = Files.createDirectories(out.resolve("no-warm-up"));
+            assertEquals(DoubleFaceCli.EXIT_OK, none.run("experiment", "fanout", "--quick", "--midtier", m.midTier(),
+                    "--admin", m.admin(), "--admin-token-file", m.tokenFile.toString(), "--configs", "doubleface",
+                    "--fanouts", "5", "--sizes", "small", "--concurrency", "4", "--duration", "1s", "--warmup", "0s",
+                    "--global-warmup", "0s", "--out", noWarm.toString()), none.out() + none.err());
+            assertTrue(none.out().contains("experiment: no warm-up of doubleface (--global-warmup 0s)"), none.out());
+            Path dir2;
+            try (Stream<Path> s = Files.list(noWarm)) {
+                dir2 = s.filter(p -> p.getFileName().toString().startsWith("fanout-quick-")).findFirst().orElseThrow();
+            }
+            String report2 = Files.readString(dir2.resolve("report.md"));
+            assertTrue(report2.contains("- per run: no warm-up, measured time only; no warm-up of a configuration before "
+                    + "its first run"), report2);
         }
     }
 

@@ -153,6 +153,11 @@ public final class ExperimentRunner {
             writeEnvironment(dir, o, settings, configs, t);
             for (String c : configs) {
                 t.switchTo(c);
+                if (o.globalWarmup().isZero()) {
+                    out.printf("experiment: no warm-up of %s (--global-warmup 0s)%n", c);
+                    out.flush();
+                    continue;
+                }
                 out.printf("experiment: warm-up %s (%s)%n", c, fmt(o.globalWarmup()));
                 out.flush();
                 t.load("warm-up " + c, List.of("--users", "16", "--url", Experiments.query(Experiments.fanout(o), "small"),

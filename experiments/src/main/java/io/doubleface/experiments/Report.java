@@ -432,9 +432,10 @@ final class Report {
                 ? "closed-loop runs by `wrk -t1 -cN --latency` (URL without a key: the service picks a random one; no "
                         + "interval logs), open-loop runs by `doubleface load`"
                 : "`doubleface load` (a JVM per run)").append('\n');
-        head.append("- per run: ").append(options.warmup().toMillis()).append(" ms warm-up + measured time; ")
-                .append("each configuration warmed up ").append(options.globalWarmup().toSeconds())
-                .append(" s before the first run\n");
+        head.append("- per run: ").append(warmUpPhrase(options.warmup(), "no warm-up, measured time only",
+                        " warm-up + measured time")).append("; ")
+                .append(warmUpPhrase(options.globalWarmup(), "no warm-up of a configuration before its first run",
+                        " warm-up of each configuration before its first run")).append('\n');
         head.append("- cells: median over repeats, (min–max) when more than one; raw runs in summary.json, "
                 + "interval logs in intervals/, process logs in logs/; environment in environment.json\n");
         Files.writeString(dir.resolve("report.md"), head.append(md).toString(), StandardCharsets.UTF_8);
@@ -464,5 +465,14 @@ final class Report {
         }
         summary.put("runs", runs);
         Files.writeString(dir.resolve("summary.json"), Json.write(summary), StandardCharsets.UTF_8);
+    }
+
+    /** {@code none} for a zero warm-up, else the duration ({@code 10 s}, {@code 500 ms}) followed by {@code what}. */
+    static String warmUpPhrase(java.time.Duration d, String none, String what) {
+        if (d.isZero() || d.isNegative()) {
+            return none;
+        }
+        long ms = d.toMillis();
+        return (ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms") + what;
     }
 }
