@@ -1,12 +1,12 @@
 package io.doubleface.cli;
 
 import io.doubleface.server.FanoutServer;
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.Profile;
 import io.doubleface.tune.RingBufferDetector;
 import io.doubleface.tune.TunePolicy;
 import io.doubleface.tune.TuneSettings;
-import io.doubleface.server.internal.tools.ServerInternals;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.server.FanoutServer;
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.tune.Profile;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +20,6 @@ import io.doubleface.services.router.RouterReference;
 import io.doubleface.services.setalgebra.SetAlgebraData;
 import io.doubleface.services.setalgebra.SetAlgebraQuery;
 import io.doubleface.services.setalgebra.SetAlgebraReference;
-import io.doubleface.server.internal.tools.ServerInternals;
 import java.util.List;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.server.FanoutServer;
-import io.doubleface.tune.Profile;
 import io.doubleface.server.internal.tools.ServerInternals;
+import io.doubleface.tune.Profile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;

@@ -3,11 +3,11 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.Profile;
 import io.doubleface.tune.TunePolicy;
 import io.doubleface.tune.TuneSettings;
-import io.doubleface.server.internal.tools.ServerInternals;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;

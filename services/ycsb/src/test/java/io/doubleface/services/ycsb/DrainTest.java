@@ -1,11 +1,11 @@
 package io.doubleface.services.ycsb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import io.doubleface.server.internal.tools.ServerInternals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.server.internal.tools.ServerInternals;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

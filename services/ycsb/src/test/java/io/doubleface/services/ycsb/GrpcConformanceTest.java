@@ -3,10 +3,10 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.services.ycsb.v1.FanoutServiceGrpc;
 import io.doubleface.services.ycsb.v1.QueryReply;
 import io.doubleface.services.ycsb.v1.QueryRequest;
-import io.doubleface.server.internal.tools.ServerInternals;
 import io.grpc.CallOptions;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;

@@ -1,9 +1,9 @@
 package io.doubleface.services.ycsb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import io.doubleface.server.internal.tools.ServerInternals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.server.internal.tools.ServerInternals;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
