@@ -315,8 +315,8 @@ class ExperimentCommandTest {
             String report = Files.readString(dir.resolve("report.md"));
             assertTrue(report.contains("- topology: external mid-tier " + m.midTier()), report);
             assertTrue(report.contains("throughput relative to doubleface"), report);
-            assertTrue(report.contains("- per run: 300 ms warm-up + measured time; 500 ms warm-up of each configuration "
-                    + "before its first run"), report);
+            assertTrue(report.contains("- per run: 300 ms warm-up + measured time; each configuration warmed up 500 ms "
+                    + "before the first run"), report);
 
             // no warm-ups at all: none is run, and the report says so in words (not "warmed up 0 s")
             CliRun none = new CliRun();
