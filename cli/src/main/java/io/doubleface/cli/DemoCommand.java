@@ -13,6 +13,7 @@ import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.Threads;
 import io.doubleface.engine.ThreadingModel;
 import io.doubleface.server.FanoutServer;
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.services.ycsb.Size;
 import io.doubleface.services.ycsb.YcsbBinding;
 import io.doubleface.services.ycsb.YcsbQuery;
@@ -259,7 +260,7 @@ final class DemoCommand implements Callable<Integer> {
         o.printf("doubleface demo %s: every threading model on the embedded default%n", VersionProvider.version());
         o.printf("  shards    embedded KV leaf: %s%n", Hosts.describe(leaf));
         o.printf("  mid-tier  %s, %d I/O loops (%s); configurations switched at run time via the engine%n",
-                base, server.ioLoops().size(), server.ioLoops().isEpoll() ? "epoll" : "nio");
+                base, server.ioThreads(), server.transport().name().toLowerCase(Locale.ROOT));
         o.printf("  requests  GET %s, key uniform in 0..%d%n", path, records - 1);
         o.printf("  method    %d checked queries per configuration; then per configuration a closed-loop run (%d "
                 + "users, %s warm-up + %s) and an open-loop run (Poisson, %s, %s warm-up + %s)%n", checkRequests,
@@ -346,8 +347,8 @@ final class DemoCommand implements Callable<Integer> {
         o.println();
         DemoReport.Environment environment = new DemoReport.Environment(
                 started.format(DateTimeFormatter.ISO_INSTANT), VersionProvider.version(), DemoReport.gitCommit(), names,
-                fanout, size.label(), shards, records, server.ioLoops().size(),
-                server.ioLoops().isEpoll() ? "epoll" : "nio", users, warmup.toMillis() / 1000.0,
+                fanout, size.label(), shards, records, server.ioThreads(),
+                server.transport().name().toLowerCase(Locale.ROOT), users, warmup.toMillis() / 1000.0,
                 duration.toMillis() / 1000.0, openDuration.toMillis() / 1000.0, openRate, rateSource, checkRequests);
         for (String line : DemoReport.legend(environment)) {
             o.println(line);
@@ -479,8 +480,8 @@ final class DemoCommand implements Callable<Integer> {
      */
     private static Set<String> midTierThreadGroups(FanoutServer server) {
         Set<String> names = new HashSet<>(WORKER_POOLS);
-        names.add(server.ioLoops().name());
-        for (ThreadingModel m : server.engine().models()) {
+        names.add(ServerInternals.ioLoops(server).name());
+        for (ThreadingModel m : ServerInternals.engine(server).models()) {
             for (LoopGroup lg : m.ownLoopGroups()) {
                 names.add(lg.name());
             }

@@ -27,9 +27,9 @@ final class ExternalMidTierOptions {
     @Option(names = "--midtier", paramLabel = "http://HOST:PORT",
             description = "Run over this running mid-tier (e.g. a docker compose topology's, http://127.0.0.1:8080) "
                 + "instead of starting a leaf and mid-tiers: nothing is started but the load generator (here), "
-                + "nothing of it is pinned, each configuration is activated with PUT /admin/config (and "
-                + "+flush=/+pin= with PUT /admin/knobs), and the configuration and knobs it had are put back at the "
-                + "end. Options and configurations that need a process of the runner's own are refused "
+                + "nothing of it is pinned, each configuration is activated with PUT /admin/config (and an "
+                + "experiment's +flush=/+pin= variants with PUT /admin/knobs), and the configuration and knobs it had "
+                + "are put back at the end. Options and configurations that need a process of the runner's own are refused "
                 + "(docs/experiments.md, Over a running mid-tier).")
     String midTier;
 

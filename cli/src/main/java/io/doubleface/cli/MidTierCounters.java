@@ -5,6 +5,7 @@ import io.doubleface.loop.LoopStats;
 import io.doubleface.loop.ThreadStats;
 import io.doubleface.engine.ThreadingModel;
 import io.doubleface.server.FanoutServer;
+import io.doubleface.server.internal.tools.ServerInternals;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -38,8 +39,8 @@ record MidTierCounters(long iterations, long events, long contextSwitches) {
     /** Reads the counters now. Takes a few hundred microseconds ({@code /proc}). */
     static MidTierCounters of(FanoutServer server) {
         List<LoopGroup> groups = new ArrayList<>();
-        groups.add(server.ioLoops());
-        for (ThreadingModel m : server.engine().models()) {
+        groups.add(ServerInternals.ioLoops(server));
+        for (ThreadingModel m : ServerInternals.engine(server).models()) {
             for (LoopGroup g : m.ownLoopGroups()) {
                 if (!groups.contains(g)) {
                     groups.add(g);

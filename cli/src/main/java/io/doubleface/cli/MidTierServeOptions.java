@@ -158,7 +158,7 @@ class MidTierServeOptions {
         if (server.grpcPort() >= 0) {
             out.println("  grpc     grpc://" + h + ":" + server.grpcPort() + " " + grpcMethods);
         }
-        out.println("  config   " + server.engine().active().name() + " (deadline " + Durations.format(deadline)
+        out.println("  config   " + server.configuration().name() + " (deadline " + Durations.format(deadline)
                 + ", call timeout " + Durations.format(callTimeout) + ")");
         String adapterLine = AdapterOptions.bannerLine(server, profileSource);
         if (adapterLine != null) {

@@ -6,6 +6,7 @@ import io.doubleface.kv.KvLeafServer;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.server.HttpLimits;
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.services.ycsb.KvRecords;
 import io.doubleface.services.ycsb.RecordStore;
 import io.doubleface.services.ycsb.RecordStores;
@@ -18,6 +19,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -343,7 +345,7 @@ final class ServeCommand {
             String h = Hosts.forUrl(host);
             String base = (tlsCert != null ? "https://" : "http://") + h + ":" + server.port();
             out.println("doubleface serve ycsb " + VersionProvider.version() + ": listening on " + base
-                    + " (" + server.ioLoops().size() + " I/O loops, " + (server.ioLoops().isEpoll() ? "epoll" : "nio")
+                    + " (" + server.ioThreads() + " I/O loops, " + server.transport().name().toLowerCase(Locale.ROOT)
                     + ")");
             if (server.grpcPort() >= 0) {
                 String grpc = "grpc://" + h + ":" + server.grpcPort();
@@ -351,7 +353,7 @@ final class ServeCommand {
                         + " --fanout " + Math.min(YcsbBinding.DEFAULT_FANOUT, server.backends().get(0).shardCount())
                         + " --size small --key 42");
             }
-            out.println("  config   " + server.engine().active().name() + " (policy " + policy + ", deadline "
+            out.println("  config   " + server.configuration().name() + " (policy " + policy + ", deadline "
                     + Durations.format(deadline) + ")");
             String adapterLine = AdapterOptions.bannerLine(server, profileSource);
             if (adapterLine != null) {

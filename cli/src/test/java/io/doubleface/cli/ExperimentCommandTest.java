@@ -274,6 +274,11 @@ class ExperimentCommandTest {
                     "--fanouts", "5", "--sizes", "small", "--concurrency", "4", "--duration", "1s", "--warmup", "300ms",
                     "--global-warmup", "500ms", "--out", out.toString());
             assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
+            // the pre-run checks say which server this is: its version (as its /admin/stats has it) and backends
+            Object version = m.stats().get("version");
+            String versionText = version instanceof String v ? v : "unknown";
+            assertTrue(r.out().contains("experiment: mid-tier " + m.midTier() + ": doubleface " + versionText
+                    + ", configuration doubleface; backends: records (kv, 5 shards: kv://127.0.0.1:"), r.out());
             Path dir;
             try (Stream<Path> s = Files.list(out)) {
                 dir = s.filter(p -> p.getFileName().toString().startsWith("fanout-quick-")).findFirst().orElseThrow();
@@ -303,12 +308,31 @@ class ExperimentCommandTest {
             assertEquals(m.midTier(), MiniJson.path(env, "topology", "mid_tier").asString());
             assertEquals(m.admin(), MiniJson.path(env, "topology", "admin").asString());
             assertEquals(5, MiniJson.path(env, "topology", "server_at_start", "shards").asLong());
+            assertEquals(versionText, MiniJson.path(env, "topology", "server_at_start", "version").asString());
             assertEquals("external: not pinned by the runner", MiniJson.path(env, "pinning", "mid_tier").asString());
             String all = Files.readString(dir.resolve("environment.json")) + Files.readString(dir.resolve("report.md"));
             assertTrue(!all.contains(RunningMidTier.TOKEN), "the token is never written down");
             String report = Files.readString(dir.resolve("report.md"));
             assertTrue(report.contains("- topology: external mid-tier " + m.midTier()), report);
             assertTrue(report.contains("throughput relative to doubleface"), report);
+            assertTrue(report.contains("- per run: 300 ms warm-up + measured time; each configuration warmed up 500 ms "
+                    + "before the first run"), report);
+
+            // no warm-ups at all: none is run, and the report says so in words (not "warmed up 0 s")
+            CliRun none = new CliRun();
+            Path noWarm = Files.createDirectories(out.resolve("no-warm-up"));
+            assertEquals(DoubleFaceCli.EXIT_OK, none.run("experiment", "fanout", "--quick", "--midtier", m.midTier(),
+                    "--admin", m.admin(), "--admin-token-file", m.tokenFile.toString(), "--configs", "doubleface",
+                    "--fanouts", "5", "--sizes", "small", "--concurrency", "4", "--duration", "1s", "--warmup", "0s",
+                    "--global-warmup", "0s", "--out", noWarm.toString()), none.out() + none.err());
+            assertTrue(none.out().contains("experiment: no warm-up of doubleface (--global-warmup 0s)"), none.out());
+            Path dir2;
+            try (Stream<Path> s = Files.list(noWarm)) {
+                dir2 = s.filter(p -> p.getFileName().toString().startsWith("fanout-quick-")).findFirst().orElseThrow();
+            }
+            String report2 = Files.readString(dir2.resolve("report.md"));
+            assertTrue(report2.contains("- per run: no warm-up, measured time only; no warm-up of a configuration before "
+                    + "its first run"), report2);
         }
     }
 
@@ -355,7 +379,8 @@ class ExperimentCommandTest {
                     new String[][] {concat(new String[] {"experiment", "mutune-steady"}, at, token),
                         {"a default configuration of mutune-steady; give --configs"}},
                     new String[][] {concat(new String[] {"experiment", "fanout", "--fanouts", "1,6"}, at, token),
-                        {"fanout 6 (point small c=20 k=6) is more than the mid-tier's 5 shards"}},
+                        {"fanout 6 (point small c=20 k=6) is more than the mid-tier's 5 shards (backend records (kv, 5 "
+                            + "shards: kv://127.0.0.1:"}},
                     new String[][] {concat(new String[] {"experiment", "concurrency", "--service", "router"}, at, token),
                         {"answered HTTP 404", "does it run serve router (--service)?"}}));
             for (String[][] c : cases) {

@@ -10,6 +10,7 @@ import io.doubleface.loop.CpuAffinity;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.engine.ThreadingModel;
 import io.doubleface.server.FanoutServer;
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.netty.channel.EventLoop;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -44,8 +45,8 @@ class LoopKnobsTest {
 
     /** Every loop group of the server (I/O loops and the active configuration's own). */
     private static List<LoopGroup> groups(FanoutServer server) {
-        List<LoopGroup> all = new ArrayList<>(List.of(server.ioLoops()));
-        for (ThreadingModel m : server.engine().models()) {
+        List<LoopGroup> all = new ArrayList<>(List.of(ServerInternals.ioLoops(server)));
+        for (ThreadingModel m : ServerInternals.engine(server).models()) {
             all.addAll(m.ownLoopGroups());
         }
         return all;
@@ -81,7 +82,7 @@ class LoopKnobsTest {
         URI admin = URI.create("http://127.0.0.1:" + server.adminPort());
         try {
             assertPolicy(server, FlushPolicy.batch(1000, 200));
-            assertEquals(List.of("0", "0"), allowed(server.ioLoops()));
+            assertEquals(List.of("0", "0"), allowed(ServerInternals.ioLoops(server)));
             assertTrue(r.out().contains("knobs    flush batch:1000:200us, I/O loops pinned to CPUs [0]"), r.out());
             // a batch larger than the load: answered by its timer
             HttpResponse<String> q = send(HttpRequest.newBuilder(base.resolve("/query?fanout=4&size=small&key=42")));
@@ -95,7 +96,7 @@ class LoopKnobsTest {
             assertEquals(200, set.statusCode(), set.body());
             assertEquals("{\"flush_policy\":\"per-write\",\"pin_io_threads\":[0,1]}\n", set.body());
             assertPolicy(server, FlushPolicy.PER_WRITE);
-            assertEquals(List.of("0", "1"), allowed(server.ioLoops()));
+            assertEquals(List.of("0", "1"), allowed(ServerInternals.ioLoops(server)));
 
             // a configuration with its own loops: they get the knobs when they start
             HttpResponse<String> sw = send(HttpRequest.newBuilder(admin.resolve("/admin/config?name=type2a-1f3b"))
@@ -118,7 +119,7 @@ class LoopKnobsTest {
             HttpResponse<String> off = put(admin, "pin-io-threads=off&flush-policy=per-iteration");
             assertEquals(200, off.statusCode(), off.body());
             assertNull(server.pinnedCpus());
-            assertEquals(List.of(before, before), allowed(server.ioLoops()));
+            assertEquals(List.of(before, before), allowed(ServerInternals.ioLoops(server)));
             assertEquals(List.of(before, before, before), allowed(backends));
             assertPolicy(server, FlushPolicy.PER_ITERATION);
         } finally {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.server.FanoutServer;
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.tune.Profile;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
@@ -174,9 +175,9 @@ class MuSuiteCommandsTest {
         withLeavesAndMidTier(concat(new String[] {"leaf", "setalgebra", "--leaves", "2"}, corpus),
                 concat(new String[] {"serve", "setalgebra", "--config", "adaptive", "--profile", profile.toString(),
                     "--prepare", "sip"}, corpus), (server, mid, leaf) -> {
-                    assertNotNull(server.adapter());
+                    assertNotNull(ServerInternals.adapter(server));
                     // the peak-sustaining configuration first, as under serve ycsb
-                    assertEquals("adb-1n-4w-4r", server.engine().active().name());
+                    assertEquals("adb-1n-4w-4r", server.configuration().name());
                     assertTrue(mid.out().contains("adapter  adaptive, detector ring-16, profile " + profile
                             + " (2 configurations)"), mid.out());
                     SetAlgebraData d = SetAlgebraData.of(9, 800, 200, 10);

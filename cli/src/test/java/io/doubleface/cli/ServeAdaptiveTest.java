@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.server.FanoutServer;
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.tune.Profile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,8 +40,8 @@ class ServeAdaptiveTest {
         CompletableFuture<Integer> exit = r.start(args("--config", "adaptive", "--profile", file.toString()));
         FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         try {
-            assertNotNull(server.adapter());
-            assertEquals("adb-1n-4w-4r", server.engine().active().name());
+            assertNotNull(ServerInternals.adapter(server));
+            assertEquals("adb-1n-4w-4r", server.configuration().name());
             assertTrue(r.out().contains("adapter  adaptive, detector ring-16, profile " + file + " (2 configurations)"),
                     r.out());
         } finally {
@@ -55,7 +56,7 @@ class ServeAdaptiveTest {
                 "doubleface,sip"));
         FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         try {
-            assertEquals("doubleface", server.engine().active().name());
+            assertEquals("doubleface", server.configuration().name());
             assertTrue(r.out().contains("adapter  fm, detector window-5ms, no profile: exploring from doubleface over "
                     + "[doubleface, sip]"), r.out());
         } finally {
@@ -69,10 +70,10 @@ class ServeAdaptiveTest {
         CompletableFuture<Integer> exit = r.start(args("--config", "sdb-1n-8w", "--prepare", "sip,adb"));
         FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         try {
-            assertNull(server.adapter());
-            assertEquals("sdb-1n-8w", server.engine().active().name());
+            assertNull(ServerInternals.adapter(server));
+            assertEquals("sdb-1n-8w", server.configuration().name());
             assertEquals(java.util.List.of("sdb-1n-8w", "sip", "adb-1n-4w-4r"),
-                    server.engine().models().stream().map(m -> m.configuration().name()).toList(), "prepared at start");
+                    ServerInternals.engine(server).models().stream().map(m -> m.configuration().name()).toList(), "prepared at start");
         } finally {
             assertEquals(0, r.stopAndAwait(exit), r.err());
         }

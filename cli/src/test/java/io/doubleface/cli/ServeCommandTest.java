@@ -47,7 +47,7 @@ class ServeCommandTest {
             HttpResponse<String> sw = send(HttpRequest.newBuilder(admin.resolve("/admin/config?name=doubleface"))
                     .PUT(HttpRequest.BodyPublishers.noBody()));
             assertEquals(200, sw.statusCode(), sw.body());
-            assertEquals("doubleface", server.engine().active().name());
+            assertEquals("doubleface", server.configuration().name());
 
             HttpResponse<String> second = send(HttpRequest.newBuilder(base.resolve("/query?fanout=3&size=medium&key=42")));
             assertEquals(200, second.statusCode(), second.body());

@@ -121,6 +121,8 @@ public final class ExperimentRunner {
         Experiments.Experiment ex = Experiments.of(o.experiment());
         List<String> configs = o.configs() != null ? o.configs() : ex.defaultConfigs(o);
         if (o.external() != null) {
+            out.println("experiment: " + o.external().serverLine());
+            out.flush();
             checkExternal(ex, o, configs);
         }
         List<Experiments.Point> points = ex.points(o);
@@ -151,6 +153,11 @@ public final class ExperimentRunner {
             writeEnvironment(dir, o, settings, configs, t);
             for (String c : configs) {
                 t.switchTo(c);
+                if (o.globalWarmup().isZero()) {
+                    out.printf("experiment: no warm-up of %s (--global-warmup 0s)%n", c);
+                    out.flush();
+                    continue;
+                }
                 out.printf("experiment: warm-up %s (%s)%n", c, fmt(o.globalWarmup()));
                 out.flush();
                 t.load("warm-up " + c, List.of("--users", "16", "--url", Experiments.query(Experiments.fanout(o), "small"),
@@ -243,8 +250,10 @@ public final class ExperimentRunner {
         if (o.service().isYcsb() && e.shards() > 0) {
             for (Experiments.Point p : ex.points(o)) {
                 if (p.params().get("fanout") instanceof Number f && f.intValue() > e.shards()) {
+                    String backend = e.fanoutBackend();
                     throw new IllegalArgumentException("--midtier: fanout " + f + " (point " + p.label() + ") is more "
-                            + "than the mid-tier's " + e.shards() + " shards; give --fanouts up to " + e.shards());
+                            + "than the mid-tier's " + e.shards() + " shards" + (backend == null ? "" : " (backend "
+                            + backend + ")") + "; give --fanouts up to " + e.shards());
                 }
             }
         }

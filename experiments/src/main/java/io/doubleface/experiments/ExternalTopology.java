@@ -11,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -247,6 +248,41 @@ public final class ExternalTopology {
         return statsAtStart.get("shards") instanceof Number n ? n.intValue() : 0;
     }
 
+    /** The mid-tier's doubleface version ({@code /admin/stats}), or {@code unknown} (run from classes, or older than the field). */
+    public String version() {
+        return statsAtStart.get("version") instanceof String v ? v : "unknown";
+    }
+
+    /**
+     * Its backends as {@code /admin/stats} lists them, one phrase each: {@code records (kv, 5 shards:
+     * kv://10.0.0.2:7001-7005)}; the first one's shard count is the largest fanout it takes.
+     */
+    public List<String> backends() {
+        List<String> out = new ArrayList<>();
+        if (statsAtStart.get("backends") instanceof List<?> l) {
+            for (Object o : l) {
+                if (o instanceof Map<?, ?> b) {
+                    out.add(b.get("name") + " (" + (b.get("scheme") != null ? b.get("scheme") + ", " : "")
+                            + (b.get("shards") instanceof Number n ? n.intValue() : 0) + " shards: " + b.get("driver") + ")");
+                }
+            }
+        }
+        return out;
+    }
+
+    /** One line for the pre-run checks: what the mid-tier says it is. */
+    public String serverLine() {
+        List<String> b = backends();
+        return "mid-tier " + midTier + ": doubleface " + version() + ", configuration " + activeAtStart + "; backends: "
+                + (b.isEmpty() ? statsAtStart.getOrDefault("driver", "unknown") : String.join(", ", b));
+    }
+
+    /** The backend whose shard count bounds the fanout (the first), as {@link #backends} words it; {@code null} if unknown. */
+    String fanoutBackend() {
+        List<String> b = backends();
+        return b.isEmpty() ? null : b.get(0);
+    }
+
     /** Whether the mid-tier traces the stages of every request ({@code serve --trace-stages all}: {@code one_in} 1). */
     boolean tracesEveryRequest() {
         return statsAtStart.get("stages") instanceof Map<?, ?> st && st.get("one_in") instanceof Number n
@@ -287,6 +323,7 @@ public final class ExternalTopology {
         m.put("started_by_runner", "nothing (load generator only)");
         m.put("pinning", "none of the remote; load generator as pinning.load_generator says");
         Map<String, Object> server = new LinkedHashMap<>();
+        server.put("version", version());
         server.put("active_configuration", activeAtStart);
         server.put("loaded_configurations", loadedAtStart);
         for (String k : List.of("driver", "shards", "deadline_ms", "uptime_ms", "backends")) {
@@ -301,8 +338,8 @@ public final class ExternalTopology {
 
     /** One line for the report's head. */
     String summaryLine() {
-        return String.format(Locale.ROOT, "external mid-tier %s (admin %s; %s, %d shards; configuration %s at start), "
-                + "nothing started or pinned by the runner but the load generator", midTier, admin,
-                statsAtStart.getOrDefault("driver", "driver unknown"), shards(), activeAtStart);
+        return String.format(Locale.ROOT, "external mid-tier %s (admin %s; doubleface %s; %s, %d shards; configuration "
+                + "%s at start), nothing started or pinned by the runner but the load generator", midTier, admin,
+                version(), statsAtStart.getOrDefault("driver", "driver unknown"), shards(), activeAtStart);
     }
 }

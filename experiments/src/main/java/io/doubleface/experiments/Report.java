@@ -432,9 +432,12 @@ final class Report {
                 ? "closed-loop runs by `wrk -t1 -cN --latency` (URL without a key: the service picks a random one; no "
                         + "interval logs), open-loop runs by `doubleface load`"
                 : "`doubleface load` (a JVM per run)").append('\n');
-        head.append("- per run: ").append(options.warmup().toMillis()).append(" ms warm-up + measured time; ")
-                .append("each configuration warmed up ").append(options.globalWarmup().toSeconds())
-                .append(" s before the first run\n");
+        // worded as the committed reports have it (ReportReplayTest), but a zero warm-up in words
+        head.append("- per run: ").append(options.warmup().isZero() ? "no warm-up, measured time only"
+                        : options.warmup().toMillis() + " ms warm-up + measured time").append("; ")
+                .append(options.globalWarmup().isZero() ? "no warm-up of a configuration before its first run"
+                        : "each configuration warmed up " + seconds(options.globalWarmup()) + " before the first run")
+                .append('\n');
         head.append("- cells: median over repeats, (min–max) when more than one; raw runs in summary.json, "
                 + "interval logs in intervals/, process logs in logs/; environment in environment.json\n");
         Files.writeString(dir.resolve("report.md"), head.append(md).toString(), StandardCharsets.UTF_8);
@@ -464,5 +467,11 @@ final class Report {
         }
         summary.put("runs", runs);
         Files.writeString(dir.resolve("summary.json"), Json.write(summary), StandardCharsets.UTF_8);
+    }
+
+    /** {@code 10 s}, or {@code 500 ms} where it is not whole seconds (not truncated to {@code 0 s}). */
+    static String seconds(java.time.Duration d) {
+        long ms = d.toMillis();
+        return ms % 1000 == 0 ? ms / 1000 + " s" : ms + " ms";
     }
 }

@@ -570,27 +570,35 @@ public final class FanoutServer implements AutoCloseable {
         return engine.active();
     }
 
+    /** {@return how many I/O loops the server runs (the builder's {@link Builder#ioThreads})} */
+    public int ioThreads() {
+        return io.size();
+    }
+
     /**
-     * {@return the engine that admits and runs this server's requests} For tests and experiments: the
-     * engine is not API, so this return type may change in any version.
+     * {@return the transport the I/O loops use: {@link LoopGroup.Transport#EPOLL} or
+     * {@link LoopGroup.Transport#NIO}, never {@code AUTO} (what {@code AUTO} chose)}
      */
-    public FanoutEngine engine() {
+    public LoopGroup.Transport transport() {
+        return io.isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO;
+    }
+
+    // Not API: the server's parts, for doubleface's own tools and tests through
+    // io.doubleface.server.internal.tools.ServerInternals (which reaches them by a private lookup, so
+    // that no public method hands out an internal type) and for this package's tests.
+
+    /** The engine that admits and runs this server's requests. */
+    FanoutEngine engine() {
         return engine;
     }
 
-    /**
-     * {@return the load adapter, or {@code null} if the server runs a static configuration} For tests
-     * and experiments: the return type is not API and may change.
-     */
-    public LoadAdapter adapter() {
+    /** The load adapter, or {@code null} if the server runs a static configuration. */
+    LoadAdapter adapter() {
         return adapter;
     }
 
-    /**
-     * {@return the I/O loops, owned by this server} For tests and experiments: the return type is not
-     * API and may change.
-     */
-    public LoopGroup ioLoops() {
+    /** The I/O loops, owned by this server. */
+    LoopGroup ioLoops() {
         return io;
     }
 

@@ -120,7 +120,7 @@ class AdminPageTest {
             assertEquals(200, send(c, s, "PUT", "/admin/config?name=sdb-1n-4w", TOKEN).statusCode());
             HttpResponse<String> page = send(c, s, "GET", "/admin", null);
             assertEquals(200, page.statusCode());
-            String active = s.engine().active().name();
+            String active = s.configuration().name();
             assertFalse(page.body().contains(active), "the page itself carries server state (" + active + ")");
             assertTrue(page.body().contains("id=\"login\""));
             assertEquals(401, send(c, s, "GET", "/admin/stats", null).statusCode());
@@ -129,7 +129,7 @@ class AdminPageTest {
             assertEquals(401, send(c, s, "GET", "/admin/stats", "wrong-token-0123456789").statusCode());
             assertEquals(200, send(c, s, "GET", "/admin/stats", TOKEN).statusCode());
             assertEquals(401, send(c, s, "PUT", "/admin/config?name=sip", null).statusCode());
-            assertEquals(active, s.engine().active().name());
+            assertEquals(active, s.configuration().name());
         }
     }
 
@@ -201,7 +201,7 @@ class AdminPageTest {
 
     static void awaitActive(FanoutServer s, String name) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!s.engine().active().name().equals(name)) {
+        while (!s.configuration().name().equals(name)) {
             assertTrue(System.nanoTime() < deadline, "no switch to " + name + " within 60 s");
             Thread.sleep(20);
         }
@@ -243,7 +243,7 @@ class AdminPageTest {
                 String url = "http://127.0.0.1:" + s.adminPort() + "/admin";
                 String dom = headless(chromium, work, url, "--dump-dom");
                 Files.writeString(work.resolve("admin-page.html"), dom);
-                assertEquals(s.engine().active().name(), textOf(dom, "active"), "the active configuration in the DOM");
+                assertEquals(s.configuration().name(), textOf(dom, "active"), "the active configuration in the DOM");
                 assertTrue(dom.contains("<main id=\"dash\" class=\"\">"), "the dashboard is not shown");
                 assertTrue(dom.contains("<td class=\"text\">sip</td>"), "the switch log lacks the switch to sip");
                 assertTrue(dom.contains(">io-0<"), "the loop table lacks the I/O loop");

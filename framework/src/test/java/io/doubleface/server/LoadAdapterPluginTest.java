@@ -128,7 +128,7 @@ class LoadAdapterPluginTest {
         try (FanoutServer server = b.port(0).ioThreads(1).adaptive(exampleSettings()).meterRegistry(registry).start();
                 HttpClient client = HttpClient.newHttpClient()) {
             LoadAdapter adapter = server.adapter();
-            assertEquals("sdb-1n-4w", server.engine().active().name(), "starts on the first candidate");
+            assertEquals("sdb-1n-4w", server.configuration().name(), "starts on the first candidate");
             assertEquals("count-50ms", adapter.detector().describe());
             assertTrue(adapter.policy() instanceof ThresholdPolicy);
             URI uri = URI.create("http://127.0.0.1:" + server.port() + "/echo?key=7&fan=2");
@@ -137,9 +137,9 @@ class LoadAdapterPluginTest {
 
             for (int cycle = 0; cycle < 2; cycle++) {
                 // a trickle, one request every 20 ms (≈ 50 req/s): quiet
-                load(client, uri, 1, 20, sent, errors, () -> server.engine().active().name().equals("sip"));
+                load(client, uri, 1, 20, sent, errors, () -> server.configuration().name().equals("sip"));
                 // a closed-loop crowd (thousands of req/s): busy
-                load(client, uri, CROWD, 0, sent, errors, () -> server.engine().active().name().equals("sdb-1n-4w"));
+                load(client, uri, CROWD, 0, sent, errors, () -> server.configuration().name().equals("sdb-1n-4w"));
             }
             assertTrue(errors.isEmpty(), "client errors: " + errors);
 

@@ -1,5 +1,6 @@
 package io.doubleface.kv;
 
+import io.doubleface.driver.LeafServerBuilder;
 import io.doubleface.loop.LoopGroup;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -48,7 +49,7 @@ public final class KvLeafServer implements AutoCloseable {
     public static final String LOOP_GROUP_NAME = "kv-leaf";
 
     /** Default host to bind: {@value}. */
-    public static final String DEFAULT_HOST = "127.0.0.1";
+    public static final String DEFAULT_HOST = LeafServerBuilder.DEFAULT_HOST;
 
     /** Default number of event loops: {@value}. */
     public static final int DEFAULT_LOOPS = 1;
@@ -66,15 +67,15 @@ public final class KvLeafServer implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private KvLeafServer(Builder b) {
-        this.host = b.host;
+        this.host = b.host();
         this.records = b.records;
         KvStore store = new KvStore(b.records);
         this.loops = new LoopGroup(LOOP_GROUP_NAME, b.loops, b.transport);
-        this.listeners = new ArrayList<>(b.shards);
-        this.ports = new int[b.shards];
+        this.listeners = new ArrayList<>(b.shards());
+        this.ports = new int[b.shards()];
         try {
-            for (int shard = 0; shard < b.shards; shard++) {
-                int port = b.basePort == 0 ? 0 : b.basePort + shard;
+            for (int shard = 0; shard < b.shards(); shard++) {
+                int port = b.basePort() == 0 ? 0 : b.basePort() + shard;
                 boolean slow = shard == b.slowShard;
                 Channel ch = bind(store, shard, port, slow ? b.slowFraction : 0, slow ? b.slowDelay.toNanos() : 0);
                 listeners.add(ch);
@@ -225,18 +226,17 @@ public final class KvLeafServer implements AutoCloseable {
     }
 
     /** Configures and starts a {@link KvLeafServer}. Not thread-safe. */
-    public static final class Builder {
-        private int shards = 1;
-        private int basePort;
+    public static final class Builder extends LeafServerBuilder<Builder> {
         private int records = 1000;
-        private String host = DEFAULT_HOST;
         private int loops = DEFAULT_LOOPS;
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
         private int slowShard = -1;
         private double slowFraction;
         private java.time.Duration slowDelay = java.time.Duration.ZERO;
 
-        private Builder() {}
+        private Builder() {
+            super(MAX_SHARDS);
+        }
 
         /**
          * Makes one shard answer a fraction of its calls late, for tail-latency experiments (e.g.
@@ -267,37 +267,6 @@ public final class KvLeafServer implements AutoCloseable {
         }
 
         /**
-         * Sets the number of shards; default 1.
-         *
-         * @param shards {@code 1 ..} {@value #MAX_SHARDS}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code shards} is out of range
-         */
-        public Builder shards(int shards) {
-            if (shards < 1 || shards > MAX_SHARDS) {
-                throw new IllegalArgumentException("shards: " + shards + " (expected: 1.." + MAX_SHARDS + ")");
-            }
-            this.shards = shards;
-            return this;
-        }
-
-        /**
-         * Sets the port of shard 0 (shard i listens on basePort+i); default 0.
-         *
-         * @param basePort {@code 1 .. 65535} (with {@code basePort + shards - 1 <= 65535}, checked by
-         *     {@link #start()}), or 0 for ephemeral ports ({@link KvLeafServer#ports()} tells which)
-         * @return this builder
-         * @throws IllegalArgumentException if {@code basePort} is out of range
-         */
-        public Builder basePort(int basePort) {
-            if (basePort < 0 || basePort > 65535) {
-                throw new IllegalArgumentException("basePort: " + basePort + " (expected: 0..65535)");
-            }
-            this.basePort = basePort;
-            return this;
-        }
-
-        /**
          * Sets the records per shard (keys {@code 0 .. records-1}); default 1000.
          *
          * @param records {@code 1 ..} 2107442 (what fits one 2 GiB array); computed once at start and
@@ -310,21 +279,6 @@ public final class KvLeafServer implements AutoCloseable {
                 throw new IllegalArgumentException("records: " + records + " (expected: 1.." + KvStore.MAX_RECORDS + ")");
             }
             this.records = records;
-            return this;
-        }
-
-        /**
-         * Sets the address to bind; default {@value #DEFAULT_HOST}.
-         *
-         * @param host a host name or IP address, non-empty
-         * @return this builder
-         * @throws IllegalArgumentException if {@code host} is {@code null} or empty
-         */
-        public Builder host(String host) {
-            if (host == null || host.isEmpty()) {
-                throw new IllegalArgumentException("host: '" + host + "' (expected: a host name or address)");
-            }
-            this.host = host;
             return this;
         }
 
@@ -363,13 +317,10 @@ public final class KvLeafServer implements AutoCloseable {
          * @throws IllegalStateException if a port cannot be bound (the server is closed again)
          */
         public KvLeafServer start() {
-            if (slowShard >= shards) {
-                throw new IllegalArgumentException("slow shard: " + slowShard + " (expected: 0.." + (shards - 1) + ")");
+            if (slowShard >= shards()) {
+                throw new IllegalArgumentException("slow shard: " + slowShard + " (expected: 0.." + (shards() - 1) + ")");
             }
-            if (basePort != 0 && basePort + shards - 1 > 65535) {
-                throw new IllegalArgumentException("basePort: " + basePort + " with " + shards
-                        + " shards (expected: basePort + shards - 1 <= 65535)");
-            }
+            checkPortRange();
             return new KvLeafServer(this);
         }
     }

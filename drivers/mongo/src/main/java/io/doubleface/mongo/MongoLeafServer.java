@@ -2,6 +2,7 @@ package io.doubleface.mongo;
 
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import io.doubleface.driver.LeafServerBuilder;
 import io.doubleface.driver.ShardAddresses;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
@@ -32,7 +33,7 @@ import java.util.Objects;
 public final class MongoLeafServer implements AutoCloseable {
 
     /** Default host to bind: {@value}. */
-    public static final String DEFAULT_HOST = "127.0.0.1";
+    public static final String DEFAULT_HOST = LeafServerBuilder.DEFAULT_HOST;
 
     /** Most shards one leaf hosts: {@value} (two threads each). */
     public static final int MAX_SHARDS = 1024;
@@ -43,12 +44,12 @@ public final class MongoLeafServer implements AutoCloseable {
     private boolean closed;
 
     private MongoLeafServer(Builder b) {
-        this.host = b.host;
-        this.servers = new MongoServer[b.shards];
-        this.ports = new int[b.shards];
+        this.host = b.host();
+        this.servers = new MongoServer[b.shards()];
+        this.ports = new int[b.shards()];
         try {
-            for (int shard = 0; shard < b.shards; shard++) {
-                servers[shard] = bind(shard, b.basePort == 0 ? 0 : b.basePort + shard);
+            for (int shard = 0; shard < b.shards(); shard++) {
+                servers[shard] = bind(shard, b.basePort() == 0 ? 0 : b.basePort() + shard);
                 ports[shard] = servers[shard].getLocalAddress().getPort();
             }
         } catch (RuntimeException e) {
@@ -182,57 +183,10 @@ public final class MongoLeafServer implements AutoCloseable {
     }
 
     /** Configures and starts a {@link MongoLeafServer}. Not thread-safe. */
-    public static final class Builder {
-        private int shards = 1;
-        private int basePort;
-        private String host = DEFAULT_HOST;
+    public static final class Builder extends LeafServerBuilder<Builder> {
 
-        private Builder() {}
-
-        /**
-         * Sets the number of shards; default 1.
-         *
-         * @param shards {@code 1 ..} {@value #MAX_SHARDS}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code shards} is out of range
-         */
-        public Builder shards(int shards) {
-            if (shards < 1 || shards > MAX_SHARDS) {
-                throw new IllegalArgumentException("shards: " + shards + " (expected: 1.." + MAX_SHARDS + ")");
-            }
-            this.shards = shards;
-            return this;
-        }
-
-        /**
-         * Sets the port of shard 0 (shard i listens on basePort+i); default 0.
-         *
-         * @param basePort {@code 1 .. 65535} (with {@code basePort + shards - 1 <= 65535}, checked by
-         *     {@link #start()}), or 0 for ephemeral ports ({@link MongoLeafServer#ports()} tells which)
-         * @return this builder
-         * @throws IllegalArgumentException if {@code basePort} is out of range
-         */
-        public Builder basePort(int basePort) {
-            if (basePort < 0 || basePort > 65535) {
-                throw new IllegalArgumentException("basePort: " + basePort + " (expected: 0..65535)");
-            }
-            this.basePort = basePort;
-            return this;
-        }
-
-        /**
-         * Sets the address to bind; default {@value #DEFAULT_HOST}.
-         *
-         * @param host a host name or IP address, non-empty
-         * @return this builder
-         * @throws IllegalArgumentException if {@code host} is {@code null} or empty
-         */
-        public Builder host(String host) {
-            if (host == null || host.isEmpty()) {
-                throw new IllegalArgumentException("host: '" + host + "' (expected: a host name or address)");
-            }
-            this.host = host;
-            return this;
+        private Builder() {
+            super(MAX_SHARDS);
         }
 
         /**
@@ -252,10 +206,7 @@ public final class MongoLeafServer implements AutoCloseable {
                         + "path (an optional dependency of doubleface-driver-mongo): declare it, e.g. with "
                         + "<scope>test</scope>; doubleface-bom manages its version", e);
             }
-            if (basePort != 0 && basePort + shards - 1 > 65535) {
-                throw new IllegalArgumentException("basePort: " + basePort + " with " + shards
-                        + " shards (expected: basePort + shards - 1 <= 65535)");
-            }
+            checkPortRange();
             return new MongoLeafServer(this);
         }
     }

@@ -292,10 +292,24 @@ public final class ServerMetrics {
         return b.toString();
     }
 
+    /**
+     * doubleface's version, from the framework jar's manifest ({@code Implementation-Version}, also in
+     * the shaded CLI jar); {@code null} when the classes run from a directory (tests, an IDE).
+     */
+    static final String VERSION = ServerMetrics.class.getPackage().getImplementationVersion();
+
+    /** The URI scheme a driver's description starts with ({@code redis} of {@code redis://h:p}), or {@code null}. */
+    static String scheme(String description) {
+        int i = description == null ? -1 : description.indexOf("://");
+        return i > 0 && description.substring(0, i).matches("[A-Za-z][A-Za-z0-9+.-]*") ? description.substring(0, i)
+                : null;
+    }
+
     /** The {@code /admin/stats} document. */
     public String statsJson() {
         Json j = new Json().begin();
         j.field("config", engine.active().name());
+        j.field("version", VERSION);
         j.field("uptime_ms", System.currentTimeMillis() - startMillis);
         j.field("deadline_ms", engine.deadlineMillis());
         // the first backend's shard list, as before there were several (scripts read these two)
@@ -306,6 +320,7 @@ public final class ServerMetrics {
             j.begin();
             j.field("name", be.name());
             j.field("driver", be.describe());
+            j.field("scheme", scheme(be.describe()));
             j.field("shards", be.shardCount());
             if (be.driver() instanceof ResilientDriver<?> d) {
                 ResilientDriver.Stats s = d.stats();

@@ -1,6 +1,7 @@
 package io.doubleface.services.ycsb;
 
 import com.google.protobuf.UnsafeByteOperations;
+import io.doubleface.driver.LeafServerBuilder;
 import io.doubleface.driver.ShardAddresses;
 import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.kv.KvRequest;
@@ -56,7 +57,7 @@ public final class GrpcLeafServer implements AutoCloseable {
     public static final String LOOP_GROUP_NAME = "grpc-leaf";
 
     /** Default host to bind: {@value}. */
-    public static final String DEFAULT_HOST = "127.0.0.1";
+    public static final String DEFAULT_HOST = LeafServerBuilder.DEFAULT_HOST;
 
     /** Default number of event loops: {@value}. */
     public static final int DEFAULT_LOOPS = 1;
@@ -78,14 +79,14 @@ public final class GrpcLeafServer implements AutoCloseable {
     private volatile boolean closed;
 
     private GrpcLeafServer(Builder b) {
-        this.host = b.host;
+        this.host = b.host();
         this.records = b.records;
         this.loops = new LoopGroup(LOOP_GROUP_NAME, b.loops, b.transport);
-        this.servers = new ArrayList<>(b.shards);
-        this.ports = new int[b.shards];
+        this.servers = new ArrayList<>(b.shards());
+        this.ports = new int[b.shards()];
         try {
-            for (int shard = 0; shard < b.shards; shard++) {
-                int port = b.basePort == 0 ? 0 : b.basePort + shard;
+            for (int shard = 0; shard < b.shards(); shard++) {
+                int port = b.basePort() == 0 ? 0 : b.basePort() + shard;
                 Server s = bind(shard, port);
                 servers.add(s);
                 ports[shard] = s.getPort();
@@ -267,42 +268,13 @@ public final class GrpcLeafServer implements AutoCloseable {
     }
 
     /** Configures and starts a {@link GrpcLeafServer}. Not thread-safe. */
-    public static final class Builder {
-        private int shards = 1;
-        private int basePort;
+    public static final class Builder extends LeafServerBuilder<Builder> {
         private int records = 1000;
-        private String host = DEFAULT_HOST;
         private int loops = DEFAULT_LOOPS;
         private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
 
-        private Builder() {}
-
-        /**
-         * Sets the number of shards.
-         *
-         * @param shards number of shards, {@code 1 ..} {@value #MAX_SHARDS}; default 1
-         * @return this builder
-         */
-        public Builder shards(int shards) {
-            if (shards < 1 || shards > MAX_SHARDS) {
-                throw new IllegalArgumentException("shards: " + shards + " (expected: 1.." + MAX_SHARDS + ")");
-            }
-            this.shards = shards;
-            return this;
-        }
-
-        /**
-         * Sets the port of shard 0.
-         *
-         * @param basePort port of shard 0 (shard i listens on basePort+i), or 0 for ephemeral ports; default 0
-         * @return this builder
-         */
-        public Builder basePort(int basePort) {
-            if (basePort < 0 || basePort > 65535) {
-                throw new IllegalArgumentException("basePort: " + basePort + " (expected: 0..65535)");
-            }
-            this.basePort = basePort;
-            return this;
+        private Builder() {
+            super(MAX_SHARDS);
         }
 
         /**
@@ -316,20 +288,6 @@ public final class GrpcLeafServer implements AutoCloseable {
                 throw new IllegalArgumentException("records: " + records + " (expected: 1.." + MAX_RECORDS + ")");
             }
             this.records = records;
-            return this;
-        }
-
-        /**
-         * Sets the address to bind.
-         *
-         * @param host address to bind; default {@value #DEFAULT_HOST}
-         * @return this builder
-         */
-        public Builder host(String host) {
-            if (host == null || host.isEmpty()) {
-                throw new IllegalArgumentException("host: '" + host + "' (expected: a host name or address)");
-            }
-            this.host = host;
             return this;
         }
 
@@ -364,10 +322,7 @@ public final class GrpcLeafServer implements AutoCloseable {
          * @return the running leaf
          */
         public GrpcLeafServer start() {
-            if (basePort != 0 && basePort + shards - 1 > 65535) {
-                throw new IllegalArgumentException("basePort: " + basePort + " with " + shards
-                        + " shards (expected: basePort + shards - 1 <= 65535)");
-            }
+            checkPortRange();
             return new GrpcLeafServer(this);
         }
     }

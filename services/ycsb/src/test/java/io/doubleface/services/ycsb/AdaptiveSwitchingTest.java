@@ -3,6 +3,7 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.Profile;
 import io.doubleface.tune.TunePolicy;
@@ -56,9 +57,9 @@ class AdaptiveSwitchingTest {
     void adapterFollowsTheLoadWithoutLosingARequest() throws Exception {
         TuneSettings settings = TuneSettings.of(TunePolicy.ADAPTIVE, syntheticProfile()).withDetector("ring-8");
         try (TestCluster cluster = TestCluster.builder(SHARDS).tweak(b -> b.adaptive(settings)).start()) {
-            LoadAdapter adapter = cluster.server.adapter();
-            assertEquals("sdb-1n-4w", cluster.server.engine().active().name(), "starts on the peak-sustaining one");
-            List<String> prepared = cluster.server.engine().models().stream().map(m -> m.configuration().name()).toList();
+            LoadAdapter adapter = ServerInternals.adapter(cluster.server);
+            assertEquals("sdb-1n-4w", cluster.server.configuration().name(), "starts on the peak-sustaining one");
+            List<String> prepared = ServerInternals.engine(cluster.server).models().stream().map(m -> m.configuration().name()).toList();
             assertTrue(prepared.containsAll(List.of("sip", "sdb-1n-4w")), "prepared up front: " + prepared);
             long threadsAtStart = serverThreads();
 
@@ -68,12 +69,12 @@ class AdaptiveSwitchingTest {
             for (int cycle = 0; cycle < CYCLES; cycle++) {
                 // a trickle: one request at a time, 20 ms apart (≈ 50 req/s)
                 runUntil(cluster, 1, 20, sent, answered, errors, () -> adapter.switches() > 0
-                        && cluster.server.engine().active().name().equals("sip"));
+                        && cluster.server.configuration().name().equals("sip"));
                 // a crowd: closed loop, no pause
                 runUntil(cluster, CROWD, 0, sent, answered, errors,
-                        () -> cluster.server.engine().active().name().equals("sdb-1n-4w"));
+                        () -> cluster.server.configuration().name().equals("sdb-1n-4w"));
             }
-            runUntil(cluster, 1, 20, sent, answered, errors, () -> cluster.server.engine().active().name().equals("sip"));
+            runUntil(cluster, 1, 20, sent, answered, errors, () -> cluster.server.configuration().name().equals("sip"));
 
             assertTrue(errors.isEmpty(), "client errors: " + errors);
             assertEquals(sent.get(), answered.get(), "every request answered once");
@@ -163,8 +164,8 @@ class AdaptiveSwitchingTest {
                 }
                 if (System.nanoTime() - guard > 0) {
                     throw new AssertionError("the adapter did not switch: active "
-                            + cluster.server.engine().active().name() + ", load " + cluster.server.adapter().load()
-                            + ", log " + cluster.server.adapter().switchLog());
+                            + cluster.server.configuration().name() + ", load " + ServerInternals.adapter(cluster.server).load()
+                            + ", log " + ServerInternals.adapter(cluster.server).switchLog());
                 }
                 Thread.sleep(5);
             }

@@ -42,7 +42,7 @@ class AdminEndpointsTest {
     @Test
     void configNamesTheActiveConfiguration() throws Exception {
         assertEquals("doubleface", active());
-        assertEquals("doubleface", cluster.server.engine().active().name());
+        assertEquals("doubleface", cluster.server.configuration().name());
     }
 
     @Test
@@ -126,6 +126,15 @@ class AdminEndpointsTest {
         Map<String, Object> stats = JsonDoc.object(raw.body());
         assertEquals("doubleface", JsonDoc.path(stats, "config").asString());
         assertEquals(SHARDS, JsonDoc.path(stats, "shards").asLong());
+        // the server names itself: its version (null when the framework runs from classes) and its backends
+        assertTrue(stats.containsKey("version"), "version");
+        assertEquals(io.doubleface.server.FanoutServer.class.getPackage().getImplementationVersion(), stats.get("version"));
+        List<Map<String, Object>> backends = JsonDoc.objects(stats, "backends");
+        assertEquals(1, backends.size(), backends.toString());
+        assertEquals("records", backends.get(0).get("name"));
+        assertEquals("kv", backends.get(0).get("scheme"));
+        assertTrue(((String) backends.get(0).get("driver")).startsWith("kv://127.0.0.1:"), backends.toString());
+        assertEquals(SHARDS, ((Number) backends.get(0).get("shards")).longValue());
         assertEquals(n, JsonDoc.path(stats, "requests", "ok").asLong());
         assertEquals(n, JsonDoc.path(stats, "requests", "admitted").asLong());
         assertEquals(1, JsonDoc.path(stats, "requests", "not_found").asLong());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.server.internal.tools.ServerInternals;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -30,10 +31,10 @@ class DrainTest {
                 RawHttp client = new RawHttp(c.server.port())) {
             YcsbQuery slow = new YcsbQuery(2, Size.SMALL, 5);
             client.write(RawHttp.get(TestCluster.path(slow)));
-            for (int i = 0; i < 1000 && c.server.engine().inFlight() == 0; i++) {
+            for (int i = 0; i < 1000 && ServerInternals.engine(c.server).inFlight() == 0; i++) {
                 Thread.sleep(5); // until the request is in flight (admitted)
             }
-            assertEquals(1, c.server.engine().inFlight());
+            assertEquals(1, ServerInternals.engine(c.server).inFlight());
             long[] stopped = new long[1];
             Thread stopper = Thread.ofPlatform().name("stopper").start(() -> {
                 long t0 = System.nanoTime();
@@ -45,7 +46,7 @@ class DrainTest {
             long[] inFlightWhenSecondReturned = {-1};
             Thread secondStopper = Thread.ofPlatform().name("second-stopper").start(() -> {
                 c.server.stop(Duration.ofSeconds(20));
-                inFlightWhenSecondReturned[0] = c.server.engine().inFlight();
+                inFlightWhenSecondReturned[0] = ServerInternals.engine(c.server).inFlight();
             });
             client.write(RawHttp.get(TestCluster.path(new YcsbQuery(1, Size.SMALL, 1))));
 
@@ -72,7 +73,7 @@ class DrainTest {
             assertFalse(secondStopper.isAlive(), "the second stop did not return");
             assertEquals(0, inFlightWhenSecondReturned[0], "the second stop returned before the drain was over");
             assertTrue(stopped[0] < TimeUnit.SECONDS.toNanos(20), "stop waited the whole grace: nothing was in flight");
-            assertEquals(0, c.server.engine().inFlight());
+            assertEquals(0, ServerInternals.engine(c.server).inFlight());
         }
     }
 }

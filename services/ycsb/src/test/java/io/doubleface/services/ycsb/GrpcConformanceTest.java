@@ -3,6 +3,7 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.services.ycsb.v1.FanoutServiceGrpc;
 import io.doubleface.services.ycsb.v1.QueryReply;
 import io.doubleface.services.ycsb.v1.QueryRequest;
@@ -133,7 +134,7 @@ class GrpcConformanceTest {
             }
         };
         MethodDescriptor<byte[], byte[]> method = FanoutServiceGrpc.getQueryMethod().toBuilder(raw, raw).build();
-        var stats = cluster.server.engine().stats();
+        var stats = ServerInternals.engine(cluster.server).stats();
         long decodeErrors = stats.decodeErrors.count();
         long badRequests = stats.count(io.doubleface.engine.Outcome.BAD_REQUEST);
         // field 1 (fanout, varint) declared as a length-delimited 100-byte field with 2 bytes given
@@ -180,7 +181,7 @@ class GrpcConformanceTest {
         for (int i = 0; i < qs.size(); i++) {
             assertEquals(cluster.expected(qs.get(i)), bodies.get(i), qs.get(i).toString());
         }
-        assertTrue(cluster.server.engine().switches() > 1, "no switch happened during the run");
+        assertTrue(ServerInternals.engine(cluster.server).switches() > 1, "no switch happened during the run");
     }
 
     static List<YcsbQuery> queries(int n) {
