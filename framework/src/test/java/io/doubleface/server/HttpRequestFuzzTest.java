@@ -18,6 +18,7 @@ import io.doubleface.loop.LoopGroup;
 import io.doubleface.engine.ModelContext;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
+import io.doubleface.server.internal.StrictRequestDecoder;
 import io.doubleface.testing.TestRead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -28,7 +29,6 @@ import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponseDecoder;
-import io.netty.handler.codec.http.HttpServerCodec;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +37,7 @@ import org.junit.jupiter.api.BeforeAll;
 
 /**
  * Coverage-guided fuzzing of the HTTP request path (Jazzer): arbitrary bytes into the server's
- * pipeline — Netty's HTTP codec and {@link HttpFanoutHandler} with routes that use path variables,
+ * pipeline — the server's HTTP codec ({@link StrictRequestDecoder}) and {@link HttpFanoutHandler} with routes that use path variables,
  * the query, headers and a body codec — must give only well-formed error answers with a reason, never
  * an exception out of the pipeline, a 500 or a leaked buffer (paranoid leak detection, checked after
  * the test by {@code LeakCheck}).
@@ -116,7 +116,8 @@ class HttpRequestFuzzTest {
     void anyBytesGetWellFormedErrorAnswersOnly(byte[] input) {
         RequestStats stats = new RequestStats();
         EmbeddedChannel ch = new EmbeddedChannel(
-                new HttpServerCodec(new HttpDecoderConfig()
+                // the server's own codec (FanoutServer): Netty's decoder behind the fast path for common heads
+                StrictRequestDecoder.codec(new HttpDecoderConfig()
                         .setMaxInitialLineLength(LIMITS.maxInitialLineLength())
                         .setMaxHeaderSize(LIMITS.maxHeaderSize())
                         .setMaxChunkSize(8192)),

@@ -28,6 +28,12 @@ import java.util.List;
  * after at most one head, and a head is only handed on in the call that consumed its empty
  * line, so every byte of a head is scanned before its {@link HttpRequest} leaves. Bodies are not
  * scanned (an indented JSON body is not a fold). Cost: one pass over the head bytes.
+ *
+ * <p>The common head first: at the start of each request, a head that {@link SimpleRequestHead}
+ * can read whole (a bodiless {@code GET}, {@code HEAD} or {@code DELETE} in the strict grammar it
+ * documents, with no obs-fold by construction) is decoded there, into the same request Netty's
+ * decoder would make, and handed on with an empty last content; any other request goes to Netty's
+ * decoder from its first byte, and the next request starts with the fast path again.
  */
 public final class StrictRequestDecoder extends HttpRequestDecoder {
 
@@ -48,8 +54,14 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
     /** True from the start of a request until its head has been handed on. */
     private boolean inHead = true;
 
-    private StrictRequestDecoder(HttpDecoderConfig config) {
+    /** The fast path for common heads, or {@code null} when off (tests compare both). */
+    private final SimpleRequestHead simple;
+    /** True when the next byte starts a request and Netty's decoder holds no part of one. */
+    private boolean atRequestStart = true;
+
+    private StrictRequestDecoder(HttpDecoderConfig config, boolean fastPath) {
         super(config);
+        this.simple = fastPath ? new SimpleRequestHead(config.getMaxInitialLineLength(), config.getMaxHeaderSize()) : null;
     }
 
     /**
@@ -59,7 +71,13 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
      */
     public static CombinedChannelDuplexHandler<StrictRequestDecoder, HttpResponseEncoder> codec(
             HttpDecoderConfig config) {
-        StrictRequestDecoder decoder = new StrictRequestDecoder(config);
+        return codec(config, true);
+    }
+
+    /** {@link #codec(HttpDecoderConfig)}, with the fast path for common heads on or off. */
+    static CombinedChannelDuplexHandler<StrictRequestDecoder, HttpResponseEncoder> codec(HttpDecoderConfig config,
+            boolean fastPath) {
+        StrictRequestDecoder decoder = new StrictRequestDecoder(config, fastPath);
         return new CombinedChannelDuplexHandler<>(decoder, new HttpResponseEncoder() {
             @Override
             protected boolean isContentAlwaysEmpty(HttpResponse msg) {
@@ -81,6 +99,17 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
+        if (atRequestStart && simple != null) {
+            HttpRequest req = simple.parse(buffer);
+            if (req != null) {
+                buffer.skipBytes(simple.consumed());
+                heads.add(req.method() == HttpMethod.HEAD);
+                out.add(req);
+                out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+                return;
+            }
+            atRequestStart = false; // Netty's decoder reads this request, from its first byte
+        }
         int start = buffer.readerIndex();
         int before = out.size();
         super.decode(ctx, buffer, out);
@@ -97,9 +126,12 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
                 }
                 inHead = false;
             }
-            if (o instanceof LastHttpContent) {
+            if (o instanceof LastHttpContent last) {
                 inHead = true;
                 scanner.reset();
+                // Netty's decoder is back at a request's start unless the request failed (then it
+                // discards everything that follows, and so must the fast path)
+                atRequestStart = last.decoderResult().isSuccess();
             }
         }
     }
