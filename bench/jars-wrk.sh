@@ -119,7 +119,9 @@ turn=0
 for r in $(seq "$REPEATS"); do
   for cell in $CELLS; do
     for c in $CONFIGS; do
-      if [ $((turn % 2)) = 0 ]; then run_one "$r" "$cell" "$c" "$RUN_A" "$LA"; run_one "$r" "$cell" "$c" "$RUN_B" "$LB"
+      # which jar goes first alternates per (cell, configuration) and per repeat, so that with an
+      # even number of cells x configurations no cell has the same jar first in every repeat
+      if [ $(((turn + r) % 2)) = 1 ]; then run_one "$r" "$cell" "$c" "$RUN_A" "$LA"; run_one "$r" "$cell" "$c" "$RUN_B" "$LB"
       else run_one "$r" "$cell" "$c" "$RUN_B" "$LB"; run_one "$r" "$cell" "$c" "$RUN_A" "$LA"; fi
       turn=$((turn + 1))
     done

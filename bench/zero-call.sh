@@ -5,7 +5,11 @@
 # answering "ok\n" (issue 18: target >= 0.9x the raw floor).
 #
 #   bench/zero-call.sh [--configs "doubleface type2a-1f1b"] [--conns N] [--repeats N] [--duration S]
-#                      [--warmup S] [--out DIR]
+#                      [--warmup S] [--out DIR] [--jars "LABEL=PATH LABEL=PATH"]
+#
+# --jars: run each configuration from each of these builds of doubleface.jar (system CONFIG~LABEL,
+# e.g. --jars "before=/tmp/old.jar after=cli/target/doubleface.jar" for a change's before and after
+# beside the floor); default: cli/target/doubleface.jar alone.
 #
 # Defaults: doubleface, wrk -t1 -c100, 3 repeats of 10 s after a 10 s warm-up. Each server runs
 # alone, pinned to CPU 0 with one I/O thread (doubleface: serve ycsb --io-threads 1 with a 1-shard
@@ -15,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
-CONFIGS="doubleface"; CONNS=100; REPEATS=3; DURATION=10; WARMUP=10; OUT=""
+CONFIGS="doubleface"; CONNS=100; REPEATS=3; DURATION=10; WARMUP=10; OUT=""; JARS=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --configs) CONFIGS=$2; shift 2;;
@@ -24,7 +28,8 @@ while [[ $# -gt 0 ]]; do
     --duration) DURATION=$2; shift 2;;
     --warmup) WARMUP=$2; shift 2;;
     --out) OUT=$2; shift 2;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0;;
+    --jars) JARS=$2; shift 2;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0;;
     *) echo "zero-call.sh: unknown option $1 (see --help)" >&2; exit 2;;
   esac
 done
@@ -39,10 +44,15 @@ for t in taskset python3; do command -v $t >/dev/null || die "$t not found"; don
 [[ -f cli/target/doubleface.jar ]] || ./mvnw -B -q -DskipTests -Dmaven.javadoc.skip=true -Dmaven.source.skip=true install
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 JAR=$(mktemp /tmp/zero-call-XXXXXX.jar); cp cli/target/doubleface.jar "$JAR"
+declare -A JAR_OF=()   # label -> a private copy of that build (the original may be rebuilt meanwhile)
+for j in $JARS; do
+  [[ $j == *=* && -f ${j#*=} ]] || die "--jars: '$j' (expected LABEL=PATH to an existing jar)"
+  JAR_OF[${j%%=*}]=$(mktemp /tmp/zero-call-XXXXXX.jar); cp "${j#*=}" "${JAR_OF[${j%%=*}]}"
+done
 PORT=18181; PID=""
 stop() { [[ -n "$PID" ]] || return 0; kill "$PID" 2>/dev/null || true
   for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || { PID=""; return 0; }; sleep 0.1; done; kill -9 "$PID" 2>/dev/null || true; PID=""; }
-trap 'stop; rm -f "$JAR"' EXIT
+trap 'stop; rm -f "$JAR" "${JAR_OF[@]}"' EXIT
 wait_port() { local deadline=$(( $(date +%s) + 60 ))
   until (exec 3<>/dev/tcp/127.0.0.1/$PORT) 2>/dev/null; do
     kill -0 "$PID" 2>/dev/null || die "server exited before listening (see $OUT/runs)"
@@ -63,8 +73,10 @@ run_one() { # repeat system
   if [[ $2 == raw-netty ]]; then
     taskset -c 0 "$JAVA" -cp "$JAR" bench/peers/RawNettyHttp.java $PORT 1 > "$OUT/runs/server-$2.log" 2>&1 &
   else
-    taskset -c 0 "$JAVA" -jar "$JAR" serve ycsb --port $PORT --admin-port -1 --io-threads 1 --embedded-shards 1 \
-      --config "$2" > "$OUT/runs/server-$2.log" 2>&1 &
+    local jar=$JAR config=$2
+    if [[ $2 == *~* ]]; then jar=${JAR_OF[${2#*~}]}; config=${2%%~*}; fi
+    taskset -c 0 "$JAVA" -jar "$jar" serve ycsb --port $PORT --admin-port -1 --io-threads 1 --embedded-shards 1 \
+      --config "$config" > "$OUT/runs/server-$2.log" 2>&1 &
   fi
   PID=$!
   wait_port
@@ -76,7 +88,10 @@ run_one() { # repeat system
   log "repeat $1 $2: $(tail -1 "$OUT/raw.csv" | cut -d, -f3-)"
 }
 echo "repeat,system,requests_per_s,p50_ms,p99_ms,errors" > "$OUT/raw.csv"
-SYSTEMS="raw-netty $CONFIGS"
+SYSTEMS="raw-netty"
+for c in $CONFIGS; do
+  if [[ -z $JARS ]]; then SYSTEMS+=" $c"; else for j in $JARS; do SYSTEMS+=" $c~${j%%=*}"; done; fi
+done
 log "$(( REPEATS * $(wc -w <<<"$SYSTEMS") )) runs of ${WARMUP}+${DURATION} s, wrk -t1 -c$CONNS -> $OUT"
 for r in $(seq "$REPEATS"); do
   order=$SYSTEMS; (( r % 2 == 0 )) && order=$(tr ' ' '\n' <<<"$SYSTEMS" | tac | tr '\n' ' ')

@@ -50,7 +50,7 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
 
     private final HeadScanner scanner = new HeadScanner();
     /** Per request decoded and not yet answered, in order: whether it was a {@code HEAD}. */
-    private final ArrayDeque<Boolean> heads = new ArrayDeque<>();
+    final ArrayDeque<Boolean> heads = new ArrayDeque<>();
     /** True from the start of a request until its head has been handed on. */
     private boolean inHead = true;
 
@@ -59,7 +59,7 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
     /** True when the next byte starts a request and Netty's decoder holds no part of one. */
     private boolean atRequestStart = true;
 
-    private StrictRequestDecoder(HttpDecoderConfig config, boolean fastPath) {
+    StrictRequestDecoder(HttpDecoderConfig config, boolean fastPath) {
         super(config);
         this.simple = fastPath ? new SimpleRequestHead(config.getMaxInitialLineLength(), config.getMaxHeaderSize()) : null;
     }
