@@ -4,7 +4,7 @@
 #   bench/peers.sh [--systems "vertx reactor helidon ceiling doubleface"] [--configs "doubleface type2a-1f1b"]
 #                  [--cells "1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"]
 #                  [--repeats 3] [--duration 15] [--warmup 10] [--out DIR]
-#                  [--open-fraction F [--open-from DIR]]
+#                  [--open-fraction F [--open-from DIR] [--trace-stages]]
 #
 # Workload, identical in every system (bench/peers/, one shaded jar each): GET /?fanout=K&size=small|large
 # sends K Redis GETs of one random key (s:<i>, 100 B, or l:<i>, 20,000 B; i in 0..999) to shards 0..K-1 and
@@ -33,16 +33,21 @@
 # seconds and the generator's own warm-up at the rate: open.csv and an "Open loop" section of report.md (p50,
 # p99, p99.9 per system and the p99's ratio to the ceiling's). A run lasts --duration, or longer when the
 # rate is too low for 12,000 samples (the generator reports a p99 from 10,000 samples, a p99.9 from 100,000).
+# --trace-stages (open loop only): each doubleface system runs with its admin listener on ADMIN_PORT
+# (8481), stage tracing off until the generator's measured window starts, then on for every request
+# (PUT /admin/knobs?trace-stages=all); its /admin/stats after the window goes to runs/open-*.stages.json
+# and its stages (p50, p99, p99.9) to stages.csv, beside the generator's end-to-end figures. A diagnostic:
+# tracing costs ~100 ns per request (docs/tracing.md) and the admin listener shares the I/O loop.
 # Bounded: every wrk run has a duration, every wait a timeout; every process is killed on exit.
 # Environment: JAVA_HOME (or JAVA), JAVA_OPTS (extra JVM options for every system, default none),
-# PORT (8480), REDIS_BASE_PORT (6400).
+# PORT (8480), ADMIN_PORT (8481, --trace-stages), REDIS_BASE_PORT (6400).
 set -euo pipefail
 SELF=$(realpath "${BASH_SOURCE[0]}")
 cd "$(dirname "$SELF")/.."
 ROOT=$PWD
 SYSTEMS="vertx reactor helidon ceiling doubleface"; CONFIGS="doubleface type2a-1f1b"
 CELLS="1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"
-REPEATS=3; DURATION=15; WARMUP=10; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""
+REPEATS=3; DURATION=15; WARMUP=10; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""; TRACE=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --systems) SYSTEMS=$2; shift 2;;
@@ -54,18 +59,20 @@ while [[ $# -gt 0 ]]; do
     --out) OUT=$2; shift 2;;
     --open-fraction) OPEN_FRACTION=$2; shift 2;;
     --open-from) OPEN_FROM=$2; shift 2;;
+    --trace-stages) TRACE=1; shift;;
     -h|--help) sed -n '2,/^set -euo/p' "$SELF" | sed '$d; s/^# \{0,1\}//'; exit 0;;
     *) echo "peers.sh: unknown option $1 (see --help)" >&2; exit 2;;
   esac
 done
 OUT=${OUT:-docs/results/peers-$(date -u +%Y%m%d-%H%M)}
 JAVA=${JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}
-PORT=${PORT:-8480}; REDIS_BASE_PORT=${REDIS_BASE_PORT:-6400}; SHARDS=20; KEYS=1000; CHECK_KEY=42
+PORT=${PORT:-8480}; ADMIN_PORT=${ADMIN_PORT:-8481}; REDIS_BASE_PORT=${REDIS_BASE_PORT:-6400}; SHARDS=20; KEYS=1000; CHECK_KEY=42
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "peers.sh: error: $*"; exit 1; }
 for n in "$REPEATS" "$DURATION" "$WARMUP"; do [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || die "--repeats/--duration/--warmup: '$n' (expected a positive integer)"; done
 [[ -z $OPEN_FRACTION || $OPEN_FRACTION =~ ^0?\.[0-9]+$|^1(\.0*)?$ ]] || die "--open-fraction: '$OPEN_FRACTION' (expected a fraction in (0, 1])"
 [[ -z $OPEN_FROM || -n $OPEN_FRACTION ]] || die "--open-from needs --open-fraction"
+[[ -z $TRACE || -n $OPEN_FRACTION ]] || die "--trace-stages needs --open-fraction (it traces the open-loop runs)"
 [[ -z $OPEN_FROM || -f $OPEN_FROM/raw.csv ]] || die "--open-from: $OPEN_FROM/raw.csv not found"
 for c in $CELLS; do [[ $c =~ ^[0-9]+:(small|large):[0-9]+$ ]] || die "cell '$c' (expected FANOUT:small|large:CONNECTIONS)"; done
 install_pkg() { command -v "$1" >/dev/null 2>&1 && return 0; log "installing $2"
@@ -122,6 +129,7 @@ port_open() { (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null; }
 LAST=$((REDIS_BASE_PORT + SHARDS - 1))
 for ((p = REDIS_BASE_PORT; p <= LAST; p++)); do port_open $p && die "port $p is in use (another run's shards?): set REDIS_BASE_PORT"; done
 port_open $PORT && die "port $PORT is in use: set PORT"
+[[ -z $TRACE ]] || ! port_open $ADMIN_PORT || die "port $ADMIN_PORT is in use: set ADMIN_PORT"
 log "starting $SHARDS redis-server shards on ports $REDIS_BASE_PORT-$LAST, pinned to CPU 1"
 for ((p = REDIS_BASE_PORT; p <= LAST; p++)); do
   taskset -c 1 redis-server --save '' --appendonly no --port $p --bind 127.0.0.1 --daemonize no \
@@ -147,10 +155,11 @@ done
 
 # --- one system ---------------------------------------------------------------------------------
 start() { # system log -> SERVER_PID, once "ready on PORT" is printed
-  local s=$1 cfg=() m=${1%%/*}
+  local s=$1 cfg=() m=${1%%/*} admin=""
   [[ $s == */* ]] && cfg=("${s#*/}")
+  [[ -n ${3:-} && $m == doubleface ]] && admin=$ADMIN_PORT
   # shellcheck disable=SC2086
-  taskset -c 0 "$JAVA" ${JAVA_OPTS:-} -jar "$WORK/peer-$m.jar" $PORT 1 $REDIS_BASE_PORT $SHARDS "${cfg[@]}" > "$2" 2>&1 &
+  PEER_ADMIN_PORT=$admin taskset -c 0 "$JAVA" ${JAVA_OPTS:-} -jar "$WORK/peer-$m.jar" $PORT 1 $REDIS_BASE_PORT $SHARDS "${cfg[@]}" > "$2" 2>&1 &
   SERVER_PID=$!
   local deadline=$(( $(date +%s) + 60 ))
   until grep -q "^ready on $PORT" "$2"; do
@@ -193,15 +202,28 @@ open_one() { # repeat cell system rate
   local tag="open-r$1-$fan-$size-${3//\//-}"
   # the generator reports a p99 only from 10,000 samples on (p99.9 from 100,000): run long enough for the p99
   local secs=$(( (12000 + $4 - 1) / $4 )); (( secs > DURATION )) || secs=$DURATION
-  start "$3" "$OUT/runs/$tag.log"
+  local traced=""; [[ -n $TRACE && $3 == doubleface* ]] && traced=1
+  start "$3" "$OUT/runs/$tag.log" $traced
   # a fresh JVM serves less than the open-loop rate in its first seconds, and a backlog built then
   # may not drain within an open-loop warm-up: warm it up closed loop first (wrk, discarded), as
   # the closed-loop runs do, then the generator's own warm-up at the rate
   taskset -c 1 wrk -t1 -c"$conns" -d"${WARMUP}s" "http://127.0.0.1:$PORT/?fanout=$fan&size=$size" \
     > "$OUT/runs/$tag.warmup.txt" 2>&1 || true
+  local tracer=""
+  if [[ -n $traced ]]; then # tracing on when the generator's warm-up ends
+    ( sleep "$WARMUP"; curl -sS -m 5 -X PUT "http://127.0.0.1:$ADMIN_PORT/admin/knobs?trace-stages=all" \
+        > "$OUT/runs/$tag.trace-on.txt" 2>&1 ) &
+    tracer=$!
+  fi
   taskset -c 1 "$JAVA" -XX:TieredStopAtLevel=1 -jar "$WORK/loadgen.jar" load --target "http://127.0.0.1:$PORT" --url "/?fanout=$fan&size=$size" \
     --rate "$4" --warmup "${WARMUP}s" --duration "${secs}s" --timeout 10s --seed "$1" --json --quiet \
     > "$OUT/runs/$tag.json" 2> "$OUT/runs/$tag.err" || true
+  if [[ -n $traced ]]; then
+    wait "$tracer" || true
+    grep -q '"trace_stages":"all"' "$OUT/runs/$tag.trace-on.txt" || die "$3: tracing not switched on (see $OUT/runs/$tag.trace-on.txt)"
+    curl -sS -m 10 "http://127.0.0.1:$ADMIN_PORT/admin/stats" > "$OUT/runs/$tag.stages.json" || die "$3: no /admin/stats"
+    python3 bench/peers_report.py stagerows "$1" "$2" "$3" "$4" "$OUT/runs/$tag.stages.json" >> "$OUT/stages.csv"
+  fi
   stop "$SERVER_PID"; SERVER_PID=""
   python3 bench/peers_report.py openrow "$1" "$2" "$3" "$4" "$OUT/runs/$tag.json" >> "$OUT/open.csv"
   log "open loop, repeat $1 cell $2 $3 at $4/s: $(tail -1 "$OUT/open.csv" | cut -d, -f5-) (achieved,p50,p99,p999,errors,send_lag_p99)"
@@ -227,6 +249,7 @@ else
 fi
 if [[ -n $OPEN_FRACTION ]]; then
   python3 bench/peers_report.py openheader > "$OUT/open.csv"
+  [[ -z $TRACE ]] || python3 bench/peers_report.py stageheader > "$OUT/stages.csv"
   total=$(( REPEATS * $(wc -w <<<"$CELLS") * n ))
   log "open loop: $total runs of ${WARMUP}+${DURATION} s at $OPEN_FRACTION x the slowest system's capacity per cell"
   turn=0

@@ -25,6 +25,7 @@ from models_wrk import parse_wrk  # noqa: E402
 SMALL, LARGE = 100, 20_000
 HEADER = "repeat,cell,system,requests_per_s,p50_ms,p99_ms,errors"
 OPEN_HEADER = "repeat,cell,system,offered_rps,achieved_rps,p50_ms,p99_ms,p999_ms,errors,send_lag_p99_ms"
+STAGE_HEADER = "repeat,cell,system,offered_rps,stage,count,mean_us,p50_us,p99_us,p999_us"
 
 
 def value(key, length):
@@ -81,6 +82,43 @@ def open_row(repeat, cell, system, rate, json_path):
     print(f"{repeat},{cell},{system},{rate},{fmt(r.get('achieved_rate'), '.0f')},{fmt(r.get('p50_ms'), '.3f')},"
           f"{fmt(r.get('p99_ms'), '.3f')},{fmt(r.get('p999_ms'), '.3f')},{r.get('errors', 'no result')},"
           f"{fmt(r.get('send_lag_p99_ms'), '.3f')}")
+
+
+def stage_rows(repeat, cell, system, rate, stats_path):
+    """One row per stage of the (single) configuration in a doubleface server's /admin/stats."""
+    stages = json.load(open(stats_path)).get("stages") or {}
+    for config, per in stages.items():
+        if config == "one_in":
+            continue
+        for stage, x in per.items():
+            print(f"{repeat},{cell},{system},{rate},{stage},{x['count']},{x['mean_us']:.1f},{x['p50_us']:.0f},"
+                  f"{x['p99_us']:.0f},{x['p999_us']:.0f}")
+
+
+def stage_section(out):
+    path = os.path.join(out, "stages.csv")
+    if not os.path.exists(path):
+        return []
+    rows = list(csv.DictReader(open(path)))
+    lines = ["## Where doubleface's open-loop time goes (--trace-stages)", "",
+             "Every request of the generator's measured window traced (stage tracing switched on when its warm-up "
+             "ended); µs inside the server, from admission (request decoded) to the answer taken by the connection "
+             "(docs/tracing.md); medians over repeats. Compare `total` with the generator's end-to-end figures above: "
+             "the difference is outside the engine (the kernel, the read and decode of the request, the write of the "
+             "answer, the generator).", ""]
+    for cell in dict.fromkeys(r["cell"] for r in rows):
+        for s in dict.fromkeys(r["system"] for r in rows if r["cell"] == cell):
+            mine = [r for r in rows if r["cell"] == cell and r["system"] == s]
+            fanout, size, _ = cell.split(":")
+            lines += [f"### {s}, fanout {fanout}, {size}, {mine[0]['offered_rps']} req/s", "",
+                      "| stage | traced requests | mean µs | p50 µs | p99 µs | p99.9 µs |", "|---|---|---|---|---|---|"]
+            for st in dict.fromkeys(r["stage"] for r in mine):
+                m = [r for r in mine if r["stage"] == st]
+                med = lambda k: statistics.median(float(r[k]) for r in m)
+                lines.append(f"| {st} | {med('count'):,.0f} | {med('mean_us'):,.1f} | {med('p50_us'):,.0f} | "
+                             f"{med('p99_us'):,.0f} | {med('p999_us'):,.0f} |")
+            lines.append("")
+    return lines
 
 
 def open_section(out, env):
@@ -168,6 +206,7 @@ def report(out):
               f"Environment: {out}/environment.json (git {env['git_commit'][:10]}{' dirty' if env.get('dirty') else ''}, "
               f"{env['java']}, {env['cpu_model']}, kernel {env['kernel']}).", ""]
     lines += open_section(out, env)
+    lines += stage_section(out)
     text = "\n".join(lines)
     open(os.path.join(out, "report.md"), "w").write(text)
     print(text)
@@ -189,6 +228,10 @@ def main():
         open_rate(*args)
     elif cmd == "openrow":
         open_row(*args)
+    elif cmd == "stageheader":
+        print(STAGE_HEADER)
+    elif cmd == "stagerows":
+        stage_rows(*args)
     elif cmd == "report":
         report(*args)
     else:

@@ -1,6 +1,7 @@
 package io.doubleface.cli;
 
 import io.doubleface.driver.FlushPolicy;
+import io.doubleface.engine.StageStats;
 import io.doubleface.loop.CpuAffinity;
 import io.doubleface.server.FanoutServer;
 import java.util.List;
@@ -34,7 +35,8 @@ final class LoopKnobOptions {
     @Option(names = "--trace-stages", paramLabel = "off|all|sampled:N", defaultValue = "off",
             description = "Per-stage service times (queue, plan, round_trip, reply_wait, last_reply, merge, "
                     + "respond, total) of every request (all) or of one in N (sampled:N), per configuration, in "
-                    + "/admin/stats under \"stages\" and in /metrics (docs/tracing.md).")
+                    + "/admin/stats under \"stages\" and in /metrics (docs/tracing.md). Change it at run time: "
+                    + "PUT /admin/knobs?trace-stages=off|all|sampled:N.")
     String traceStages;
 
     /** A parsed CPU list (a type of its own so picocli takes the option once, not as a repeatable list). */
@@ -48,24 +50,11 @@ final class LoopKnobOptions {
 
     /** {@code off} → 0, {@code all} → 1, {@code sampled:N} → N. */
     static int traceStagesOneIn(String spec) {
-        String s = spec.strip().toLowerCase(java.util.Locale.ROOT);
-        if (s.equals("off")) {
-            return 0;
+        try {
+            return StageStats.parseEvery(spec);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--trace-stages: " + e.getMessage());
         }
-        if (s.equals("all")) {
-            return 1;
-        }
-        if (s.startsWith("sampled:")) {
-            try {
-                int n = Integer.parseInt(s.substring("sampled:".length()));
-                if (n >= 1) {
-                    return n;
-                }
-            } catch (NumberFormatException e) {
-                // below
-            }
-        }
-        throw new IllegalArgumentException("--trace-stages: '" + spec + "' (expected: off, all or sampled:N, N >= 1)");
     }
 
     /** {@return the banner line of the knobs, or {@code null} when both are at their defaults} */

@@ -1,6 +1,7 @@
 package io.doubleface.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -90,11 +91,13 @@ class LoopKnobsTest {
 
             HttpResponse<String> get = send(HttpRequest.newBuilder(admin.resolve("/admin/knobs")));
             assertEquals(200, get.statusCode(), get.body());
-            assertEquals("{\"flush_policy\":\"batch:1000:200us\",\"pin_io_threads\":[0]}\n", get.body());
+            assertEquals("{\"flush_policy\":\"batch:1000:200us\",\"pin_io_threads\":[0],\"trace_stages\":\"off\"}\n",
+                    get.body());
 
             HttpResponse<String> set = put(admin, "flush-policy=per-write&pin-io-threads=0-1");
             assertEquals(200, set.statusCode(), set.body());
-            assertEquals("{\"flush_policy\":\"per-write\",\"pin_io_threads\":[0,1]}\n", set.body());
+            assertEquals("{\"flush_policy\":\"per-write\",\"pin_io_threads\":[0,1],\"trace_stages\":\"off\"}\n",
+                    set.body());
             assertPolicy(server, FlushPolicy.PER_WRITE);
             assertEquals(List.of("0", "1"), allowed(ServerInternals.ioLoops(server)));
 
@@ -114,7 +117,28 @@ class LoopKnobsTest {
             assertTrue(bad.body().contains("expected"), bad.body());
             assertEquals(400, put(admin, "pin-io-threads=x").statusCode());
             assertEquals(400, put(admin, "nothing=1").statusCode());
+            // one bad parameter: nothing of the PUT is applied
+            HttpResponse<String> badTrace = put(admin, "flush-policy=per-iteration&trace-stages=sampled:0");
+            assertEquals(400, badTrace.statusCode(), badTrace.body());
+            assertTrue(badTrace.body().startsWith("trace-stages: 'sampled:0' (expected"), badTrace.body());
             assertPolicy(server, FlushPolicy.PER_WRITE);
+            assertEquals(0, ServerInternals.engine(server).stages().every());
+
+            // stage tracing switched on at run time: the next requests are traced, off again stops it
+            HttpResponse<String> on = put(admin, "trace-stages=sampled:1");
+            assertEquals(200, on.statusCode(), on.body());
+            assertTrue(on.body().contains("\"trace_stages\":\"all\""), on.body());
+            assertEquals(1, ServerInternals.engine(server).stages().every());
+            assertFalse(send(HttpRequest.newBuilder(admin.resolve("/admin/stats"))).body().contains("\"round_trip\""));
+            for (int i = 0; i < 3; i++) {
+                assertEquals(200, send(HttpRequest.newBuilder(base.resolve("/query?fanout=4&size=small&key=" + i))).statusCode());
+            }
+            String stats = send(HttpRequest.newBuilder(admin.resolve("/admin/stats"))).body();
+            assertTrue(stats.contains("\"round_trip\""), stats);
+            HttpResponse<String> sampled = put(admin, "trace-stages=SAMPLED:50");
+            assertTrue(sampled.body().contains("\"trace_stages\":\"sampled:50\""), sampled.body());
+            assertEquals(200, put(admin, "trace-stages=off").statusCode());
+            assertEquals(0, ServerInternals.engine(server).stages().every());
 
             HttpResponse<String> off = put(admin, "pin-io-threads=off&flush-policy=per-iteration");
             assertEquals(200, off.statusCode(), off.body());

@@ -124,6 +124,40 @@ public final class StageStats {
         return every;
     }
 
+    /**
+     * Reads the command-line and {@code /admin/knobs} form of a tracing rate: {@code off} → 0,
+     * {@code all} → 1, {@code sampled:N} → N (N ≥ 1), case-insensitive.
+     *
+     * @param spec the text
+     * @return one request in how many to trace; 0 = off
+     * @throws IllegalArgumentException naming the text and the expected forms
+     */
+    public static int parseEvery(String spec) {
+        String s = spec.strip().toLowerCase(java.util.Locale.ROOT);
+        if (s.equals("off")) {
+            return 0;
+        }
+        if (s.equals("all")) {
+            return 1;
+        }
+        if (s.startsWith("sampled:")) {
+            try {
+                int n = Integer.parseInt(s.substring("sampled:".length()));
+                if (n >= 1) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // below
+            }
+        }
+        throw new IllegalArgumentException("'" + spec + "' (expected: off, all or sampled:N, N >= 1)");
+    }
+
+    /** {@return {@code every} in the form {@link #parseEvery} reads: off, all or sampled:N} */
+    public static String formatEvery(int every) {
+        return every == 0 ? "off" : every == 1 ? "all" : "sampled:" + every;
+    }
+
     /** Whether to trace the request being admitted now. */
     boolean sample() {
         int e = every;

@@ -383,7 +383,8 @@ public final class FanoutServer implements AutoCloseable {
                     + "(Builder.adminToken, serve --admin-token-file)");
         }
         AdminHandler handler = new AdminHandler(engine, metrics, b.adminToken, !loopback)
-                .knobs(new KnobsEndpoint(this::flushPolicy, this::flushPolicy, this::pinnedCpus, this::pinIoThreads));
+                .knobs(new KnobsEndpoint(this::flushPolicy, this::flushPolicy, this::pinnedCpus, this::pinIoThreads,
+                        () -> engine.stages().every(), this::traceStages));
         ServerBootstrap sb = new ServerBootstrap()
                 .group(group.group())
                 .channel(group.serverChannelClass())
@@ -465,7 +466,8 @@ public final class FanoutServer implements AutoCloseable {
 
     /**
      * Traces the stages of one request in {@code oneIn} from now on (0 = off, 1 = all); see
-     * {@link Builder#traceStages}. Figures gathered so far are kept.
+     * {@link Builder#traceStages}. Figures gathered so far are kept. Over the admin listener:
+     * {@code PUT /admin/knobs?trace-stages=off|all|sampled:N}.
      *
      * @param oneIn trace one request in this many; 0 = off
      * @throws IllegalArgumentException if {@code oneIn < 0}

@@ -122,6 +122,12 @@ public final class DoublefacePeer {
         }
     }
 
+    /** {@code PEER_ADMIN_PORT} (a diagnostic: the admin listener on loopback), else -1 (off). */
+    private static int adminPort() {
+        String p = System.getenv("PEER_ADMIN_PORT");
+        return p == null || p.isBlank() ? -1 : Integer.parseInt(p.strip());
+    }
+
     public static void main(String[] argv) throws InterruptedException {
         PeerArgs args = PeerArgs.parse("doubleface", argv, " [CONFIGURATION]");
         // CONFIGURATION[+bytes][@SHARD-OPTIONS], e.g. doubleface@connection=native (the redis:// URI's
@@ -136,7 +142,9 @@ public final class DoublefacePeer {
         FanoutServer.Builder b = FanoutServer.builder()
                 .host("127.0.0.1")
                 .port(args.port())
-                .adminPort(-1)
+                // off, as in every measurement; bench/peers.sh --trace-stages sets PEER_ADMIN_PORT to read
+                // the per-stage tracing of an open-loop window (docs/tracing.md)
+                .adminPort(adminPort())
                 .ioThreads(args.ioThreads())
                 .configuration(config);
         Backend<RedisCommand<?>> redis = b.backend("redis", RedisDriver.of(uri));

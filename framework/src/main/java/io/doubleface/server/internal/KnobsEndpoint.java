@@ -1,6 +1,7 @@
 package io.doubleface.server.internal;
 
 import io.doubleface.driver.FlushPolicy;
+import io.doubleface.engine.StageStats;
 import io.doubleface.internal.Json;
 import io.doubleface.loop.CpuAffinity;
 import io.netty.handler.codec.http.HttpMethod;
@@ -10,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.IntConsumer;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -19,9 +22,11 @@ import java.util.function.Supplier;
  *   GET /admin/knobs                                   {"flush_policy":"per-iteration","pin_io_threads":null}
  *   PUT /admin/knobs?flush-policy=batch:16:50us        (per-write, per-iteration, batch:N[:Tus])
  *   PUT /admin/knobs?pin-io-threads=0,1                (a CPU list, or off)
+ *   PUT /admin/knobs?trace-stages=all                  (off, all, sampled:N: per-stage tracing)
  * </pre>
  *
- * Both parameters may be given in one {@code PUT}; the answer is the knobs as they are then. Kept
+ * Several parameters may be given in one {@code PUT}; all are parsed before any is applied; the
+ * answer is the knobs as they are then. Kept
  * apart from {@link AdminHandler} (which only routes the path here) so each can change alone.
  *
  * <p>Threading: called on the admin loop; the setters are the server's (thread-safe).
@@ -38,6 +43,8 @@ public final class KnobsEndpoint {
     private final Consumer<FlushPolicy> setFlushPolicy;
     private final Supplier<List<Integer>> pinned;
     private final Consumer<List<Integer>> setPinned;
+    private final IntSupplier traceStages;
+    private final IntConsumer setTraceStages;
 
     /**
      * An endpoint over the server's knobs.
@@ -46,13 +53,18 @@ public final class KnobsEndpoint {
      * @param setFlushPolicy sets it
      * @param pinned reads the CPUs the loops are pinned to ({@code null}: not pinned)
      * @param setPinned pins ({@code null}: unpins)
+     * @param traceStages reads the stage-tracing rate (one request in N; 0 = off)
+     * @param setTraceStages sets it
      */
     public KnobsEndpoint(Supplier<FlushPolicy> flushPolicy, Consumer<FlushPolicy> setFlushPolicy,
-            Supplier<List<Integer>> pinned, Consumer<List<Integer>> setPinned) {
+            Supplier<List<Integer>> pinned, Consumer<List<Integer>> setPinned,
+            IntSupplier traceStages, IntConsumer setTraceStages) {
         this.flushPolicy = Objects.requireNonNull(flushPolicy);
         this.setFlushPolicy = Objects.requireNonNull(setFlushPolicy);
         this.pinned = Objects.requireNonNull(pinned);
         this.setPinned = Objects.requireNonNull(setPinned);
+        this.traceStages = Objects.requireNonNull(traceStages);
+        this.setTraceStages = Objects.requireNonNull(setTraceStages);
     }
 
     /** Answers a {@code GET} or {@code PUT} (the caller checked the credential of a {@code PUT}); else {@code null}. */
@@ -71,20 +83,32 @@ public final class KnobsEndpoint {
         }
         String flush = single(p, "flush-policy");
         String pin = single(p, "pin-io-threads");
-        if (flush == null && pin == null) {
-            return new Answer(HttpResponseStatus.BAD_REQUEST, "expected one or both query parameters: "
+        String trace = single(p, "trace-stages");
+        if (flush == null && pin == null && trace == null) {
+            return new Answer(HttpResponseStatus.BAD_REQUEST, "expected one or more query parameters: "
                     + "flush-policy=per-write|per-iteration|batch:N[:Tus], pin-io-threads=CPU_LIST|off, "
-                    + "e.g. PUT " + PATH + "?flush-policy=batch:16:50us\n");
+                    + "trace-stages=off|all|sampled:N, e.g. PUT " + PATH + "?flush-policy=batch:16:50us\n");
         }
         try {
-            // parse both before changing either
+            // parse all before changing any
             FlushPolicy f = flush == null ? null : FlushPolicy.parse(flush);
             List<Integer> cpus = pin == null || pin.equals("off") ? null : CpuAffinity.parseList(pin);
+            int every = -1;
+            if (trace != null) {
+                try {
+                    every = StageStats.parseEvery(trace);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("trace-stages: " + e.getMessage());
+                }
+            }
             if (f != null) {
                 setFlushPolicy.accept(f);
             }
             if (pin != null) {
                 setPinned.accept(cpus);
+            }
+            if (every >= 0) {
+                setTraceStages.accept(every);
             }
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
             return new Answer(HttpResponseStatus.BAD_REQUEST, e.getMessage() + "\n");
@@ -101,6 +125,7 @@ public final class KnobsEndpoint {
         Json j = new Json().begin();
         j.field("flush_policy", flushPolicy.get().toString());
         j.key("pin_io_threads").tree(pinned.get());
+        j.field("trace_stages", StageStats.formatEvery(traceStages.getAsInt()));
         j.end();
         return j + "\n";
     }
