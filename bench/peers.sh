@@ -34,9 +34,12 @@
 # p99, p99.9 per system and the p99's ratio to the ceiling's). A run lasts --duration, or longer when the
 # rate is too low for 12,000 samples (the generator reports a p99 from 10,000 samples, a p99.9 from 100,000).
 # --trace-stages (open loop only): each doubleface system runs with its admin listener on ADMIN_PORT
-# (8481), stage tracing off until the generator's measured window starts, then on for every request
-# (PUT /admin/knobs?trace-stages=all); its /admin/stats after the window goes to runs/open-*.stages.json
-# and its stages (p50, p99, p99.9) to stages.csv, beside the generator's end-to-end figures. A diagnostic:
+# (8481); stage tracing goes on for every request a second into the generator's warm-up (PUT
+# /admin/knobs?trace-stages=all) and its figures are reset at the generator's first progress line of the
+# measured window (reset-stages=true, within a second of the window's start), so every traced request
+# is a measured one (the window's first second may be missed); its /admin/stats
+# after the run goes to runs/open-*.stages.json and its stages (p50, p99, p99.9) to stages.csv, beside
+# the generator's end-to-end figures (and its per-second histograms, runs/open-*.hlog). A diagnostic:
 # tracing costs ~100 ns per request (docs/tracing.md) and the admin listener shares the I/O loop.
 # Bounded: every wrk run has a duration, every wait a timeout; every process is killed on exit.
 # Environment: JAVA_HOME (or JAVA), JAVA_OPTS (extra JVM options for every system, default none),
@@ -209,18 +212,27 @@ open_one() { # repeat cell system rate
   # the closed-loop runs do, then the generator's own warm-up at the rate
   taskset -c 1 wrk -t1 -c"$conns" -d"${WARMUP}s" "http://127.0.0.1:$PORT/?fanout=$fan&size=$size" \
     > "$OUT/runs/$tag.warmup.txt" 2>&1 || true
-  local tracer=""
-  if [[ -n $traced ]]; then # tracing on when the generator's warm-up ends
-    ( sleep "$WARMUP"; curl -sS -m 5 -X PUT "http://127.0.0.1:$ADMIN_PORT/admin/knobs?trace-stages=all" \
-        > "$OUT/runs/$tag.trace-on.txt" 2>&1 ) &
-    tracer=$!
-  fi
-  taskset -c 1 "$JAVA" -XX:TieredStopAtLevel=1 -jar "$WORK/loadgen.jar" load --target "http://127.0.0.1:$PORT" --url "/?fanout=$fan&size=$size" \
-    --rate "$4" --warmup "${WARMUP}s" --duration "${secs}s" --timeout 10s --seed "$1" --json --quiet \
-    > "$OUT/runs/$tag.json" 2> "$OUT/runs/$tag.err" || true
-  if [[ -n $traced ]]; then
+  local gen=(taskset -c 1 "$JAVA" -XX:TieredStopAtLevel=1 -jar "$WORK/loadgen.jar" load --target "http://127.0.0.1:$PORT"
+    --url "/?fanout=$fan&size=$size" --rate "$4" --warmup "${WARMUP}s" --duration "${secs}s" --timeout 10s
+    --seed "$1" --json)
+  if [[ -z $traced ]]; then
+    "${gen[@]}" --quiet > "$OUT/runs/$tag.json" 2> "$OUT/runs/$tag.err" || true
+  else
+    # tracing on at the generator's first progress line (a second into its warm-up): switching it on
+    # stalls a warm server once (42-56 ms seen: the traced path compiled anew), so that happens in the
+    # warm-up; the figures reset at its first line of the measured window (within a second of the
+    # window's start), so every traced request is a measured one; the stats read when it is done
+    : > "$OUT/runs/$tag.err"
+    ( exec 3< <(timeout $(( WARMUP + secs + 60 )) tail -n +1 -f "$OUT/runs/$tag.err")
+      grep -q -m1 '^load .* warm-up ' <&3 \
+        && curl -sS -m 5 -X PUT "http://127.0.0.1:$ADMIN_PORT/admin/knobs?trace-stages=all" && echo \
+        && grep -q -m1 '^load .* measure ' <&3 \
+        && curl -sS -m 5 -X PUT "http://127.0.0.1:$ADMIN_PORT/admin/knobs?reset-stages=true" ) > "$OUT/runs/$tag.trace-on.txt" 2>&1 &
+    local tracer=$!
+    "${gen[@]}" --hlog "$OUT/runs/$tag.hlog" > "$OUT/runs/$tag.json" 2>> "$OUT/runs/$tag.err" || true
     wait "$tracer" || true
-    grep -q '"trace_stages":"all"' "$OUT/runs/$tag.trace-on.txt" || die "$3: tracing not switched on (see $OUT/runs/$tag.trace-on.txt)"
+    [[ $(grep -c '"trace_stages":"all"' "$OUT/runs/$tag.trace-on.txt") == 2 ]] \
+      || die "$3: tracing not switched on and reset (see $OUT/runs/$tag.trace-on.txt)"
     curl -sS -m 10 "http://127.0.0.1:$ADMIN_PORT/admin/stats" > "$OUT/runs/$tag.stages.json" || die "$3: no /admin/stats"
     python3 bench/peers_report.py stagerows "$1" "$2" "$3" "$4" "$OUT/runs/$tag.stages.json" >> "$OUT/stages.csv"
   fi

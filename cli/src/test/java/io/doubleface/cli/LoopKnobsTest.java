@@ -71,6 +71,18 @@ class LoopKnobsTest {
         return out;
     }
 
+    /** {@code /admin/stats} once {@code until} holds for it, or after 5 s as it is then. */
+    private String statsWhen(URI admin, java.util.function.Predicate<String> until) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            String body = send(HttpRequest.newBuilder(admin.resolve("/admin/stats"))).body();
+            if (until.test(body) || System.nanoTime() > end) {
+                return body;
+            }
+            Thread.sleep(10);
+        }
+    }
+
     @Test
     void flushPolicyAndPinningReachEveryLoopAndSwitchAtRunTime() throws Exception {
         String before = CpuAffinity.procAllowedList(); // this thread's: what unpinned loops get back
@@ -133,8 +145,17 @@ class LoopKnobsTest {
             for (int i = 0; i < 3; i++) {
                 assertEquals(200, send(HttpRequest.newBuilder(base.resolve("/query?fanout=4&size=small&key=" + i))).statusCode());
             }
-            String stats = send(HttpRequest.newBuilder(admin.resolve("/admin/stats"))).body();
+            // a traced request's stages are recorded just after its answer is written: wait for them
+            String stats = statsWhen(admin, b -> b.contains("\"round_trip\""));
             assertTrue(stats.contains("\"round_trip\""), stats);
+            // a new window: the figures so far forgotten, tracing still on
+            assertEquals(400, put(admin, "reset-stages=yes").statusCode());
+            assertTrue(send(HttpRequest.newBuilder(admin.resolve("/admin/stats"))).body().contains("\"round_trip\""));
+            assertEquals(200, put(admin, "reset-stages=true").statusCode());
+            assertFalse(send(HttpRequest.newBuilder(admin.resolve("/admin/stats"))).body().contains("\"round_trip\""));
+            assertEquals(200, send(HttpRequest.newBuilder(base.resolve("/query?fanout=4&size=small&key=7"))).statusCode());
+            stats = statsWhen(admin, b -> b.contains("\"total\":{\"count\":1,"));
+            assertTrue(stats.contains("\"total\":{\"count\":1,"), stats);
             HttpResponse<String> sampled = put(admin, "trace-stages=SAMPLED:50");
             assertTrue(sampled.body().contains("\"trace_stages\":\"sampled:50\""), sampled.body());
             assertEquals(200, put(admin, "trace-stages=off").statusCode());

@@ -119,6 +119,16 @@ public final class StageStats {
         this.every = every;
     }
 
+    /**
+     * Forgets every figure gathered so far, so that the next {@link #snapshot} covers only what is
+     * recorded from now on (one window). A request being recorded at this moment may land in the
+     * old figures and be lost. Counters read from the figures (the {@code /metrics} summaries)
+     * restart from zero, which Prometheus treats as a counter reset.
+     */
+    public void reset() {
+        configs.clear();
+    }
+
     /** {@return one request in how many is traced; 0 = off} */
     public int every() {
         return every;

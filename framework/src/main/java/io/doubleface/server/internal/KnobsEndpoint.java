@@ -23,6 +23,7 @@ import java.util.function.Supplier;
  *   PUT /admin/knobs?flush-policy=batch:16:50us        (per-write, per-iteration, batch:N[:Tus])
  *   PUT /admin/knobs?pin-io-threads=0,1                (a CPU list, or off)
  *   PUT /admin/knobs?trace-stages=all                  (off, all, sampled:N: per-stage tracing)
+ *   PUT /admin/knobs?reset-stages=true                 (forget the stage figures so far: a new window)
  * </pre>
  *
  * Several parameters may be given in one {@code PUT}; all are parsed before any is applied; the
@@ -45,6 +46,7 @@ public final class KnobsEndpoint {
     private final Consumer<List<Integer>> setPinned;
     private final IntSupplier traceStages;
     private final IntConsumer setTraceStages;
+    private final Runnable resetStages;
 
     /**
      * An endpoint over the server's knobs.
@@ -55,16 +57,18 @@ public final class KnobsEndpoint {
      * @param setPinned pins ({@code null}: unpins)
      * @param traceStages reads the stage-tracing rate (one request in N; 0 = off)
      * @param setTraceStages sets it
+     * @param resetStages forgets the stage figures gathered so far
      */
     public KnobsEndpoint(Supplier<FlushPolicy> flushPolicy, Consumer<FlushPolicy> setFlushPolicy,
             Supplier<List<Integer>> pinned, Consumer<List<Integer>> setPinned,
-            IntSupplier traceStages, IntConsumer setTraceStages) {
+            IntSupplier traceStages, IntConsumer setTraceStages, Runnable resetStages) {
         this.flushPolicy = Objects.requireNonNull(flushPolicy);
         this.setFlushPolicy = Objects.requireNonNull(setFlushPolicy);
         this.pinned = Objects.requireNonNull(pinned);
         this.setPinned = Objects.requireNonNull(setPinned);
         this.traceStages = Objects.requireNonNull(traceStages);
         this.setTraceStages = Objects.requireNonNull(setTraceStages);
+        this.resetStages = Objects.requireNonNull(resetStages);
     }
 
     /** Answers a {@code GET} or {@code PUT} (the caller checked the credential of a {@code PUT}); else {@code null}. */
@@ -84,15 +88,20 @@ public final class KnobsEndpoint {
         String flush = single(p, "flush-policy");
         String pin = single(p, "pin-io-threads");
         String trace = single(p, "trace-stages");
-        if (flush == null && pin == null && trace == null) {
+        String reset = single(p, "reset-stages");
+        if (flush == null && pin == null && trace == null && reset == null) {
             return new Answer(HttpResponseStatus.BAD_REQUEST, "expected one or more query parameters: "
                     + "flush-policy=per-write|per-iteration|batch:N[:Tus], pin-io-threads=CPU_LIST|off, "
-                    + "trace-stages=off|all|sampled:N, e.g. PUT " + PATH + "?flush-policy=batch:16:50us\n");
+                    + "trace-stages=off|all|sampled:N, reset-stages=true, e.g. PUT " + PATH
+                    + "?flush-policy=batch:16:50us\n");
         }
         try {
             // parse all before changing any
             FlushPolicy f = flush == null ? null : FlushPolicy.parse(flush);
             List<Integer> cpus = pin == null || pin.equals("off") ? null : CpuAffinity.parseList(pin);
+            if (reset != null && !reset.equals("true")) {
+                throw new IllegalArgumentException("reset-stages: '" + reset + "' (expected: true)");
+            }
             int every = -1;
             if (trace != null) {
                 try {
@@ -106,6 +115,9 @@ public final class KnobsEndpoint {
             }
             if (pin != null) {
                 setPinned.accept(cpus);
+            }
+            if (reset != null) {
+                resetStages.run();
             }
             if (every >= 0) {
                 setTraceStages.accept(every);
