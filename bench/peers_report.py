@@ -101,11 +101,12 @@ def stage_section(out):
         return []
     rows = list(csv.DictReader(open(path)))
     lines = ["## Where doubleface's open-loop time goes (--trace-stages)", "",
-             "Every request of the generator's measured window traced (stage tracing switched on when its warm-up "
-             "ended); µs inside the server, from admission (request decoded) to the answer taken by the connection "
-             "(docs/tracing.md); medians over repeats. Compare `total` with the generator's end-to-end figures above: "
-             "the difference is outside the engine (the kernel, the read and decode of the request, the write of the "
-             "answer, the generator).", ""]
+             "Every request of the generator's measured window traced (tracing switched on a second into the "
+             "generator's warm-up, its figures reset at the generator's first progress line of the measured window, "
+             "so the window's first second may be missing); µs inside the server, from admission (request decoded) "
+             "to the answer taken by the connection (docs/tracing.md); medians over repeats of each figure. Compare "
+             "`total` with the generator's end-to-end figures above: the difference is outside the engine (the "
+             "kernel, the read and decode of the request, the write of the answer, the generator).", ""]
     for cell in dict.fromkeys(r["cell"] for r in rows):
         for s in dict.fromkeys(r["system"] for r in rows if r["cell"] == cell):
             mine = [r for r in rows if r["cell"] == cell and r["system"] == s]
