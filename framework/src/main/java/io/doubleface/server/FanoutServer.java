@@ -384,7 +384,7 @@ public final class FanoutServer implements AutoCloseable {
         }
         AdminHandler handler = new AdminHandler(engine, metrics, b.adminToken, !loopback)
                 .knobs(new KnobsEndpoint(this::flushPolicy, this::flushPolicy, this::pinnedCpus, this::pinIoThreads,
-                        () -> engine.stages().every(), this::traceStages, () -> engine.stages().reset()));
+                        engine.stages()));
         ServerBootstrap sb = new ServerBootstrap()
                 .group(group.group())
                 .channel(group.serverChannelClass())

@@ -11,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
-import java.util.function.IntConsumer;
-import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -44,9 +42,7 @@ public final class KnobsEndpoint {
     private final Consumer<FlushPolicy> setFlushPolicy;
     private final Supplier<List<Integer>> pinned;
     private final Consumer<List<Integer>> setPinned;
-    private final IntSupplier traceStages;
-    private final IntConsumer setTraceStages;
-    private final Runnable resetStages;
+    private final StageStats stages;
 
     /**
      * An endpoint over the server's knobs.
@@ -55,20 +51,16 @@ public final class KnobsEndpoint {
      * @param setFlushPolicy sets it
      * @param pinned reads the CPUs the loops are pinned to ({@code null}: not pinned)
      * @param setPinned pins ({@code null}: unpins)
-     * @param traceStages reads the stage-tracing rate (one request in N; 0 = off)
-     * @param setTraceStages sets it
-     * @param resetStages forgets the stage figures gathered so far
+     * @param stages the server's stage tracing (its rate is read and set, its figures reset)
      */
     public KnobsEndpoint(Supplier<FlushPolicy> flushPolicy, Consumer<FlushPolicy> setFlushPolicy,
             Supplier<List<Integer>> pinned, Consumer<List<Integer>> setPinned,
-            IntSupplier traceStages, IntConsumer setTraceStages, Runnable resetStages) {
+            StageStats stages) {
         this.flushPolicy = Objects.requireNonNull(flushPolicy);
         this.setFlushPolicy = Objects.requireNonNull(setFlushPolicy);
         this.pinned = Objects.requireNonNull(pinned);
         this.setPinned = Objects.requireNonNull(setPinned);
-        this.traceStages = Objects.requireNonNull(traceStages);
-        this.setTraceStages = Objects.requireNonNull(setTraceStages);
-        this.resetStages = Objects.requireNonNull(resetStages);
+        this.stages = Objects.requireNonNull(stages);
     }
 
     /** Answers a {@code GET} or {@code PUT} (the caller checked the credential of a {@code PUT}); else {@code null}. */
@@ -117,10 +109,10 @@ public final class KnobsEndpoint {
                 setPinned.accept(cpus);
             }
             if (reset != null) {
-                resetStages.run();
+                stages.reset();
             }
             if (every >= 0) {
-                setTraceStages.accept(every);
+                stages.every(every);
             }
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
             return new Answer(HttpResponseStatus.BAD_REQUEST, e.getMessage() + "\n");
@@ -137,7 +129,7 @@ public final class KnobsEndpoint {
         Json j = new Json().begin();
         j.field("flush_policy", flushPolicy.get().toString());
         j.key("pin_io_threads").tree(pinned.get());
-        j.field("trace_stages", StageStats.formatEvery(traceStages.getAsInt()));
+        j.field("trace_stages", StageStats.formatEvery(stages.every()));
         j.end();
         return j + "\n";
     }
