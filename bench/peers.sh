@@ -30,7 +30,8 @@
 # run's raw.csv, or from DIR/raw.csv of an earlier run with --open-from DIR, which skips the closed-loop
 # runs), with doubleface's own load generator (Poisson arrivals, latency from the intended send time, no
 # coordinated omission; C1-only; pinned to CPU 1 like wrk), after a closed-loop wrk warm-up of --warmup
-# seconds and the generator's own warm-up at the rate: open.csv and an "Open loop" section of report.md (p50,
+# seconds and the generator's own warm-up at the rate: open.csv, the generator's per-second histograms
+# (runs/open-*.hlog) and an "Open loop" section of report.md (p50,
 # p99, p99.9 per system and the p99's ratio to the ceiling's). A run lasts --duration, or longer when the
 # rate is too low for 12,000 samples (the generator reports a p99 from 10,000 samples, a p99.9 from 100,000).
 # --trace-stages (open loop only): each doubleface system runs with its admin listener on ADMIN_PORT
@@ -39,7 +40,7 @@
 # measured window (reset-stages=true, within a second of the window's start), so every traced request
 # is a measured one (the window's first second may be missed); its /admin/stats
 # after the run goes to runs/open-*.stages.json and its stages (p50, p99, p99.9) to stages.csv, beside
-# the generator's end-to-end figures (and its per-second histograms, runs/open-*.hlog). A diagnostic:
+# the generator's end-to-end figures. A diagnostic:
 # tracing costs ~100 ns per request (docs/tracing.md) and the admin listener shares the I/O loop.
 # Bounded: every wrk run has a duration, every wait a timeout; every process is killed on exit.
 # Environment: JAVA_HOME (or JAVA), JAVA_OPTS (extra JVM options for every system, default none),
@@ -216,7 +217,7 @@ open_one() { # repeat cell system rate
     --url "/?fanout=$fan&size=$size" --rate "$4" --warmup "${WARMUP}s" --duration "${secs}s" --timeout 10s
     --seed "$1" --json)
   if [[ -z $traced ]]; then
-    "${gen[@]}" --quiet > "$OUT/runs/$tag.json" 2> "$OUT/runs/$tag.err" || true
+    "${gen[@]}" --quiet --hlog "$OUT/runs/$tag.hlog" > "$OUT/runs/$tag.json" 2> "$OUT/runs/$tag.err" || true
   else
     # tracing on at the generator's first progress line (a second into its warm-up): switching it on
     # stalls a warm server once (42-56 ms seen: the traced path compiled anew), so that happens in the
