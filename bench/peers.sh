@@ -35,10 +35,12 @@
 # p99, p99.9 per system and the p99's ratio to the ceiling's). A run lasts --duration, or longer when the
 # rate is too low for 12,000 samples (the generator reports a p99 from 10,000 samples, a p99.9 from 100,000).
 # --trace-stages (open loop only): each doubleface system runs with its admin listener on ADMIN_PORT
-# (8481); stage tracing goes on for every request a second into the generator's warm-up (PUT
-# /admin/knobs?trace-stages=all) and its figures are reset at the generator's first progress line of the
-# measured window (reset-stages=true, within a second of the window's start), so every traced request
-# is a measured one (the window's first second may be missed); its /admin/stats
+# (8481); stage tracing goes on for every request a second into the closed-loop warm-up (PUT
+# /admin/knobs?trace-stages=all), the admin path is used every 2 s during that warm-up (its first
+# requests deoptimize Netty code the data path shares: docs/tracing.md), and the figures are reset at
+# the generator's first progress line of the measured window (reset-stages=true, within a second of
+# the window's start), so every traced request is a measured one (the window's first second may be
+# missed); its /admin/stats
 # after the run goes to runs/open-*.stages.json and its stages (p50, p99, p99.9) to stages.csv, beside
 # the generator's end-to-end figures. A diagnostic:
 # tracing costs ~100 ns per request (docs/tracing.md) and the admin listener shares the I/O loop.
@@ -46,7 +48,14 @@
 # Environment: JAVA_HOME (or JAVA), JAVA_OPTS (extra JVM options for every system, default none),
 # PORT (8480), ADMIN_PORT (8481, --trace-stages), REDIS_BASE_PORT (6400).
 set -euo pipefail
-SELF=$(realpath "${BASH_SOURCE[0]}")
+# bash reads a script while it runs it: run from a copy, so that editing this file mid-run is safe
+if [[ -z ${PEERS_SH_ORIGINAL:-} ]]; then
+  copy=$(mktemp /tmp/peers-sh-XXXXXX)
+  cp "${BASH_SOURCE[0]}" "$copy"
+  PEERS_SH_ORIGINAL=$(realpath "${BASH_SOURCE[0]}") exec bash "$copy" "$@"
+fi
+SELF=$PEERS_SH_ORIGINAL
+rm -f "${BASH_SOURCE[0]}" # the copy: bash keeps it open
 cd "$(dirname "$SELF")/.."
 ROOT=$PWD
 SYSTEMS="vertx reactor helidon ceiling doubleface"; CONFIGS="doubleface type2a-1f1b"
@@ -201,6 +210,14 @@ run_one() { # repeat cell system
   log "repeat $1 cell $2 $3: $(tail -1 "$OUT/raw.csv" | cut -d, -f4-) (req/s,p50,p99,errors)"
 }
 
+admin_put() { # QUERY: PUT /admin/knobs?QUERY on the admin listener, the answer on stdout. bash's own
+  # /dev/tcp, no curl: it starts no process on the machine at a window's start
+  local line=""
+  exec 4<>"/dev/tcp/127.0.0.1/$ADMIN_PORT" || return 1
+  printf 'PUT /admin/knobs?%s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n' "$1" >&4
+  while IFS= read -r -t 5 line <&4 || [[ -n $line ]]; do printf '%s\n' "$line"; line=""; done
+  exec 4<&-
+}
 open_one() { # repeat cell system rate
   local fan size conns; IFS=: read -r fan size conns <<<"$2"
   local tag="open-r$1-$fan-$size-${3//\//-}"
@@ -211,29 +228,40 @@ open_one() { # repeat cell system rate
   # a fresh JVM serves less than the open-loop rate in its first seconds, and a backlog built then
   # may not drain within an open-loop warm-up: warm it up closed loop first (wrk, discarded), as
   # the closed-loop runs do, then the generator's own warm-up at the rate
+  local warmer=""
+  if [[ -n $traced ]]; then
+    # the admin listener shares the I/O loop, and Netty's pipeline code, with the data path: its first
+    # connections deoptimize that code (handler types and a connection close it never saw), a stall
+    # of several ms each until the JIT stops trapping there (17-19 ms p99 in a window's first second
+    # when the second admin request fell at its start; docs/tracing.md). So tracing goes on, and the
+    # admin path is used a dozen times, during the closed-loop warm-up: none of that falls in the
+    # generator's run
+    # (the same request as the reset's below, byte for byte, but for the knob)
+    ( sleep 1; admin_put trace-stages=all
+      for _ in $(seq $(( WARMUP / 2 - 1 ))); do sleep 2; admin_put trace-stages=all > /dev/null; done
+    ) > "$OUT/runs/$tag.trace-on.txt" 2>&1 &
+    warmer=$!
+  fi
   taskset -c 1 wrk -t1 -c"$conns" -d"${WARMUP}s" "http://127.0.0.1:$PORT/?fanout=$fan&size=$size" \
     > "$OUT/runs/$tag.warmup.txt" 2>&1 || true
+  [[ -z $warmer ]] || wait "$warmer" || true
   local gen=(taskset -c 1 "$JAVA" -XX:TieredStopAtLevel=1 -jar "$WORK/loadgen.jar" load --target "http://127.0.0.1:$PORT"
     --url "/?fanout=$fan&size=$size" --rate "$4" --warmup "${WARMUP}s" --duration "${secs}s" --timeout 10s
     --seed "$1" --json)
   if [[ -z $traced ]]; then
     "${gen[@]}" --quiet --hlog "$OUT/runs/$tag.hlog" > "$OUT/runs/$tag.json" 2> "$OUT/runs/$tag.err" || true
   else
-    # tracing on at the generator's first progress line (a second into its warm-up): switching it on
-    # stalls a warm server once (42-56 ms seen: the traced path compiled anew), so that happens in the
-    # warm-up; the figures reset at its first line of the measured window (within a second of the
-    # window's start), so every traced request is a measured one; the stats read when it is done
+    # the figures reset at the generator's first line of the measured window (within a second of the
+    # window's start), so every traced request is a measured one; the stats read when it is done. The
+    # reset starts no process (admin_put)
     : > "$OUT/runs/$tag.err"
     ( exec 3< <(timeout $(( WARMUP + secs + 60 )) tail -n +1 -f "$OUT/runs/$tag.err")
-      grep -q -m1 '^load .* warm-up ' <&3 \
-        && curl -sS -m 5 -X PUT "http://127.0.0.1:$ADMIN_PORT/admin/knobs?trace-stages=all" && echo \
-        && grep -q -m1 '^load .* measure ' <&3 \
-        && curl -sS -m 5 -X PUT "http://127.0.0.1:$ADMIN_PORT/admin/knobs?reset-stages=true" ) > "$OUT/runs/$tag.trace-on.txt" 2>&1 &
+      grep -q -m1 '^load .* measure ' <&3 && admin_put reset-stages=true ) > "$OUT/runs/$tag.reset.txt" 2>&1 &
     local tracer=$!
     "${gen[@]}" --hlog "$OUT/runs/$tag.hlog" > "$OUT/runs/$tag.json" 2>> "$OUT/runs/$tag.err" || true
     wait "$tracer" || true
-    [[ $(grep -c '"trace_stages":"all"' "$OUT/runs/$tag.trace-on.txt") == 2 ]] \
-      || die "$3: tracing not switched on and reset (see $OUT/runs/$tag.trace-on.txt)"
+    grep -q '"trace_stages":"all"' "$OUT/runs/$tag.trace-on.txt" && grep -q '"trace_stages":"all"' "$OUT/runs/$tag.reset.txt" \
+      || die "$3: tracing not switched on and reset (see $OUT/runs/$tag.trace-on.txt and .reset.txt)"
     curl -sS -m 10 "http://127.0.0.1:$ADMIN_PORT/admin/stats" > "$OUT/runs/$tag.stages.json" || die "$3: no /admin/stats"
     python3 bench/peers_report.py stagerows "$1" "$2" "$3" "$4" "$OUT/runs/$tag.stages.json" >> "$OUT/stages.csv"
   fi

@@ -101,9 +101,9 @@ def stage_section(out):
         return []
     rows = list(csv.DictReader(open(path)))
     lines = ["## Where doubleface's open-loop time goes (--trace-stages)", "",
-             "Every request of the generator's measured window traced (tracing switched on a second into the "
-             "generator's warm-up, its figures reset at the generator's first progress line of the measured window, "
-             "so the window's first second may be missing); µs inside the server, from admission (request decoded) "
+             "Every request of the generator's measured window traced (tracing switched on, and the admin path "
+             "used a dozen times, in the closed-loop warm-up; the figures reset at the generator's first progress "
+             "line of the measured window, so the window's first second may be missing); µs inside the server, from admission (request decoded) "
              "to the answer taken by the connection (docs/tracing.md); medians over repeats of each figure. Compare "
              "`total` with the generator's end-to-end figures above: the difference is outside the engine (the "
              "kernel, the read and decode of the request, the write of the answer, the generator).", ""]

@@ -476,6 +476,17 @@ public final class FanoutServer implements AutoCloseable {
         engine.stages().every(oneIn);
     }
 
+    /**
+     * Forgets the stage figures gathered so far, so that {@code /admin/stats} and the {@code /metrics}
+     * stage summaries cover only what is traced from now on — one window (docs/tracing.md). A
+     * request being recorded at this moment may count in some stages' old figures and others' new
+     * ones. Does not stall a warm server (the histograms are emptied in place). Over the admin
+     * listener: {@code PUT /admin/knobs?reset-stages=true}.
+     */
+    public void resetStages() {
+        engine.stages().reset();
+    }
+
     // ---- loop knobs (issue 12): flush policy, CPU pinning -------------------------------------
 
     /** Applies the flush policy and the pinning to {@code g}'s loops (a new group, or all on a change). */
