@@ -29,6 +29,9 @@ public final class ReplyScheduler implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(ReplyScheduler.class);
 
+    /** Most replies kept for reuse per loop: {@value}. */
+    static final int MAX_POOLED = 4096;
+
     private final SingleThreadEventLoop loop;
     private final SchedulingPolicy policy;
     private final LoopStats stats;
@@ -118,10 +121,24 @@ public final class ReplyScheduler implements Runnable {
         }
     }
 
+    /**
+     * Keeps {@code r} for the next enqueue. The pool grows with the batches (up to
+     * {@link #MAX_POOLED} entries, ~32 B each), so a loop whose batches hold hundreds of replies
+     * (fanout 20 at tens of thousands of requests per second) stops allocating one per reply.
+     */
     private void recycle(PendingReply r) {
-        if (freeCount < free.length) {
-            free[freeCount++] = r;
+        if (freeCount == free.length) {
+            if (free.length >= MAX_POOLED) {
+                return;
+            }
+            free = java.util.Arrays.copyOf(free, free.length * 2);
         }
+        free[freeCount++] = r;
+    }
+
+    /** Processed replies kept for reuse (for tests). */
+    int pooled() {
+        return freeCount;
     }
 
     /** Replies waiting for the tail task (for tests and stats). */

@@ -124,6 +124,34 @@ class ReplySchedulerTest {
     }
 
     @Test
+    void batchesLargerThanThePoolAreProcessedWholeAndThePoolGrowsToABound() throws Exception {
+        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new FifoPolicy(), null);
+        for (int size : new int[] {300, 300, ReplyScheduler.MAX_POOLED + 500}) {
+            TestOwner[] owners = new TestOwner[size / 20];
+            onLoop(() -> {
+                for (int i = 0; i < owners.length; i++) {
+                    owners[i] = new TestOwner("r" + i, 20);
+                }
+                for (int call = 0; call < 20; call++) { // the fanout-20 pattern: each request's n-th reply in turn
+                    for (TestOwner o : owners) {
+                        s.enqueue(o, call, null);
+                    }
+                }
+                return null;
+            });
+            drain();
+            List<Integer> inOrder = java.util.stream.IntStream.range(0, 20).boxed().toList();
+            for (TestOwner o : owners) {
+                assertEquals(0, o.outstanding, "every reply of every request processed");
+                assertEquals(inOrder, o.processed, "each reply once, a request's replies in arrival order");
+            }
+            int pooled = onLoop(s::pooled);
+            assertEquals(Math.min(owners.length * 20, ReplyScheduler.MAX_POOLED), pooled,
+                    "every processed reply kept for reuse, up to the bound (batch of " + size + ")");
+        }
+    }
+
+    @Test
     void fifoSchedulerProcessesInArrivalOrder() throws Exception {
         ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new FifoPolicy(), null);
         assertEquals("fifo", s.policy().name());
