@@ -11,7 +11,8 @@
 # answers the K values concatenated in shard order. A cell is FANOUT:SIZE:CONNECTIONS. The system
 # `doubleface` stands for one system per configuration of --configs (named doubleface/<config>); a
 # configuration may carry redis:// URI options after @, e.g. doubleface@connection=native, and
-# +bytes for the byte[] form of the service. `ceiling/composite` is the ceiling joining a read that
+# +bytes for the byte[] form of the service, +flush=POLICY for the shard connections' flush policy
+# (per-iteration by default, per-write, batch:N[:MICROS]; docs/tracing.md "Knobs"). `ceiling/composite` is the ceiling joining a read that
 # ends inside a value with the next as a composite buffer instead of merging them (a copy).
 #
 # What it does: builds the peers if a jar is missing or older than its sources (./mvnw -f

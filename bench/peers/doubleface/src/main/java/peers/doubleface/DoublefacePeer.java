@@ -8,6 +8,7 @@ import io.doubleface.api.HttpBinding;
 import io.doubleface.api.HttpRequestView;
 import io.doubleface.api.Replies;
 import io.doubleface.api.ReplyHandler;
+import io.doubleface.driver.FlushPolicy;
 import io.doubleface.redis.Redis;
 import io.doubleface.redis.RedisCommand;
 import io.doubleface.redis.RedisDriver;
@@ -24,7 +25,8 @@ import peers.Workload;
  * The workload on doubleface's public API, written as a user would from {@code examples/timeline}: a
  * {@code redis://} backend, route {@code GET /}, plan = K {@code Redis.bytes().getBuffer(key)} calls to
  * shards 0..K-1, merge = the K values in shard order as the response body. The fifth argument is the
- * configuration (default {@code doubleface}; e.g. {@code type2a-1f1b}, {@code doubleface+bytes}).
+ * configuration (default {@code doubleface}; e.g. {@code type2a-1f1b}, {@code doubleface+bytes},
+ * {@code doubleface+flush=per-write}).
  */
 public final class DoublefacePeer {
 
@@ -132,11 +134,23 @@ public final class DoublefacePeer {
         PeerArgs args = PeerArgs.parse("doubleface", argv, " [CONFIGURATION]");
         // CONFIGURATION[+bytes][@SHARD-OPTIONS], e.g. doubleface@connection=native (the redis:// URI's
         // options); +bytes: byte[] values copied into one array in merge instead of uncopied buffers
+        // +flush=POLICY: the shard connections' flush policy (per-iteration, the default; per-write;
+        // batch:N[:MICROS]), as --flush-policy and PUT /admin/knobs?flush-policy= take it
         String spec = args.extra().length > 0 ? args.extra()[0] : "doubleface";
-        boolean copy = spec.contains("+bytes");
-        spec = spec.replace("+bytes", "");
         int at = spec.indexOf('@');
-        String config = at < 0 ? spec : spec.substring(0, at);
+        String[] parts = (at < 0 ? spec : spec.substring(0, at)).split("\\+");
+        String config = parts[0];
+        boolean copy = false;
+        FlushPolicy flush = FlushPolicy.PER_ITERATION;
+        for (int i = 1; i < parts.length; i++) {
+            if (parts[i].equals("bytes")) {
+                copy = true;
+            } else if (parts[i].startsWith("flush=")) {
+                flush = FlushPolicy.parse(parts[i].substring("flush=".length()));
+            } else {
+                throw new IllegalArgumentException("configuration suffix '+" + parts[i] + "' (expected: +bytes, +flush=POLICY)");
+            }
+        }
         String uri = "redis://127.0.0.1:" + args.shardPort(0) + "-" + args.shardPort(args.shards() - 1)
                 + (at < 0 ? "" : "?" + spec.substring(at + 1));
         FanoutServer.Builder b = FanoutServer.builder()
@@ -146,12 +160,14 @@ public final class DoublefacePeer {
                 // the per-stage tracing of an open-loop window (docs/tracing.md)
                 .adminPort(adminPort())
                 .ioThreads(args.ioThreads())
-                .configuration(config);
+                .configuration(config)
+                .flushPolicy(flush);
         Backend<RedisCommand<?>> redis = b.backend("redis", RedisDriver.of(uri));
         b.get("/", new Service(redis, copy), new Binding(args.shards()));
         try (FanoutServer server = b.start()) {
             args.ready("doubleface " + PeerArgs.version("io.doubleface", "doubleface-framework") + " " + config
-                    + (copy ? " (byte[] values, copied in merge)" : " (values as buffers, uncopied)") + ", netty " + PeerArgs.version("io.netty", "netty-transport") + ", lettuce " + PeerArgs.version("io.lettuce", "lettuce-core") + ", " + args.ioThreads() + " I/O threads, " + uri);
+                    + (copy ? " (byte[] values, copied in merge)" : " (values as buffers, uncopied)")
+                    + ", flush " + flush + ", netty " + PeerArgs.version("io.netty", "netty-transport") + ", lettuce " + PeerArgs.version("io.lettuce", "lettuce-core") + ", " + args.ioThreads() + " I/O threads, " + uri);
             Thread.currentThread().join();
         }
     }
