@@ -124,6 +124,82 @@ class ReplySchedulerTest {
     }
 
     @Test
+    void aCompletingReplyBeforeAnyOtherIsProcessedAtOnceTheRestAtTheTailInPolicyOrder() throws Exception {
+        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new CompletionFirstPolicy(), stats);
+        Recorder rec = new Recorder();
+        Owner lone = new Owner("lone", 1, rec); // fanout 1: its only reply completes it
+        Owner big = new Owner("big", 3, rec);
+        Owner small = new Owner("small", 1, rec);
+        Owner lone2 = new Owner("lone2", 1, rec);
+        List<String> seenDuringTask = onLoop(() -> {
+            List<String> seen = new ArrayList<>();
+            s.enqueue(lone, 0, Unpooled.buffer(1));
+            seen.add(String.join(",", rec.log)); // processed before enqueue returned
+            s.enqueue(lone2, 0, Unpooled.buffer(1));
+            seen.add(String.join(",", rec.log)); // the batch is still empty: at once too
+            s.enqueue(big, 0, Unpooled.buffer(1)); // does not complete its request: parked
+            s.enqueue(small, 0, Unpooled.buffer(1)); // completes, but a reply is waiting: parked
+            seen.add(String.join(",", rec.log));
+            seen.add(String.valueOf(s.pending()));
+            return seen;
+        });
+        drain();
+        assertEquals(List.of("lone:0", "lone:0,lone2:0", "lone:0,lone2:0", "2"), seenDuringTask);
+        assertEquals(List.of("lone:0", "lone2:0", "small:0", "big:0"), rec.log,
+                "the tail batch in policy order: the completing reply before the other");
+    }
+
+    @Test
+    void aReplyEnqueuedWhileOneIsProcessedAtOnceWaitsForTheTail() throws Exception {
+        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new FifoPolicy(), null);
+        Recorder rec = new Recorder();
+        Owner second = new Owner("second", 1, rec);
+        Owner first = new Owner("first", 1, rec) {
+            @Override
+            protected void processScheduled(int call, Object value) {
+                super.processScheduled(call, value);
+                s.enqueue(second, 0, Unpooled.buffer(1)); // e.g. a reply delivered from inside a merge
+                rec.log.add("pending " + s.pending());
+            }
+        };
+        onLoop(() -> {
+            s.enqueue(first, 0, Unpooled.buffer(1));
+            return null;
+        });
+        drain();
+        assertEquals(List.of("first:0", "pending 1", "second:0"), rec.log);
+    }
+
+    @Test
+    void aPolicyThatDoesNotSaySoGetsEveryReplyAtTheTail() throws Exception {
+        SchedulingPolicy own = new SchedulingPolicy() { // a user's policy: completingReplyFirst() not overridden
+            @Override
+            public String name() {
+                return "reverse";
+            }
+
+            @Override
+            public void order(PendingReply[] batch, int size, PendingReply[] out) {
+                for (int i = 0; i < size; i++) {
+                    out[i] = batch[size - 1 - i];
+                }
+            }
+        };
+        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, own, null);
+        Recorder rec = new Recorder();
+        Owner a = new Owner("a", 1, rec);
+        Owner b = new Owner("b", 1, rec);
+        int during = onLoop(() -> {
+            s.enqueue(a, 0, Unpooled.buffer(1));
+            s.enqueue(b, 0, Unpooled.buffer(1));
+            return rec.log.size();
+        });
+        drain();
+        assertEquals(0, during, "nothing processed before the tail task");
+        assertEquals(List.of("b:0", "a:0"), rec.log);
+    }
+
+    @Test
     void batchesLargerThanThePoolAreProcessedWholeAndThePoolGrowsToABound() throws Exception {
         ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new FifoPolicy(), null);
         for (int size : new int[] {300, 300, ReplyScheduler.MAX_POOLED + 500}) {
