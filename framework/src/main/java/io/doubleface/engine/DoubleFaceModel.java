@@ -15,10 +15,8 @@ import java.util.function.Supplier;
  * The integrated reactor. Upstream and downstream I/O of a request share one event loop: the
  * request is planned on the loop that read it, its shard calls go out on connections registered
  * on that same loop, their replies are decoded there and processed by that loop's
- * {@link ReplyScheduler} at the end of the iteration in policy order (a request's last reply that
- * arrives before any other of the iteration at once, which the built-in policies would put first
- * anyway), and the merge and the response happen there too. A request never changes thread; no
- * lock, no queue hand-off.
+ * {@link ReplyScheduler} at the end of the iteration in policy order, and the merge and the
+ * response happen there too. A request never changes thread; no lock, no queue hand-off.
  *
  * <p>Threading: {@link #execute} runs on an I/O loop; all per-loop state (client, scheduler) is
  * indexed by loop and touched only by that loop.

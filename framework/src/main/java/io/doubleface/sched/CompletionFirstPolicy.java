@@ -51,15 +51,6 @@ public final class CompletionFirstPolicy implements SchedulingPolicy {
         return shortestFirst ? "completion-first" : "completion-first-arrival";
     }
 
-    /**
-     * {@return true: a reply that completes its request and arrived first is a complete group of
-     * one reply (the fewest) with the earliest first arrival, so first in either variant}
-     */
-    @Override
-    public boolean completingReplyFirst() {
-        return true;
-    }
-
     @Override
     public void order(PendingReply[] batch, int size, PendingReply[] out) {
         if (size <= 1) {

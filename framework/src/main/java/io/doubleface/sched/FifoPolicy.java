@@ -12,10 +12,4 @@ public final class FifoPolicy implements SchedulingPolicy {
     public void order(PendingReply[] batch, int size, PendingReply[] out) {
         System.arraycopy(batch, 0, out, 0, size);
     }
-
-    /** {@return true: the first reply of a batch is processed first} */
-    @Override
-    public boolean completingReplyFirst() {
-        return true;
-    }
 }

@@ -23,13 +23,6 @@ import org.slf4j.LoggerFactory;
  * <p>This gives the order the paper obtains by reordering selected keys inside a patched Netty,
  * without patching Netty: reading stays in epoll order, processing follows the policy.
  *
- * <p>A reply that completes its request and arrives before any other reply of the iteration is
- * processed at once when the policy says it would be first anyway
- * ({@link SchedulingPolicy#completingReplyFirst()}, true for the built-in policies): same order,
- * but its request is answered without waiting for the end of the iteration. At fanout 1 that is
- * every reply. Never while a batch, or another such reply, is being processed (a reply enqueued
- * then waits for the next tail task, as before).
- *
  * <p>Threading: loop-confined. Every method must be called on {@link #loop}.
  */
 public final class ReplyScheduler implements Runnable {
@@ -49,8 +42,6 @@ public final class ReplyScheduler implements Runnable {
     private int size;
     private int freeCount;
     private boolean scheduled;
-    private final boolean completingFirst;
-    private boolean processing; // inside run() or an at-once reply: later replies wait for a tail task
 
     /**
      * @param stats counters to record batch sizes in, or {@code null}
@@ -59,34 +50,15 @@ public final class ReplyScheduler implements Runnable {
         this.loop = loop;
         this.policy = policy;
         this.stats = stats;
-        this.completingFirst = policy.completingReplyFirst();
     }
 
     public SchedulingPolicy policy() {
         return policy;
     }
 
-    /**
-     * Parks a reply until the end of this iteration, or processes it now if it completes its request,
-     * no other reply is waiting and the policy puts such a reply first; takes ownership of
-     * {@code payload}.
-     */
+    /** Parks a reply until the end of this iteration; takes ownership of {@code payload}. */
     public void enqueue(ReplyOwner owner, int call, Object payload) {
         assert loop.inEventLoop();
-        if (size == 0 && completingFirst && !processing && owner.outstanding() == 1) {
-            processing = true;
-            try {
-                owner.processScheduled(call, payload);
-            } catch (Throwable t) {
-                log.error("processing a scheduled reply failed", t);
-            } finally {
-                processing = false;
-            }
-            if (stats != null) {
-                stats.recordBatch(1);
-            }
-            return;
-        }
         if (size == batch.length) {
             batch = java.util.Arrays.copyOf(batch, size * 2);
         }
@@ -129,15 +101,6 @@ public final class ReplyScheduler implements Runnable {
         if (stats != null) {
             stats.recordBatch(n);
         }
-        processing = true;
-        try {
-            dispatch(work, out, n);
-        } finally {
-            processing = false;
-        }
-    }
-
-    private void dispatch(PendingReply[] work, PendingReply[] out, int n) {
         for (int i = 0; i < n; i++) {
             PendingReply r = out[i];
             out[i] = null;

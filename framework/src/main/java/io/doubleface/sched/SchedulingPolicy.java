@@ -22,21 +22,6 @@ public interface SchedulingPolicy {
     void order(PendingReply[] batch, int size, PendingReply[] out);
 
     /**
-     * Whether this policy puts first, in any batch, a reply that arrived first in it and completes
-     * its request (the request's last outstanding reply). When it does, the scheduler processes
-     * such a reply at once, as it arrives before any other reply of the loop iteration, instead of
-     * parking it for the end of the iteration: the processing order is the one {@link #order} would
-     * give, and that reply's request is answered without waiting for the rest of the iteration (at
-     * fanout 1 every reply is such a reply). The built-in policies do; the default is {@code false},
-     * so a policy of your own keeps every reply for the end of the iteration unless it says so.
-     *
-     * @return whether a lone completing reply may be processed at once
-     */
-    default boolean completingReplyFirst() {
-        return false;
-    }
-
-    /**
      * Creates a fresh instance of the named policy: {@code fifo}, {@code completion-first} (alias
      * {@code cf}) or {@code completion-first-arrival} (alias {@code cfa}).
      */
