@@ -83,11 +83,10 @@ public final class StageStats {
 
     /**
      * One stage: sums and a histogram, in microseconds. The histograms have a fixed range (1 µs to
-     * {@link #MAX_MICROS}, two significant digits: ~1 %, ~80 KB per stage) rather than HdrHistogram's
-     * auto-resizing ones: a fresh auto-resizing histogram grows by catching an index-out-of-bounds
-     * exception on the recording thread, which in compiled code deoptimizes the I/O loop's hot path
-     * — seen as a 5–14 ms stall of a warm server after every {@link #reset} (the recorder's
-     * histograms start small again). With a fixed range, recording never takes a new path.
+     * {@link #MAX_MICROS}, two significant digits: ~1 %; ~120 KB per stage with its recorder) rather
+     * than HdrHistogram's auto-resizing ones: a fresh auto-resizing histogram grows by catching an
+     * index-out-of-bounds exception on the recording thread (the I/O loop), a path compiled code has
+     * not seen. With a fixed range, recording never takes a new path, after a {@link #reset} either.
      */
     static final class One {
         final LongAdder n = new LongAdder();
