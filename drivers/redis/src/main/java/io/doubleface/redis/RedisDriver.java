@@ -125,7 +125,8 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     private final ConnectionMode mode;
     private final Tls tls; // null: plain TCP
     private final String description;
-    private final DefaultClientResources resources;
+    /** Created on first use ({@link #resources()}), under {@link #sharedLock}. */
+    private DefaultClientResources resources;
     private final RedisURI[] uris;
     private final Set<RedisLoopClient> loopClients = ConcurrentHashMap.newKeySet();
     private final Set<PipelinedLoopClient<RedisCommand<?>>> nativeClients = ConcurrentHashMap.newKeySet();
@@ -193,12 +194,6 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
         this.shared = new AtomicReferenceArray<>(shards.size());
         this.sharedRetryAt = new long[shards.size()];
-        this.resources = DefaultClientResources.builder()
-                .commandLatencyRecorder(CommandLatencyRecorder.disabled())
-                .commandLatencyPublisherOptions(DefaultEventPublisherOptions.disabled())
-                .reconnectDelay(() -> Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
-                        TimeUnit.MILLISECONDS))
-                .build();
     }
 
     /**
@@ -345,8 +340,26 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         return uris[shard];
     }
 
+    /**
+     * Lettuce's resources, created on first use: a driver whose clients are all native
+     * ({@code connection=native}) never starts Lettuce's threads (its timer would wake ten times a
+     * second on the server's cores for nothing).
+     */
     ClientResources resources() {
-        return resources;
+        synchronized (sharedLock) {
+            if (resources == null) {
+                if (closed) {
+                    throw new IllegalStateException("driver closed");
+                }
+                resources = DefaultClientResources.builder()
+                        .commandLatencyRecorder(CommandLatencyRecorder.disabled())
+                        .commandLatencyPublisherOptions(DefaultEventPublisherOptions.disabled())
+                        .reconnectDelay(() -> Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
+                                TimeUnit.MILLISECONDS))
+                        .build();
+            }
+            return resources;
+        }
     }
 
     /** Lettuce client options; {@code commandTimeouts}: whether Lettuce itself times commands out. */
@@ -477,7 +490,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                 return CompletableFuture.failedFuture(new IllegalStateException("driver closed"));
             }
             if (sharedClient == null) {
-                sharedClient = RedisClient.create(resources);
+                sharedClient = RedisClient.create(resources());
                 sharedClient.setOptions(clientOptions(true));
             }
             CompletableFuture<StatefulRedisConnection<byte[], byte[]>> nf = sharedClient
@@ -531,14 +544,18 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
         nativeClients.clear();
         RedisClient sc;
+        DefaultClientResources r;
         synchronized (sharedLock) {
             sc = sharedClient;
             sharedClient = null;
+            r = resources;
         }
         if (sc != null) {
             sc.shutdown(0, 2, TimeUnit.SECONDS);
         }
-        resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        if (r != null) {
+            r.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
     }
 
     @Override
