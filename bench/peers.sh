@@ -4,7 +4,7 @@
 #   bench/peers.sh [--systems "vertx reactor helidon ceiling doubleface"] [--configs "doubleface type2a-1f1b"]
 #                  [--cells "1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"]
 #                  [--repeats 3] [--duration 15] [--warmup 10] [--out DIR]
-#                  [--open-fraction F [--open-from DIR] [--trace-stages]]
+#                  [--open-fraction F [--open-from DIR] [--trace-stages | --kernel-stages]]
 #
 # Workload, identical in every system (bench/peers/, one shaded jar each): GET /?fanout=K&size=small|large
 # sends K Redis GETs of one random key (s:<i>, 100 B, or l:<i>, 20,000 B; i in 0..999) to shards 0..K-1 and
@@ -45,6 +45,12 @@
 # after the run goes to runs/open-*.stages.json and its stages (p50, p99, p99.9) to stages.csv, beside
 # the generator's end-to-end figures. A diagnostic:
 # tracing costs ~100 ns per request (docs/tracing.md) and the admin listener shares the I/O loop.
+# --kernel-stages (open loop only, root): bpftrace (installed if missing) on the sock and sched
+# tracepoints during each open-loop measured window, every system alike: request readable -> the
+# server's read and its first write of the answer, shard reply readable -> read, answer written -> the
+# generator's first read, a server thread's wake-up and preemption delays (and what preempted it on
+# CPU 0): runs/open-*.kernel.txt, kernel.csv and a section of report.md. A diagnostic: the probes cost
+# CPU on both cores.
 # Bounded: every wrk run has a duration, every wait a timeout; every process is killed on exit.
 # Environment: JAVA_HOME (or JAVA), JAVA_OPTS (extra JVM options for every system, default none),
 # PORT (8480), ADMIN_PORT (8481, --trace-stages), REDIS_BASE_PORT (6400).
@@ -61,7 +67,7 @@ cd "$(dirname "$SELF")/.."
 ROOT=$PWD
 SYSTEMS="vertx reactor helidon ceiling doubleface"; CONFIGS="doubleface type2a-1f1b"
 CELLS="1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"
-REPEATS=3; DURATION=15; WARMUP=10; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""; TRACE=""
+REPEATS=3; DURATION=15; WARMUP=10; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""; TRACE=""; KSTAGES=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --systems) SYSTEMS=$2; shift 2;;
@@ -74,6 +80,7 @@ while [[ $# -gt 0 ]]; do
     --open-fraction) OPEN_FRACTION=$2; shift 2;;
     --open-from) OPEN_FROM=$2; shift 2;;
     --trace-stages) TRACE=1; shift;;
+    --kernel-stages) KSTAGES=1; shift;;
     -h|--help) sed -n '2,/^set -euo/p' "$SELF" | sed '$d; s/^# \{0,1\}//'; exit 0;;
     *) echo "peers.sh: unknown option $1 (see --help)" >&2; exit 2;;
   esac
@@ -87,11 +94,19 @@ for n in "$REPEATS" "$DURATION" "$WARMUP"; do [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] |
 [[ -z $OPEN_FRACTION || $OPEN_FRACTION =~ ^0?\.[0-9]+$|^1(\.0*)?$ ]] || die "--open-fraction: '$OPEN_FRACTION' (expected a fraction in (0, 1])"
 [[ -z $OPEN_FROM || -n $OPEN_FRACTION ]] || die "--open-from needs --open-fraction"
 [[ -z $TRACE || -n $OPEN_FRACTION ]] || die "--trace-stages needs --open-fraction (it traces the open-loop runs)"
+[[ -z $KSTAGES || -n $OPEN_FRACTION ]] || die "--kernel-stages needs --open-fraction (it traces the open-loop runs)"
+[[ -z $KSTAGES || -z $TRACE ]] || die "--kernel-stages and --trace-stages: one at a time"
 [[ -z $OPEN_FROM || -f $OPEN_FROM/raw.csv ]] || die "--open-from: $OPEN_FROM/raw.csv not found"
 for c in $CELLS; do [[ $c =~ ^[0-9]+:(small|large):[0-9]+$ ]] || die "cell '$c' (expected FANOUT:small|large:CONNECTIONS)"; done
 install_pkg() { command -v "$1" >/dev/null 2>&1 && return 0; log "installing $2"
   { apt-get update -qq && apt-get install -y -qq "$2"; } >/dev/null 2>&1 || die "$1 not found and apt-get install $2 failed"; }
 install_pkg wrk wrk; install_pkg redis-server redis-server; install_pkg redis-cli redis-tools
+if [[ -n $KSTAGES ]]; then
+  [[ $(id -u) == 0 ]] || die "--kernel-stages needs root (bpftrace)"
+  install_pkg bpftrace bpftrace
+  [[ -d /sys/kernel/tracing/events/sock ]] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+  [[ -d /sys/kernel/tracing/events/sock/sock_send_length ]] || die "--kernel-stages: no sock tracepoints in /sys/kernel/tracing"
+fi
 for t in taskset python3 curl; do command -v $t >/dev/null || die "$t not found"; done
 
 # --- the systems (doubleface -> one per configuration) -----------------------------------------
@@ -219,6 +234,62 @@ admin_put() { # QUERY: PUT /admin/knobs?QUERY on the admin listener, the answer 
   while IFS= read -r -t 5 line <&4 || [[ -n $line ]]; do printf '%s\n' "$line"; line=""; done
   exec 4<&-
 }
+kernel_script() { # server-pid measure-from-s measure-for-s: the bpftrace program of --kernel-stages
+  # (tracepoints only: this kind of kernel has no kprobes or BTF). Per-request times on the kernel's
+  # side of the server, in µs, linear buckets of 25 µs; figures cleared when the generator's measured
+  # window starts (counted from the attach, so within about a second), exit at its end
+  local h='lhist($us, 0, 20000, 25)'
+  cat <<BT
+tracepoint:tcp:tcp_probe { @lport[args->skaddr] = args->sport; @rport[args->skaddr] = args->dport; }
+tracepoint:sock:sk_data_ready { if (@t[args->skaddr] == 0) { @t[args->skaddr] = nsecs; } }
+tracepoint:sock:sock_recv_length /args->ret > 0/ {
+  \$t = @t[args->sk];
+  if (\$t != 0) {
+    \$us = (nsecs - \$t) / 1000;
+    if (pid == $1) {
+      if (@lport[args->sk] == $PORT) {
+        @admit_us = $h;
+        if (@req[args->sk] == 0) { @req[args->sk] = \$t; }
+      } else if (@rport[args->sk] >= $REDIS_BASE_PORT && @rport[args->sk] < $((REDIS_BASE_PORT + SHARDS))) {
+        @shard_read_us = $h;
+      }
+    } else if (@rport[args->sk] == $PORT) {
+      @client_read_us = $h;
+      \$s = @sent[@lport[args->sk]];
+      if (\$s != 0) { \$us = (nsecs - \$s) / 1000; @send_to_client_us = $h; delete(@sent[@lport[args->sk]]); }
+    }
+    delete(@t[args->sk]);
+  }
+}
+tracepoint:sock:sock_send_length /pid == $1 && args->ret > 0 && @lport[args->sk] == $PORT/ {
+  \$a = @req[args->sk];
+  if (\$a != 0) {
+    \$us = (nsecs - \$a) / 1000; @residence_us = $h; @first_send_bytes = hist(args->ret);
+    delete(@req[args->sk]); @sent[@rport[args->sk]] = nsecs;
+  } else { @more_sends = count(); }
+}
+tracepoint:sched:sched_switch {
+  if (pid == $1) {
+    @tid[args->prev_pid] = 1;
+    if (args->prev_state == 0) { @preempted[args->prev_pid] = nsecs; }
+  }
+  \$p = @preempted[args->next_pid];
+  if (\$p != 0) { \$us = (nsecs - \$p) / 1000; @preempted_us = $h; delete(@preempted[args->next_pid]); }
+  \$w = @woken[args->next_pid];
+  if (\$w != 0) { \$us = (nsecs - \$w) / 1000; @wakeup_us = $h; delete(@woken[args->next_pid]); }
+  if (cpu == 0 && @tid[args->prev_pid] && args->prev_state == 0) { @preempted_by[args->next_comm] = count(); }
+}
+tracepoint:sched:sched_wakeup /@tid[args->pid]/ { @woken[args->pid] = nsecs; }
+interval:s:1 {
+  @secs = @secs + 1;
+  if (@secs == $2) { clear(@admit_us); clear(@shard_read_us); clear(@client_read_us); clear(@send_to_client_us);
+    clear(@residence_us); clear(@first_send_bytes); clear(@more_sends); clear(@preempted_us); clear(@wakeup_us);
+    clear(@preempted_by); printf("measuring\\n"); }
+  if (@secs == $2 + $3) { exit(); }
+}
+END { clear(@t); clear(@req); clear(@sent); clear(@lport); clear(@rport); clear(@tid); clear(@preempted); clear(@woken); clear(@secs); }
+BT
+}
 open_one() { # repeat cell system rate
   local fan size conns; IFS=: read -r fan size conns <<<"$2"
   local tag="open-r$1-$fan-$size-${3//\//-}"
@@ -250,7 +321,21 @@ open_one() { # repeat cell system rate
     --url "/?fanout=$fan&size=$size" --rate "$4" --warmup "${WARMUP}s" --duration "${secs}s" --timeout 10s
     --seed "$1" --json)
   if [[ -z $traced ]]; then
+    local kpid=""
+    if [[ -n $KSTAGES ]]; then
+      # pinned with the generator and the shards: CPU 0 stays the server's
+      kernel_script "$SERVER_PID" "$WARMUP" "$secs" > "$OUT/runs/$tag.kernel.bt"
+      taskset -c 1 bpftrace "$OUT/runs/$tag.kernel.bt" > "$OUT/runs/$tag.kernel.txt" 2>&1 &
+      kpid=$!
+      for _ in $(seq 300); do grep -q '^Attaching' "$OUT/runs/$tag.kernel.txt" && break; sleep 0.1; done
+      grep -q '^Attaching' "$OUT/runs/$tag.kernel.txt" || die "bpftrace did not attach (see $OUT/runs/$tag.kernel.txt)"
+    fi
     "${gen[@]}" --quiet --hlog "$OUT/runs/$tag.hlog" > "$OUT/runs/$tag.json" 2> "$OUT/runs/$tag.err" || true
+    if [[ -n $kpid ]]; then
+      timeout 30 tail --pid="$kpid" -f /dev/null || kill -INT "$kpid" 2>/dev/null || true
+      wait "$kpid" || true
+      python3 bench/peers_report.py kernelrows "$1" "$2" "$3" "$4" "$OUT/runs/$tag.kernel.txt" >> "$OUT/kernel.csv"
+    fi
   else
     # the figures reset at the generator's first line of the measured window (within a second of the
     # window's start), so every traced request is a measured one; the stats read when it is done. The
@@ -292,6 +377,7 @@ fi
 if [[ -n $OPEN_FRACTION ]]; then
   python3 bench/peers_report.py openheader > "$OUT/open.csv"
   [[ -z $TRACE ]] || python3 bench/peers_report.py stageheader > "$OUT/stages.csv"
+  [[ -z $KSTAGES ]] || python3 bench/peers_report.py kernelheader > "$OUT/kernel.csv"
   total=$(( REPEATS * $(wc -w <<<"$CELLS") * n ))
   log "open loop: $total runs of ${WARMUP}+${DURATION} s at $OPEN_FRACTION x the slowest system's capacity per cell"
   turn=0

@@ -8,6 +8,8 @@
   peers_report.py openheader                        the open.csv header line
   peers_report.py openrate RAW_CSV CELL F SYSTEMS   F x the slowest of SYSTEMS' median req/s in CELL (an int)
   peers_report.py openrow REPEAT CELL SYSTEM RATE JSON  one open.csv row from a `doubleface load --json` output
+  peers_report.py kernelheader                      the kernel.csv header line (--kernel-stages)
+  peers_report.py kernelrows REPEAT CELL SYSTEM RATE BPFTRACE_OUT  kernel.csv rows from a bpftrace output
   peers_report.py report DIR                        DIR/raw.csv (+ open.csv) + DIR/environment.json -> DIR/report.md
 
 The dataset must match bench/peers/common/src/main/java/peers/Workload.java: key s:<i> holds SMALL
@@ -26,6 +28,17 @@ SMALL, LARGE = 100, 20_000
 HEADER = "repeat,cell,system,requests_per_s,p50_ms,p99_ms,errors"
 OPEN_HEADER = "repeat,cell,system,offered_rps,achieved_rps,p50_ms,p99_ms,p999_ms,errors,send_lag_p99_ms"
 STAGE_HEADER = "repeat,cell,system,offered_rps,stage,count,mean_us,p50_us,p99_us,p999_us"
+KERNEL_HEADER = "repeat,cell,system,offered_rps,measure,count,mean_us,p50_us,p99_us,p999_us"
+# --kernel-stages: what each lhist of the bpftrace program measures (bench/peers.sh, kernel_script)
+KERNEL_MEASURES = {
+    "admit_us": "request readable → the server's read of it (epoll wake-up, wait for the loop)",
+    "residence_us": "request readable → the server's first write of its answer",
+    "shard_read_us": "shard reply readable → the server's read of it",
+    "send_to_client_us": "the server's first write of an answer → the generator's first read of it",
+    "client_read_us": "answer bytes readable → the generator's read of them (per read)",
+    "wakeup_us": "a server thread woken → running (any thread of the server's JVM)",
+    "preempted_us": "a server thread preempted → running again",
+}
 
 
 def value(key, length):
@@ -93,6 +106,95 @@ def stage_rows(repeat, cell, system, rate, stats_path):
         for stage, x in per.items():
             print(f"{repeat},{cell},{system},{rate},{stage},{x['count']},{x['mean_us']:.1f},{x['p50_us']:.0f},"
                   f"{x['p99_us']:.0f},{x['p999_us']:.0f}")
+
+
+def lhists(text):
+    """{name: [(lo, hi, count)]} of every lhist/hist map in a bpftrace output; hi None = open bucket."""
+    out, name = {}, None
+    units = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+
+    def num(v):
+        v = v.strip()
+        return int(v[:-1]) * units[v[-1]] if v and v[-1] in units else int(v)
+    for line in text.splitlines():
+        if line.startswith("@") and line.rstrip().endswith(":"):
+            name = line.strip()[1:-1]
+            out[name] = []
+            continue
+        if name and line.startswith("["):
+            head, _, rest = line.partition("]")
+            if not rest:
+                head, _, rest = line.partition(")")
+            lo, _, hi = head[1:].partition(",")
+            hi = hi.strip()
+            cnt = rest.split("|")[0].strip() if "|" in rest else rest.strip()
+            try:
+                out[name].append((num(lo), None if hi in ("...", "") else num(hi), int(cnt)))
+            except ValueError:
+                pass
+        elif not line.strip():
+            name = None if name and out.get(name) else name
+    return out
+
+
+def quantile(buckets, q):
+    """The upper edge of the bucket holding quantile q (None when the open bucket holds it)."""
+    total = sum(b[2] for b in buckets)
+    acc = 0
+    for lo, hi, n in buckets:
+        acc += n
+        if acc >= q * total:
+            return hi
+    return None
+
+
+def kernel_rows(repeat, cell, system, rate, bt_path):
+    """One kernel.csv row per measure of a --kernel-stages bpftrace output (µs, 25 µs buckets)."""
+    h = lhists(open(bt_path).read())
+    for m in KERNEL_MEASURES:
+        b = h.get(m) or []
+        n = sum(x[2] for x in b)
+        if not n:
+            continue
+        mean = sum(((lo + (hi if hi is not None else lo)) / 2) * c for lo, hi, c in b) / n
+        qs = [quantile(b, q) for q in (0.5, 0.99, 0.999)]
+        print(f"{repeat},{cell},{system},{rate},{m},{n},{mean:.1f},"
+              + ",".join("" if v is None else str(v) for v in qs))
+
+
+def kernel_section(out):
+    path = os.path.join(out, "kernel.csv")
+    if not os.path.exists(path):
+        return []
+    rows = list(csv.DictReader(open(path)))
+    lines = ["## The kernel's side of the open-loop runs (--kernel-stages)", "",
+             "bpftrace on the sock and sched tracepoints during each measured window (within a second of its "
+             "edges; bpftrace pinned to CPU 1 with the generator and the shards). µs, buckets of 25 µs: a "
+             "percentile is the upper edge of its bucket, a mean counts each bucket at its middle; medians over "
+             "repeats. Measures:", ""]
+    lines += [f"- `{k[:-3]}`: {v}" for k, v in KERNEL_MEASURES.items()] + [""]
+    for cell in dict.fromkeys(r["cell"] for r in rows):
+        fanout, size, _ = cell.split(":")
+        mine = [r for r in rows if r["cell"] == cell]
+        systems = list(dict.fromkeys(r["system"] for r in mine))
+        lines += [f"### fanout {fanout}, {size}, {mine[0]['offered_rps']} req/s", "",
+                  "| measure | " + " | ".join(f"{s} p50 / p99 / p99.9 (mean)" for s in systems) + " |",
+                  "|---|" + "---|" * len(systems)]
+        for m in KERNEL_MEASURES:
+            cells = []
+            for s in systems:
+                x = [r for r in mine if r["system"] == s and r["measure"] == m]
+                if not x:
+                    cells.append("–")
+                    continue
+
+                def med(k):
+                    v = [float(r[k]) for r in x if r[k]]
+                    return f"{statistics.median(v):,.0f}" if v else ">20,000"
+                cells.append(f"{med('p50_us')} / {med('p99_us')} / {med('p999_us')} ({med('mean_us')})")
+            lines.append(f"| {m[:-3]} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return lines
 
 
 def stage_section(out):
@@ -208,6 +310,7 @@ def report(out):
               f"{env['java']}, {env['cpu_model']}, kernel {env['kernel']}).", ""]
     lines += open_section(out, env)
     lines += stage_section(out)
+    lines += kernel_section(out)
     text = "\n".join(lines)
     open(os.path.join(out, "report.md"), "w").write(text)
     print(text)
@@ -233,6 +336,10 @@ def main():
         print(STAGE_HEADER)
     elif cmd == "stagerows":
         stage_rows(*args)
+    elif cmd == "kernelheader":
+        print(KERNEL_HEADER)
+    elif cmd == "kernelrows":
+        kernel_rows(*args)
     elif cmd == "report":
         report(*args)
     else:
