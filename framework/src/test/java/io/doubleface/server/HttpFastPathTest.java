@@ -140,6 +140,38 @@ class HttpFastPathTest {
     }
 
     @Test
+    void queryNumbersAreParsedInPlaceWithTheInterfacesAnswersAndErrors() throws Exception {
+        // the server's view parses a plain query's numbers where they are; escaped queries and every
+        // error go through the interface's own code: the answers must be the same either way
+        for (String q : new String[] {"n=12", "x=1&n=12&y", "n=%31%32", "n=012", "n", "==n=12"}) {
+            String want = q.equals("n") ? "HTTP/1.1 400 Bad Request" : ok(12).substring(0, 15);
+            String got = exchange("GET /text?" + q + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+                    Integer.MAX_VALUE);
+            assertTrue(got.startsWith(want), q + ": " + got);
+            if (!q.equals("n")) {
+                assertTrue(got.endsWith("\r\n\r\n" + body(12)), q + ": " + got);
+            }
+        }
+        assertTrue(exchange("GET /text HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", Integer.MAX_VALUE)
+                .endsWith("\r\n\r\n" + body(5)), "absent: the default");
+        String[][] errors = {
+            {"n=x", "n: 'x' (expected: 0..100000)"},
+            {"n=", "n: '' (expected: 0..100000)"},
+            {"n=100001", "n: 100001 (expected: 0..100000)"},
+            {"n=-1", "n: -1 (expected: 0..100000)"},
+            {"n=99999999999999999999", "n: '99999999999999999999' (expected: 0..100000)"},
+            {"n=1&n=2", "n: given 2 times (expected: once)"},
+            {"n=%78", "n: 'x' (expected: 0..100000)"},
+        };
+        for (String[] e : errors) {
+            String got = exchange("GET /text?" + e[0] + " HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n",
+                    Integer.MAX_VALUE);
+            assertTrue(got.startsWith("HTTP/1.1 400 Bad Request\r\n") && got.contains("\r\n\r\n" + e[1] + "\n"),
+                    e[0] + ": " + got);
+        }
+    }
+
+    @Test
     void theBindingsStatusAndContentTypeAreWritten() throws Exception {
         String want = "HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: 4\r\n\r\nabcd";
         assertEquals(want, exchange("GET /created?n=4 HTTP/1.1\r\nHost: t\r\n\r\n", want.length()));

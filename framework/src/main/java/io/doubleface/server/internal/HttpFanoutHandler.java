@@ -409,10 +409,14 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         private String[] values;
         private ByteBuf body;
 
+        /** The raw query if it is {@link QueryScan#plain}, {@code ""} if not, {@code null} until first asked. */
+        private String plainQuery;
+
         void set(HttpRequest req, QueryStringDecoder query, String path, HttpRouter.Route<?, ?> route, String[] values,
                 ByteBuf body) {
             this.req = req;
             this.query = query;
+            this.plainQuery = null;
             this.path = path;
             this.route = route;
             this.values = values;
@@ -448,18 +452,59 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             }
         }
 
+        /** The raw query if it can be scanned as it is ({@link QueryScan#plain}), else {@code null}; computed once per request. */
+        private String plainQuery() {
+            String p = plainQuery;
+            if (p == null) {
+                String raw = query.rawQuery(); // a new substring on each call
+                p = plainQuery = QueryScan.plain(raw) ? raw : "";
+            }
+            return p.isEmpty() ? null : p;
+        }
+
         @Override
         public String queryParam(String name) throws io.doubleface.api.BadRequestException {
-            String raw = query.rawQuery();
-            if (name.isEmpty() || !QueryScan.plain(raw)) {
+            String raw = name.isEmpty() ? null : plainQuery();
+            if (raw == null) {
                 return HttpRequestView.super.queryParam(name);
             }
             String v = QueryScan.find(raw, name);
             if (v == QueryScan.REPEATED) {
-                throw new io.doubleface.api.BadRequestException(name + ": given " + QueryScan.count(raw, name)
-                        + " times (expected: once)");
+                throw repeated(raw, name);
             }
             return v;
+        }
+
+        /** As the interface's, parsing the value where it is in the query (no string per parameter). */
+        @Override
+        public long queryLong(String name, long dflt, long min, long max) throws io.doubleface.api.BadRequestException {
+            String raw = name.isEmpty() ? null : plainQuery();
+            if (raw == null) {
+                return HttpRequestView.super.queryLong(name, dflt, min, max);
+            }
+            long r = QueryScan.range(raw, name);
+            if (r == QueryScan.ABSENT) {
+                return dflt;
+            }
+            if (r == QueryScan.REPEATED_RANGE) {
+                throw repeated(raw, name);
+            }
+            int from = (int) (r >>> 32);
+            int to = (int) r;
+            try {
+                long v = Long.parseLong(raw, from, to, 10);
+                if (v >= min && v <= max) {
+                    return v;
+                }
+            } catch (NumberFormatException e) {
+                // the interface's message, from the value's text
+            }
+            return HttpRequestView.super.queryLong(name, dflt, min, max);
+        }
+
+        private static io.doubleface.api.BadRequestException repeated(String raw, String name) {
+            return new io.doubleface.api.BadRequestException(name + ": given " + QueryScan.count(raw, name)
+                    + " times (expected: once)");
         }
 
         @Override

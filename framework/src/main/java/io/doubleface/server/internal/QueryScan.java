@@ -31,16 +31,47 @@ final class QueryScan {
      * given more than once.
      */
     static String find(String raw, String name) {
-        return scan(raw, name, false);
+        long r = range(raw, name);
+        if (r == ABSENT) {
+            return null;
+        }
+        if (r == REPEATED_RANGE) {
+            return REPEATED;
+        }
+        int from = (int) (r >>> 32);
+        int to = (int) r;
+        return from == to ? "" : raw.substring(from, to);
     }
 
-    /** {@link #find}, or with {@code count} the number of times {@code name} is given, as a string. */
-    private static String scan(String raw, String name, boolean count) {
-        String found = null;
+    /** {@link #range}: the parameter is absent. */
+    static final long ABSENT = -1L;
+    /** {@link #range}: the parameter is given more than once. */
+    static final long REPEATED_RANGE = -2L;
+
+    /**
+     * Where the value of {@code name} is in the {@link #plain} query {@code raw}, without a copy:
+     * {@code (start << 32) | end} (an empty range for {@code name} or {@code name=}), {@link #ABSENT}
+     * or {@link #REPEATED_RANGE}.
+     */
+    static long range(String raw, String name) {
+        long r = next(raw, name, 0);
+        return r == ABSENT || next(raw, name, (int) r + 1) == ABSENT ? r : REPEATED_RANGE;
+    }
+
+    /** How many times {@code name} is given in the {@link #plain} query {@code raw}. */
+    static int count(String raw, String name) {
         int times = 0;
+        for (long r = next(raw, name, 0); r != ABSENT; r = next(raw, name, (int) r + 1)) {
+            times++;
+        }
+        return times;
+    }
+
+    /** The first segment at or after {@code i} that names {@code name}: its value's range as {@link #range} packs it, or {@link #ABSENT}. */
+    private static long next(String raw, String name, int i) {
         int n = raw.length();
         int len = name.length();
-        for (int i = 0; i <= n; ) {
+        while (i <= n) {
             int amp = raw.indexOf('&', i);
             if (amp < 0) {
                 amp = n;
@@ -51,16 +82,12 @@ final class QueryScan {
                 boolean hasEq = eq >= 0 && eq < amp;
                 int nameEnd = hasEq ? eq : amp;
                 if (nameEnd - s == len && raw.regionMatches(s, name, 0, len)) {
-                    times++;
-                    if (!count && found != null) {
-                        return REPEATED;
-                    }
-                    found = hasEq ? raw.substring(eq + 1, amp) : "";
+                    return ((long) (hasEq ? eq + 1 : amp) << 32) | amp;
                 }
             }
             i = amp + 1;
         }
-        return count ? Integer.toString(times) : found;
+        return ABSENT;
     }
 
     /** Where the name of the segment {@code [i, amp)} starts: past any leading {@code =}, as Netty's decoder reads it. */
@@ -69,10 +96,5 @@ final class QueryScan {
             i++;
         }
         return i;
-    }
-
-    /** How many times {@code name} is given in the {@link #plain} query {@code raw}. */
-    static int count(String raw, String name) {
-        return Integer.parseInt(scan(raw, name, true));
     }
 }

@@ -48,6 +48,14 @@ class QueryScanTest {
             for (String name : new String[] {"a", "b", "ab", "x1", "a1"}) {
                 List<String> expected = new QueryStringDecoder("/p?" + raw).parameters().get(name);
                 String got = QueryScan.find(raw, name);
+                long range = QueryScan.range(raw, name);
+                if (got == null) {
+                    assertEquals(QueryScan.ABSENT, range, raw + " / " + name);
+                } else if (got == QueryScan.REPEATED) {
+                    assertEquals(QueryScan.REPEATED_RANGE, range, raw + " / " + name);
+                } else {
+                    assertEquals(got, raw.substring((int) (range >>> 32), (int) range), raw + " / " + name);
+                }
                 if (expected == null) {
                     assertEquals(null, got, raw + " / " + name);
                 } else if (expected.size() > 1) {
