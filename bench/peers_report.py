@@ -108,6 +108,12 @@ def stage_rows(repeat, cell, system, rate, stats_path):
                   f"{x['p99_us']:.0f},{x['p999_us']:.0f}")
 
 
+def csv_rows(out, name):
+    """The rows of DIR/NAME as dicts, or None if the run wrote no such file."""
+    path = os.path.join(out, name)
+    return list(csv.DictReader(open(path))) if os.path.exists(path) else None
+
+
 def lhists(text):
     """{name: [(lo, hi, count)]} of every lhist/hist map in a bpftrace output; hi None = open bucket."""
     out, name = {}, None
@@ -163,10 +169,9 @@ def kernel_rows(repeat, cell, system, rate, bt_path):
 
 
 def kernel_section(out):
-    path = os.path.join(out, "kernel.csv")
-    if not os.path.exists(path):
+    rows = csv_rows(out, "kernel.csv")
+    if rows is None:
         return []
-    rows = list(csv.DictReader(open(path)))
     lines = ["## The kernel's side of the open-loop runs (--kernel-stages)", "",
              "bpftrace on the sock and sched tracepoints during each measured window (within a second of its "
              "edges; bpftrace pinned to CPU 1 with the generator and the shards). µs, buckets of 25 µs: a "
@@ -198,10 +203,9 @@ def kernel_section(out):
 
 
 def stage_section(out):
-    path = os.path.join(out, "stages.csv")
-    if not os.path.exists(path):
+    rows = csv_rows(out, "stages.csv")
+    if rows is None:
         return []
-    rows = list(csv.DictReader(open(path)))
     lines = ["## Where doubleface's open-loop time goes (--trace-stages)", "",
              "Every request of the generator's measured window traced (tracing switched on, and the admin path "
              "used a dozen times, in the closed-loop warm-up; the figures reset at the generator's first progress "
