@@ -37,7 +37,8 @@ import java.nio.charset.StandardCharsets;
  * and validates every header again as it is added; on the mid-tier's hot path that was 8.6 % of
  * the samples at fanout 5 (docs/benchmarks.md). Here the head is copied once into an array (one
  * bounds check), parsed from it, and its headers — already checked against the grammar — are added
- * without a second validation. Not thread-safe: one per connection.
+ * without a second validation. Not thread-safe: {@link StrictRequestDecoder} keeps one per thread
+ * (a parse is synchronous, and {@link #consumed()} is read right after it).
  */
 final class SimpleRequestHead {
 
@@ -74,6 +75,11 @@ final class SimpleRequestHead {
         this.maxInitialLineLength = maxInitialLineLength;
         this.maxHeaderSize = maxHeaderSize;
         this.maxHeadBytes = (int) Math.min(Integer.MAX_VALUE - 16, maxInitialLineLength + 2L + 2L * maxHeaderSize + 2L);
+    }
+
+    /** Whether this parser was made for these limits. */
+    boolean hasLimits(int maxInitialLineLength, int maxHeaderSize) {
+        return this.maxInitialLineLength == maxInitialLineLength && this.maxHeaderSize == maxHeaderSize;
     }
 
     /** How many bytes the head returned by the last successful {@link #parse} took. */

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.concurrent.FastThreadLocal;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -54,14 +55,34 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
     /** True from the start of a request until its head has been handed on. */
     private boolean inHead = true;
 
-    /** The fast path for common heads, or {@code null} when off (tests compare both). */
-    private final SimpleRequestHead simple;
+    /** Whether the fast path for common heads is on (tests compare both). */
+    private final boolean fastPath;
+    private final int maxInitialLineLength;
+    private final int maxHeaderSize;
+    /**
+     * The fast path's parser, one per thread rather than per connection: a parse is synchronous
+     * and keeps nothing between calls, and its arrays (~0.8 KB) were a fifth of a connection's
+     * heap — copied at every young collection while the connection is young (docs/tracing.md, GC).
+     */
+    private static final FastThreadLocal<SimpleRequestHead> PARSERS = new FastThreadLocal<>();
     /** True when the next byte starts a request and Netty's decoder holds no part of one. */
     private boolean atRequestStart = true;
 
     StrictRequestDecoder(HttpDecoderConfig config, boolean fastPath) {
         super(config);
-        this.simple = fastPath ? new SimpleRequestHead(config.getMaxInitialLineLength(), config.getMaxHeaderSize()) : null;
+        this.fastPath = fastPath;
+        this.maxInitialLineLength = config.getMaxInitialLineLength();
+        this.maxHeaderSize = config.getMaxHeaderSize();
+    }
+
+    /** This thread's parser for this decoder's limits. */
+    private SimpleRequestHead parser() {
+        SimpleRequestHead p = PARSERS.get();
+        if (p == null || !p.hasLimits(maxInitialLineLength, maxHeaderSize)) {
+            p = new SimpleRequestHead(maxInitialLineLength, maxHeaderSize);
+            PARSERS.set(p);
+        }
+        return p;
     }
 
     /**
@@ -99,7 +120,8 @@ public final class StrictRequestDecoder extends HttpRequestDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out) throws Exception {
-        if (atRequestStart && simple != null) {
+        if (atRequestStart && fastPath) {
+            SimpleRequestHead simple = parser();
             HttpRequest req = simple.parse(buffer);
             if (req != null) {
                 buffer.skipBytes(simple.consumed());
