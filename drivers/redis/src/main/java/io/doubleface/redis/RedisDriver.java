@@ -362,6 +362,13 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
     }
 
+    /** Whether Lettuce's resources (and so its threads) exist yet: for tests. */
+    boolean lettuceResourcesCreated() {
+        synchronized (sharedLock) {
+            return resources != null;
+        }
+    }
+
     /** Lettuce client options; {@code commandTimeouts}: whether Lettuce itself times commands out. */
     ClientOptions clientOptions(boolean commandTimeouts) {
         return ClientOptions.builder()

@@ -8,6 +8,7 @@ import static io.doubleface.redis.TestData.str;
 import static io.doubleface.redis.TestData.value;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -331,6 +332,19 @@ class RedisDriverTest {
         } finally {
             own.resume(1);
         }
+    }
+
+    @Test
+    void aNativeOnlyDriverNeverCreatesLettucesResources() throws Exception {
+        RedisDriver driver = closeLater(RedisDriver.open(servers.uri() + "?connection=native", SETTINGS));
+        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
+        warmUp(client, loop, 1);
+        assertFalse(driver.lettuceResourcesCreated(), "native calls answered without Lettuce's resources");
+        RedisDriver lettuce = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
+        LoopClient<RedisCommand<?>> viaLettuce = lettuce.openOn(loop);
+        warmUp(viaLettuce, loop, 1);
+        assertTrue(lettuce.lettuceResourcesCreated(), "a per-loop Lettuce driver creates them");
     }
 
     @Test
