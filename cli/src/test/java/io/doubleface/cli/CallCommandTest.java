@@ -8,7 +8,6 @@ import io.doubleface.services.ycsb.Size;
 import io.doubleface.services.ycsb.YcsbQuery;
 import io.doubleface.services.ycsb.YcsbReference;
 import io.doubleface.services.ycsb.YcsbService;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -86,22 +85,24 @@ class CallCommandTest {
 
     @Test
     void unreachableTargetsExitOneAndBadTargetsAreUsageErrors() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort(); // closed again: nothing listens there
-        }
-        for (String scheme : new String[] {"http", "grpc"}) {
-            CliRun r = new CliRun();
-            assertEquals(1, r.run("call", scheme + "://127.0.0.1:" + port, "--key", "1", "--connect-timeout", "1s",
-                    "--timeout", "5s"));
-            assertTrue(r.err().contains("cannot reach " + scheme + "://127.0.0.1:" + port), r.err());
-            assertEquals("", r.out());
-        }
-        for (String target : new String[] {"ftp://127.0.0.1:1", "grpc://127.0.0.1", "http://127.0.0.1:80/query?key=1",
-            "nonsense"}) {
-            CliRun r = new CliRun();
-            assertEquals(2, r.run("call", target), target + ": " + r.err());
-            assertTrue(r.err().contains("TARGET"), r.err());
+        // bound but never listening, and held for the whole test: a connection there is refused, and no
+        // server started meanwhile can be given the port (closing a probe socket first allowed both)
+        try (java.net.Socket held = new java.net.Socket()) {
+            held.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            int port = held.getLocalPort();
+            for (String scheme : new String[] {"http", "grpc"}) {
+                CliRun r = new CliRun();
+                assertEquals(1, r.run("call", scheme + "://127.0.0.1:" + port, "--key", "1", "--connect-timeout", "1s",
+                        "--timeout", "5s"));
+                assertTrue(r.err().contains("cannot reach " + scheme + "://127.0.0.1:" + port), r.err());
+                assertEquals("", r.out());
+            }
+            for (String target : new String[] {"ftp://127.0.0.1:1", "grpc://127.0.0.1", "http://127.0.0.1:80/query?key=1",
+                "nonsense"}) {
+                CliRun r = new CliRun();
+                assertEquals(2, r.run("call", target), target + ": " + r.err());
+                assertTrue(r.err().contains("TARGET"), r.err());
+            }
         }
     }
 }

@@ -338,61 +338,63 @@ class ExperimentCommandTest {
 
     @Test
     void aRunningMidTierThatIsWrongOrCannotBeUsedIsAUsageError(@TempDir Path tmp) throws Exception {
-        int closed;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            closed = s.getLocalPort();
-        }
-        String nowhere = "http://127.0.0.1:" + closed;
-        Path wrongToken = Files.writeString(tmp.resolve("wrong.token"), "not-the-token-of-that-server");
-        // {arguments, what the message must say}
-        List<String[][]> cases = new ArrayList<>(List.of(
-                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--admin", nowhere},
-                    {"--admin " + nowhere + ": no answer (connection refused)"}},
-                new String[][] {{"experiment", "fanout", "--midtier", "ftp://127.0.0.1:1"}, {"--midtier: ftp://"}},
-                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--configs", "doubleface,doubleface+gc=zgc"},
-                    {"doubleface+gc=zgc: +gc= is the collector of a mid-tier JVM of its own"}},
-                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--configs", "doubleface@connection=shared"},
-                    {"@OPTIONS are shard-URI options"}},
-                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--configs", "adaptive"},
-                    {"adaptive: a load-adapter policy runs in a mid-tier started with --config adaptive"}},
-                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--driver", "redis"},
-                    {"--driver cannot be used with --midtier"}},
-                new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--io-threads", "2"},
-                    {"--io-threads cannot be used with --midtier"}},
-                new String[][] {{"experiment", "fanout", "--admin", nowhere}, {"--admin needs --midtier"}},
-                new String[][] {{"train", "--out", tmp.resolve("p.json").toString(), "--midtier", nowhere, "--shards",
-                    "kv://127.0.0.1:1-2"}, {"--shards cannot be used with --midtier"}}));
-        try (RunningMidTier m = new RunningMidTier(tmp)) {
-            String[] at = {"--midtier", m.midTier(), "--admin", m.admin()};
-            // --out: a run refused after the connection must not leave a results directory in the working directory
-            String[] token = {"--admin-token-file", m.tokenFile.toString(), "--out", tmp.toString()};
-            cases.addAll(List.of(
-                    new String[][] {concat(new String[] {"experiment", "fanout"}, at, new String[] {"--admin-token-file",
-                        wrongToken.toString()}), {"the mid-tier refused the admin token for changing the configuration "
-                            + "(HTTP 401)"}},
-                    new String[][] {concat(new String[] {"experiment", "fanout"}, at), {"the mid-tier refused a request "
-                        + "without an admin token"}},
-                    new String[][] {concat(new String[] {"experiment", "imbalance"}, at, token),
-                        {"imbalance --midtier: its tables count the mid-tier's active threads"}},
-                    new String[][] {concat(new String[] {"experiment", "priority"}, at, token),
-                        {"priority --midtier: it sets the mid-tier's per-reply CPU work"}},
-                    new String[][] {concat(new String[] {"experiment", "mutune-steady"}, at, token),
-                        {"a default configuration of mutune-steady; give --configs"}},
-                    new String[][] {concat(new String[] {"experiment", "fanout", "--fanouts", "1,6"}, at, token),
-                        {"fanout 6 (point small c=20 k=6) is more than the mid-tier's 5 shards (backend records (kv, 5 "
-                            + "shards: kv://127.0.0.1:"}},
-                    new String[][] {concat(new String[] {"experiment", "concurrency", "--service", "router"}, at, token),
-                        {"answered HTTP 404", "does it run serve router (--service)?"}}));
-            for (String[][] c : cases) {
-                CliRun r = new CliRun();
-                String[] args = c[0];
-                assertEquals(DoubleFaceCli.EXIT_USAGE, r.run(args), () -> String.join(" ", args) + "\n" + r.err());
-                for (String expected : c[1]) {
-                    assertTrue(r.err().contains(expected), String.join(" ", args) + "\n" + r.err());
+        // bound but never listening, and held for the whole test: a connection there is refused, and no
+        // server started meanwhile can be given the port (closing a probe socket first allowed both)
+        try (java.net.Socket held = new java.net.Socket()) {
+            held.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            int closed = held.getLocalPort();
+            String nowhere = "http://127.0.0.1:" + closed;
+            Path wrongToken = Files.writeString(tmp.resolve("wrong.token"), "not-the-token-of-that-server");
+            // {arguments, what the message must say}
+            List<String[][]> cases = new ArrayList<>(List.of(
+                    new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--admin", nowhere},
+                        {"--admin " + nowhere + ": no answer (connection refused)"}},
+                    new String[][] {{"experiment", "fanout", "--midtier", "ftp://127.0.0.1:1"}, {"--midtier: ftp://"}},
+                    new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--configs", "doubleface,doubleface+gc=zgc"},
+                        {"doubleface+gc=zgc: +gc= is the collector of a mid-tier JVM of its own"}},
+                    new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--configs", "doubleface@connection=shared"},
+                        {"@OPTIONS are shard-URI options"}},
+                    new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--configs", "adaptive"},
+                        {"adaptive: a load-adapter policy runs in a mid-tier started with --config adaptive"}},
+                    new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--driver", "redis"},
+                        {"--driver cannot be used with --midtier"}},
+                    new String[][] {{"experiment", "fanout", "--midtier", nowhere, "--io-threads", "2"},
+                        {"--io-threads cannot be used with --midtier"}},
+                    new String[][] {{"experiment", "fanout", "--admin", nowhere}, {"--admin needs --midtier"}},
+                    new String[][] {{"train", "--out", tmp.resolve("p.json").toString(), "--midtier", nowhere, "--shards",
+                        "kv://127.0.0.1:1-2"}, {"--shards cannot be used with --midtier"}}));
+            try (RunningMidTier m = new RunningMidTier(tmp)) {
+                String[] at = {"--midtier", m.midTier(), "--admin", m.admin()};
+                // --out: a run refused after the connection must not leave a results directory in the working directory
+                String[] token = {"--admin-token-file", m.tokenFile.toString(), "--out", tmp.toString()};
+                cases.addAll(List.of(
+                        new String[][] {concat(new String[] {"experiment", "fanout"}, at, new String[] {"--admin-token-file",
+                            wrongToken.toString()}), {"the mid-tier refused the admin token for changing the configuration "
+                                + "(HTTP 401)"}},
+                        new String[][] {concat(new String[] {"experiment", "fanout"}, at), {"the mid-tier refused a request "
+                            + "without an admin token"}},
+                        new String[][] {concat(new String[] {"experiment", "imbalance"}, at, token),
+                            {"imbalance --midtier: its tables count the mid-tier's active threads"}},
+                        new String[][] {concat(new String[] {"experiment", "priority"}, at, token),
+                            {"priority --midtier: it sets the mid-tier's per-reply CPU work"}},
+                        new String[][] {concat(new String[] {"experiment", "mutune-steady"}, at, token),
+                            {"a default configuration of mutune-steady; give --configs"}},
+                        new String[][] {concat(new String[] {"experiment", "fanout", "--fanouts", "1,6"}, at, token),
+                            {"fanout 6 (point small c=20 k=6) is more than the mid-tier's 5 shards (backend records (kv, 5 "
+                                + "shards: kv://127.0.0.1:"}},
+                        new String[][] {concat(new String[] {"experiment", "concurrency", "--service", "router"}, at, token),
+                            {"answered HTTP 404", "does it run serve router (--service)?"}}));
+                for (String[][] c : cases) {
+                    CliRun r = new CliRun();
+                    String[] args = c[0];
+                    assertEquals(DoubleFaceCli.EXIT_USAGE, r.run(args), () -> String.join(" ", args) + "\n" + r.err());
+                    for (String expected : c[1]) {
+                        assertTrue(r.err().contains(expected), String.join(" ", args) + "\n" + r.err());
+                    }
+                    assertTrue(r.err().contains("Try 'doubleface " + args[0]) && r.err().lines().count() <= 3, r.err());
                 }
-                assertTrue(r.err().contains("Try 'doubleface " + args[0]) && r.err().lines().count() <= 3, r.err());
+                assertEquals(0, ((Number) m.stats().get("switches")).longValue(), "nothing was switched");
             }
-            assertEquals(0, ((Number) m.stats().get("switches")).longValue(), "nothing was switched");
         }
     }
 

@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.doubleface.mongo.MongoLeafServer;
 import io.doubleface.redis.RedisServers;
 import io.doubleface.server.FanoutServer;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -178,32 +177,34 @@ class TimelineTest {
 
     @Test
     void aMongoShardDownGivesTheOtherShardsPostsAndNamesTheMissingShard() throws Exception {
-        int dead;
-        try (ServerSocket s = new ServerSocket(0)) {
-            dead = s.getLocalPort();
-        }
-        String posts = "mongodb://127.0.0.1:" + mongo.port(0) + ",127.0.0.1:" + dead;
-        FanoutServer.Builder b = FanoutServer.builder().port(0).ioThreads(2).deadline(Duration.ofSeconds(3));
-        TimelineApp.install(b, redis.uri(), posts);
-        try (FanoutServer partial = b.configuration("doubleface").start()) {
-            for (String model : List.of("doubleface", "type2a-1f2b", "thread-8")) {
-                partial.switchTo(model);
-                long user = 1;
-                HttpResponse<String> r = get(partial, "/users/" + user + "/timeline?limit=10");
-                assertEquals(200, r.statusCode(), model + " " + r.body());
-                JsonNode t = Json.MAPPER.readTree(r.body());
-                List<Long> expectedOnShard0 = new ArrayList<>();
-                for (long id : expected(user, 10)) {
-                    if (io.doubleface.api.ShardRouting.jump(id, 2) == 0) {
-                        expectedOnShard0.add(id);
+        // bound but never listening, and held for the whole test: a connection there is refused, and no
+        // server started meanwhile can be given the port (closing a probe socket first allowed both)
+        try (java.net.Socket held = new java.net.Socket()) {
+            held.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            int dead = held.getLocalPort();
+            String posts = "mongodb://127.0.0.1:" + mongo.port(0) + ",127.0.0.1:" + dead;
+            FanoutServer.Builder b = FanoutServer.builder().port(0).ioThreads(2).deadline(Duration.ofSeconds(3));
+            TimelineApp.install(b, redis.uri(), posts);
+            try (FanoutServer partial = b.configuration("doubleface").start()) {
+                for (String model : List.of("doubleface", "type2a-1f2b", "thread-8")) {
+                    partial.switchTo(model);
+                    long user = 1;
+                    HttpResponse<String> r = get(partial, "/users/" + user + "/timeline?limit=10");
+                    assertEquals(200, r.statusCode(), model + " " + r.body());
+                    JsonNode t = Json.MAPPER.readTree(r.body());
+                    List<Long> expectedOnShard0 = new ArrayList<>();
+                    for (long id : expected(user, 10)) {
+                        if (io.doubleface.api.ShardRouting.jump(id, 2) == 0) {
+                            expectedOnShard0.add(id);
+                        }
                     }
+                    List<Long> got = new ArrayList<>();
+                    t.get("posts").forEach(p -> got.add(p.get("id").asLong()));
+                    assertEquals(expectedOnShard0, got, model);
+                    assertEquals(1, t.get("missing").size(), model + " " + r.body());
+                    assertEquals("posts", t.get("missing").get(0).get("backend").asText());
+                    assertEquals(1, t.get("missing").get(0).get("shard").asInt());
                 }
-                List<Long> got = new ArrayList<>();
-                t.get("posts").forEach(p -> got.add(p.get("id").asLong()));
-                assertEquals(expectedOnShard0, got, model);
-                assertEquals(1, t.get("missing").size(), model + " " + r.body());
-                assertEquals("posts", t.get("missing").get(0).get("backend").asText());
-                assertEquals(1, t.get("missing").get(0).get("shard").asInt());
             }
         }
     }

@@ -159,19 +159,21 @@ class GrpcTargetTest {
 
     @Test
     void unreachableTargetFailsWithAClearMessageAndBadMixesFailFast() throws Exception {
-        int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            port = s.getLocalPort();
+        // bound but never listening, and held for the whole test: a connection there is refused, and no
+        // server started meanwhile can be given the port (closing a probe socket first allowed both)
+        try (java.net.Socket held = new java.net.Socket()) {
+            held.bind(new InetSocketAddress("127.0.0.1", 0));
+            int port = held.getLocalPort();
+            URI nowhere = URI.create("grpc://127.0.0.1:" + port);
+            LoadException e = assertThrows(LoadException.class, () -> LoadGenerator.builder(nowhere)
+                    .mix(RequestMix.single("/query?key={key}")).rate(100).warmup(Duration.ZERO)
+                    .duration(Duration.ofSeconds(30)).build().run());
+            assertTrue(e.getMessage().startsWith("cannot connect to 127.0.0.1:" + port + ": "), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> LoadGenerator.builder(target())
+                    .mix(RequestMix.single("/other?key=1")).rate(1).build());
+            assertThrows(IllegalArgumentException.class, () -> LoadGenerator.builder(target())
+                    .mix(RequestMix.single("/query?fanout=x")).rate(1).build());
+            assertThrows(IllegalArgumentException.class, () -> LoadGenerator.builder(URI.create("grpc://127.0.0.1")));
         }
-        URI nowhere = URI.create("grpc://127.0.0.1:" + port);
-        LoadException e = assertThrows(LoadException.class, () -> LoadGenerator.builder(nowhere)
-                .mix(RequestMix.single("/query?key={key}")).rate(100).warmup(Duration.ZERO)
-                .duration(Duration.ofSeconds(30)).build().run());
-        assertTrue(e.getMessage().startsWith("cannot connect to 127.0.0.1:" + port + ": "), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> LoadGenerator.builder(target())
-                .mix(RequestMix.single("/other?key=1")).rate(1).build());
-        assertThrows(IllegalArgumentException.class, () -> LoadGenerator.builder(target())
-                .mix(RequestMix.single("/query?fanout=x")).rate(1).build());
-        assertThrows(IllegalArgumentException.class, () -> LoadGenerator.builder(URI.create("grpc://127.0.0.1")));
     }
 }

@@ -216,24 +216,26 @@ class RedisDriverTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource({"per-loop", "shared", "native"})
     void noServerIsUnavailable(String mode) throws Exception {
-        int port;
-        try (java.net.ServerSocket ss = new java.net.ServerSocket(0)) {
-            port = ss.getLocalPort();
+        // bound but never listening, and held for the whole test: a connection there is refused, and no
+        // server started meanwhile can be given the port (closing a probe socket first allowed both)
+        try (java.net.Socket held = new java.net.Socket()) {
+            held.bind(new InetSocketAddress("127.0.0.1", 0));
+            int port = held.getLocalPort();
+            RedisDriver driver = closeLater(RedisDriver.open("redis://127.0.0.1:" + port + "?connection=" + mode, SETTINGS));
+            EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+            LoopClient<RedisCommand<?>> client = driver.openOn(loop);
+            Outcomes out = new Outcomes(loop, 2);
+            onLoop(client, c -> {
+                c.send(0, get(1), out, 0);
+                c.send(0, get(2), out, 1);
+            });
+            out.await();
+            out.assertFailed(0, Kind.UNAVAILABLE);
+            out.assertFailed(1, Kind.UNAVAILABLE);
+            ShardException e = assertThrows(ShardException.class,
+                    () -> driver.openBlocking().call(0, get(1), TimeUnit.SECONDS.toNanos(5)));
+            assertEquals(Kind.UNAVAILABLE, e.kind());
         }
-        RedisDriver driver = closeLater(RedisDriver.open("redis://127.0.0.1:" + port + "?connection=" + mode, SETTINGS));
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient<RedisCommand<?>> client = driver.openOn(loop);
-        Outcomes out = new Outcomes(loop, 2);
-        onLoop(client, c -> {
-            c.send(0, get(1), out, 0);
-            c.send(0, get(2), out, 1);
-        });
-        out.await();
-        out.assertFailed(0, Kind.UNAVAILABLE);
-        out.assertFailed(1, Kind.UNAVAILABLE);
-        ShardException e = assertThrows(ShardException.class,
-                () -> driver.openBlocking().call(0, get(1), TimeUnit.SECONDS.toNanos(5)));
-        assertEquals(Kind.UNAVAILABLE, e.kind());
     }
 
     @ParameterizedTest(name = "{0}")

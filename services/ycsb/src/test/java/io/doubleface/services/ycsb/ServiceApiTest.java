@@ -308,22 +308,24 @@ class ServiceApiTest {
     @ParameterizedTest(name = "{0}")
     @FieldSource("MODELS")
     void stageTwoShardDownFailsFastOrIsReportedUnderBestEffort(String model) throws Exception {
-        InetSocketAddress dead;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            dead = new InetSocketAddress("127.0.0.1", s.getLocalPort());
-        }
-        try (Cluster c = new Cluster(model, dead, TestCluster.GENEROUS)) {
-            // key 0: round 1 reads key 1 on backend b's shard 1, which is down
-            RawHttp.Response failFast = c.call(RawHttp.get("/chain/0"));
-            assertEquals(503, failFast.status(), failFast.toString());
-            assertTrue(failFast.text().startsWith("backend b: shard 1 unavailable"), failFast.text());
+        // bound but never listening, and held for the whole test: a connection there is refused, and no
+        // server started meanwhile can be given the port (closing a probe socket first allowed both)
+        try (java.net.Socket held = new java.net.Socket()) {
+            held.bind(new InetSocketAddress("127.0.0.1", 0));
+            InetSocketAddress dead = (InetSocketAddress) held.getLocalSocketAddress();
+            try (Cluster c = new Cluster(model, dead, TestCluster.GENEROUS)) {
+                // key 0: round 1 reads key 1 on backend b's shard 1, which is down
+                RawHttp.Response failFast = c.call(RawHttp.get("/chain/0"));
+                assertEquals(503, failFast.status(), failFast.toString());
+                assertTrue(failFast.text().startsWith("backend b: shard 1 unavailable"), failFast.text());
 
-            RawHttp.Response best = c.call(RawHttp.get("/chain/0/best-effort"));
-            assertEquals(200, best.status(), best.toString());
-            assertTrue(best.text().startsWith("0:" + FIELD_REPLY + ":missing=b/1(unavailable)"), best.text());
+                RawHttp.Response best = c.call(RawHttp.get("/chain/0/best-effort"));
+                assertEquals(200, best.status(), best.toString());
+                assertTrue(best.text().startsWith("0:" + FIELD_REPLY + ":missing=b/1(unavailable)"), best.text());
 
-            RawHttp.Response fine = c.call(RawHttp.get("/chain/1"));
-            assertEquals(200, fine.status(), "a request not touching the dead shard is answered: " + fine);
+                RawHttp.Response fine = c.call(RawHttp.get("/chain/1"));
+                assertEquals(200, fine.status(), "a request not touching the dead shard is answered: " + fine);
+            }
         }
     }
 
