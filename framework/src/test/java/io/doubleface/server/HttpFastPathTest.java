@@ -68,6 +68,28 @@ class HttpFastPathTest {
         }
     }
 
+    /** As {@link TextBinding}, with N from the request's {@code X-N} header. */
+    record HeaderBinding() implements HttpBinding<Text, Text> {
+        @Override
+        public Text decode(HttpRequestView request) throws io.doubleface.api.BadRequestException {
+            String n = request.headers().get("x-n");
+            if (n == null) {
+                throw new io.doubleface.api.BadRequestException("x-n: missing");
+            }
+            return new Text(Integer.parseInt(n));
+        }
+
+        @Override
+        public ByteBuf encode(Text response, ByteBufAllocator alloc) {
+            return new TextBinding(HttpResponseStatus.OK, "text/plain").encode(response, alloc);
+        }
+
+        @Override
+        public String contentType() {
+            return "text/plain";
+        }
+    }
+
     static String body(int n) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < n; i++) {
@@ -89,6 +111,7 @@ class HttpFastPathTest {
                 .get("/text", service, new TextBinding(HttpResponseStatus.OK, "text/plain"))
                 .get("/created", service, new TextBinding(HttpResponseStatus.CREATED, "application/json"))
                 .get("/bad-type", service, new TextBinding(HttpResponseStatus.OK, "text/plain\r\nx-injected: 1"))
+                .get("/header", service, new HeaderBinding())
                 .port(0).adminPort(-1).ioThreads(1).configuration("doubleface").start();
     }
 
@@ -193,6 +216,27 @@ class HttpFastPathTest {
         assertTrue(got.startsWith("HTTP/1.1 500 Internal Server Error\r\n"), got);
         assertTrue(!got.toLowerCase().contains("x-injected"), got);
         assertTrue(got.contains("content type: character 13"), got);
+    }
+
+    @Test
+    void headersAreThereWhenAServiceAsksAndTheServersOwnChecksHoldWithoutThem() throws Exception {
+        // a simple head's fields are kept as bytes until something asks (SimpleRequestHead.Request):
+        // the service's header, and the server's checks of Host and keep-alive answered from the parse
+        String want = "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 7\r\n\r\n" + body(7);
+        assertEquals(want, exchange("GET /header HTTP/1.1\r\nHost: t\r\nX-N: \t7 \r\n\r\n", want.length()));
+        String twoHosts = exchange("GET /text?n=1 HTTP/1.1\r\nHost: a\r\nhost: b\r\n\r\n", Integer.MAX_VALUE);
+        assertTrue(twoHosts.startsWith("HTTP/1.1 400 Bad Request\r\n")
+                && twoHosts.endsWith("malformed request: Host header given 2 times (expected: once)\n"), twoHosts);
+        String noHost = exchange("GET /text?n=1 HTTP/1.1\r\nX-A: b\r\n\r\n", Integer.MAX_VALUE);
+        assertTrue(noHost.startsWith("HTTP/1.1 400 Bad Request\r\n")
+                && noHost.endsWith("malformed request: missing Host header (required in HTTP/1.1)\n"), noHost);
+        // HTTP/1.0 asking for keep-alive: the first answer leaves the connection open for the second
+        String kept = exchange("GET /text?n=2 HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\nGET /text?n=3 HTTP/1.0\r\n\r\n",
+                Integer.MAX_VALUE);
+        int second = kept.indexOf("HTTP/1.1 200 OK", 1);
+        assertTrue(kept.startsWith("HTTP/1.1 200 OK\r\n") && second > 0 && kept.substring(0, second).endsWith("ab")
+                && kept.endsWith("abc"), kept);
+        assertTrue(!kept.substring(0, second).toLowerCase().contains("connection: close"), kept);
     }
 
     @Test

@@ -234,12 +234,13 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
                     + " not supported (expected: HTTP/1.1 or HTTP/1.0)");
             return;
         }
-        List<String> hosts = req.headers().getAll(HttpHeaderNames.HOST); // RFC 9112 §3.2
-        if (hosts.size() > 1) {
-            reject(Outcome.BAD_REQUEST, "malformed request: Host header given " + hosts.size() + " times (expected: once)");
+        int hosts = req instanceof SimpleRequestHead.Request simple ? simple.hostCount()
+                : req.headers().getAll(HttpHeaderNames.HOST).size(); // RFC 9112 §3.2
+        if (hosts > 1) {
+            reject(Outcome.BAD_REQUEST, "malformed request: Host header given " + hosts + " times (expected: once)");
             return;
         }
-        if (hosts.isEmpty() && version.minorVersion() >= 1) {
+        if (hosts == 0 && version.minorVersion() >= 1) {
             reject(Outcome.BAD_REQUEST, "malformed request: missing Host header (required in HTTP/1.1)");
             return;
         }
@@ -248,6 +249,10 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         bytesSinceHead = false;
         progress++;
         releaseBody();
+        if (req instanceof SimpleRequestHead.Request) {
+            state = State.BODY; // no body: its empty last content follows (no framing field, RFC 9112 §6.3)
+            return;
+        }
         long declared;
         try {
             declared = HttpUtil.getContentLength(req, -1L);
@@ -319,7 +324,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             park(seq, r, true);
             return;
         }
-        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        boolean keepAlive = req instanceof SimpleRequestHead.Request simple ? simple.keepAlive() : HttpUtil.isKeepAlive(req);
         if (!keepAlive) {
             // The connection ends with this request's response (RFC 9112 §9.6: no further request
             // on it may be processed), so requests pipelined after it are discarded.

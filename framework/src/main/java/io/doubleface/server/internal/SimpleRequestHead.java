@@ -2,14 +2,16 @@ package io.doubleface.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
-import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpObject;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The request heads most clients send, read in one pass: a {@code GET}, {@code HEAD} or
@@ -36,8 +38,9 @@ import java.nio.charset.StandardCharsets;
  * <p>Why: Netty's decoder copies each line into a scratch buffer with checked writes, splits it,
  * and validates every header again as it is added; on the mid-tier's hot path that was 8.6 % of
  * the samples at fanout 5 (docs/benchmarks.md). Here the head is copied once into an array (one
- * bounds check), parsed from it, and its headers — already checked against the grammar — are added
- * without a second validation. Not thread-safe: {@link StrictRequestDecoder} keeps one per thread
+ * bounds check) and parsed from it; its header fields — already checked against the grammar — are
+ * kept as bytes and added to Netty's headers without a second validation, and only if something asks
+ * for them ({@link Request}). Not thread-safe: {@link StrictRequestDecoder} keeps one per thread
  * (a parse is synchronous, and {@link #consumed()} is read right after it).
  */
 final class SimpleRequestHead {
@@ -179,6 +182,7 @@ final class SimpleRequestHead {
             return notSimple();
         }
         p += 10;
+        int fieldsStart = p;
         // fields as offsets first: nothing is allocated for a head that turns out not to be simple
         int fields = 0;
         int[] at = this.fieldOffsets;
@@ -246,17 +250,161 @@ final class SimpleRequestHead {
             fields++;
             p += 2;
         }
-        HttpHeaders headers = CHECKED_HERE.newHeaders();
+        int hosts = 0;
+        boolean connection = false;
         for (int f = 0; f < fields; f++) {
             int ns = at[f * 4];
-            int ne = at[f * 4 + 1];
-            int vs = at[f * 4 + 2];
-            int ve = at[f * 4 + 3];
-            headers.add(name(a, ns, ne - ns), ve == vs ? "" : new String(a, vs, ve - vs, StandardCharsets.ISO_8859_1));
+            int len = at[f * 4 + 1] - ns;
+            if (len == 4 && equalsIgnoreCase(a, ns, "host")) {
+                hosts++;
+            } else if (len == 10 && equalsIgnoreCase(a, ns, "connection")) {
+                connection = true;
+            }
         }
         consumed = p;
         String target = new String(a, targetStart, targetEnd - targetStart, StandardCharsets.ISO_8859_1);
-        return new DefaultHttpRequest(version, method, target, headers, false);
+        byte[] fieldLines = fields == 0 ? NO_FIELDS : Arrays.copyOfRange(a, fieldsStart, p - 2);
+        return new Request(method, target, version, fieldLines, hosts, connection);
+    }
+
+    private static final byte[] NO_FIELDS = new byte[0];
+
+    /**
+     * A simple head's request. Its header fields are kept as the bytes they came in (one array)
+     * and become Netty's {@link HttpHeaders} only when something asks for them: the mid-tier's
+     * own checks — one {@code Host}, keep-alive — are answered from what the parse counted, so a
+     * request whose service never reads a header allocates no header map (it was a tenth of the
+     * heap a fanout-1 request allocates; docs/tracing.md, GC).
+     */
+    static final class Request extends DefaultHttpObject implements HttpRequest {
+        private HttpMethod method;
+        private String uri;
+        private HttpVersion version;
+        /** The head's field lines, each with its CRLF; null once {@link #headers} is built. */
+        private byte[] fieldLines;
+        private HttpHeaders headers;
+        private final int hosts;
+        private final boolean connection;
+
+        Request(HttpMethod method, String uri, HttpVersion version, byte[] fieldLines, int hosts, boolean connection) {
+            this.method = method;
+            this.uri = uri;
+            this.version = version;
+            this.fieldLines = fieldLines;
+            this.hosts = hosts;
+            this.connection = connection;
+        }
+
+        /** How many {@code Host} fields the head has (as {@code headers().getAll(HOST).size()}, without building them). */
+        int hostCount() {
+            return hosts;
+        }
+
+        /** {@link HttpUtil#isKeepAlive}; without building the headers when the head has no {@code Connection} field. */
+        boolean keepAlive() {
+            return connection ? HttpUtil.isKeepAlive(this) : version.isKeepAliveDefault();
+        }
+
+        @Override
+        public HttpHeaders headers() {
+            HttpHeaders h = headers;
+            if (h == null) {
+                h = headers = parseFields(fieldLines);
+                fieldLines = null;
+            }
+            return h;
+        }
+
+        @Override
+        public HttpMethod method() {
+            return method;
+        }
+
+        @Override
+        @Deprecated
+        public HttpMethod getMethod() {
+            return method;
+        }
+
+        @Override
+        public HttpRequest setMethod(HttpMethod method) {
+            this.method = java.util.Objects.requireNonNull(method, "method");
+            return this;
+        }
+
+        @Override
+        public String uri() {
+            return uri;
+        }
+
+        @Override
+        @Deprecated
+        public String getUri() {
+            return uri;
+        }
+
+        @Override
+        public HttpRequest setUri(String uri) {
+            this.uri = java.util.Objects.requireNonNull(uri, "uri");
+            return this;
+        }
+
+        @Override
+        public HttpVersion protocolVersion() {
+            return version;
+        }
+
+        @Override
+        @Deprecated
+        public HttpVersion getProtocolVersion() {
+            return version;
+        }
+
+        @Override
+        public HttpRequest setProtocolVersion(HttpVersion version) {
+            this.version = java.util.Objects.requireNonNull(version, "version");
+            return this;
+        }
+
+        @Override
+        public String toString() {
+            StringBuilder b = new StringBuilder("SimpleRequestHead.Request(decodeResult: ").append(decoderResult())
+                    .append(")\n").append(method).append(' ').append(uri).append(' ').append(version);
+            for (java.util.Map.Entry<String, String> e : headers()) {
+                b.append('\n').append(e.getKey()).append(": ").append(e.getValue());
+            }
+            return b.toString();
+        }
+    }
+
+    /**
+     * The headers of field lines already checked against the grammar above: name, {@code ':'},
+     * optional whitespace, the value with trailing whitespace trimmed; lines separated by CRLF.
+     */
+    private static HttpHeaders parseFields(byte[] a) {
+        HttpHeaders headers = CHECKED_HERE.newHeaders();
+        int p = 0;
+        while (p < a.length) {
+            int ns = p;
+            while (a[p] != ':') {
+                p++;
+            }
+            int ne = p++;
+            while (p < a.length && (a[p] == ' ' || a[p] == '\t')) {
+                p++;
+            }
+            int vs = p;
+            int ve = p;
+            while (p < a.length && a[p] != '\r') {
+                if (a[p] != ' ' && a[p] != '\t') {
+                    ve = p + 1;
+                }
+                p++;
+            }
+            headers.add(name(a, ns, ne - ns), ve == vs ? "" : new String(a, vs, ve - vs, StandardCharsets.ISO_8859_1));
+            p += 2; // CRLF
+        }
+        return headers;
     }
 
     /** The header names a request's framing depends on (RFC 9112 §6; Netty's WebSocket hixie-76 length). */
