@@ -95,7 +95,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     /**
      * The calls of one round and their outcomes. Reused between rounds. Most rounds call one
      * backend with one handler, so those two are kept once ({@code backend0}, {@code handler0})
-     * and per-call arrays exist only once a call differs.
+     * and per-call arrays exist only once a call differs; a round's first call is kept in fields
+     * too ({@code shard0}, {@code command0}), so a round of one call has no shard or command array.
      */
     private static final class Round {
         int calls;
@@ -103,17 +104,49 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         ReplyHandler<?, ?, ?> handler0;
         Backend<?>[] backends; // null while every call is on backend0
         ReplyHandler<?, ?, ?>[] handlers; // null while every call has handler0
-        int[] shards = new int[8];
-        Object[] commands = new Object[8];
+        int shard0; // the first call's, while shards is null
+        Object command0;
+        int[] shards; // null until a second call (then kept for the rounds that reuse this one)
+        Object[] commands;
         boolean[] optional;
         Object[] processed;
         byte[] status;
         ShardException[] failures;
         int failed;
 
+        /** How many calls fit before the per-call arrays grow. */
+        int capacity() {
+            return shards == null ? 1 : shards.length;
+        }
+
+        int shard(int call) {
+            return shards == null ? shard0 : shards[call];
+        }
+
+        Object command(int call) {
+            return commands == null ? command0 : commands[call];
+        }
+
         void add(Backend<?> backend, int shard, Object command, ReplyHandler<?, ?, ?> handler) {
             int n = calls;
-            if (n == shards.length) {
+            if (shards == null) {
+                if (n == 0) {
+                    backend0 = backend;
+                    handler0 = handler;
+                    shard0 = shard;
+                    command0 = command;
+                    calls = 1;
+                    return;
+                }
+                shards = new int[8];
+                commands = new Object[8];
+                shards[0] = shard0;
+                commands[0] = command0;
+                command0 = null;
+                if (optional != null) {
+                    optional = Arrays.copyOf(optional, 8);
+                }
+            } else if (n == shards.length) {
                 shards = Arrays.copyOf(shards, n * 2);
                 commands = Arrays.copyOf(commands, n * 2);
                 if (backends != null) {
@@ -169,7 +202,10 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
 
         void clear() {
-            Arrays.fill(commands, 0, calls, null);
+            if (commands != null) {
+                Arrays.fill(commands, 0, calls, null);
+            }
+            command0 = null;
             backend0 = null;
             handler0 = null;
             backends = null;
@@ -310,7 +346,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
         Objects.checkIndex(call, r.calls);
         if (r.optional == null) {
-            r.optional = new boolean[r.shards.length];
+            r.optional = new boolean[r.capacity()];
         }
         r.optional[call] = true;
     }
@@ -376,7 +412,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         otel.startRound(round, r.calls, i -> {
             Backend<?> b = r.backend(i);
             return b == null ? "?" : b.name();
-        }, i -> r.shards[i], now);
+        }, r::shard, now);
     }
 
     private void openRound() {
@@ -752,7 +788,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             return null;
         }
         ShardException e = r.failures == null ? null : r.failures[call];
-        return e != null ? e : new ShardException(ShardException.Kind.TIMEOUT, r.shards[call],
+        return e != null ? e : new ShardException(ShardException.Kind.TIMEOUT, r.shard(call),
                 "no reply by the request deadline of " + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms");
     }
 
@@ -789,7 +825,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     @Override
     public int shard(int i) {
         Objects.checkIndex(i, cur.calls);
-        return cur.shards[i];
+        return cur.shard(i);
     }
 
     /** Backend index ({@link Backend#index()}) of call {@code i} of the current round. */
@@ -799,7 +835,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     /** Command of call {@code i} of the current round. */
     Command<?> command(int i) {
-        return (Command<?>) cur.commands[i];
+        return (Command<?>) cur.command(i);
     }
 
     /**

@@ -330,14 +330,21 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             // on it may be processed), so requests pipelined after it are discarded.
             state = State.CLOSING;
         }
-        QueryStringDecoder query = new QueryStringDecoder(req.uri());
+        String uri = req.uri();
+        int pathEnd = QueryScan.pathEnd(uri);
+        QueryStringDecoder query = null; // built only when something needs decoding (View.decoder())
         String path;
-        try {
-            path = query.path(); // decodes lazily: a bad %-escape throws here
-        } catch (IllegalArgumentException e) {
-            stats.answered(Outcome.BAD_REQUEST);
-            park(seq, text(HttpResponseStatus.BAD_REQUEST, "malformed request target: " + shortReason(e)), !keepAlive);
-            return;
+        if (uri.indexOf('%', 0, pathEnd) < 0) {
+            path = uri.substring(0, pathEnd); // what QueryStringDecoder.path() gives for a path without escapes
+        } else {
+            query = new QueryStringDecoder(uri);
+            try {
+                path = query.path(); // decodes lazily: a bad %-escape throws here
+            } catch (IllegalArgumentException e) {
+                stats.answered(Outcome.BAD_REQUEST);
+                park(seq, text(HttpResponseStatus.BAD_REQUEST, "malformed request target: " + shortReason(e)), !keepAlive);
+                return;
+            }
         }
         HttpRouter.Match match = router.route(req.method(), path);
         if (match.route() == null) {
@@ -357,17 +364,17 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             park(seq, r, !keepAlive);
             return;
         }
-        dispatch(seq, keepAlive, req, query, path, match);
+        dispatch(seq, keepAlive, req, query, pathEnd, path, match);
     }
 
-    private <Q, R> void dispatch(long seq, boolean keepAlive, HttpRequest req, QueryStringDecoder query, String path,
-            HttpRouter.Match match) {
+    private <Q, R> void dispatch(long seq, boolean keepAlive, HttpRequest req, QueryStringDecoder query, int pathEnd,
+            String path, HttpRouter.Match match) {
         @SuppressWarnings("unchecked")
         HttpRouter.Route<Q, R> route = (HttpRouter.Route<Q, R>) match.route();
         long start = System.nanoTime();
         Q request;
         try {
-            view.set(req, query, path, route, match.values(), body);
+            view.set(req, query, pathEnd, path, route, match.values(), body);
             request = route.binding().decode(view);
         } catch (BadRequestException e) {
             answerRefused(route, start, Outcome.BAD_REQUEST);
@@ -408,7 +415,10 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     /** The request as the binding sees it; one per connection, reused (decode is synchronous). */
     private static final class View implements HttpRequestView {
         private HttpRequest req;
+        /** Netty's decoder of the target; null until {@link #query()} or a query that needs decoding asks for it. */
         private QueryStringDecoder query;
+        /** Where the target's path ends: its first {@code ?} or {@code #}, or its length. */
+        private int pathEnd;
         private String path;
         private HttpRouter.Route<?, ?> route;
         private String[] values;
@@ -417,10 +427,11 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         /** The raw query if it is {@link QueryScan#plain}, {@code ""} if not, {@code null} until first asked. */
         private String plainQuery;
 
-        void set(HttpRequest req, QueryStringDecoder query, String path, HttpRouter.Route<?, ?> route, String[] values,
-                ByteBuf body) {
+        void set(HttpRequest req, QueryStringDecoder query, int pathEnd, String path, HttpRouter.Route<?, ?> route,
+                String[] values, ByteBuf body) {
             this.req = req;
             this.query = query;
+            this.pathEnd = pathEnd;
             this.plainQuery = null;
             this.path = path;
             this.route = route;
@@ -429,7 +440,15 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         }
 
         void clear() {
-            set(null, null, null, null, null, null);
+            set(null, null, 0, null, null, null, null);
+        }
+
+        private QueryStringDecoder decoder() {
+            QueryStringDecoder q = query;
+            if (q == null) {
+                q = query = new QueryStringDecoder(req.uri());
+            }
+            return q;
         }
 
         @Override
@@ -450,7 +469,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         @Override
         public Map<String, List<String>> query() {
             try {
-                return query.parameters();
+                return decoder().parameters();
             } catch (IllegalArgumentException e) {
                 // a bad %-escape: the handler answers 400 "bad request: malformed query string: ..."
                 throw new IllegalArgumentException("malformed query string: " + e.getMessage(), e);
@@ -461,8 +480,8 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         private String plainQuery() {
             String p = plainQuery;
             if (p == null) {
-                String raw = query.rawQuery(); // a new substring on each call
-                p = plainQuery = QueryScan.plain(raw) ? raw : "";
+                String raw = QueryScan.plainQuery(req.uri(), pathEnd);
+                p = plainQuery = raw == null ? "" : raw;
             }
             return p.isEmpty() ? null : p;
         }

@@ -14,6 +14,30 @@ final class QueryScan {
 
     private QueryScan() {}
 
+    /** Where a request target's path ends, as {@code QueryStringDecoder} finds it: its first {@code ?} or {@code #}, else its length. */
+    static int pathEnd(String uri) {
+        for (int i = 0, n = uri.length(); i < n; i++) {
+            char c = uri.charAt(i);
+            if (c == '?' || c == '#') {
+                return i;
+            }
+        }
+        return uri.length();
+    }
+
+    /**
+     * The raw query of the target {@code uri} (as {@code QueryStringDecoder.rawQuery()}: what follows
+     * the path's end) if it is {@link #plain}, else {@code null}. A path ended by {@code #} has no
+     * plain query: the decoder's parameters stop at a {@code #}, its raw query would go on past it.
+     */
+    static String plainQuery(String uri, int pathEnd) {
+        if (pathEnd >= uri.length() || uri.charAt(pathEnd) == '#') {
+            return pathEnd >= uri.length() ? "" : null;
+        }
+        String raw = uri.substring(pathEnd + 1);
+        return plain(raw) ? raw : null;
+    }
+
     /** Whether {@code raw} can be scanned as it is: no escapes, no {@code +}, no {@code ;} or {@code #}. */
     static boolean plain(String raw) {
         for (int i = 0, n = raw.length(); i < n; i++) {

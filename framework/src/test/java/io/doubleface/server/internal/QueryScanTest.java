@@ -69,4 +69,50 @@ class QueryScanTest {
         }
         assertTrue(checked > 500_000, "checked " + checked);
     }
+
+    /** The handler's path and plain query of a whole target, against the decoder's path and parameters. */
+    @Test
+    void targetsSplitAsNettysDecoderSplitsThem() {
+        SplittableRandom r = new SplittableRandom(7);
+        String alphabet = "/ab=&?#%2;+";
+        int plain = 0;
+        for (int n = 0; n < 200_000; n++) {
+            StringBuilder t = new StringBuilder("/");
+            for (int i = r.nextInt(14); i > 0; i--) {
+                t.append(alphabet.charAt(r.nextInt(alphabet.length())));
+            }
+            String uri = t.toString();
+            QueryStringDecoder netty = new QueryStringDecoder(uri);
+            int end = QueryScan.pathEnd(uri);
+            if (uri.indexOf('%', 0, end) < 0) {
+                assertEquals(netty.path(), uri.substring(0, end), uri);
+            }
+            String raw = QueryScan.plainQuery(uri, end);
+            if (raw == null) {
+                continue;
+            }
+            plain++;
+            java.util.Map<String, List<String>> params;
+            try {
+                params = netty.parameters();
+            } catch (IllegalArgumentException e) {
+                throw new AssertionError(uri + ": plain, but Netty's decoder refuses it", e);
+            }
+            for (String name : new String[] {"a", "b", "ab", "2", "/"}) {
+                List<String> expected = params.get(name);
+                String got = QueryScan.find(raw, name);
+                if (expected == null) {
+                    assertEquals(null, got, uri + " / " + name);
+                } else if (expected.size() > 1) {
+                    assertSame(QueryScan.REPEATED, got, uri + " / " + name);
+                } else {
+                    assertEquals(expected.get(0), got, uri + " / " + name);
+                }
+            }
+        }
+        assertTrue(plain > 20_000, "plain targets: " + plain);
+        assertEquals(null, QueryScan.plainQuery("/p#a=1", 2), "a fragment is not a query");
+        assertEquals(null, QueryScan.plainQuery("/p?a=1#x", 2), "a query with a fragment is the decoder's");
+        assertEquals("a=1", QueryScan.plainQuery("/p?a=1", 2));
+    }
 }
