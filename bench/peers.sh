@@ -4,7 +4,7 @@
 #   bench/peers.sh [--systems "vertx reactor helidon ceiling doubleface"] [--configs "doubleface type2a-1f1b"]
 #                  [--cells "1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"]
 #                  [--repeats 3] [--duration 15] [--warmup 10] [--out DIR]
-#                  [--open-fraction F [--open-from DIR] [--trace-stages | --kernel-stages]]
+#                  [--open-fraction F [--open-from DIR] [--open-warmup S] [--trace-stages | --kernel-stages]]
 #
 # Workload, identical in every system (bench/peers/, one shaded jar each): GET /?fanout=K&size=small|large
 # sends K Redis GETs of one random key (s:<i>, 100 B, or l:<i>, 20,000 B; i in 0..999) to shards 0..K-1 and
@@ -35,6 +35,12 @@
 # (runs/open-*.hlog) and an "Open loop" section of report.md (p50,
 # p99, p99.9 per system and the p99's ratio to the ceiling's). A run lasts --duration, or longer when the
 # rate is too low for 12,000 samples (the generator reports a p99 from 10,000 samples, a p99.9 from 100,000).
+# --open-warmup S: the generator's own warm-up at the rate (default: --warmup). The generator opens its
+# connections (up to 1,024) when it starts, and their state is copied at every young collection until
+# it is tenured after 15 of them: a system that allocates little collects rarely and carries them
+# young for longer (at fanout 1, ~23 s for Vert.x, ~54 s for doubleface, ~89 s for the ceiling). A
+# warm-up longer than that keeps the generator's connection churn out of the measured window
+# (docs/benchmarks.md, "Fanout 1: three more allocation cuts").
 # --trace-stages (open loop only): each doubleface system runs with its admin listener on ADMIN_PORT
 # (8481); stage tracing goes on for every request a second into the closed-loop warm-up (PUT
 # /admin/knobs?trace-stages=all), the admin path is used every 2 s during that warm-up (its first
@@ -67,7 +73,7 @@ cd "$(dirname "$SELF")/.."
 ROOT=$PWD
 SYSTEMS="vertx reactor helidon ceiling doubleface"; CONFIGS="doubleface type2a-1f1b"
 CELLS="1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"
-REPEATS=3; DURATION=15; WARMUP=10; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""; TRACE=""; KSTAGES=""
+REPEATS=3; DURATION=15; WARMUP=10; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""; OPEN_WARMUP=""; TRACE=""; KSTAGES=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --systems) SYSTEMS=$2; shift 2;;
@@ -79,6 +85,7 @@ while [[ $# -gt 0 ]]; do
     --out) OUT=$2; shift 2;;
     --open-fraction) OPEN_FRACTION=$2; shift 2;;
     --open-from) OPEN_FROM=$2; shift 2;;
+    --open-warmup) OPEN_WARMUP=$2; shift 2;;
     --trace-stages) TRACE=1; shift;;
     --kernel-stages) KSTAGES=1; shift;;
     -h|--help) sed -n '2,/^set -euo/p' "$SELF" | sed '$d; s/^# \{0,1\}//'; exit 0;;
@@ -90,7 +97,8 @@ JAVA=${JAVA:-${JAVA_HOME:+$JAVA_HOME/bin/}java}
 PORT=${PORT:-8480}; ADMIN_PORT=${ADMIN_PORT:-8481}; REDIS_BASE_PORT=${REDIS_BASE_PORT:-6400}; SHARDS=20; KEYS=1000; CHECK_KEY=42
 log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "peers.sh: error: $*"; exit 1; }
-for n in "$REPEATS" "$DURATION" "$WARMUP"; do [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || die "--repeats/--duration/--warmup: '$n' (expected a positive integer)"; done
+OPEN_WARMUP=${OPEN_WARMUP:-$WARMUP}
+for n in "$REPEATS" "$DURATION" "$WARMUP" "$OPEN_WARMUP"; do [[ $n =~ ^[0-9]+$ && $n -ge 1 ]] || die "--repeats/--duration/--warmup/--open-warmup: '$n' (expected a positive integer)"; done
 [[ -z $OPEN_FRACTION || $OPEN_FRACTION =~ ^0?\.[0-9]+$|^1(\.0*)?$ ]] || die "--open-fraction: '$OPEN_FRACTION' (expected a fraction in (0, 1])"
 [[ -z $OPEN_FROM || -n $OPEN_FRACTION ]] || die "--open-from needs --open-fraction"
 [[ -z $TRACE || -n $OPEN_FRACTION ]] || die "--trace-stages needs --open-fraction (it traces the open-loop runs)"
@@ -318,13 +326,13 @@ open_one() { # repeat cell system rate
     > "$OUT/runs/$tag.warmup.txt" 2>&1 || true
   [[ -z $warmer ]] || wait "$warmer" || true
   local gen=(taskset -c 1 "$JAVA" -XX:TieredStopAtLevel=1 -jar "$WORK/loadgen.jar" load --target "http://127.0.0.1:$PORT"
-    --url "/?fanout=$fan&size=$size" --rate "$4" --warmup "${WARMUP}s" --duration "${secs}s" --timeout 10s
+    --url "/?fanout=$fan&size=$size" --rate "$4" --warmup "${OPEN_WARMUP}s" --duration "${secs}s" --timeout 10s
     --seed "$1" --json)
   if [[ -z $traced ]]; then
     local kpid=""
     if [[ -n $KSTAGES ]]; then
       # pinned with the generator and the shards: CPU 0 stays the server's
-      kernel_script "$SERVER_PID" "$WARMUP" "$secs" > "$OUT/runs/$tag.kernel.bt"
+      kernel_script "$SERVER_PID" "$OPEN_WARMUP" "$secs" > "$OUT/runs/$tag.kernel.bt"
       taskset -c 1 bpftrace "$OUT/runs/$tag.kernel.bt" > "$OUT/runs/$tag.kernel.txt" 2>&1 &
       kpid=$!
       for _ in $(seq 300); do grep -q '^Attaching' "$OUT/runs/$tag.kernel.txt" && break; sleep 0.1; done
@@ -341,7 +349,7 @@ open_one() { # repeat cell system rate
     # window's start), so every traced request is a measured one; the stats read when it is done. The
     # reset starts no process (admin_put)
     : > "$OUT/runs/$tag.err"
-    ( exec 3< <(timeout $(( WARMUP + secs + 60 )) tail -n +1 -f "$OUT/runs/$tag.err")
+    ( exec 3< <(timeout $(( OPEN_WARMUP + secs + 60 )) tail -n +1 -f "$OUT/runs/$tag.err")
       grep -q -m1 '^load .* measure ' <&3 && admin_put reset-stages=true ) > "$OUT/runs/$tag.reset.txt" 2>&1 &
     local tracer=$!
     "${gen[@]}" --hlog "$OUT/runs/$tag.hlog" > "$OUT/runs/$tag.json" 2>> "$OUT/runs/$tag.err" || true
@@ -379,7 +387,7 @@ if [[ -n $OPEN_FRACTION ]]; then
   [[ -z $TRACE ]] || python3 bench/peers_report.py stageheader > "$OUT/stages.csv"
   [[ -z $KSTAGES ]] || python3 bench/peers_report.py kernelheader > "$OUT/kernel.csv"
   total=$(( REPEATS * $(wc -w <<<"$CELLS") * n ))
-  log "open loop: $total runs of ${WARMUP}+${DURATION} s at $OPEN_FRACTION x the slowest system's capacity per cell"
+  log "open loop: $total runs of ${WARMUP}+${OPEN_WARMUP}+${DURATION} s (wrk warm-up, generator warm-up, window) at $OPEN_FRACTION x the slowest system's capacity per cell"
   turn=0
   for r in $(seq "$REPEATS"); do
     for cell in $CELLS; do
@@ -392,9 +400,9 @@ if [[ -n $OPEN_FRACTION ]]; then
 fi
 
 # --- environment and report ---------------------------------------------------------------------
-python3 - "$OUT" "$WORK" "$JAVA" "$REPEATS" "$DURATION" "$WARMUP" "$CELLS" "${RUN_SYSTEMS[*]}" "${JAVA_OPTS:-}" "$OPEN_FRACTION" "$OPEN_FROM" <<'PY'
+python3 - "$OUT" "$WORK" "$JAVA" "$REPEATS" "$DURATION" "$WARMUP" "$CELLS" "${RUN_SYSTEMS[*]}" "${JAVA_OPTS:-}" "$OPEN_FRACTION" "$OPEN_FROM" "$OPEN_WARMUP" <<'PY'
 import json, os, platform, re, subprocess, sys
-out, work, java, repeats, duration, warmup, cells, systems, java_opts, open_fraction, open_from = sys.argv[1:12]
+out, work, java, repeats, duration, warmup, cells, systems, java_opts, open_fraction, open_from, open_warmup = sys.argv[1:13]
 def run(*c):
     p = subprocess.run(c, capture_output=True, text=True); return (p.stdout or p.stderr).strip()
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
@@ -411,6 +419,7 @@ json.dump({"script": "bench/peers.sh", "git_commit": run("git", "rev-parse", "HE
            "cells": cells.split(), "repeats": int(repeats), "duration_s": int(duration), "warmup_s": int(warmup),
            "shards": 20, "keys": 1000, "value_bytes": {"small": 100, "large": 20000},
            "open_loop": {"fraction": float(open_fraction), "capacities_from": open_from or out,
+                         "generator_warmup_s": int(open_warmup),
                          "generator": "doubleface load (Poisson, latency from the intended send time; C1 only, -XX:TieredStopAtLevel=1), CPU 1"}
                         if open_fraction else None},
           open(os.path.join(out, "environment.json"), "w"), indent=2)
