@@ -234,8 +234,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
                     + " not supported (expected: HTTP/1.1 or HTTP/1.0)");
             return;
         }
-        int hosts = req instanceof SimpleRequestHead.Request simple ? simple.hostCount()
-                : req.headers().getAll(HttpHeaderNames.HOST).size(); // RFC 9112 §3.2
+        int hosts = SimpleRequestHead.hostCount(req); // RFC 9112 §3.2
         if (hosts > 1) {
             reject(Outcome.BAD_REQUEST, "malformed request: Host header given " + hosts + " times (expected: once)");
             return;
@@ -249,13 +248,9 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         bytesSinceHead = false;
         progress++;
         releaseBody();
-        if (req instanceof SimpleRequestHead.Request) {
-            state = State.BODY; // no body: its empty last content follows (no framing field, RFC 9112 §6.3)
-            return;
-        }
         long declared;
         try {
-            declared = HttpUtil.getContentLength(req, -1L);
+            declared = SimpleRequestHead.contentLength(req);
         } catch (NumberFormatException e) {
             reject(Outcome.BAD_REQUEST, "malformed request: invalid Content-Length");
             return;
@@ -324,7 +319,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             park(seq, r, true);
             return;
         }
-        boolean keepAlive = req instanceof SimpleRequestHead.Request simple ? simple.keepAlive() : HttpUtil.isKeepAlive(req);
+        boolean keepAlive = SimpleRequestHead.isKeepAlive(req);
         if (!keepAlive) {
             // The connection ends with this request's response (RFC 9112 §9.6: no further request
             // on it may be processed), so requests pipelined after it are discarded.

@@ -31,8 +31,11 @@ final class QueryScan {
      * plain query: the decoder's parameters stop at a {@code #}, its raw query would go on past it.
      */
     static String plainQuery(String uri, int pathEnd) {
-        if (pathEnd >= uri.length() || uri.charAt(pathEnd) == '#') {
-            return pathEnd >= uri.length() ? "" : null;
+        if (pathEnd >= uri.length()) {
+            return "";
+        }
+        if (uri.charAt(pathEnd) == '#') {
+            return null;
         }
         String raw = uri.substring(pathEnd + 1);
         return plain(raw) ? raw : null;

@@ -3,6 +3,7 @@ package io.doubleface.server.internal;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.DefaultHttpObject;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpHeadersFactory;
 import io.netty.handler.codec.http.HttpMethod;
@@ -45,7 +46,7 @@ import java.util.Arrays;
  */
 final class SimpleRequestHead {
 
-    /** More fields than this: Netty's decoder reads the head (keeps this parser's memory small). */
+    /** More fields than this: Netty's decoder reads the head. */
     private static final int MAX_FIELDS = 32;
     private static final HttpHeadersFactory CHECKED_HERE = DefaultHttpHeadersFactory.headersFactory()
             .withValidation(false);
@@ -70,8 +71,6 @@ final class SimpleRequestHead {
     /** The most bytes a head within both limits can take: each field line is at least 2 bytes, so its CRLF at most doubles it. */
     private final int maxHeadBytes;
     private final byte[] scratch = new byte[256];
-    /** Per field of the head being read: name start, name end, value start, value end. */
-    private final int[] fieldOffsets = new int[4 * MAX_FIELDS];
     private int consumed;
 
     SimpleRequestHead(int maxInitialLineLength, int maxHeaderSize) {
@@ -183,9 +182,11 @@ final class SimpleRequestHead {
         }
         p += 10;
         int fieldsStart = p;
-        // fields as offsets first: nothing is allocated for a head that turns out not to be simple
+        // the fields are checked and counted here, and kept as bytes (Request): nothing is allocated
+        // for a head that turns out not to be simple
         int fields = 0;
-        int[] at = this.fieldOffsets;
+        int hosts = 0;
+        boolean connection = false;
         int headerSize = 0;
         while (true) {
             if (n - p < 2) {
@@ -243,23 +244,14 @@ final class SimpleRequestHead {
             if (fields == MAX_FIELDS) {
                 return notSimple();
             }
-            at[fields * 4] = nameStart;
-            at[fields * 4 + 1] = nameEnd;
-            at[fields * 4 + 2] = valueStart;
-            at[fields * 4 + 3] = valueEnd;
-            fields++;
-            p += 2;
-        }
-        int hosts = 0;
-        boolean connection = false;
-        for (int f = 0; f < fields; f++) {
-            int ns = at[f * 4];
-            int len = at[f * 4 + 1] - ns;
-            if (len == 4 && equalsIgnoreCase(a, ns, "host")) {
+            int nameLength = nameEnd - nameStart;
+            if (nameLength == 4 && equalsIgnoreCase(a, nameStart, "host")) {
                 hosts++;
-            } else if (len == 10 && equalsIgnoreCase(a, ns, "connection")) {
+            } else if (nameLength == 10 && equalsIgnoreCase(a, nameStart, "connection")) {
                 connection = true;
             }
+            fields++;
+            p += 2;
         }
         consumed = p;
         String target = new String(a, targetStart, targetEnd - targetStart, StandardCharsets.ISO_8859_1);
@@ -268,6 +260,24 @@ final class SimpleRequestHead {
     }
 
     private static final byte[] NO_FIELDS = new byte[0];
+
+    /** {@code headers().getAll(HOST).size()}, without building a simple head's headers. */
+    static int hostCount(HttpRequest r) {
+        return r instanceof Request simple ? simple.hostCount() : r.headers().getAll(HttpHeaderNames.HOST).size();
+    }
+
+    /** {@link HttpUtil#isKeepAlive}, without building a simple head's headers when it has no {@code Connection} field. */
+    static boolean isKeepAlive(HttpRequest r) {
+        return r instanceof Request simple ? simple.keepAlive() : HttpUtil.isKeepAlive(r);
+    }
+
+    /**
+     * {@link HttpUtil#getContentLength(io.netty.handler.codec.http.HttpMessage, long)} with -1 for
+     * none: -1 for a simple head without building its headers (its grammar has no framing field).
+     */
+    static long contentLength(HttpRequest r) {
+        return r instanceof Request ? -1L : HttpUtil.getContentLength(r, -1L);
+    }
 
     /**
      * A simple head's request. Its header fields are kept as the bytes they came in (one array)
