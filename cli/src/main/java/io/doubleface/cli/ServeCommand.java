@@ -168,7 +168,8 @@ final class ServeCommand {
         int maxBodySize = HttpLimits.DEFAULT_MAX_BODY_SIZE;
 
         @Option(names = "--idle-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-                defaultValue = "60s", description = "Close a client connection idle for this long (250ms, 1s, 2m).")
+                defaultValue = "60s", description = "Close a client connection idle for this long (250ms, 1s, 2m), plus up to a "
+                        + "tenth at random so that connections idle since the same moment do not close together.")
         Duration idleTimeout;
 
         @Option(names = "--max-queued-bytes", paramLabel = "BYTES", converter = Converters.ByteSizeConverter.class,

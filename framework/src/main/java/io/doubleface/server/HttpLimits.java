@@ -11,7 +11,9 @@ import java.time.Duration;
  * @param maxBodySize longest request body; longer → {@code 413 Content Too Large}
  * @param maxPipelined requests read from one connection and not yet answered before the server
  *     stops reading from it (back-pressure, not an error)
- * @param idleTimeout a connection with no traffic for this long is closed
+ * @param idleTimeout a connection with no traffic for this long is closed; each connection's timeout
+ *     is up to a tenth longer, at random, so that connections idle since the same moment (a
+ *     client's pool after a burst) close spread over that tenth, not all in one event-loop iteration
  * @param maxQueuedBytes response bytes written to one connection and not yet taken by its client
  *     (Netty's outbound buffer) above which the connection is closed as a slow reader. Reading from
  *     a connection also stops while its outbound buffer is above Netty's high water mark, so only
