@@ -22,6 +22,20 @@ abstract class Connection {
     /** The response status (HTTP, or the HTTP equivalent of a gRPC status). */
     int status;
     boolean keepAlive;
+    /** The request in flight is a resend (see {@link Worker#closed}); it is not resent again. */
+    boolean resend;
+
+    /**
+     * Whether the request in flight, lost with this connection, may be sent again on another one:
+     * HTTP only, when the connection had already carried a response (a kept-alive connection the
+     * server may have closed as idle just as the request went out), no byte of this request's
+     * response was read, and its method is idempotent. HTTP clients resend such a request (RFC 9110,
+     * 9.2.2); a load generator that counted it as an error would charge a server's idle timeout as
+     * a failure.
+     */
+    boolean mayResend() {
+        return false;
+    }
 
     Connection(Worker worker) {
         this.worker = worker;

@@ -19,6 +19,10 @@ final class HttpConnection extends Connection {
 
     Channel channel;
     private final Handler handler = new Handler();
+    /** A response was read completely on this connection before. */
+    private boolean reused;
+    /** A part of the in-flight request's response was read. */
+    private boolean answering;
 
     HttpConnection(Worker worker) {
         super(worker);
@@ -34,8 +38,14 @@ final class HttpConnection extends Connection {
         measured = measuredRequest;
         inFlight = true;
         status = 0;
+        answering = false;
         // a failed write fires exceptionCaught, which closes: the request then counts as "closed"
         channel.writeAndFlush(worker.encodeRequest(this, channel.alloc()), channel.voidPromise());
+    }
+
+    @Override
+    boolean mayResend() {
+        return reused && !answering && RequestMix.idempotent(worker.method(template));
     }
 
     @Override
@@ -59,6 +69,7 @@ final class HttpConnection extends Connection {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             try {
+                answering = true;
                 if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
                     ctx.close();
                     return;
@@ -68,6 +79,7 @@ final class HttpConnection extends Connection {
                     keepAlive = HttpUtil.isKeepAlive(r);
                 }
                 if (msg instanceof LastHttpContent && inFlight) {
+                    reused = true;
                     worker.completed(HttpConnection.this);
                 }
             } finally {

@@ -397,7 +397,7 @@ public final class LoadGenerator {
                     closedLoop() ? null : g.scheduleText(), g.users, offered, kept,
                     iv.latency.getTotalCount(), scheduled, sent, Math.max(0, stats.outstanding.get()), errors,
                     seconds, g.warmup.toNanos() / 1e9, iv.latency, iv.sendLag, stats.connectionWaits.sum(),
-                    stats.maxConnections.get(), g.stopRequested, budgetUsed, classes,
+                    stats.resent.sum(), stats.maxConnections.get(), g.stopRequested, budgetUsed, classes,
                     new LoadResult.ClassResult("status<400", 0, ok), new LoadResult.ClassResult("status>=400", 0, failed));
         }
 

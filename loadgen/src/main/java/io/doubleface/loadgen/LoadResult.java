@@ -37,6 +37,7 @@ public final class LoadResult {
     private final Histogram latency;
     private final Histogram sendLag;
     private final long connectionWaits;
+    private final long resent;
     private final int maxConnections;
     private final boolean stopped;
     private final boolean maxRequestsReached;
@@ -47,7 +48,7 @@ public final class LoadResult {
     LoadResult(String mode, String target, String mix, String schedule, int users, Double offeredRate,
             Boolean rateKept, long requests, long scheduled, long sent, long unfinished,
             Map<ErrorKind, Long> errorsByKind, double durationSeconds, double warmupSeconds, Histogram latency,
-            Histogram sendLag, long connectionWaits, int maxConnections, boolean stopped, boolean maxRequestsReached,
+            Histogram sendLag, long connectionWaits, long resent, int maxConnections, boolean stopped, boolean maxRequestsReached,
             List<ClassResult> classes, ClassResult ok, ClassResult failed) {
         this.mode = mode;
         this.target = target;
@@ -66,6 +67,7 @@ public final class LoadResult {
         this.latency = latency.copy();
         this.sendLag = sendLag.copy();
         this.connectionWaits = connectionWaits;
+        this.resent = resent;
         this.maxConnections = maxConnections;
         this.stopped = stopped;
         this.maxRequestsReached = maxRequestsReached;
@@ -224,6 +226,16 @@ public final class LoadResult {
         return connectionWaits;
     }
 
+    /**
+     * Measured requests sent a second time because the kept-alive connection they went out on
+     * closed before any byte of the response (the server closed it as idle just then; open loop,
+     * idempotent methods only). Their latency is from the first intended send time; a second
+     * loss counts as a {@code closed} error.
+     */
+    public long resent() {
+        return resent;
+    }
+
     /** Most connections open at once. */
     public int maxConnections() {
         return maxConnections;
@@ -293,7 +305,7 @@ public final class LoadResult {
         num(j.key("max_ms"), maxMillis());
         num(j.key("send_lag_p99_ms"), "closed".equals(mode) ? null : percentileMillis(sendLag, 99));
         num(j.key("send_lag_max_ms"), sendLag.getTotalCount() == 0 ? null : sendLag.getMaxValue() / 1000.0);
-        j.field("connection_waits", connectionWaits).field("max_connections", maxConnections);
+        j.field("connection_waits", connectionWaits).field("resent", resent).field("max_connections", maxConnections);
         num(j.key("duration_s"), durationSeconds);
         num(j.key("warmup_s"), warmupSeconds);
         j.field("stopped", stopped);
@@ -383,9 +395,10 @@ public final class LoadResult {
         }
         if ("open".equals(mode)) {
             b.append(String.format(Locale.ROOT, "send lag   p99 %s ms  max %s ms; %d waited for a connection; "
-                    + "%d connections%n", text(percentileMillis(sendLag, 99)),
+                    + "%d connections; %d resent (connection closed before the response)%n",
+                    text(percentileMillis(sendLag, 99)),
                     text(sendLag.getTotalCount() == 0 ? null : sendLag.getMaxValue() / 1000.0), connectionWaits,
-                    maxConnections));
+                    maxConnections, resent));
         }
         b.append(String.format(Locale.ROOT, "n/a: fewer than 100/(1-p) samples for percentile p%n"));
         return b.toString();

@@ -23,6 +23,11 @@ public final class RequestMix {
     private static final java.util.regex.Pattern WITH_METHOD = java.util.regex.Pattern.compile(
             "(" + METHODS + ") (/.*)");
 
+    /** Whether a request with this method may be sent again after its connection failed (RFC 9110, 9.2.2). */
+    static boolean idempotent(String method) {
+        return !"POST".equals(method);
+    }
+
     /** One template: as given, its method, its path split at {@link #KEY}, and its weight. */
     record Template(String path, String method, byte[][] parts, int weight) {
         boolean hasKey() {

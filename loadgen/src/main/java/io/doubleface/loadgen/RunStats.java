@@ -39,6 +39,8 @@ final class RunStats {
     final LongAdder sent = new LongAdder();
     /** Every request written, warm-up included (progress line). */
     final LongAdder allSent = new LongAdder();
+    /** Measured requests sent again after their connection closed before any of the response ({@link Connection#mayResend}). */
+    final LongAdder resent = new LongAdder();
     /** Measured requests that waited for a free connection (the connection limit was reached). */
     final LongAdder connectionWaits = new LongAdder();
     final LongAdder[] errors = new LongAdder[ErrorKind.values().length];

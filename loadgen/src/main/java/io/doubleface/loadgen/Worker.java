@@ -56,6 +56,8 @@ final class Worker {
     private final List<Connection> all = new ArrayList<>();
     /** Intended times of requests waiting for a connection, oldest first. */
     private final ArrayDeque<Long> waiting = new ArrayDeque<>();
+    /** Intended times of requests to send again ({@link #closed}) waiting for a connection, served first. */
+    private final ArrayDeque<Long> resends = new ArrayDeque<>();
     private int connections;
     /** Connections being opened (counted in {@link #connections} too). */
     private int connecting;
@@ -148,11 +150,11 @@ final class Worker {
         stats.outstanding.incrementAndGet();
         Connection c = idle.pollLast(); // most recently used first: keeps few connections busy and warm
         if (c != null) {
-            write(c, intended, measured);
+            write(c, intended, measured, false);
             return;
         }
         waiting.addLast(intended);
-        if (connecting < waiting.size() && connections < maxConnections) {
+        if (connecting < waiting.size() + resends.size() && connections < maxConnections) {
             // one new connection per waiting request at most: a slow connect must not start a connect storm
             connect();
         } else if (measured && connections >= maxConnections) {
@@ -160,21 +162,43 @@ final class Worker {
         }
     }
 
-    private void write(Connection c, long intended, boolean measured) {
-        if (measured && System.nanoTime() < run.measureEnd) {
+    private void write(Connection c, long intended, boolean measured, boolean resend) {
+        if (measured && !resend && System.nanoTime() < run.measureEnd) {
             stats.sent.increment(); // sent in time: what the achieved rate counts
         }
         stats.allSent.increment();
+        c.resend = resend;
         c.send(intended, measured);
     }
 
-    /** Gives an open-loop connection the oldest waiting request, or parks it as idle. */
+    /** Gives an open-loop connection the oldest request to send again or waiting, or parks it as idle. */
     private void serveWaiting(Connection c) {
-        Long intended = waiting.pollFirst();
+        Long intended = resends.pollFirst();
+        boolean resend = intended != null;
+        if (!resend) {
+            intended = waiting.pollFirst();
+        }
         if (intended != null) {
-            write(c, intended, intended >= run.measureStart);
+            write(c, intended, intended >= run.measureStart, resend);
         } else {
             idle.addLast(c);
+        }
+    }
+
+    /**
+     * Sends a request lost with its connection again (open loop, {@link Connection#mayResend}), on an
+     * idle connection or the next one free, with its intended send time kept: the time lost counts
+     * as latency.
+     */
+    private void resend(long intended, boolean measured) {
+        if (measured) {
+            stats.resent.increment();
+        }
+        Connection c = idle.pollLast();
+        if (c != null) {
+            write(c, intended, measured, true);
+        } else {
+            resends.addLast(intended);
         }
     }
 
@@ -198,7 +222,7 @@ final class Worker {
             stats.scheduled.increment();
         }
         stats.outstanding.incrementAndGet();
-        write(c, now, measured);
+        write(c, now, measured, false);
     }
 
     // ---- connections ----------------------------------------------------------------------------
@@ -252,7 +276,10 @@ final class Worker {
             }
             loop.schedule(this::connect, RECONNECT_MILLIS, TimeUnit.MILLISECONDS);
         } else {
-            Long intended = waiting.pollFirst();
+            Long intended = resends.pollFirst();
+            if (intended == null) {
+                intended = waiting.pollFirst();
+            }
             if (intended != null) {
                 stats.outstanding.decrementAndGet();
                 if (intended >= run.measureStart) {
@@ -308,9 +335,13 @@ final class Worker {
         }
         if (c.inFlight && !c.abandoned) {
             c.inFlight = false;
-            stats.outstanding.decrementAndGet();
-            if (c.measured) {
-                stats.error(ErrorKind.CLOSED);
+            if (!run.closedLoop() && !run.stopping && !c.resend && c.mayResend()) {
+                resend(c.intended, c.measured); // still outstanding
+            } else {
+                stats.outstanding.decrementAndGet();
+                if (c.measured) {
+                    stats.error(ErrorKind.CLOSED);
+                }
             }
         }
         if (run.stopping) {
@@ -320,7 +351,7 @@ final class Worker {
             if (System.nanoTime() < run.measureEnd) {
                 connect();
             }
-        } else if (connecting < waiting.size() && connections < maxConnections) {
+        } else if (connecting < waiting.size() + resends.size() && connections < maxConnections) {
             connect();
         }
     }
@@ -342,13 +373,24 @@ final class Worker {
                 c.close();
             }
         }
-        while (!waiting.isEmpty() && waiting.peekFirst() < limit) {
-            long intended = waiting.pollFirst();
+        expire(resends, limit);
+        expire(waiting, limit);
+    }
+
+    /** Fails the requests of {@code q} intended before {@code limit} as timeouts. */
+    private void expire(ArrayDeque<Long> q, long limit) {
+        while (!q.isEmpty() && q.peekFirst() < limit) {
+            long intended = q.pollFirst();
             stats.outstanding.decrementAndGet();
             if (intended >= run.measureStart) {
                 stats.error(ErrorKind.TIMEOUT);
             }
         }
+    }
+
+    /** The method of template {@code i} of the mix. */
+    String method(int i) {
+        return run.generator.mix.templates().get(i).method();
     }
 
     /**

@@ -211,6 +211,28 @@ class LoadGeneratorTest {
     }
 
     @Test
+    void anIdempotentRequestLostWithAReusedConnectionIsSentOnceMoreAndTimedFromItsIntendedTime() throws Exception {
+        server.dropEveryMillis = 100; // a resend comes within milliseconds: it is never dropped again
+        LoadResult r = open(300).duration(Duration.ofSeconds(2)).build().run();
+        long dropped = server.dropped.get();
+        assertTrue(dropped >= 5, dropped + " requests dropped\n" + r.toText());
+        assertEquals(0, r.errors(), "every dropped GET was sent again and answered:\n" + r.toText());
+        assertEquals(dropped, r.resent(), r.toText());
+        assertEquals(r.scheduled(), r.requests(), r.toText());
+        assertEquals(r.scheduled(), r.sent(), "a resend is not another request sent: " + r.toText());
+        assertTrue(r.toJson().contains("\"resent\":" + dropped), r.toJson());
+        assertTrue(r.toText().contains(dropped + " resent"), r.toText());
+
+        server.dropped.set(0);
+        LoadResult post = LoadGenerator.builder(server.uri()).mix(RequestMix.parse("1:POST /ok")).rate(300)
+                .warmup(Duration.ZERO).seed(1).duration(Duration.ofSeconds(2)).build().run();
+        long droppedPosts = server.dropped.get();
+        assertTrue(droppedPosts >= 5, droppedPosts + " requests dropped\n" + post.toText());
+        assertEquals(0, post.resent(), "a POST is never sent twice: " + post.toText());
+        assertEquals(droppedPosts, (long) post.errorsByKind().get(ErrorKind.CLOSED), post.toText());
+    }
+
+    @Test
     void unreachableTargetFailsWithinSecondsWithAClearMessage() {
         long t0 = System.nanoTime();
         LoadException e = assertThrows(LoadException.class, () -> LoadGenerator.builder(URI.create("http://127.0.0.1:1"))

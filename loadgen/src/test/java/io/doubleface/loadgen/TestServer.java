@@ -29,6 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * (or the path's own delay in {@link #delayMillisByPath}),
  * holds every answer due during a {@link #pause} until the pause ends (a stalled server), answers
  * {@code /status/NNN} with that status, and counts requests in flight (the most at once) and per path.
+ * With {@link #dropEveryMillis} it closes a connection on a request instead of answering it (a server
+ * closing an idle connection just as a request arrives).
  *
  * <p>Threading: setters from any thread; the handler runs on the server's loops.
  */
@@ -45,6 +47,13 @@ final class TestServer implements AutoCloseable {
     final AtomicInteger maxInFlight = new AtomicInteger();
     final AtomicLong requests = new AtomicLong();
     final Map<String, AtomicLong> byPath = new ConcurrentHashMap<>();
+    /**
+     * If {@code > 0}: a request on a connection that has already been answered is, at most once per
+     * this many ms, not answered: the connection closes instead. Counted in {@link #dropped}.
+     */
+    volatile long dropEveryMillis;
+    final AtomicLong dropped = new AtomicLong();
+    private final AtomicLong lastDrop = new AtomicLong(Long.MIN_VALUE / 2);
 
     TestServer() throws InterruptedException {
         channel = new ServerBootstrap().group(loops.group()).channel(loops.serverChannelClass())
@@ -66,8 +75,20 @@ final class TestServer implements AutoCloseable {
     }
 
     private final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+        /** Requests this connection received before. */
+        private int received;
+
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+            long every = dropEveryMillis;
+            long t = System.nanoTime();
+            long last = lastDrop.get();
+            if (every > 0 && received++ > 0 && t - last >= TimeUnit.MILLISECONDS.toNanos(every)
+                    && lastDrop.compareAndSet(last, t)) {
+                dropped.incrementAndGet();
+                ctx.close();
+                return;
+            }
             int now = inFlight.incrementAndGet();
             maxInFlight.accumulateAndGet(now, Math::max);
             requests.incrementAndGet();
