@@ -14,6 +14,8 @@ import java.time.Duration;
  * @param idleTimeout a connection with no traffic for this long is closed; each connection's timeout
  *     is up to a tenth longer, at random, so that connections idle since the same moment (a
  *     client's pool after a burst) close spread over that tenth, not all in one event-loop iteration
+ *     (HTTP/1.1 connections; gRPC connections are closed by grpc-java's own idle handling at this
+ *     timeout)
  * @param maxQueuedBytes response bytes written to one connection and not yet taken by its client
  *     (Netty's outbound buffer) above which the connection is closed as a slow reader. Reading from
  *     a connection also stops while its outbound buffer is above Netty's high water mark, so only
