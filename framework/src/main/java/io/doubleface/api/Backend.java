@@ -51,6 +51,24 @@ public final class Backend<C extends Command<?>> {
         return shardCount;
     }
 
+    /**
+     * The shard that serves {@code command} when the call is routed by the key it carries
+     * ({@link FanoutPlan#call(Backend, Command, ReplyHandler)}): what the driver says.
+     *
+     * @param command the command, not {@code null}
+     * @return the shard, {@code 0 .. shardCount()-1}
+     * @throws IllegalArgumentException if the driver addresses its shards by index only, or the
+     *     command carries no key (the message says which)
+     */
+    public int shardFor(C command) {
+        java.util.Objects.requireNonNull(command, "command");
+        try {
+            return driver.shardFor(command);
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalArgumentException("backend '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
     /** {@return the shard list, e.g. {@code redis://127.0.0.1:7201-7220}} */
     public String describe() {
         return driver.describe();

@@ -39,6 +39,32 @@ public interface FanoutPlan<Q, P> {
             ReplyHandler<? super Q, ? super V, ? extends P> onReply);
 
     /**
+     * Adds a call of {@code command} routed by the key it carries: the backend's store decides which
+     * shard holds that key, as a Redis Cluster does with its hash slots (the master owning the slot
+     * of the command's first key, followed through {@code MOVED}/{@code ASK} redirects and
+     * fail-overs; a multi-key command whose keys span several nodes is split and its replies put
+     * back together in key order). The service names the key, never a shard:
+     *
+     * <pre>{@code
+     * plan.call(cluster, REDIS.hgetall("user:" + id), USER);      // wherever Redis put user:<id>
+     * plan.call(cluster, REDIS.mget(keys), VALUES);                // one call, split per node if it must be
+     * }</pre>
+     *
+     * @param <V> the reply type of the command
+     * @param <C> the command type, one the backend's driver runs
+     * @param backend one of the server's backends, over a driver that routes by key
+     * @param command the command, carrying at least one key, not {@code null}
+     * @param onReply processes the call's reply, not {@code null}
+     * @return the call number (0, 1, 2, … in the order of this round's calls)
+     * @throws IllegalArgumentException if the backend is not one of this server's, its driver
+     *     addresses shards by index only, the command carries no key, or the round is full
+     */
+    default <V, C extends Command<V>> int call(Backend<? super C> backend, C command,
+            ReplyHandler<? super Q, ? super V, ? extends P> onReply) {
+        return call(backend, backend.shardFor(command), command, onReply);
+    }
+
+    /**
      * Adds the same command to every shard of {@code backend} (a broadcast), in shard order.
      *
      * @param <V> the reply type of the command

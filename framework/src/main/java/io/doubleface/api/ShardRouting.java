@@ -109,11 +109,27 @@ public final class ShardRouting {
      * @return the slot, {@code 0 ..} {@value #REDIS_SLOTS}{@code -1}
      */
     public static int redisSlot(byte[] key) {
-        int from = 0;
-        int to = key.length;
-        for (int i = 0; i < key.length; i++) {
+        return redisSlot(key, 0, key.length);
+    }
+
+    /**
+     * The Redis Cluster hash slot of the key in {@code key[offset .. offset+length-1]}, as
+     * {@link #redisSlot(byte[])}.
+     *
+     * @param key holds the key's bytes, not {@code null}; read, not modified
+     * @param offset where the key starts in {@code key}
+     * @param length the key's length in bytes
+     * @return the slot, {@code 0 ..} {@value #REDIS_SLOTS}{@code -1}
+     * @throws IndexOutOfBoundsException if the range is not within {@code key}
+     */
+    public static int redisSlot(byte[] key, int offset, int length) {
+        java.util.Objects.checkFromIndexSize(offset, length, key.length);
+        int from = offset;
+        int end = offset + length;
+        int to = end;
+        for (int i = offset; i < end; i++) {
             if (key[i] == '{') {
-                for (int k = i + 1; k < key.length; k++) {
+                for (int k = i + 1; k < end; k++) {
                     if (key[k] == '}') {
                         if (k > i + 1) {
                             from = i + 1;

@@ -125,6 +125,11 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
     }
 
     @Override
+    public int shardFor(C command) {
+        return inner.shardFor(command);
+    }
+
+    @Override
     public String describe() {
         return inner.describe();
     }

@@ -26,6 +26,27 @@ public interface ShardDriver<C extends Command<?>> extends AutoCloseable {
     /** {@return the number of shards; shard ids are {@code 0 .. shardCount()-1}. Fixed for the driver's life} */
     int shardCount();
 
+    /**
+     * The shard that serves {@code command} when a service routes the call by the key the command
+     * carries ({@link io.doubleface.api.FanoutPlan#call(io.doubleface.api.Backend, Command,
+     * io.doubleface.api.ReplyHandler)}), for a driver whose store places keys itself (a Redis
+     * Cluster: the master owning the key's hash slot). The index is read when the call is planned,
+     * for the request's per-shard accounting; a driver that routes by key sends the command where
+     * its store says the key lives <em>when it is sent</em>, whatever the index.
+     *
+     * <p>Thread-safe; called on the thread planning the request, so it must not block.
+     *
+     * @param command the command, not {@code null}
+     * @return the shard, {@code 0 .. shardCount()-1}
+     * @throws UnsupportedOperationException if this driver addresses shards by index only (the default)
+     * @throws IllegalArgumentException if the command carries no key to route by
+     */
+    default int shardFor(C command) {
+        throw new UnsupportedOperationException(describe() + " addresses its shards by index only: plan the call "
+                + "with call(backend, shard, command, onReply), or use a store that places keys itself "
+                + "(redis-cluster://)");
+    }
+
     /** {@return a short description for logs and {@code /admin/stats}, e.g. {@code kv://127.0.0.1:7101-7120}} */
     String describe();
 

@@ -1,5 +1,7 @@
 package io.doubleface.redis;
 
+import io.doubleface.api.ShardRouting;
+
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -175,7 +177,8 @@ public final class Redis<K, V> {
             k.get(k.position(), resp, at, n);
         }
         put(resp, at + n, CRLF);
-        return new RedisCommand<>(type, codec, a -> a.addKey(key), output, bulkSlice, resp);
+        return new RedisCommand<>(type, codec, a -> a.addKey(key), output, bulkSlice, resp,
+                ShardRouting.redisSlot(resp, at, n));
     }
 
     private static int digits(int v) {
@@ -231,8 +234,44 @@ public final class Redis<K, V> {
      */
     @SafeVarargs
     public final RedisCommand<List<KeyValue<K, V>>> mget(K... keys) {
-        List<K> ks = List.of(keys);
-        return raw(CommandType.MGET, c -> new KeyValueListOutput<>(c, ks), a -> a.addKeys(ks));
+        return mgetOf(List.of(keys));
+    }
+
+    @SuppressWarnings("unchecked")
+    private RedisCommand<List<KeyValue<K, V>>> mgetOf(List<K> ks) {
+        return new RedisCommand<>(CommandType.MGET, codec, a -> a.addKeys(ks), c -> new KeyValueListOutput<>(c, ks),
+                new RedisCommand.MultiKey(ks, RedisCommand.Combine.IN_KEY_ORDER, part -> mgetOf((List<K>) part)));
+    }
+
+    /** A command over {@code ks} replying a count that is the sum over any split of the keys. */
+    @SuppressWarnings("unchecked")
+    private RedisCommand<Long> counted(CommandType type, List<K> ks) {
+        return new RedisCommand<>(type, codec, a -> a.addKeys(ks), IntegerOutput::new,
+                new RedisCommand.MultiKey(ks, RedisCommand.Combine.SUM, part -> counted(type, (List<K>) part)));
+    }
+
+    /**
+     * {@code EXISTS key…}: how many of the keys exist (a key named twice counts twice).
+     *
+     * @param keys the keys, at least one; none {@code null}
+     * @return the command; replies the number of the keys that exist
+     * @throws NullPointerException if {@code keys} or one of them is {@code null}
+     */
+    @SafeVarargs
+    public final RedisCommand<Long> exists(K... keys) {
+        return counted(CommandType.EXISTS, List.of(keys));
+    }
+
+    /**
+     * {@code UNLINK key…}: removes the keys, reclaiming their memory in the background.
+     *
+     * @param keys the keys, at least one; none {@code null}
+     * @return the command; replies the number of keys that existed and were removed
+     * @throws NullPointerException if {@code keys} or one of them is {@code null}
+     */
+    @SafeVarargs
+    public final RedisCommand<Long> unlink(K... keys) {
+        return counted(CommandType.UNLINK, List.of(keys));
     }
 
     /**
@@ -255,8 +294,7 @@ public final class Redis<K, V> {
      */
     @SafeVarargs
     public final RedisCommand<Long> del(K... keys) {
-        List<K> ks = List.of(keys);
-        return raw(CommandType.DEL, IntegerOutput::new, a -> a.addKeys(ks));
+        return counted(CommandType.DEL, List.of(keys));
     }
 
     /**

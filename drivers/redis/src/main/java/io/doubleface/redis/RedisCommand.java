@@ -1,5 +1,10 @@
 package io.doubleface.redis;
 
+import io.doubleface.api.ShardRouting;
+import io.lettuce.core.cluster.ClusterReadOnlyCommands;
+import java.nio.ByteBuffer;
+import java.util.List;
+
 import io.doubleface.driver.Command;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.output.CommandOutput;
@@ -33,6 +38,34 @@ public final class RedisCommand<V> implements Command<V> {
     private final Function<RedisCodec<?, ?>, CommandOutput<?, ?, V>> output;
     private final boolean bulkSlice;
     private final byte[] encoded;
+    /** The hash slot of the first key: {@link #SLOT_UNKNOWN} until computed, {@link #NO_KEY} for none. */
+    private int slot;
+    /** The keys of a command a cluster client may split by slot ({@code MGET}, {@code DEL}, …); or {@code null}. */
+    private final MultiKey multiKey;
+    /** Each key's hash slot, for {@link #multiKey}; computed on first use (an idempotent race). */
+    private int[] keySlots;
+
+    /** {@link #slot()} not computed yet. */
+    static final int SLOT_UNKNOWN = -2;
+    /** {@link #slot()} of a command that carries no key. */
+    static final int NO_KEY = -1;
+
+    /** How the replies of a split multi-key command are put back together. */
+    enum Combine {
+        /** {@code MGET}: the parts' key-value lists, back in the order of the keys. */
+        IN_KEY_ORDER,
+        /** {@code DEL}, {@code EXISTS}, {@code UNLINK}, {@code TOUCH}: the sum of the parts' counts. */
+        SUM
+    }
+
+    /**
+     * The keys of a multi-key command, and how to make the same command over a subset of them.
+     *
+     * @param keys the command's keys, in its order
+     * @param combine how the parts' replies make the whole reply
+     * @param part the same command over some of the keys (in the order given)
+     */
+    record MultiKey(List<?> keys, Combine combine, Function<List<Object>, RedisCommand<?>> part) {}
 
     <K, W> RedisCommand(ProtocolKeyword type, RedisCodec<K, W> codec, Consumer<CommandArgs<K, W>> args,
             Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output) {
@@ -54,6 +87,79 @@ public final class RedisCommand<V> implements Command<V> {
         this.output = (Function) Objects.requireNonNull(output, "output");
         this.bulkSlice = bulkSlice;
         this.encoded = encoded;
+        this.slot = SLOT_UNKNOWN;
+        this.multiKey = null;
+    }
+
+    /** A command of one key whose slot is already known ({@link Redis}'s one-key commands). */
+    <K, W> RedisCommand(ProtocolKeyword type, RedisCodec<K, W> codec, Consumer<CommandArgs<K, W>> args,
+            Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output, boolean bulkSlice, byte[] encoded, int slot) {
+        this(type, codec, args, output, bulkSlice, encoded);
+        this.slot = slot;
+    }
+
+    /** A multi-key command a cluster client splits by slot when its keys span several. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    <K, W> RedisCommand(ProtocolKeyword type, RedisCodec<K, W> codec, Consumer<CommandArgs<K, W>> args,
+            Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output, MultiKey multiKey) {
+        this.type = Objects.requireNonNull(type, "type");
+        this.codec = Objects.requireNonNull(codec, "codec");
+        this.args = (Consumer) Objects.requireNonNull(args, "args");
+        this.output = (Function) Objects.requireNonNull(output, "output");
+        this.bulkSlice = false;
+        this.encoded = null;
+        this.slot = SLOT_UNKNOWN;
+        this.multiKey = multiKey;
+    }
+
+    /**
+     * The Redis Cluster hash slot of the command's first key ({@code CRC16} of the key as the
+     * command's codec encodes it, honouring {@code {hash tags}}), what a cluster client routes the
+     * command by; {@value #NO_KEY} if the command carries no key. Computed once per command.
+     */
+    int slot() {
+        int s = slot;
+        if (s == SLOT_UNKNOWN) {
+            ByteBuffer k = newArgs().getFirstEncodedKey();
+            s = k == null ? NO_KEY : slotOf(k);
+            slot = s;
+        }
+        return s;
+    }
+
+    /** {@return the keys of a command a cluster client may split by slot, or {@code null}} */
+    MultiKey multiKey() {
+        return multiKey;
+    }
+
+    /** {@return each key's slot, for a {@link #multiKey()} command} */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    int[] keySlots() {
+        int[] s = keySlots;
+        if (s == null) {
+            List<?> keys = multiKey.keys();
+            s = new int[keys.size()];
+            for (int i = 0; i < s.length; i++) {
+                Object k = keys.get(i);
+                s[i] = k instanceof byte[] b && codec instanceof io.lettuce.core.codec.ByteArrayCodec ? ShardRouting.redisSlot(b) : slotOf(((RedisCodec) codec).encodeKey(k));
+            }
+            keySlots = s;
+        }
+        return s;
+    }
+
+    private static int slotOf(ByteBuffer key) {
+        if (key.hasArray()) {
+            return ShardRouting.redisSlot(key.array(), key.arrayOffset() + key.position(), key.remaining());
+        }
+        byte[] b = new byte[key.remaining()];
+        key.duplicate().get(b);
+        return ShardRouting.redisSlot(b);
+    }
+
+    /** Whether the command only reads (so a replica may serve it, {@code read-from=replica}). */
+    boolean readOnly() {
+        return ClusterReadOnlyCommands.isReadOnlyCommand(type);
     }
 
     /** The command in RESP, written by the native client as it is; {@code null} if it encodes its arguments per send. */

@@ -45,9 +45,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The driver of Redis shards, through Lettuce. Shard {@code i} is the {@code i}-th
  * {@code redis-server} of the list ({@code redis://host:first-last} or
- * {@code redis://host:port,host:port}), or the {@code i}-th master of a Redis Cluster
- * ({@code redis-cluster://host:port}, see {@link RedisClusterShards}), whose keys carry the
- * shard's hash tag ({@link #keyTag(int)}). It sends {@link RedisCommand}s, built with {@link Redis}.
+ * {@code redis://host:port,host:port}), or, for a Redis Cluster ({@code redis-cluster://seed,seed}),
+ * the {@code i}-th master of the cluster's slot map — where calls routed by key
+ * ({@link #shardFor}) go wherever the cluster keeps the key ({@link RedisClusterLoopClient}:
+ * the cluster's own slot map, {@code MOVED}/{@code ASK}, refreshes, fail-overs, replicas). It sends
+ * {@link RedisCommand}s, built with {@link Redis}.
  *
  * <ul>
  *   <li>{@link #openOn(EventLoop)} with {@code connection=per-loop} (the default): one
@@ -112,6 +114,33 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
     }
 
+    /** Where a {@code redis-cluster://} backend sends read-only commands ({@code ?read-from=}). */
+    public enum ReadFrom {
+        /** Every command to the master owning the slot (the default). */
+        MASTER,
+        /** Reads to a replica of the slot's master when it has a healthy one, else to the master. */
+        REPLICA_PREFERRED,
+        /** Reads to a replica of the slot's master only; none healthy fails the call {@code UNAVAILABLE}. */
+        REPLICA;
+
+        /** {@return the URI spelling: {@code master}, {@code replica-preferred} or {@code replica}} */
+        public String label() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        static ReadFrom parse(String s) {
+            for (ReadFrom r : values()) {
+                if (r.label().equals(s)) {
+                    return r;
+                }
+            }
+            throw new IllegalArgumentException("read-from=" + s + " (expected: master, replica-preferred or replica)");
+        }
+    }
+
+    /** Scheme of a Redis Cluster backend: {@value}. */
+    public static final String CLUSTER_SCHEME = "redis-cluster";
+
     /**
      * Scheme of shard lists over TLS: {@value}. Options {@code cacert=PEM} (the certificate
      * authorities to trust; default the JDK's) and {@code verify=full|ca|none} (default {@code full}:
@@ -120,7 +149,13 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     public static final String TLS_SCHEME = "rediss";
 
     private final List<InetSocketAddress> shards;
-    private final String[] keyTags;
+    /** The slot map of a {@code redis-cluster://} backend; {@code null} for standalone shards. */
+    private final RedisClusterTopology cluster;
+    private final ReadFrom readFrom;
+    private final Set<RedisClusterLoopClient> clusterClients = ConcurrentHashMap.newKeySet();
+    private final Set<RedisClusterBlockingClient> clusterBlocking = ConcurrentHashMap.newKeySet();
+    /** The loop of the cluster's blocking clients, created on first use under {@link #sharedLock}. */
+    private io.doubleface.loop.LoopGroup blockingLoop;
     private final DriverSettings settings;
     private final ConnectionMode mode;
     private final Tls tls; // null: plain TCP
@@ -148,7 +183,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
      * @throws NullPointerException if {@code settings} is {@code null}
      */
     public RedisDriver(List<InetSocketAddress> shards, DriverSettings settings) {
-        this(shards, null, settings, ConnectionMode.PER_LOOP, null, null);
+        this(shards, settings, ConnectionMode.PER_LOOP, null, null, null, ReadFrom.MASTER);
     }
 
     /**
@@ -163,19 +198,17 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     /**
      * A driver of {@code shards}.
      *
-     * @param keyTags the key tag of each shard ({@link #keyTag}), or {@code null} for none
      * @param description for {@link #describe()}, or {@code null} for the {@code redis://} list
+     * @param cluster the slot map of a cluster whose masters are {@code shards}, or {@code null}
      */
-    RedisDriver(List<InetSocketAddress> shards, List<String> keyTags, DriverSettings settings,
-            ConnectionMode mode, Tls tls, String description) {
+    RedisDriver(List<InetSocketAddress> shards, DriverSettings settings, ConnectionMode mode, Tls tls,
+            String description, RedisClusterTopology cluster, ReadFrom readFrom) {
         if (shards == null || shards.isEmpty()) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
         }
         this.shards = List.copyOf(shards);
-        this.keyTags = new String[shards.size()];
-        for (int i = 0; i < this.keyTags.length; i++) {
-            this.keyTags[i] = keyTags == null ? "" : "{" + keyTags.get(i) + "}";
-        }
+        this.cluster = cluster;
+        this.readFrom = Objects.requireNonNull(readFrom, "readFrom");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.mode = Objects.requireNonNull(mode, "mode");
         this.tls = tls;
@@ -215,7 +248,11 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         int q = uri.indexOf('?');
         String base = q < 0 ? uri : uri.substring(0, q);
         boolean secure = base.startsWith(TLS_SCHEME + "://");
-        ConnectionMode mode = ConnectionMode.PER_LOOP;
+        boolean isCluster = base.startsWith(CLUSTER_SCHEME + "://");
+        ConnectionMode mode = isCluster ? ConnectionMode.NATIVE : ConnectionMode.PER_LOOP;
+        ReadFrom readFrom = ReadFrom.MASTER;
+        Duration refresh = Duration.ofSeconds(RedisClusterTopology.DEFAULT_REFRESH_SECONDS);
+        Duration floor = Duration.ofMillis(RedisClusterTopology.DEFAULT_FLOOR_MILLIS);
         java.nio.file.Path caCert = null;
         SslVerifyMode verify = SslVerifyMode.FULL;
         List<String> kept = new java.util.ArrayList<>();
@@ -227,9 +264,27 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                 switch (k) {
                     case "connection" -> {
                         mode = ConnectionMode.parse(v);
-                        if (mode != ConnectionMode.PER_LOOP) {
+                        if (isCluster && mode != ConnectionMode.NATIVE) {
+                            throw new IllegalArgumentException("redis shard URI '" + uri + "': a Redis Cluster runs on "
+                                    + "doubleface's native client (connection=native, the default for "
+                                    + CLUSTER_SCHEME + "://); Lettuce's per-loop and shared connections do not follow "
+                                    + "the cluster's slot map");
+                        }
+                        if (mode != (isCluster ? ConnectionMode.NATIVE : ConnectionMode.PER_LOOP)) {
                             kept.add(kv);
                         }
+                    }
+                    case "read-from", "refresh", "refresh-floor" -> {
+                        if (!isCluster) {
+                            throw new IllegalArgumentException("redis shard URI '" + uri + "': " + k + " needs "
+                                    + CLUSTER_SCHEME + "://");
+                        }
+                        switch (k) {
+                            case "read-from" -> readFrom = ReadFrom.parse(v);
+                            case "refresh" -> refresh = duration(uri, k, v, false);
+                            default -> floor = duration(uri, k, v, true);
+                        }
+                        kept.add(kv);
                     }
                     case "cacert" -> {
                         if (!secure) {
@@ -259,16 +314,22 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                     }
                     default -> throw new IllegalArgumentException("redis shard URI '" + uri + "': unknown option '"
                             + k + "' (known: connection=per-loop|shared|native" + (secure ? ", cacert=PEM, verify=full|ca|none"
-                            : "; rediss:// adds cacert=PEM, verify=full|ca|none") + ")");
+                            : isCluster ? ", read-from=master|replica-preferred|replica, refresh=DURATION, "
+                            + "refresh-floor=DURATION" : "; rediss:// adds cacert=PEM, verify=full|ca|none; "
+                            + CLUSTER_SCHEME + ":// adds read-from, refresh, refresh-floor") + ")");
                 }
             }
         }
         String suffix = kept.isEmpty() ? "" : "?" + String.join("&", kept);
-        if (base.startsWith(RedisClusterShards.SCHEME + "://")) {
-            List<InetSocketAddress> seeds = ShardAddresses.parse(RedisClusterShards.SCHEME, base);
-            RedisClusterShards cs = RedisClusterShards.discover(seeds, settings.connectTimeout());
-            return new RedisDriver(cs.masters(), cs.tags(), settings, mode, null, base + suffix + " ("
-                    + cs.masters().size() + " masters)");
+        if (isCluster) {
+            List<InetSocketAddress> seeds = ShardAddresses.parse(CLUSTER_SCHEME, base);
+            RedisClusterTopology t = RedisClusterTopology.open(seeds, settings.connectTimeout(), refresh, floor);
+            List<InetSocketAddress> masters = new java.util.ArrayList<>();
+            for (RedisClusterMap.Node n : t.current().masters()) {
+                masters.add(n.address());
+            }
+            return new RedisDriver(masters, settings, ConnectionMode.NATIVE, null, base + suffix + " ("
+                    + masters.size() + " masters at start)", t, readFrom);
         }
         if (secure && mode == ConnectionMode.NATIVE) {
             throw new IllegalArgumentException("redis shard URI '" + uri + "': connection=native speaks plain TCP "
@@ -276,10 +337,29 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
         if (secure) {
             List<InetSocketAddress> shards = ShardAddresses.parse(TLS_SCHEME, base);
-            return new RedisDriver(shards, null, settings, mode, new Tls(caCert, verify),
-                    ShardAddresses.describe(TLS_SCHEME, shards) + suffix);
+            return new RedisDriver(shards, settings, mode, new Tls(caCert, verify),
+                    ShardAddresses.describe(TLS_SCHEME, shards) + suffix, null, ReadFrom.MASTER);
         }
-        return new RedisDriver(ShardAddresses.parse("redis", base), null, settings, mode, null, null);
+        return new RedisDriver(ShardAddresses.parse("redis", base), settings, mode, null, null, null, ReadFrom.MASTER);
+    }
+
+    /** {@code 250ms}, {@code 30s}, {@code 2m}: a positive duration (zero allowed if {@code zeroOk}). */
+    private static Duration duration(String uri, String key, String v, boolean zeroOk) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m)").matcher(v);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("redis shard URI '" + uri + "': " + key + "=" + v
+                    + " (expected: a duration such as 250ms, 30s or 2m)");
+        }
+        long n = Long.parseLong(m.group(1));
+        Duration d = switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            default -> Duration.ofMinutes(n);
+        };
+        if (d.isZero() && !zeroOk) {
+            throw new IllegalArgumentException("redis shard URI '" + uri + "': " + key + "=" + v + " (expected: > 0)");
+        }
+        return d;
     }
 
     @Override
@@ -292,9 +372,103 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         return description;
     }
 
-    /** {@return the shard addresses, indexed by shard (an unmodifiable list)} */
+    /**
+     * The shard addresses, indexed by shard: the list given, or for a cluster the masters of its
+     * current slot map (which may have changed since the driver opened: a fail-over promotes a replica).
+     *
+     * @return an unmodifiable list
+     */
     public List<InetSocketAddress> shards() {
+        if (cluster != null) {
+            List<InetSocketAddress> now = new java.util.ArrayList<>();
+            for (RedisClusterMap.Node n : cluster.current().masters()) {
+                now.add(n.address());
+            }
+            return List.copyOf(now);
+        }
         return shards;
+    }
+
+    /** {@return whether this is a {@code redis-cluster://} backend (calls routed by key, {@link #shardFor})} */
+    public boolean isCluster() {
+        return cluster != null;
+    }
+
+    /** {@return where a cluster backend sends read-only commands ({@code ?read-from=}; {@link ReadFrom#MASTER} if not a cluster)} */
+    public ReadFrom readFrom() {
+        return readFrom;
+    }
+
+    /**
+     * For a {@code redis-cluster://} backend, the shard (master index in the cluster's current slot
+     * map, bounded by {@link #shardCount()}) that owns the slot of the command's first key. The call
+     * itself is routed again by the loop client when it is sent, so a map that changed between plan
+     * and send costs nothing but the accounting.
+     *
+     * @throws UnsupportedOperationException for standalone shards ({@code redis://}), which are
+     *     addressed by index
+     * @throws IllegalArgumentException if the command carries no key
+     */
+    @Override
+    public int shardFor(RedisCommand<?> command) {
+        if (cluster == null) {
+            return ShardDriver.super.shardFor(command);
+        }
+        RedisCommand.MultiKey multi = command.multiKey();
+        int slot = multi != null ? (command.keySlots().length == 0 ? RedisCommand.NO_KEY : command.keySlots()[0])
+                : command.slot();
+        if (slot < 0) {
+            throw new IllegalArgumentException(command.type() + " carries no key to route by: address it by shard "
+                    + "(call(backend, shard, …)) or send it to every master (broadcast)");
+        }
+        RedisClusterMap.Node owner = cluster.current().owner(slot);
+        int index = owner == null ? 0 : owner.index();
+        return index < 0 ? 0 : Math.min(index, shards.size() - 1);
+    }
+
+    /**
+     * The cluster's topology now, for {@code /admin/stats}: slot map version, masters with their
+     * slot ranges and replicas, refreshes and redirects counted; {@code null} for standalone shards.
+     *
+     * @return a JSON object, or {@code null}
+     */
+    public String clusterJson() {
+        if (cluster == null) {
+            return null;
+        }
+        RedisClusterMap m = cluster.current();
+        RedisClusterTopology.Stats st = cluster.stats();
+        StringBuilder b = new StringBuilder("{\"slotMapVersion\":").append(st.version())
+                .append(",\"servedSlots\":").append(st.servedSlots())
+                .append(",\"refreshes\":").append(st.refreshes())
+                .append(",\"changes\":").append(st.changes())
+                .append(",\"refreshFailures\":").append(st.failures())
+                .append(",\"refreshRequests\":").append(st.refreshRequests())
+                .append(",\"movedRedirects\":").append(st.movedRedirects())
+                .append(",\"askRedirects\":").append(st.askRedirects())
+                .append(",\"lastRefreshEpochMillis\":").append(st.lastRefreshMillis())
+                .append(",\"readFrom\":\"").append(readFrom.label()).append("\",\"masters\":[");
+        for (int i = 0; i < m.masters().size(); i++) {
+            RedisClusterMap.Node n = m.masters().get(i);
+            b.append(i == 0 ? "" : ",").append("{\"address\":\"").append(n).append("\",\"slots\":[");
+            List<int[]> ranges = m.rangesOf(i);
+            for (int r = 0; r < ranges.size(); r++) {
+                b.append(r == 0 ? "" : ",").append('[').append(ranges.get(r)[0]).append(',').append(ranges.get(r)[1])
+                        .append(']');
+            }
+            b.append("],\"replicas\":[");
+            List<RedisClusterMap.Node> rs = m.replicasOf(i);
+            for (int r = 0; r < rs.size(); r++) {
+                b.append(r == 0 ? "" : ",").append('"').append(rs.get(r)).append('"');
+            }
+            b.append("]}");
+        }
+        return b.append("]}").toString();
+    }
+
+    /** The cluster's topology (tests). */
+    RedisClusterTopology topology() {
+        return cluster;
     }
 
     /** {@return the settings the driver was opened with} */
@@ -319,21 +493,6 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
     LongAdder offLoopCounter() {
         return offLoopCompletions;
-    }
-
-    /**
-     * The hash tag to start a key with so that it lives on shard {@code shard}: {@code ""} for
-     * standalone shards, {@code "{t}"} for a {@code redis-cluster://} shard (a tag whose slot the
-     * shard's master serves; see {@link RedisClusterShards}). Prefix every key a command sends to
-     * shard {@code shard} with it, e.g. {@code driver.keyTag(s) + "user:" + id}, and a multi-key
-     * command (MGET, a script) stays a single-slot command on one master.
-     *
-     * @param shard the shard, {@code 0 .. shardCount()-1}
-     * @return the tag, never {@code null}
-     * @throws IndexOutOfBoundsException if {@code shard} is out of range
-     */
-    public String keyTag(int shard) {
-        return keyTags[shard];
     }
 
     RedisURI uri(int shard) {
@@ -402,6 +561,15 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     private LoopClient<?> openAny(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
+        if (cluster != null) {
+            RedisClusterLoopClient c = new RedisClusterLoopClient(this, cluster, loop);
+            clusterClients.add(c);
+            if (closed) {
+                clusterClients.remove(c);
+                throw new IllegalStateException("redis driver " + description + " is closed");
+            }
+            return c;
+        }
         if (mode == ConnectionMode.NATIVE) {
             PipelinedLoopClient<RedisCommand<?>> n = new PipelinedLoopClient<>(loop, shards, RespProtocol.INSTANCE,
                     settings, Duration.ofMillis(RECONNECT_BACKOFF_MILLIS), description, nativeClients::remove);
@@ -431,6 +599,25 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
     private BlockingClient<?> openAnyBlocking() {
         requireOpen();
+        if (cluster != null) {
+            EventLoop loop;
+            synchronized (sharedLock) {
+                if (blockingLoop == null) {
+                    blockingLoop = new io.doubleface.loop.LoopGroup("rcluster-blk", 1,
+                            io.doubleface.loop.LoopGroup.Transport.AUTO);
+                }
+                loop = blockingLoop.loops().get(0);
+            }
+            RedisClusterLoopClient lc = new RedisClusterLoopClient(this, cluster, loop);
+            RedisClusterBlockingClient c = new RedisClusterBlockingClient(this, lc);
+            clusterBlocking.add(c);
+            if (closed) {
+                clusterBlocking.remove(c);
+                c.close();
+                throw new IllegalStateException("redis driver " + description + " is closed");
+            }
+            return c;
+        }
         RedisBlockingClient c = new RedisBlockingClient(this);
         blockingClients.add(c);
         if (closed) {
@@ -522,6 +709,14 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         blockingClients.remove(c);
     }
 
+    void closed(RedisClusterLoopClient c) {
+        clusterClients.remove(c);
+    }
+
+    void closed(RedisClusterBlockingClient c) {
+        clusterBlocking.remove(c);
+    }
+
     /**
      * Closes every client this driver opened (loop clients on their loops, waiting up to
      * {@value #CLOSE_WAIT_MILLIS} ms each), the shared connections and the Lettuce resources.
@@ -546,6 +741,24 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             }
         }
         loopClients.clear();
+        for (RedisClusterBlockingClient c : List.copyOf(clusterBlocking)) {
+            c.close();
+        }
+        for (RedisClusterLoopClient c : List.copyOf(clusterClients)) {
+            ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
+        }
+        clusterClients.clear();
+        io.doubleface.loop.LoopGroup bl;
+        synchronized (sharedLock) {
+            bl = blockingLoop;
+            blockingLoop = null;
+        }
+        if (bl != null) {
+            bl.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
         for (PipelinedLoopClient<RedisCommand<?>> c : List.copyOf(nativeClients)) {
             ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
         }

@@ -16,7 +16,7 @@ public final class RedisDriverProvider implements ShardDriverProvider {
 
     @Override
     public List<String> schemes() {
-        return List.of("redis", RedisDriver.TLS_SCHEME, RedisClusterShards.SCHEME);
+        return List.of("redis", RedisDriver.TLS_SCHEME, RedisDriver.CLUSTER_SCHEME);
     }
 
     @Override

@@ -56,6 +56,8 @@ public final class RedisServers implements AutoCloseable {
     private final Path binary;
     private final String host;
     private final boolean cluster;
+    /** For a cluster: how many of the servers (the first ones) were made masters; the rest are replicas. */
+    private int masters;
     private final Path dir;
     private final List<InetSocketAddress> addresses = new ArrayList<>();
     private final List<Process> processes = new ArrayList<>();
@@ -103,14 +105,193 @@ public final class RedisServers implements AutoCloseable {
      *     form within 30 s (the servers are closed again)
      */
     public static RedisServers startCluster(int nodes, int basePort, String host) {
-        RedisServers s = start(findBinary(), nodes, basePort, host, true);
+        return startCluster(nodes, 0, basePort, host);
+    }
+
+    /** Longest {@link #startCluster} waits for the cluster to form: {@value} ms. */
+    static final long FORM_TIMEOUT_MILLIS = 30_000;
+
+    /**
+     * Starts a Redis Cluster of {@code masters} masters with {@code replicas} replicas each: server
+     * {@code i < masters} is master {@code i} and serves the {@code i}-th of {@code masters} even slot
+     * ranges ({@code CLUSTER ADDSLOTS}); the replicas of master {@code m} are the servers
+     * {@code masters + m * replicas ..}, attached with {@code CLUSTER REPLICATE}. Every node meets the
+     * first; this returns once every node reports {@code cluster_state:ok} and knows every other
+     * node, and every replica is attached. Nodes run with {@code cluster-node-timeout}
+     * {@value #CLUSTER_NODE_TIMEOUT_MILLIS} ms (a dead master's replica is promoted within a few
+     * seconds) and {@code cluster-require-full-coverage no} (a dead master's slots fail, the others
+     * keep serving).
+     *
+     * @param masters the number of masters, {@code > 0}
+     * @param replicas replicas per master, {@code >= 0}
+     * @param basePort the port of server 0, the others following it; 0 for free ports chosen by the OS
+     * @param host the address the nodes bind to and are reached on, e.g. {@code 127.0.0.1}
+     * @return the running cluster; the caller closes it. {@link #uri()} gives its {@code redis-cluster://} seeds
+     * @throws IllegalArgumentException if a count or {@code basePort} is out of range
+     * @throws IllegalStateException if no binary is found, a node does not start, or the cluster does not
+     *     form within {@value #FORM_TIMEOUT_MILLIS} ms (the servers are closed again)
+     */
+    public static RedisServers startCluster(int masters, int replicas, int basePort, String host) {
+        if (masters < 1 || replicas < 0 || masters * (1L + replicas) > 1000) {
+            throw new IllegalArgumentException("masters: " + masters + ", replicas: " + replicas
+                    + " (expected: masters > 0, replicas >= 0, at most 1000 servers)");
+        }
+        RedisServers s = start(findBinary(), masters * (1 + replicas), basePort, host, true);
         try {
-            RedisClusterShards.form(s.addresses());
+            s.masters = masters;
+            s.form(masters, replicas);
         } catch (RuntimeException e) {
             s.close();
             throw e;
         }
         return s;
+    }
+
+    /** {@code nodes} cluster-enabled servers on free ports that form no cluster and serve no slot (tests). */
+    static RedisServers startClusterNodesOnly(int nodes, String host) {
+        RedisServers s = start(findBinary(), nodes, 0, host, true);
+        s.masters = nodes;
+        return s;
+    }
+
+    /** {@code cluster-node-timeout} of the cluster nodes started here: {@value} ms. */
+    static final long CLUSTER_NODE_TIMEOUT_MILLIS = 1_000;
+
+    private void form(int masters, int replicas) {
+        java.time.Duration t = java.time.Duration.ofSeconds(10);
+        List<InetSocketAddress> nodes = addresses();
+        try {
+            for (int i = 0; i < masters; i++) {
+                int lo = (int) ((long) io.doubleface.api.ShardRouting.REDIS_SLOTS * i / masters);
+                int hi = (int) ((long) io.doubleface.api.ShardRouting.REDIS_SLOTS * (i + 1) / masters) - 1;
+                List<String> cmd = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
+                for (int slot = lo; slot <= hi; slot++) {
+                    cmd.add(Integer.toString(slot));
+                }
+                expectOk(nodes.get(i), RedisClusterTopology.command(nodes.get(i), t, cmd.toArray(new String[0])));
+            }
+            InetSocketAddress first = nodes.get(0);
+            for (int i = 1; i < nodes.size(); i++) {
+                expectOk(nodes.get(i), RedisClusterTopology.command(nodes.get(i), t, "CLUSTER", "MEET",
+                        first.getAddress().getHostAddress(), Integer.toString(first.getPort())));
+            }
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FORM_TIMEOUT_MILLIS);
+            for (InetSocketAddress a : nodes) { // everyone knows everyone before replicas attach
+                awaitCluster(a, deadline, "to know all " + nodes.size() + " nodes",
+                        n -> n.lines().filter(l -> !l.isBlank() && !l.contains("handshake")).count() == nodes.size());
+            }
+            for (int m = 0; m < masters; m++) {
+                String id = myId(nodes.get(m), t);
+                for (int r = 0; r < replicas; r++) {
+                    InetSocketAddress ra = nodes.get(masters + m * replicas + r);
+                    expectOk(ra, RedisClusterTopology.command(ra, t, "CLUSTER", "REPLICATE", id));
+                }
+            }
+            for (InetSocketAddress a : nodes) {
+                awaitCluster(a, deadline, "to see " + masters * replicas + " replicas attached and every slot served",
+                        n -> n.lines().filter(l -> l.contains(" slave ") || l.contains(",slave ")).count()
+                                == (long) masters * replicas);
+                awaitOk(a, deadline);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot form the redis cluster: " + e.getMessage(), e);
+        }
+    }
+
+    private static void expectOk(InetSocketAddress a, Object reply) {
+        if (!"OK".equals(reply)) {
+            throw new IllegalStateException("redis node " + a + " answered " + reply + " (expected: OK)");
+        }
+    }
+
+    private static String myId(InetSocketAddress a, java.time.Duration t) throws IOException {
+        Object nodes = RedisClusterTopology.command(a, t, "CLUSTER", "NODES");
+        for (String line : String.valueOf(nodes).split("\n")) {
+            if (line.contains("myself")) {
+                return line.substring(0, line.indexOf(' '));
+            }
+        }
+        throw new IllegalStateException("redis node " + a + ": CLUSTER NODES has no 'myself' line");
+    }
+
+    private static void awaitCluster(InetSocketAddress a, long deadline, String what,
+            java.util.function.Predicate<String> done) throws IOException {
+        while (true) {
+            Object nodes = RedisClusterTopology.command(a, java.time.Duration.ofSeconds(5), "CLUSTER", "NODES");
+            if (nodes instanceof String n && done.test(n)) {
+                return;
+            }
+            pauseUntil(deadline, "redis node " + a + " did not come " + what + " within " + FORM_TIMEOUT_MILLIS
+                    + " ms: " + nodes);
+        }
+    }
+
+    private static void awaitOk(InetSocketAddress a, long deadline) throws IOException {
+        while (true) {
+            Object info = RedisClusterTopology.command(a, java.time.Duration.ofSeconds(5), "CLUSTER", "INFO");
+            if (String.valueOf(info).contains("cluster_state:ok")) {
+                return;
+            }
+            pauseUntil(deadline, "redis cluster not ok within " + FORM_TIMEOUT_MILLIS + " ms at " + a + ": "
+                    + String.valueOf(info).lines().findFirst().orElse(""));
+        }
+    }
+
+    private static void pauseUntil(long deadline, String failure) {
+        if (System.nanoTime() - deadline > 0) {
+            throw new IllegalStateException(failure);
+        }
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while forming the cluster", e);
+        }
+    }
+
+    /**
+     * Waits until the cluster, as node {@code via} sees it, is {@code ok} and the slot of
+     * {@code slot} is served by a node other than {@code notBy}: after a master was killed, until a
+     * replica has been promoted in its place.
+     *
+     * @param via a live node
+     * @param slot a slot the dead master served
+     * @param notBy the dead master
+     * @param timeoutMillis how long to wait
+     * @return the new owner's address
+     * @throws IllegalStateException if that does not happen in time
+     */
+    public static InetSocketAddress awaitFailover(InetSocketAddress via, int slot, InetSocketAddress notBy,
+            long timeoutMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (true) {
+            try {
+                for (RedisClusterMap.Shard sh : RedisClusterTopology.query(via, java.time.Duration.ofSeconds(2))) {
+                    for (int[] r : sh.ranges()) {
+                        if (slot >= r[0] && slot <= r[1] && !sh.master().equals(notBy)) {
+                            return sh.master();
+                        }
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // not yet
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("no replica took over slot " + slot + " from " + notBy + " within "
+                        + timeoutMillis + " ms");
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+    }
+
+    /** {@return for a cluster, the number of servers started as masters (the first ones); else the server count} */
+    public synchronized int masters() {
+        return cluster ? masters : addresses.size();
     }
 
     /** {@link #start(int, int, String)} with a given binary. */
@@ -320,7 +501,9 @@ public final class RedisServers implements AutoCloseable {
                     "--dir", dir.toString(), "--dbfilename", "dump-" + port + ".rdb", "--loglevel", "warning"));
             if (cluster) {
                 Files.deleteIfExists(dir.resolve("nodes-" + port + ".conf"));
-                cmd.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes-" + port + ".conf"));
+                cmd.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes-" + port + ".conf",
+                        "--cluster-node-timeout", Long.toString(CLUSTER_NODE_TIMEOUT_MILLIS),
+                        "--cluster-require-full-coverage", "no"));
             }
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             processes.set(i, p);
@@ -394,8 +577,12 @@ public final class RedisServers implements AutoCloseable {
      */
     public synchronized String uri() {
         if (cluster) {
-            InetSocketAddress a = addresses.get(0);
-            return RedisClusterShards.SCHEME + "://" + a.getHostString() + ":" + a.getPort();
+            StringBuilder b = new StringBuilder(RedisDriver.CLUSTER_SCHEME).append("://");
+            for (int i = 0; i < Math.max(1, masters); i++) {
+                InetSocketAddress a = addresses.get(i);
+                b.append(i == 0 ? "" : ",").append(a.getHostString()).append(':').append(a.getPort());
+            }
+            return b.toString();
         }
         return io.doubleface.driver.ShardAddresses.describe("redis", addresses);
     }

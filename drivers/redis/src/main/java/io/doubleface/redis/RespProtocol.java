@@ -33,7 +33,14 @@ import io.netty.util.concurrent.FastThreadLocal;
  * instance serves every loop.
  */
 enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
-    INSTANCE;
+    /** Plain connections (to masters, and every standalone shard). */
+    INSTANCE,
+    /**
+     * Connections to Redis Cluster replicas for {@code read-from=replica…}: every new connection
+     * starts with {@code READONLY} ({@link ReadOnlyHandshake}), so the replica serves reads of the
+     * slots its master owns instead of redirecting them.
+     */
+    READ_ONLY;
 
     /** One decoder of replies per thread (they are loop threads): it keeps no state between replies. */
     private static final FastThreadLocal<RedisStateMachine> MACHINES = new FastThreadLocal<>() {
@@ -97,6 +104,9 @@ enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
 
     @Override
     public void initChannel(Channel channel, PipelinedConnection connection) {
+        if (this == READ_ONLY) {
+            channel.pipeline().addLast(new ReadOnlyHandshake());
+        }
         channel.pipeline().addLast(new RespReplyDecoder(connection));
     }
 

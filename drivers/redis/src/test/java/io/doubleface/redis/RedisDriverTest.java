@@ -23,7 +23,6 @@ import io.doubleface.driver.ShardException.Kind;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.redis.TestData.Probe;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.ProtocolKeyword;
 import io.netty.channel.EventLoop;
@@ -573,10 +572,10 @@ class RedisDriverTest {
             assertEquals(3, d.shardCount());
             assertEquals("redis://127.0.0.1:7201-7203", d.describe());
             RedisDriver rd = (RedisDriver) d;
-            for (int s = 0; s < 3; s++) {
-                assertEquals("", rd.keyTag(s), "standalone shards need no key tag");
-            }
-            assertThrows(IndexOutOfBoundsException.class, () -> rd.keyTag(3));
+            assertFalse(rd.isCluster());
+            UnsupportedOperationException byKey = assertThrows(UnsupportedOperationException.class,
+                    () -> rd.shardFor(B.get(TestData.key("", 1))));
+            assertTrue(byKey.getMessage().contains("by index only"), byKey.getMessage());
         }
         try (RedisDriver d = RedisDriver.open("redis://127.0.0.1:7201,127.0.0.1:7205?connection=shared", SETTINGS)) {
             assertEquals(RedisDriver.ConnectionMode.SHARED, d.connectionMode());
@@ -598,28 +597,60 @@ class RedisDriverTest {
         assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1:7201?connection=x", SETTINGS));
         assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1:7201?pool=3", SETTINGS));
         assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1", SETTINGS));
+        IllegalArgumentException clusterOnly = assertThrows(IllegalArgumentException.class,
+                () -> RedisDriver.open("redis://127.0.0.1:7201?read-from=replica", SETTINGS));
+        assertTrue(clusterOnly.getMessage().contains("read-from needs redis-cluster://"), clusterOnly.getMessage());
+        IllegalArgumentException lettuceCluster = assertThrows(IllegalArgumentException.class,
+                () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?connection=per-loop", SETTINGS));
+        assertTrue(lettuceCluster.getMessage().contains("connection=native"), lettuceCluster.getMessage());
+        IllegalArgumentException badRefresh = assertThrows(IllegalArgumentException.class,
+                () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?refresh=soon", SETTINGS));
+        assertTrue(badRefresh.getMessage().contains("refresh=soon (expected: a duration"), badRefresh.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?read-from=primary", SETTINGS));
     }
 
     @Test
-    void clusterNodesParsing() {
-        String nodes = """
-                07c37dfeb235213a872192d90877d0cd55635b91 127.0.0.1:30004@31004 slave e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 0 1426238317239 4 connected
-                67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1 127.0.0.1:30002@31002 master - 0 1426238316232 2 connected 5461-10922
-                292f8b365bb7edb5e285caf0b7e6ddc7265d2f4f 127.0.0.1:30003@31003 master - 0 1426238318243 3 connected 10923-16383
-                e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-5460
-                """;
-        RedisClusterShards cs = RedisClusterShards.parse(nodes, "127.0.0.1");
-        assertEquals(List.of(30001, 30002, 30003), cs.masters().stream().map(InetSocketAddress::getPort).toList());
-        int[][] ranges = {{0, 5460}, {5461, 10922}, {10923, 16383}};
-        try (RedisDriver d = new RedisDriver(cs.masters(), cs.tags(), SETTINGS, RedisDriver.ConnectionMode.PER_LOOP, null,
-                "parsed")) {
-            for (int i = 0; i < 3; i++) {
-                String tag = d.keyTag(i);
-                assertEquals("{" + cs.tags().get(i) + "}", tag);
-                int slot = SlotHash.getSlot(tag + "k:42");
-                assertTrue(slot >= ranges[i][0] && slot <= ranges[i][1], "shard " + i + " slot " + slot);
-                assertEquals(slot, SlotHash.getSlot(tag + "rec:999"), "every key of a shard is in one slot");
-            }
-        }
+    void clusterShardsAndSlotsReplies() {
+        // CLUSTER SHARDS (Redis 7): flat maps; a replica that failed is not read from; an empty endpoint means the asked host
+        List<Object> node1 = List.of("id", "a1", "port", 30001L, "ip", "127.0.0.1", "endpoint", "127.0.0.1", "role",
+                "master", "replication-offset", 72L, "health", "online");
+        List<Object> node4 = List.of("id", "b4", "port", 30004L, "ip", "", "endpoint", "", "role", "replica",
+                "replication-offset", 72L, "health", "online");
+        List<Object> node5 = List.of("id", "c5", "port", 30005L, "ip", "127.0.0.1", "endpoint", "127.0.0.1", "role",
+                "replica", "replication-offset", 0L, "health", "failed");
+        List<Object> node2 = List.of("id", "d2", "port", 30002L, "ip", "127.0.0.1", "endpoint", "127.0.0.1", "role",
+                "master", "replication-offset", 9L, "health", "online");
+        List<Object> shards = List.of(
+                List.of("slots", List.of(5461L, 16383L), "nodes", List.of(node2)),
+                List.of("slots", List.of(0L, 5000L, 5001L, 5460L), "nodes", List.of(node1, node4, node5)));
+        RedisClusterMap m = RedisClusterMap.of(1, RedisClusterTopology.parseShards(shards, "10.0.0.9"));
+        assertEquals(List.of(30001, 30002), m.masters().stream().map(n -> n.address().getPort()).toList(),
+                "shard i = the master of the i-th lowest slot");
+        assertEquals(List.of(new InetSocketAddress("10.0.0.9", 30004)),
+                m.replicasOf(0).stream().map(RedisClusterMap.Node::address).toList());
+        assertEquals(30001, m.owner(5460).address().getPort());
+        assertEquals(30002, m.owner(5461).address().getPort());
+        assertEquals(16384, m.servedSlots());
+        assertEquals(List.of(0, 5460), List.of(m.rangesOf(0).get(0)[0], m.rangesOf(0).get(0)[1]));
+
+        // CLUSTER SLOTS (Redis < 7): [start, end, master, replicas...]
+        List<Object> slots = List.of(
+                List.of(0L, 8191L, List.of("127.0.0.1", 30001L, "a1"), List.of("127.0.0.1", 30004L, "b4")),
+                List.of(8192L, 16383L, List.of("", 30002L, "d2")));
+        RedisClusterMap s2 = RedisClusterMap.of(1, RedisClusterTopology.parseSlots(slots, "127.0.0.9"));
+        assertEquals(new InetSocketAddress("127.0.0.9", 30002), s2.owner(16383).address());
+        assertEquals(1, s2.replicasOf(0).size());
+
+        // a MOVED patches one slot, leaves the original alone
+        RedisClusterMap moved = s2.moved(100, new InetSocketAddress("127.0.0.1", 30002));
+        assertEquals(30002, moved.owner(100).address().getPort());
+        assertEquals(30001, moved.owner(101).address().getPort());
+        assertEquals(30001, s2.owner(100).address().getPort());
+        assertTrue(s2.moved(101, new InetSocketAddress("127.0.0.1", 30001)) == s2, "no change, no copy");
+        assertFalse(moved.sameRouting(s2));
+        assertTrue(s2.sameRouting(RedisClusterMap.of(7, RedisClusterTopology.parseSlots(slots, "127.0.0.9"))));
+        IllegalStateException none = assertThrows(IllegalStateException.class, () -> RedisClusterMap.of(1, List.of()));
+        assertTrue(none.getMessage().contains("no master serving slots"), none.getMessage());
     }
 }

@@ -10,6 +10,7 @@ class RedisNativeDriverContractTest extends RedisDriverContractTest {
 
     @Override
     protected ShardDriver<RedisCommand<?>> open(List<InetSocketAddress> shards, DriverSettings settings) {
-        return new RedisDriver(shards, null, settings, RedisDriver.ConnectionMode.NATIVE, null, null);
+        return new RedisDriver(shards, settings, RedisDriver.ConnectionMode.NATIVE, null, null, null,
+                RedisDriver.ReadFrom.MASTER);
     }
 }

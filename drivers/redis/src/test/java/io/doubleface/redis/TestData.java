@@ -20,8 +20,7 @@ import java.util.stream.IntStream;
 
 /**
  * The test dataset of the Redis driver tests, written with a plain Lettuce connection (not the
- * driver under test). On shard {@code s}, with the shard's key tag {@code t} ({@code ""} standalone,
- * {@link RedisDriver#keyTag} on a cluster):
+ * driver under test). On shard {@code s}, with a key prefix {@code t} ({@code ""} unless a test says):
  * <ul>
  *   <li>{@code t k:<i>} → {@link #value value(s, i)}, {@value #VALUE_BYTES} bytes, for
  *       {@code i < }{@value #KEYS};
@@ -107,17 +106,11 @@ final class TestData {
 
     /** Loads the dataset on every shard of standalone {@code servers}, or on the shards {@code only}. */
     static void load(RedisServers servers, int... only) {
-        if (servers.uri().startsWith(RedisClusterShards.SCHEME + ":")) {
-            throw new IllegalArgumentException("a cluster's keys need the driver's key tags: load(driver)");
+        if (servers.uri().startsWith(RedisDriver.CLUSTER_SCHEME + ":")) {
+            throw new IllegalArgumentException("a cluster places keys itself: RedisClusterTest loads its own data");
         }
         List<InetSocketAddress> shards = servers.addresses();
         load(shards, Collections.nCopies(shards.size(), ""), only);
-    }
-
-    /** Loads the dataset on every shard of {@code driver} (keys tagged with its {@link RedisDriver#keyTag}), or on {@code only}. */
-    static void load(RedisDriver driver, int... only) {
-        List<String> tags = IntStream.range(0, driver.shardCount()).mapToObj(driver::keyTag).toList();
-        load(driver.shards(), tags, only);
     }
 
     private static void load(List<InetSocketAddress> shards, List<String> tags, int[] only) {

@@ -1,0 +1,166 @@
+package io.doubleface.redis;
+
+import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.ShardException;
+import io.doubleface.driver.ShardException.Kind;
+import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The blocking face of a {@code redis-cluster://} backend, for the thread-per-request and Type-1
+ * models: the calling thread hands its calls to a {@link RedisClusterLoopClient} on the driver's
+ * own event loop and waits for the outcomes. So the routing, the redirects, the split of
+ * multi-key commands and the fail-over handling are the very code the loop models use — one
+ * implementation, tested once.
+ *
+ * <p>Thread-safe: any number of threads call at once; each call waits only for its own outcomes.
+ * An outcome that arrives after its caller stopped waiting (a timeout) is released, never lost.
+ */
+final class RedisClusterBlockingClient implements BlockingClient<RedisCommand<?>> {
+
+    private final RedisDriver driver;
+    private final RedisClusterLoopClient client;
+    private final EventLoop loop;
+    private volatile boolean closed;
+
+    RedisClusterBlockingClient(RedisDriver driver, RedisClusterLoopClient client) {
+        this.driver = driver;
+        this.client = client;
+        this.loop = client.loop();
+    }
+
+    @Override
+    public Object call(int shard, RedisCommand<?> command, long timeoutNanos) throws ShardException {
+        Waiter w = new Waiter(1);
+        submit(w, new int[] {shard}, List.of(command));
+        Outcome o = w.next(System.nanoTime() + timeoutNanos);
+        if (o == null) {
+            w.abandon();
+            throw new ShardException(Kind.TIMEOUT, shard, "no reply from the cluster within "
+                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+        }
+        if (o.failure != null) {
+            throw o.failure;
+        }
+        return o.reply;
+    }
+
+    @Override
+    public void callAll(int[] shards, List<RedisCommand<?>> commands, long timeoutNanos, Sink sink) {
+        if (shards.length != commands.size()) {
+            throw new IllegalArgumentException("shards: " + shards.length + ", commands: " + commands.size()
+                    + " (expected: as many)");
+        }
+        Waiter w = new Waiter(shards.length);
+        submit(w, shards, commands);
+        long deadline = System.nanoTime() + timeoutNanos;
+        boolean[] seen = new boolean[shards.length];
+        for (int got = 0; got < shards.length; got++) {
+            Outcome o = w.next(deadline);
+            if (o == null) {
+                w.abandon();
+                for (int i = 0; i < shards.length; i++) {
+                    if (!seen[i]) {
+                        sink.onFailure(i, new ShardException(Kind.TIMEOUT, shards[i], "no reply from the cluster within "
+                                + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"));
+                    }
+                }
+                return;
+            }
+            seen[o.index] = true;
+            if (o.failure != null) {
+                sink.onFailure(o.index, o.failure);
+            } else {
+                sink.onReply(o.index, o.reply);
+            }
+        }
+    }
+
+    private void submit(Waiter w, int[] shards, List<RedisCommand<?>> commands) {
+        if (closed) {
+            for (int i = 0; i < shards.length; i++) {
+                w.onFailure(i, new ShardException(Kind.CLOSED, shards[i], "client closed"));
+            }
+            return;
+        }
+        try {
+            loop.execute(() -> {
+                for (int i = 0; i < shards.length; i++) {
+                    client.send(shards[i], commands.get(i), w, i);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            for (int i = 0; i < shards.length; i++) {
+                w.onFailure(i, new ShardException(Kind.CLOSED, shards[i], "driver closed"));
+            }
+        }
+    }
+
+    private record Outcome(int index, Object reply, ShardException failure) {}
+
+    /** The outcomes of one caller's calls, handed from the loop to the waiting thread. */
+    private static final class Waiter implements ReplyListener {
+        private final ArrayDeque<Outcome> ready;
+        private boolean abandoned;
+
+        Waiter(int n) {
+            this.ready = new ArrayDeque<>(n);
+        }
+
+        @Override
+        public synchronized void onReply(int index, Object reply) {
+            if (abandoned) {
+                ReferenceCountUtil.release(reply);
+                return;
+            }
+            ready.add(new Outcome(index, reply, null));
+            notifyAll();
+        }
+
+        @Override
+        public synchronized void onFailure(int index, ShardException cause) {
+            if (!abandoned) {
+                ready.add(new Outcome(index, null, cause));
+                notifyAll();
+            }
+        }
+
+        /** The next outcome, or {@code null} at the deadline. */
+        synchronized Outcome next(long deadline) {
+            while (ready.isEmpty()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+            }
+            return ready.poll();
+        }
+
+        /** The caller stops waiting: later outcomes are released on arrival, and those already here now. */
+        synchronized void abandon() {
+            abandoned = true;
+            for (Outcome o : ready) {
+                ReferenceCountUtil.release(o.reply);
+            }
+            ready.clear();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        client.close();
+        driver.closed(this);
+    }
+}
