@@ -31,8 +31,11 @@ import picocli.CommandLine.Spec;
         footer = {"", "Example:", "  doubleface leaf redis --shards 20 --base-port 7201 --records 1000",
             "  doubleface serve ycsb --shards redis://127.0.0.1:7201-7220",
             "  doubleface serve ycsb --shards 'redis://127.0.0.1:7201-7220?connection=shared'",
-            "  doubleface leaf redis --cluster --shards 3 --base-port 7201",
-            "  doubleface serve ycsb --shards redis-cluster://127.0.0.1:7201"})
+            "  doubleface leaf redis --cluster --masters 3 --replicas 1 --base-port 7201",
+            "  doubleface serve ycsb --shards redis-cluster://127.0.0.1:7201,127.0.0.1:7202",
+            "  redis-cli -p 7201 shutdown nosave     # a master dies: its replica (port 7204) takes over",
+            "", "A cluster's records are stored once, under their natural names (user:K, rec:K), where Redis places "
+                + "them; serve routes every read by its key."})
 final class LeafRedisCommand implements Callable<Integer> {
 
     /** Default shard count: {@value}. */
@@ -60,9 +63,17 @@ final class LeafRedisCommand implements Callable<Integer> {
     @Option(names = "--host", paramLabel = "ADDRESS", description = "Address the servers bind to.")
     String host = "127.0.0.1";
 
-    @Option(names = "--cluster", description = "Make the servers one Redis Cluster (slots split evenly, no replicas) "
-            + "and serve it as redis-cluster://HOST:BASE-PORT.")
+    @Option(names = "--cluster", description = "Make the servers one Redis Cluster of --masters masters with "
+            + "--replicas replicas each (slots split evenly over the masters, master i on BASE-PORT+i, its replicas after "
+            + "the masters; cluster-node-timeout 1 s; a dead master's slots fail, the rest serve) and print its "
+            + "redis-cluster:// seeds. --shards is ignored.")
     boolean cluster;
+
+    @Option(names = "--masters", paramLabel = "N", description = "With --cluster: number of masters.")
+    int masters = 3;
+
+    @Option(names = "--replicas", paramLabel = "N", description = "With --cluster: replicas per master.")
+    int replicas = 0;
 
     LeafRedisCommand(CliEnv env) {
         this.env = env;
@@ -76,9 +87,13 @@ final class LeafRedisCommand implements Callable<Integer> {
         if (records < 1) {
             throw new ParameterException(spec.commandLine(), "--records: " + records + " (expected: > 0)");
         }
+        if (!cluster && (spec.commandLine().getParseResult().hasMatchedOption("--masters")
+                || spec.commandLine().getParseResult().hasMatchedOption("--replicas"))) {
+            throw new ParameterException(spec.commandLine(), "--masters and --replicas need --cluster");
+        }
         RedisServers servers;
         try {
-            servers = cluster ? RedisServers.startCluster(shards, basePort, host)
+            servers = cluster ? RedisServers.startCluster(masters, replicas, basePort, host)
                     : RedisServers.start(shards, basePort, host);
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
@@ -86,7 +101,7 @@ final class LeafRedisCommand implements Callable<Integer> {
             throw new CliException(e.getMessage(), e);
         }
         try {
-            long total = records * shards;
+            long total = cluster ? records : records * shards;
             RedisRecords.load(servers.uri(), records, n -> {
                 env.err().printf("loaded %d/%d records%n", n, total);
                 env.err().flush();

@@ -52,4 +52,13 @@ public interface RecordStore<C extends Command<?>> {
     default boolean repliesAreCanonical() {
         return false;
     }
+
+    /**
+     * {@return whether the store places records itself (a Redis Cluster): then every read is planned
+     * routed by its key ({@code plan.call(backend, command, onReply)}), the record store's
+     * {@link #command} ignores the shard, and a query may read more records than there are shards}
+     */
+    default boolean routedByKey() {
+        return false;
+    }
 }

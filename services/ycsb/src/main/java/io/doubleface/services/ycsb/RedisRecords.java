@@ -46,9 +46,10 @@ import java.util.function.LongConsumer;
  *       (so nothing to re-register after a restart).
  * </ul>
  *
- * <p>On a cluster every key starts with the shard's hash tag ({@link RedisDriver#keyTag}), so the
- * keys of one logical shard live in one slot of one master and an {@code MGET} is a single-slot
- * command. Immutable and thread-safe.
+ * <p>On a Redis Cluster ({@code redis-cluster://}) the records are stored once, under the same
+ * natural names, wherever Redis places them; the service routes each read by its key
+ * ({@link #routedByKey()}), and a SCAN's {@code MGET}, whose keys span slots, is split per slot by
+ * the driver and put back together in key order. Immutable and thread-safe.
  */
 public final class RedisRecords implements RecordStore<RedisCommand<?>> {
 
@@ -72,7 +73,7 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
 
     private final RedisDriver driver;
     private final long records;
-    private final byte[][] tags;
+    private static final byte[] NO_PREFIX = {};
 
     /**
      * @param driver the shards, not {@code null}
@@ -84,10 +85,12 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
             throw new IllegalArgumentException("records: " + records + " (expected: > 0)");
         }
         this.records = records;
-        this.tags = new byte[driver.shardCount()][];
-        for (int s = 0; s < tags.length; s++) {
-            tags[s] = driver.keyTag(s).getBytes(StandardCharsets.US_ASCII);
-        }
+    }
+
+    /** {@return whether reads are routed by key: over a Redis Cluster} */
+    @Override
+    public boolean routedByKey() {
+        return driver.isCluster();
     }
 
     @Override
@@ -97,7 +100,7 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
 
     @Override
     public RedisCommand<?> command(int shard, KvRequest r) {
-        byte[] tag = tags[shard];
+        byte[] tag = NO_PREFIX;
         if (r.op() == KvRequest.Op.SCAN) {
             byte[][] keys = new byte[r.count()][];
             for (int i = 0; i < keys.length; i++) {
@@ -232,12 +235,72 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
         List<InetSocketAddress> shards;
         List<String> tags = new ArrayList<>();
         try (RedisDriver d = RedisDriver.open(uri, DriverSettings.DEFAULT)) {
+            if (d.isCluster()) {
+                loadCluster(d.shards(), records, progress);
+                return;
+            }
             shards = d.shards();
             for (int s = 0; s < shards.size(); s++) {
-                tags.add(d.keyTag(s));
+                tags.add("");
             }
         }
         load(shards, tags, records, progress);
+    }
+
+    /**
+     * Writes records {@code 0..records-1} once into a Redis Cluster, under their natural names,
+     * where Redis places them: Lettuce's cluster client, pipelined ({@value #LOAD_BATCH} records per
+     * round, one flush per node connection per round).
+     */
+    private static void loadCluster(List<InetSocketAddress> seeds, long records, LongConsumer progress) {
+        if (records < 1) {
+            throw new IllegalArgumentException("records: " + records + " (expected: > 0)");
+        }
+        List<RedisURI> uris = new ArrayList<>();
+        for (InetSocketAddress a : seeds) {
+            uris.add(RedisURI.builder().withHost(a.getHostString()).withPort(a.getPort())
+                    .withTimeout(Duration.ofSeconds(LOAD_BATCH_TIMEOUT_SECONDS)).build());
+        }
+        io.lettuce.core.cluster.RedisClusterClient client = io.lettuce.core.cluster.RedisClusterClient.create(uris);
+        try (io.lettuce.core.cluster.api.StatefulRedisClusterConnection<byte[], byte[]> c =
+                client.connect(ByteArrayCodec.INSTANCE)) {
+            c.setAutoFlushCommands(false);
+            long lastReport = System.nanoTime();
+            for (long from = 0; from < records; from += LOAD_BATCH) {
+                long to = Math.min(records, from + LOAD_BATCH);
+                List<RedisFuture<?>> futures = new ArrayList<>();
+                for (long k = from; k < to; k++) {
+                    Map<byte[], byte[]> fields = new LinkedHashMap<>();
+                    for (int f = 0; f < Records.FIELD_COUNT; f++) {
+                        fields.put(FIELD_NAMES[f], Records.value(k, f));
+                    }
+                    futures.add(c.async().hset(key(NO_PREFIX, "user:", k), fields));
+                    futures.add(c.async().set(key(NO_PREFIX, "rec:", k), recordBytes(k)));
+                }
+                c.flushCommands();
+                awaitBatch(futures);
+                long now = System.nanoTime();
+                if (to == records || now - lastReport > TimeUnit.MILLISECONDS.toNanos(250)) {
+                    lastReport = now;
+                    progress.accept(to);
+                }
+            }
+        } catch (io.lettuce.core.RedisException e) {
+            throw new IllegalStateException("redis cluster load failed: " + e.getMessage(), e);
+        } finally {
+            client.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void awaitBatch(List<RedisFuture<?>> futures) {
+        if (!LettuceFutures.awaitAll(LOAD_BATCH_TIMEOUT_SECONDS, TimeUnit.SECONDS, futures.toArray(new RedisFuture<?>[0]))) {
+            throw new IllegalStateException("redis load: a batch took longer than " + LOAD_BATCH_TIMEOUT_SECONDS + " s");
+        }
+        for (RedisFuture<?> f : futures) {
+            if (f.getError() != null) {
+                throw new IllegalStateException("redis load: a write was refused: " + f.getError());
+            }
+        }
     }
 
     /**
@@ -290,16 +353,7 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
                     }
                     conns.get(s).flushCommands();
                 }
-                if (!LettuceFutures.awaitAll(LOAD_BATCH_TIMEOUT_SECONDS, TimeUnit.SECONDS,
-                        futures.toArray(new RedisFuture<?>[0]))) {
-                    throw new IllegalStateException("redis load: a batch took longer than " + LOAD_BATCH_TIMEOUT_SECONDS
-                            + " s");
-                }
-                for (RedisFuture<?> f : futures) {
-                    if (f.getError() != null) {
-                        throw new IllegalStateException("redis load: a shard refused a write: " + f.getError());
-                    }
-                }
+                awaitBatch(futures);
                 long now = System.nanoTime();
                 if (to == records || now - lastReport > TimeUnit.MILLISECONDS.toNanos(250)) {
                     lastReport = now;

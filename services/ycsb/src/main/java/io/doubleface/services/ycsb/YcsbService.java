@@ -33,6 +33,12 @@ import java.util.List;
  */
 public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbService.Result> {
 
+    /**
+     * Most reads of one query over a store that routes by key (a Redis Cluster, where a query's
+     * reads are keys, not shards): {@value}.
+     */
+    public static final int ROUTED_MAX_FANOUT = 100;
+
     /** Records per {@code large} scan: {@value} (× ~1 kB = 20 kB per shard). */
     public static final int DEFAULT_SCAN_RECORDS = 20;
 
@@ -84,9 +90,10 @@ public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbS
         ShardDriver<C> driver = resilience == null ? store.driver() : ResilientDriver.wrap(store.driver(), resilience);
         Backend<C> b = builder.backend("records", driver);
         YcsbService service = new YcsbService(b, store, records, scanRecords, replyWorkNanos);
-        builder.get("/query", service, new YcsbBinding(b.shardCount(), records));
+        int fanoutLimit = store.routedByKey() ? Math.max(b.shardCount(), ROUTED_MAX_FANOUT) : b.shardCount();
+        builder.get("/query", service, new YcsbBinding(fanoutLimit, records));
         if (grpc) {
-            builder.grpcMethod(service, new YcsbGrpcBinding(b.shardCount(), records));
+            builder.grpcMethod(service, new YcsbGrpcBinding(fanoutLimit, records));
         }
         return service;
     }
@@ -154,7 +161,11 @@ public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbS
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void call(FanoutPlan<YcsbQuery, byte[]> plan, Backend backend, RecordStore store, int shard,
             KvRequest read) {
-        plan.call(backend, shard, (Command) store.command(shard, read), (ReplyHandler) toJson);
+        if (store.routedByKey()) {
+            plan.call(backend, (Command) store.command(shard, read), (ReplyHandler) toJson);
+        } else {
+            plan.call(backend, shard, (Command) store.command(shard, read), (ReplyHandler) toJson);
+        }
     }
 
     /** The shard of call {@code i} of {@code q}. */

@@ -25,7 +25,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * One conformance body over store × threading model: for every store the CLI can serve
- * ({@link RecordStores#open}: {@code kv://}, {@code redis://} per-loop and shared connections,
+ * ({@link RecordStores#open}: {@code kv://}, {@code redis://} per-loop and shared connections, a
+ * {@code redis-cluster://} of 3 masters with a replica each (records stored once, under their
+ * natural names, every read routed by key, a SCAN's {@code MGET} split per slot),
  * {@code mongodb://}, {@code mongodb+loop://}, {@code grpc://}, 20 real shards each) and every
  * model, each fanout and size answers byte-identically to {@link YcsbReference} (the response
  * computed with no network or threads), one request at a time and 120 at once.
@@ -37,6 +39,7 @@ class StoreConformanceTest {
 
     static KvLeafServer kv;
     static RedisServers redis;
+    static RedisServers redisCluster;
     static MongoLeafServer mongo;
     static GrpcLeafServer grpc;
     /** A mid-tier per store, by name. */
@@ -45,7 +48,7 @@ class StoreConformanceTest {
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     static List<String> stores() {
-        return List.of("kv", "redis", "redis-shared", "mongodb", "mongodb+loop", "grpc");
+        return List.of("kv", "redis", "redis-shared", "redis-cluster", "mongodb", "mongodb+loop", "grpc");
     }
 
     @BeforeAll
@@ -53,6 +56,8 @@ class StoreConformanceTest {
         kv = KvLeafServer.builder().shards(SHARDS).records((int) RECORDS).start();
         redis = RedisServers.start(SHARDS, 0);
         RedisRecords.load(redis.uri(), RECORDS, n -> { });
+        redisCluster = RedisServers.startCluster(3, 1, 0, "127.0.0.1");
+        RedisRecords.load(redisCluster.uri(), RECORDS, n -> { });
         mongo = MongoLeafServer.builder().shards(SHARDS).start();
         MongoRecords.load(mongo.uri(), RECORDS, n -> { });
         grpc = GrpcLeafServer.builder().shards(SHARDS).records((int) RECORDS).start();
@@ -60,6 +65,7 @@ class StoreConformanceTest {
         uris.put("kv", kv.uri());
         uris.put("redis", redis.uri());
         uris.put("redis-shared", redis.uri() + "?connection=shared");
+        uris.put("redis-cluster", redisCluster.uri());
         uris.put("mongodb", mongo.uri());
         uris.put("mongodb+loop", mongo.uri().replace("mongodb://", "mongodb+loop://"));
         uris.put("grpc", grpc.uri());
@@ -77,7 +83,7 @@ class StoreConformanceTest {
     @AfterAll
     static void stop() {
         SERVERS.values().forEach(FanoutServer::close);
-        for (AutoCloseable c : new AutoCloseable[] {grpc, mongo, redis, kv}) {
+        for (AutoCloseable c : new AutoCloseable[] {grpc, mongo, redis, redisCluster, kv}) {
             if (c != null) {
                 try {
                     c.close();
