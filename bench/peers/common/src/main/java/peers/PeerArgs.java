@@ -28,6 +28,15 @@ public record PeerArgs(int port, int ioThreads, int redisBasePort, int shards, S
         }
     }
 
+    /**
+     * Whether the peer serves the cluster workload ({@code PEER_CLUSTER=1}, bench/peers-cluster.sh): the
+     * shards are the masters of one Redis Cluster ({@code REDIS_BASE_PORT ..}), each request reads K
+     * distinct keys where the cluster keeps them ({@link Workload.Query#keyName(int)}).
+     */
+    public static boolean cluster() {
+        return "1".equals(System.getenv("PEER_CLUSTER"));
+    }
+
     /** The port of shard {@code i}. */
     public int shardPort(int i) {
         return redisBasePort + i;

@@ -9,6 +9,10 @@ import java.util.concurrent.ThreadLocalRandom;
  * shard order. The key index is random in {@code 0..KEYS-1} (ThreadLocalRandom) unless {@code key=N}
  * fixes it (the script's correctness check). Keys {@code s:<i>} hold {@value #SMALL} bytes and
  * {@code l:<i>} hold {@value #LARGE} bytes: byte {@code p} of key {@code i} is {@link #valueByte}.
+ *
+ * <p>The cluster workload (bench/peers-cluster.sh, {@link PeerArgs#cluster()}): the same request reads the
+ * K distinct keys {@link Query#keyName(int) keyName(0..K-1)} from one Redis Cluster, each where the cluster
+ * keeps it, and answers their values concatenated in that order.
  */
 public final class Workload {
 
@@ -16,11 +20,26 @@ public final class Workload {
     public static final int SMALL = 100;
     public static final int LARGE = 20_000;
     public static final String CONTENT_TYPE = "application/octet-stream";
+    /** Most keys one request of the cluster workload reads: {@value}. */
+    public static final int MAX_CLUSTER_FANOUT = 20;
+
+    /** {@return the largest fanout: the shard count, or {@value #MAX_CLUSTER_FANOUT} keys in the cluster workload} */
+    public static int maxFanout(int shards) {
+        return PeerArgs.cluster() ? MAX_CLUSTER_FANOUT : shards;
+    }
 
     private Workload() {}
 
     /** A parsed request: how many shards, which key. */
     public record Query(int fanout, boolean large, int key) {
+        /**
+         * {@return the key of call {@code j} in the cluster workload: key index {@code (key + j) % KEYS}, so a
+         * request reads K distinct keys, placed by the cluster}
+         */
+        public String keyName(int j) {
+            return (large ? "l:" : "s:") + ((key + j) % KEYS);
+        }
+
         /** {@return the Redis key, {@code s:<i>} or {@code l:<i>}} */
         public String keyName() {
             return (large ? "l:" : "s:") + key;

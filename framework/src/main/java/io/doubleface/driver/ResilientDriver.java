@@ -130,6 +130,11 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
     }
 
     @Override
+    public java.util.Map<String, Object> topology() {
+        return inner.topology();
+    }
+
+    @Override
     public String describe() {
         return inner.describe();
     }

@@ -47,6 +47,21 @@ public interface ShardDriver<C extends Command<?>> extends AutoCloseable {
                 + "(redis-cluster://)");
     }
 
+    /**
+     * The driver's view of where its shards are now, for {@code /admin/stats} (under the backend's
+     * {@code topology}) and {@code /metrics} (every top-level number, as the gauge
+     * {@code doubleface.backend.topology} tagged with the backend and the entry's name): e.g. a
+     * Redis Cluster's slot map version, its masters with their slot ranges and replicas, refreshes
+     * and redirects counted. A tree of maps, lists, strings and numbers, made anew at each call.
+     *
+     * <p>Thread-safe; called from the admin plane, never on a request path.
+     *
+     * @return the topology, or an empty map (the default) for a driver whose shards are a fixed list
+     */
+    default java.util.Map<String, Object> topology() {
+        return java.util.Map.of();
+    }
+
     /** {@return a short description for logs and {@code /admin/stats}, e.g. {@code kv://127.0.0.1:7101-7120}} */
     String describe();
 

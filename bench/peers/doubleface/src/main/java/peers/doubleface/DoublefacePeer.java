@@ -46,6 +46,8 @@ public final class DoublefacePeer {
 
         private final Backend<RedisCommand<?>> redis;
         private final boolean copy;
+        /** The cluster workload: K distinct keys, each call routed by its key. */
+        private final boolean cluster = PeerArgs.cluster();
 
         /** @param copy {@code byte[]} values copied into one array (else buffers, uncopied) */
         Service(Backend<RedisCommand<?>> redis, boolean copy) {
@@ -55,6 +57,13 @@ public final class DoublefacePeer {
 
         @Override
         public void plan(Workload.Query q, FanoutPlan<Workload.Query, Object> plan) {
+            if (cluster) {
+                for (int j = 0; j < q.fanout(); j++) {
+                    byte[] k = q.keyName(j).getBytes(StandardCharsets.US_ASCII);
+                    plan.call(redis, copy ? REDIS.get(k) : REDIS.getBuffer(k), KEEP);
+                }
+                return;
+            }
             byte[] key = q.keyName().getBytes(StandardCharsets.US_ASCII);
             for (int shard = 0; shard < q.fanout(); shard++) {
                 if (copy) {
@@ -104,7 +113,7 @@ public final class DoublefacePeer {
 
         @Override
         public Workload.Query decode(HttpRequestView req) throws BadRequestException {
-            int fanout = (int) req.queryLong("fanout", 1, 1, shards);
+            int fanout = (int) req.queryLong("fanout", 1, 1, Workload.maxFanout(shards));
             int key = (int) req.queryLong("key", -1, 0, Workload.KEYS - 1);
             String size = req.queryParam("size");
             if (size != null && !size.equals("small") && !size.equals("large")) {
@@ -151,8 +160,9 @@ public final class DoublefacePeer {
                 throw new IllegalArgumentException("configuration suffix '+" + parts[i] + "' (expected: +bytes, +flush=POLICY)");
             }
         }
-        String uri = "redis://127.0.0.1:" + args.shardPort(0) + "-" + args.shardPort(args.shards() - 1)
-                + (at < 0 ? "" : "?" + spec.substring(at + 1));
+        String uri = (PeerArgs.cluster() ? "redis-cluster://127.0.0.1:" + args.shardPort(0) + ",127.0.0.1:"
+                + args.shardPort(args.shards() - 1) : "redis://127.0.0.1:" + args.shardPort(0) + "-"
+                + args.shardPort(args.shards() - 1)) + (at < 0 ? "" : "?" + spec.substring(at + 1));
         FanoutServer.Builder b = FanoutServer.builder()
                 .host("127.0.0.1")
                 .port(args.port())

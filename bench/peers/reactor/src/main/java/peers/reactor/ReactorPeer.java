@@ -4,6 +4,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.reactive.RedisReactiveCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.reactive.RedisClusterReactiveCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -41,18 +43,32 @@ public final class ReactorPeer {
                 .ioThreadPoolSize(args.ioThreads())
                 .computationThreadPoolSize(args.ioThreads())
                 .build();
-        RedisClient client = RedisClient.create(resources);
         List<RedisReactiveCommands<byte[], byte[]>> shards = new ArrayList<>();
-        for (int i = 0; i < args.shards(); i++) {
-            StatefulRedisConnection<byte[], byte[]> c =
-                    client.connect(ByteArrayCodec.INSTANCE, RedisURI.create("127.0.0.1", args.shardPort(i)));
-            shards.add(c.reactive());
+        RedisClusterReactiveCommands<byte[], byte[]> cluster = null;
+        if (PeerArgs.cluster()) {
+            // Lettuce's cluster client, as its docs show: one StatefulRedisClusterConnection (thread-safe,
+            // routing each command by its key's slot, MOVED/ASK followed) shared by every request
+            List<RedisURI> seeds = new ArrayList<>();
+            for (int i = 0; i < args.shards(); i++) {
+                seeds.add(RedisURI.create("127.0.0.1", args.shardPort(i)));
+            }
+            RedisClusterClient cc = RedisClusterClient.create(resources, seeds);
+            cluster = cc.connect(ByteArrayCodec.INSTANCE).reactive();
+        } else {
+            RedisClient client = RedisClient.create(resources);
+            for (int i = 0; i < args.shards(); i++) {
+                StatefulRedisConnection<byte[], byte[]> c =
+                        client.connect(ByteArrayCodec.INSTANCE, RedisURI.create("127.0.0.1", args.shardPort(i)));
+                shards.add(c.reactive());
+            }
         }
+        RedisClusterReactiveCommands<byte[], byte[]> clusterCommands = cluster;
+        int maxFanout = Workload.maxFanout(args.shards());
         DisposableServer server = HttpServer.create()
                 .host("127.0.0.1")
                 .port(args.port())
                 .runOn(LoopResources.create("http", args.ioThreads(), true))
-                .handle((req, res) -> handle(req, res, shards))
+                .handle((req, res) -> handle(req, res, shards, clusterCommands, maxFanout))
                 .bindNow();
         args.ready("reactor-netty " + PeerArgs.pinned("reactor-netty.version")
                 + ", lettuce " + PeerArgs.version("io.lettuce", "lettuce-core")
@@ -61,17 +77,24 @@ public final class ReactorPeer {
     }
 
     private static Publisher<Void> handle(HttpServerRequest req, HttpServerResponse res,
-            List<RedisReactiveCommands<byte[], byte[]>> shards) {
+            List<RedisReactiveCommands<byte[], byte[]>> shards, RedisClusterReactiveCommands<byte[], byte[]> cluster,
+            int maxFanout) {
         Workload.Query q;
         try {
-            q = Workload.parse(Workload.queryOf(req.uri()), shards.size());
+            q = Workload.parse(Workload.queryOf(req.uri()), maxFanout);
         } catch (IllegalArgumentException e) {
             return res.status(HttpResponseStatus.BAD_REQUEST).sendString(Mono.just(e.getMessage()));
         }
-        byte[] key = q.keyName().getBytes(StandardCharsets.US_ASCII);
         List<Mono<byte[]>> gets = new ArrayList<>(q.fanout());
-        for (int i = 0; i < q.fanout(); i++) {
-            gets.add(shards.get(i).get(key));
+        if (cluster != null) {
+            for (int i = 0; i < q.fanout(); i++) {
+                gets.add(cluster.get(q.keyName(i).getBytes(StandardCharsets.US_ASCII)));
+            }
+        } else {
+            byte[] key = q.keyName().getBytes(StandardCharsets.US_ASCII);
+            for (int i = 0; i < q.fanout(); i++) {
+                gets.add(shards.get(i).get(key));
+            }
         }
         Mono<byte[]> body = Flux.mergeSequential(gets)
                 .collectList()

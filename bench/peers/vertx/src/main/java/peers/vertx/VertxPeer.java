@@ -11,6 +11,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisClientType;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.RedisOptions;
 import io.vertx.redis.client.Request;
@@ -31,6 +32,8 @@ public final class VertxPeer extends AbstractVerticle {
 
     private static PeerArgs args;
     private RedisConnection[] shards;
+    /** The cluster workload: one cluster connection of this verticle (Vert.x routes each command by its key). */
+    private RedisConnection cluster;
 
     public static void main(String[] argv) {
         args = PeerArgs.parse("vertx", argv, "");
@@ -49,7 +52,17 @@ public final class VertxPeer extends AbstractVerticle {
     public void start(Promise<Void> started) {
         shards = new RedisConnection[args.shards()];
         List<Future<?>> connects = new ArrayList<>();
-        for (int i = 0; i < shards.length; i++) {
+        if (PeerArgs.cluster()) {
+            // the Redis client in cluster mode, as its docs show: RedisClientType.CLUSTER with the seeds;
+            // the connection learns the slots and sends each command to its key's master
+            RedisOptions options = new RedisOptions().setType(RedisClientType.CLUSTER);
+            for (int i = 0; i < shards.length; i++) {
+                options.addConnectionString("redis://127.0.0.1:" + args.shardPort(i));
+            }
+            options.setMaxPoolSize(Math.max(6, 2 * shards.length));
+            connects.add(Redis.createClient(vertx, options).connect().onSuccess(c -> cluster = c));
+        }
+        for (int i = 0; i < (PeerArgs.cluster() ? 0 : shards.length); i++) {
             int shard = i;
             connects.add(Redis.createClient(vertx, new RedisOptions()
                             .setConnectionString("redis://127.0.0.1:" + args.shardPort(i)))
@@ -67,7 +80,7 @@ public final class VertxPeer extends AbstractVerticle {
     private void handle(HttpServerRequest req) {
         Workload.Query q;
         try {
-            q = Workload.parse(Workload.queryOf(req.uri()), shards.length);
+            q = Workload.parse(Workload.queryOf(req.uri()), Workload.maxFanout(shards.length));
         } catch (IllegalArgumentException e) {
             req.response().setStatusCode(400).end(e.getMessage());
             return;
@@ -75,7 +88,8 @@ public final class VertxPeer extends AbstractVerticle {
         String key = q.keyName();
         List<Future<Response>> gets = new ArrayList<>(q.fanout());
         for (int i = 0; i < q.fanout(); i++) {
-            gets.add(shards[i].send(Request.cmd(Command.GET).arg(key)));
+            gets.add(cluster != null ? cluster.send(Request.cmd(Command.GET).arg(q.keyName(i)))
+                    : shards[i].send(Request.cmd(Command.GET).arg(key)));
         }
         Future.all(gets).onComplete(ar -> {
             if (ar.failed()) {

@@ -240,14 +240,15 @@ public final class Redis<K, V> {
     @SuppressWarnings("unchecked")
     private RedisCommand<List<KeyValue<K, V>>> mgetOf(List<K> ks) {
         return new RedisCommand<>(CommandType.MGET, codec, a -> a.addKeys(ks), c -> new KeyValueListOutput<>(c, ks),
-                new RedisCommand.MultiKey(ks, RedisCommand.Combine.IN_KEY_ORDER, part -> mgetOf((List<K>) part)));
+                new RedisCommand.MultiKey(ks, RedisCommand.Combine.IN_KEY_ORDER, part -> mgetOf((List<K>) part),
+                        key -> get((K) key)));
     }
 
     /** A command over {@code ks} replying a count that is the sum over any split of the keys. */
     @SuppressWarnings("unchecked")
     private RedisCommand<Long> counted(CommandType type, List<K> ks) {
         return new RedisCommand<>(type, codec, a -> a.addKeys(ks), IntegerOutput::new,
-                new RedisCommand.MultiKey(ks, RedisCommand.Combine.SUM, part -> counted(type, (List<K>) part)));
+                new RedisCommand.MultiKey(ks, RedisCommand.Combine.SUM, part -> counted(type, (List<K>) part), null));
     }
 
     /**

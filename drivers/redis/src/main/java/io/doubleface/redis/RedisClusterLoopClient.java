@@ -201,25 +201,52 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
         }
     }
 
-    /** A multi-key command over several slots: one part per slot, one reply to the caller. */
+    /**
+     * A multi-key command over several slots: one part per slot (a {@code GET} for an {@code MGET}
+     * part of one key), one reply to the caller.
+     */
     private void split(int shard, RedisCommand<?> command, int[] slots, ReplyListener listener, int tag) {
         RedisCommand.MultiKey multi = command.multiKey();
-        Map<Integer, List<Integer>> bySlot = new java.util.LinkedHashMap<>();
-        for (int i = 0; i < slots.length; i++) {
-            bySlot.computeIfAbsent(slots[i], k -> new ArrayList<>()).add(i);
-        }
-        Split s = new Split(multi, slots.length, bySlot.size(), listener, tag);
-        int part = 0;
-        RedisClusterMap map = seen;
-        for (Map.Entry<Integer, List<Integer>> e : bySlot.entrySet()) {
-            List<Integer> idx = e.getValue();
-            List<Object> keys = new ArrayList<>(idx.size());
-            for (int i : idx) {
-                keys.add(multi.keys().get(i));
+        int n = slots.length;
+        int[] partOf = new int[n];
+        int[] partSlot = new int[n];
+        int[] partSize = new int[n];
+        int parts = 0;
+        for (int i = 0; i < n; i++) {
+            int p = 0;
+            while (p < parts && partSlot[p] != slots[i]) {
+                p++;
             }
-            s.positions[part] = idx;
-            route(map, shard, multi.part().apply(keys), e.getKey(), s, part);
-            part++;
+            if (p == parts) {
+                partSlot[parts++] = slots[i];
+            }
+            partOf[i] = p;
+            partSize[p]++;
+        }
+        int[][] positions = new int[parts][];
+        for (int p = 0; p < parts; p++) {
+            positions[p] = new int[partSize[p]];
+            partSize[p] = 0;
+        }
+        for (int i = 0; i < n; i++) {
+            int p = partOf[i];
+            positions[p][partSize[p]++] = i;
+        }
+        Split s = new Split(multi, positions, listener, tag);
+        RedisClusterMap map = seen;
+        for (int p = 0; p < parts; p++) {
+            int[] at = positions[p];
+            RedisCommand<?> part;
+            if (at.length == 1 && multi.single() != null) {
+                part = multi.single().apply(multi.keys().get(at[0]));
+            } else {
+                List<Object> keys = new ArrayList<>(at.length);
+                for (int i : at) {
+                    keys.add(multi.keys().get(i));
+                }
+                part = multi.part().apply(keys);
+            }
+            route(map, shard, part, partSlot[p], s, p);
         }
     }
 
@@ -359,69 +386,58 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
     /** The parts of a split multi-key command; the caller's one outcome. Loop-confined. */
     private static final class Split implements ReplyListener {
         final RedisCommand.MultiKey multi;
-        final int keys;
-        final Object[] parts;
-        @SuppressWarnings("unchecked")
-        final List<Integer>[] positions;
+        /** The key positions (in the command) of each part. */
+        final int[][] positions;
         final ReplyListener listener;
         final int tag;
+        /** {@code IN_KEY_ORDER}: each key's value pair, by position; {@code SUM}: unused. */
+        final Object[] values;
+        long sum;
         int remaining;
         boolean done;
 
-        @SuppressWarnings("unchecked")
-        Split(RedisCommand.MultiKey multi, int keys, int parts, ReplyListener listener, int tag) {
+        Split(RedisCommand.MultiKey multi, int[][] positions, ReplyListener listener, int tag) {
             this.multi = multi;
-            this.keys = keys;
-            this.parts = new Object[parts];
-            this.positions = new List[parts];
+            this.positions = positions;
             this.listener = listener;
             this.tag = tag;
-            this.remaining = parts;
+            this.remaining = positions.length;
+            this.values = multi.combine() == RedisCommand.Combine.IN_KEY_ORDER ? new Object[multi.keys().size()] : null;
         }
 
         @Override
+        @SuppressWarnings({"unchecked", "rawtypes"})
         public void onReply(int part, Object reply) {
             if (done) {
                 ReferenceCountUtil.release(reply);
                 return;
             }
-            parts[part] = reply;
+            try {
+                int[] at = positions[part];
+                if (values == null) {
+                    sum += (Long) reply;
+                } else if (at.length == 1 && multi.single() != null) {
+                    values[at[0]] = KeyValue.fromNullable(multi.keys().get(at[0]), reply);
+                } else {
+                    List<KeyValue> kvs = (List<KeyValue>) reply;
+                    if (kvs.size() != at.length) {
+                        throw new IllegalStateException("a part of " + at.length + " keys answered " + kvs.size()
+                                + " values");
+                    }
+                    for (int i = 0; i < at.length; i++) {
+                        values[at[i]] = kvs.get(i);
+                    }
+                }
+            } catch (RuntimeException e) {
+                done = true;
+                ShardDrivers.deliverFailure(listener, tag, new ShardException(Kind.SHARD_ERROR, 0,
+                        "redis-cluster: cannot put the parts of a split command together: " + e.getMessage(), e));
+                return;
+            }
             if (--remaining == 0) {
                 done = true;
-                Object whole;
-                try {
-                    whole = combine();
-                } catch (RuntimeException e) {
-                    ShardDrivers.deliverFailure(listener, tag, new ShardException(Kind.SHARD_ERROR, 0,
-                            "redis-cluster: cannot put the parts of a split command together: " + e.getMessage(), e));
-                    return;
-                }
-                ShardDrivers.deliverReply(listener, tag, whole);
+                ShardDrivers.deliverReply(listener, tag, values == null ? (Object) sum : java.util.Arrays.asList(values));
             }
-        }
-
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        private Object combine() {
-            if (multi.combine() == RedisCommand.Combine.SUM) {
-                long sum = 0;
-                for (Object p : parts) {
-                    sum += (Long) p;
-                }
-                return sum;
-            }
-            Object[] all = new Object[keys];
-            for (int p = 0; p < parts.length; p++) {
-                List<KeyValue> values = (List<KeyValue>) parts[p];
-                List<Integer> at = positions[p];
-                if (values.size() != at.size()) {
-                    throw new IllegalStateException("a part of " + at.size() + " keys answered " + values.size()
-                            + " values");
-                }
-                for (int i = 0; i < at.size(); i++) {
-                    all[at.get(i)] = values.get(i);
-                }
-            }
-            return new ArrayList<>(java.util.Arrays.asList(all));
         }
 
         @Override

@@ -64,8 +64,12 @@ public final class RedisCommand<V> implements Command<V> {
      * @param keys the command's keys, in its order
      * @param combine how the parts' replies make the whole reply
      * @param part the same command over some of the keys (in the order given)
+     * @param single for {@link Combine#IN_KEY_ORDER}, the one-key command whose reply is the key's
+     *     value ({@code GET} for {@code MGET}: its RESP is built once, cheaper than a one-key
+     *     {@code MGET}); {@code null} to use {@code part} for a single key too
      */
-    record MultiKey(List<?> keys, Combine combine, Function<List<Object>, RedisCommand<?>> part) {}
+    record MultiKey(List<?> keys, Combine combine, Function<List<Object>, RedisCommand<?>> part,
+            Function<Object, RedisCommand<?>> single) {}
 
     <K, W> RedisCommand(ProtocolKeyword type, RedisCodec<K, W> codec, Consumer<CommandArgs<K, W>> args,
             Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output) {

@@ -31,7 +31,9 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -427,47 +429,55 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     }
 
     /**
-     * The cluster's topology now, for {@code /admin/stats}: slot map version, masters with their
-     * slot ranges and replicas, refreshes and redirects counted; {@code null} for standalone shards.
-     *
-     * @return a JSON object, or {@code null}
+     * For a {@code redis-cluster://} backend, the cluster as the driver sees it now:
+     * {@code slot_map_version}, {@code served_slots}, {@code refreshes} (and {@code changes},
+     * {@code refresh_failures}, {@code refresh_requests}), {@code moved_redirects},
+     * {@code ask_redirects}, {@code last_refresh_epoch_ms}, {@code read_from} and the masters with
+     * their slot ranges and replicas; empty for standalone shards.
      */
-    public String clusterJson() {
+    @Override
+    public Map<String, Object> topology() {
         if (cluster == null) {
-            return null;
+            return Map.of();
         }
         RedisClusterMap m = cluster.current();
         RedisClusterTopology.Stats st = cluster.stats();
-        StringBuilder b = new StringBuilder("{\"slotMapVersion\":").append(st.version())
-                .append(",\"servedSlots\":").append(st.servedSlots())
-                .append(",\"refreshes\":").append(st.refreshes())
-                .append(",\"changes\":").append(st.changes())
-                .append(",\"refreshFailures\":").append(st.failures())
-                .append(",\"refreshRequests\":").append(st.refreshRequests())
-                .append(",\"movedRedirects\":").append(st.movedRedirects())
-                .append(",\"askRedirects\":").append(st.askRedirects())
-                .append(",\"lastRefreshEpochMillis\":").append(st.lastRefreshMillis())
-                .append(",\"readFrom\":\"").append(readFrom.label()).append("\",\"masters\":[");
-        for (int i = 0; i < m.masters().size(); i++) {
-            RedisClusterMap.Node n = m.masters().get(i);
-            b.append(i == 0 ? "" : ",").append("{\"address\":\"").append(n).append("\",\"slots\":[");
-            List<int[]> ranges = m.rangesOf(i);
-            for (int r = 0; r < ranges.size(); r++) {
-                b.append(r == 0 ? "" : ",").append('[').append(ranges.get(r)[0]).append(',').append(ranges.get(r)[1])
-                        .append(']');
-            }
-            b.append("],\"replicas\":[");
-            List<RedisClusterMap.Node> rs = m.replicasOf(i);
-            for (int r = 0; r < rs.size(); r++) {
-                b.append(r == 0 ? "" : ",").append('"').append(rs.get(r)).append('"');
-            }
-            b.append("]}");
+        Map<String, Object> t = new LinkedHashMap<>();
+        t.put("slot_map_version", st.version());
+        t.put("served_slots", st.servedSlots());
+        t.put("refreshes", st.refreshes());
+        t.put("changes", st.changes());
+        t.put("refresh_failures", st.failures());
+        t.put("refresh_requests", st.refreshRequests());
+        t.put("moved_redirects", st.movedRedirects());
+        t.put("ask_redirects", st.askRedirects());
+        t.put("last_refresh_epoch_ms", st.lastRefreshMillis());
+        if (!st.lastError().isEmpty()) {
+            t.put("last_refresh_error", st.lastError());
         }
-        return b.append("]}").toString();
+        t.put("read_from", readFrom.label());
+        List<Object> masters = new java.util.ArrayList<>();
+        for (int i = 0; i < m.masters().size(); i++) {
+            Map<String, Object> mm = new LinkedHashMap<>();
+            mm.put("address", m.masters().get(i).toString());
+            List<Object> ranges = new java.util.ArrayList<>();
+            for (int[] r : m.rangesOf(i)) {
+                ranges.add(List.of(r[0], r[1]));
+            }
+            mm.put("slots", ranges);
+            List<Object> replicas = new java.util.ArrayList<>();
+            for (RedisClusterMap.Node r : m.replicasOf(i)) {
+                replicas.add(r.toString());
+            }
+            mm.put("replicas", replicas);
+            masters.add(mm);
+        }
+        t.put("masters", masters);
+        return t;
     }
 
     /** The cluster's topology (tests). */
-    RedisClusterTopology topology() {
+    RedisClusterTopology clusterTopology() {
         return cluster;
     }
 

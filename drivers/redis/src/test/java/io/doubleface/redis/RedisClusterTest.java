@@ -193,7 +193,7 @@ class RedisClusterTest {
             for (InetSocketAddress a : cluster.addresses()) {
                 assertEquals(expected.getOrDefault(a, 0L), calls(a, "get") - before.get(a), "GETs served by " + a);
             }
-            assertEquals(0, driver.topology().stats().movedRedirects(), "no call needed a redirect");
+            assertEquals(0, driver.clusterTopology().stats().movedRedirects(), "no call needed a redirect");
 
             // keys the team already has, hash tags and all; the planned shard is the slot owner's index
             List<RedisCommand<?>> mixed = List.of(U.get("{tenant}:cart"), U.mget("{tenant}:cart", "{tenant}:name"),
@@ -204,7 +204,7 @@ class RedisClusterTest {
                     m.value(1));
             assertEquals(null, m.value(2));
             InetSocketAddress cartOwner = driver.shards().get(driver.shardFor(U.get("{tenant}:cart")));
-            assertEquals(driver.topology().current().owner(ShardRouting.redisSlot("tenant")).address(), cartOwner);
+            assertEquals(driver.clusterTopology().current().owner(ShardRouting.redisSlot("tenant")).address(), cartOwner);
 
             // a keyless command is addressed by shard: DBSIZE per master sums to the keys written
             List<RedisCommand<?>> sizes = new ArrayList<>();
@@ -224,9 +224,13 @@ class RedisClusterTest {
                     () -> driver.shardFor(sizes.get(0)));
             assertTrue(keyless.getMessage().contains("carries no key"), keyless.getMessage());
 
-            String json = driver.clusterJson();
-            assertTrue(json.contains("\"slotMapVersion\":1") && json.contains("\"servedSlots\":16384")
-                    && json.contains("\"slots\":[[0,5460]]") && json.contains("\"replicas\":[\"127.0.0.1:"), json);
+            Map<String, Object> topo = driver.topology();
+            assertEquals(1L, topo.get("slot_map_version"));
+            assertEquals(16384, topo.get("served_slots"));
+            assertEquals(0L, topo.get("moved_redirects"));
+            Map<?, ?> first = (Map<?, ?>) ((List<?>) topo.get("masters")).get(0);
+            assertEquals(List.of(List.of(0, 5460)), first.get("slots"));
+            assertEquals(1, ((List<?>) first.get("replicas")).size(), topo.toString());
         }
     }
 
@@ -323,7 +327,7 @@ class RedisClusterTest {
                 RedisDriver driver = RedisDriver.open(c.uri(), RedisDriverTest.SETTINGS)) {
             // 200 keys in one slot ({mig}), owned by some master; move that slot to another master
             int slot = ShardRouting.redisSlot("mig");
-            RedisClusterMap map = driver.topology().current();
+            RedisClusterMap map = driver.clusterTopology().current();
             InetSocketAddress from = map.owner(slot).address();
             InetSocketAddress to = map.masters().stream().map(RedisClusterMap.Node::address)
                     .filter(a -> !a.equals(from)).findFirst().orElseThrow();
@@ -355,10 +359,10 @@ class RedisClusterTest {
             assertEquals(0, load.wrong.get(), "wrong answers");
             assertEquals(List.of(), load.failures, "failed calls");
             assertTrue(load.ok.get() > 100, "answers: " + load.ok.get());
-            RedisClusterTopology.Stats st = driver.topology().stats();
+            RedisClusterTopology.Stats st = driver.clusterTopology().stats();
             assertTrue(st.askRedirects() > 0, "ASK followed: " + st);
             assertTrue(st.movedRedirects() > 0, "MOVED followed after the slot changed hands: " + st);
-            assertEquals(to, driver.topology().current().owner(slot).address(), "the map learnt the new owner");
+            assertEquals(to, driver.clusterTopology().current().owner(slot).address(), "the map learnt the new owner");
         }
     }
 
@@ -379,10 +383,10 @@ class RedisClusterTest {
                 assertEquals(c.addresses().get(3), promoted, "master 0's replica took over");
                 // until the map has it, and a little after: every call either right or failed, clearly
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                while (driver.topology().current().owner(0).address().equals(dead) && System.nanoTime() < until) {
+                while (driver.clusterTopology().current().owner(0).address().equals(dead) && System.nanoTime() < until) {
                     Thread.sleep(10);
                 }
-                assertEquals(promoted, driver.topology().current().owner(0).address(), "map refreshed without restart");
+                assertEquals(promoted, driver.clusterTopology().current().owner(0).address(), "map refreshed without restart");
                 long mapAt = System.nanoTime();
                 Thread.sleep(1000);
                 int failuresBefore = load.failures.size();

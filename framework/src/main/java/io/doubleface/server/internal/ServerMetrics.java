@@ -102,6 +102,16 @@ public final class ServerMetrics {
             if (b.driver() instanceof ResilientDriver<?> d) {
                 resilience(b.name(), d);
             }
+            for (java.util.Map.Entry<String, Object> e : b.driver().topology().entrySet()) {
+                if (e.getValue() instanceof Number) {
+                    String entry = e.getKey();
+                    Gauge.builder("doubleface.backend.topology", b.driver(), d -> d.topology().get(entry) instanceof Number n
+                                    ? n.doubleValue() : Double.NaN)
+                            .tag("backend", b.name()).tag("entry", entry)
+                            .description("a number of the backend's current topology (e.g. a Redis Cluster's "
+                                    + "slot_map_version, refreshes, moved_redirects)").register(registry);
+                }
+            }
         }
         if (adapter != null) {
             for (String reason : adapter.switchesByReason().keySet()) {
@@ -322,6 +332,10 @@ public final class ServerMetrics {
             j.field("driver", be.describe());
             j.field("scheme", scheme(be.describe()));
             j.field("shards", be.shardCount());
+            java.util.Map<String, Object> topology = be.driver().topology();
+            if (!topology.isEmpty()) {
+                j.key("topology").tree(topology);
+            }
             if (be.driver() instanceof ResilientDriver<?> d) {
                 ResilientDriver.Stats s = d.stats();
                 j.key("resilience").begin();
