@@ -7,7 +7,7 @@
 #
 # usage: bench/cluster-vs-standalone.sh [--config doubleface] [--repeats 3] [--duration 10] [--warmup 5]
 #                                       [--connections 64] [--cells "1:small 3:small 3:medium 1:large 3:large"]
-#                                       [--out results/cluster-vs-standalone-<UTC>]
+#                                       [--out docs/results/cluster-vs-standalone-<UTC date>]
 # Pinning: each mid-tier on CPU 0 with 1 I/O loop (--io-threads 1); the Redis processes and wrk on CPU 1.
 # Ports: 7301-7303 (cluster), 7311-7313 (standalone), 8491/8492 (mid-tiers); all on 127.0.0.1.
 # Writes OUT/results.csv (system,cell,repeat,req_s,p50_ms,p99_ms,errors), OUT/report.md, OUT/environment.json.
@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 CONFIG=doubleface; REPEATS=3; DURATION=10; WARMUP=5; CONNS=64
 CELLS="1:small 3:small 3:medium 1:large 3:large"
-OUT=results/cluster-vs-standalone-$(date -u +%Y%m%dT%H%M%SZ)
+OUT=docs/results/cluster-vs-standalone-$(date -u +%Y%m%d)
 while [[ $# -gt 0 ]]; do
   case $1 in
     --config) CONFIG=$2; shift 2;; --repeats) REPEATS=$2; shift 2;; --duration) DURATION=$2; shift 2;;
@@ -113,4 +113,7 @@ json.dump({"commit": run("git", "rev-parse", "HEAD"), "config": config, "cpus": 
            "wrk": run("wrk", "--version")}, open(f"{out}/environment.json", "w"), indent=2)
 print("\n".join(lines))
 PY
+if [[ $(realpath "$OUT") == "$(pwd)"/docs/results/* ]]; then
+  python3 bench/results-pack.py "$OUT" >&2 || log "warning: bench/results-pack.py failed; pack $OUT before committing it"
+fi
 log "report: $OUT/report.md"

@@ -105,6 +105,16 @@ public final class PipelinedConnection {
         return address;
     }
 
+    /** {@return the calls outstanding on this connection} */
+    int outstanding() {
+        return outstanding;
+    }
+
+    /** {@return whether sends fail at once now (the reconnect backoff after a failed connection attempt)} */
+    boolean inBackoff(long now) {
+        return channel == null && backoff && now - retryAt < 0;
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
     <C extends Command<?>> void send(C command, ReplyListener listener, int tag) {
         long now = System.nanoTime();
@@ -203,6 +213,7 @@ public final class PipelinedConnection {
         channel = null;
         Throwable cause = f.cause();
         lastConnectFailure = "cannot connect: " + cause;
+        client.memberLost(address, lastConnectFailure);
         startBackoff();
         failAll(new ShardException(ShardException.Kind.UNAVAILABLE, shard,
                 "cannot connect to " + address + ": " + cause, cause));
@@ -360,6 +371,7 @@ public final class PipelinedConnection {
         }
         channel = null;
         connected = false;
+        client.memberLost(address, "connection lost");
         failAll(new ShardException(ShardException.Kind.UNAVAILABLE, shard, "connection to " + address + " lost"));
     }
 

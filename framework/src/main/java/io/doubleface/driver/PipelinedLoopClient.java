@@ -49,8 +49,16 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
 
     private final EventLoop loop;
     private final Class<? extends SocketChannel> channelClass;
-    private final InetSocketAddress[] addresses;
-    private final PipelinedConnection[] connections;
+    /** The shards' members: fixed, or followed through {@link ShardGroups#current()}. */
+    private final ShardGroups groups;
+    /** Shard {@code i}'s members as last reconciled, and their connections (made on first use). */
+    private InetSocketAddress[][] members;
+    private PipelinedConnection[][] connections;
+    private long membersVersion;
+    /** The next member to try first when several have as few calls outstanding: round-robin per shard. */
+    private int[] nextMember;
+    private GroupCall freeCalls;
+    private final long drainGraceMillis;
     private final String description;
     private final Consumer<? super PipelinedLoopClient<C>> onClose;
     final PipelinedProtocol<C> protocol;
@@ -62,7 +70,7 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
     final LoopFlush flush;
 
     // connections with unflushed output, flushed by the tail task
-    private final PipelinedConnection[] dirty;
+    private PipelinedConnection[] dirty;
     private int dirtyCount;
     private boolean flushScheduled;
     private final Runnable flushTask = this::flushDirty;
@@ -85,11 +93,49 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
     public PipelinedLoopClient(EventLoop loop, List<InetSocketAddress> shards, PipelinedProtocol<C> protocol,
             DriverSettings settings, Duration reconnectBackoff, String description,
             Consumer<? super PipelinedLoopClient<C>> onClose) {
+        this(loop, ShardGroups.of(protocol.protocolName(), shards), protocol, settings, reconnectBackoff, description,
+                onClose);
+    }
+
+    /**
+     * A client on {@code loop} over replica groups: shard {@code i}'s calls go to one of its members,
+     * the one with the fewest calls outstanding on this loop (round-robin among equals, members in
+     * reconnect backoff last); an idempotent call ({@link PipelinedProtocol#idempotent}) that fails
+     * {@code UNAVAILABLE} on one member is sent once more to another. When the groups' members change
+     * ({@link ShardGroups#current()}'s version, read at each send), a member that left gets no new
+     * calls and its connection is closed after the call timeout plus a second (its outstanding calls
+     * finish first); a new member is connected on first use. A lost or refused connection asks the
+     * groups for a new resolution ({@link ShardGroups#refresh}).
+     *
+     * @param loop an epoll or NIO event loop (see {@link ShardDrivers#socketChannelClass})
+     * @param groups the shards' members; not closed by this client (they belong to the driver)
+     * @param protocol how calls are encoded and replies decoded
+     * @param settings connect and call timeouts, the bound of outstanding calls per connection
+     * @param reconnectBackoff after a failed connection attempt, sends to that member fail at once (or go to
+     *     another member) for this long ({@code 0}: the next send tries again)
+     * @param description what {@link #toString} says the client talks to, e.g. the shard URI
+     * @param onClose called once with this client when it has closed, on the loop — or on the closing
+     *     thread if the loop is gone
+     * @throws IllegalArgumentException if the loop is neither epoll nor NIO, or the backoff is negative
+     */
+    public PipelinedLoopClient(EventLoop loop, ShardGroups groups, PipelinedProtocol<C> protocol,
+            DriverSettings settings, Duration reconnectBackoff, String description,
+            Consumer<? super PipelinedLoopClient<C>> onClose) {
         this.loop = Objects.requireNonNull(loop, "loop");
         this.channelClass = ShardDrivers.socketChannelClass(loop);
-        this.addresses = shards.toArray(new InetSocketAddress[0]);
-        this.connections = new PipelinedConnection[addresses.length];
-        this.dirty = new PipelinedConnection[addresses.length];
+        this.groups = Objects.requireNonNull(groups, "groups");
+        ShardGroups.Snapshot snap = groups.current();
+        int n = snap.members().size();
+        this.members = new InetSocketAddress[n][];
+        this.connections = new PipelinedConnection[n][];
+        this.nextMember = new int[n];
+        for (int i = 0; i < n; i++) {
+            members[i] = snap.members().get(i).toArray(new InetSocketAddress[0]);
+            connections[i] = new PipelinedConnection[members[i].length];
+        }
+        this.membersVersion = snap.version();
+        this.dirty = new PipelinedConnection[Math.max(4, n)];
+        this.drainGraceMillis = settings.callTimeout().toMillis() + 1000;
         this.protocol = Objects.requireNonNull(protocol, "protocol");
         this.callTimeoutNanos = settings.callTimeout().toNanos();
         this.connectTimeoutMillis = (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis());
@@ -130,11 +176,153 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
             failLater(listener, tag, new ShardException(ShardException.Kind.SHARD_ERROR, shard, refused));
             return;
         }
-        PipelinedConnection c = connections[shard];
-        if (c == null) {
-            c = connections[shard] = new PipelinedConnection(this, shard, addresses[shard]);
+        if (groups.dynamic() && groups.current().version() != membersVersion) {
+            reconcile(groups.current());
         }
-        c.send(command, listener, tag);
+        PipelinedConnection[] cs = connections[shard];
+        if (cs.length == 1) { // the common case: one member, no choice, no wrapper
+            PipelinedConnection c = cs[0];
+            if (c == null) {
+                c = cs[0] = new PipelinedConnection(this, shard, members[shard][0]);
+            }
+            c.send(command, listener, tag);
+            return;
+        }
+        if (cs.length == 0) {
+            groups.refresh("shard " + shard + " has no member");
+            failLater(listener, tag, new ShardException(ShardException.Kind.UNAVAILABLE, shard, "shard " + shard
+                    + " of " + groups.describe() + " has no member right now"));
+            return;
+        }
+        int m = pick(shard, -1);
+        if (protocol.idempotent(command)) {
+            GroupCall g = freeCalls;
+            if (g != null) {
+                freeCalls = g.next;
+                g.next = null;
+            } else {
+                g = new GroupCall();
+            }
+            g.listener = listener;
+            g.tag = tag;
+            g.shard = shard;
+            g.member = m;
+            g.command = command;
+            g.version = membersVersion;
+            connection(shard, m).send(command, g, 0);
+        } else {
+            connection(shard, m).send(command, listener, tag);
+        }
+    }
+
+    private PipelinedConnection connection(int shard, int m) {
+        PipelinedConnection c = connections[shard][m];
+        if (c == null) {
+            c = connections[shard][m] = new PipelinedConnection(this, shard, members[shard][m]);
+        }
+        return c;
+    }
+
+    /**
+     * The member of {@code shard} with the fewest calls outstanding on this loop, members in reconnect
+     * backoff last, round-robin among equals; never {@code except} if there is another.
+     */
+    private int pick(int shard, int except) {
+        PipelinedConnection[] cs = connections[shard];
+        int n = cs.length;
+        int start = nextMember[shard]++ & Integer.MAX_VALUE;
+        long now = System.nanoTime();
+        int best = -1;
+        long bestScore = Long.MAX_VALUE;
+        for (int k = 0; k < n; k++) {
+            int m = (start + k) % n;
+            if (m == except) {
+                continue;
+            }
+            PipelinedConnection c = cs[m];
+            long score = c == null ? 0 : c.outstanding() + (c.inBackoff(now) ? 1L << 32 : 0);
+            if (score < bestScore) {
+                bestScore = score;
+                best = m;
+            }
+        }
+        return best < 0 ? Math.max(0, except) : best;
+    }
+
+    /** The groups changed: keep the connections of members still there, drain those of members that left. */
+    private void reconcile(ShardGroups.Snapshot snap) {
+        for (int i = 0; i < members.length; i++) {
+            InetSocketAddress[] now = snap.members().get(i).toArray(new InetSocketAddress[0]);
+            PipelinedConnection[] cs = new PipelinedConnection[now.length];
+            for (int m = 0; m < members[i].length; m++) {
+                PipelinedConnection old = connections[i][m];
+                int at = java.util.Arrays.asList(now).indexOf(members[i][m]);
+                if (at >= 0) {
+                    cs[at] = old;
+                } else if (old != null) {
+                    loop.schedule(old::close, drainGraceMillis, java.util.concurrent.TimeUnit.MILLISECONDS);
+                }
+            }
+            members[i] = now;
+            connections[i] = cs;
+        }
+        membersVersion = snap.version();
+    }
+
+    /** A connection to {@code address} was lost or refused: the groups may have changed. */
+    void memberLost(InetSocketAddress address, String why) {
+        groups.refresh(address + ": " + why);
+    }
+
+    /**
+     * An idempotent call to one member of a group: a failure {@code UNAVAILABLE} sends it once more
+     * to another member. Recycled (loop-confined free list).
+     */
+    private final class GroupCall implements ReplyListener {
+        ReplyListener listener;
+        int tag;
+        int shard;
+        int member;
+        Object command;
+        long version;
+        boolean retried;
+        GroupCall next;
+
+        @Override
+        public void onReply(int ignored, Object reply) {
+            ReplyListener l = listener;
+            int t = tag;
+            recycle();
+            ShardDrivers.deliverReply(l, t, reply);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public void onFailure(int ignored, ShardException cause) {
+            if (cause.kind() == ShardException.Kind.UNAVAILABLE && !retried && !closed
+                    && connections[shard].length > 1) {
+                retried = true;
+                int from = version == membersVersion ? member : -1;
+                member = pick(shard, from);
+                version = membersVersion;
+                if (member != from) {
+                    connection(shard, member).send((C) command, this, 0);
+                    return;
+                }
+            }
+            ReplyListener l = listener;
+            int t = tag;
+            recycle();
+            ShardDrivers.deliverFailure(l, t, cause);
+        }
+
+        private void recycle() {
+            listener = null;
+            command = null;
+            retried = false;
+            next = freeCalls;
+            freeCalls = this;
+        }
     }
 
     /** Delivers a failure found inside {@code send} on a later task, so no callback runs inside send. */
@@ -145,6 +333,9 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
     /** Queues {@code c} for the end-of-iteration flush; the caller checked it is not dirty yet. */
     void markDirty(PipelinedConnection c) {
         c.dirty = true;
+        if (dirtyCount == dirty.length) {
+            dirty = java.util.Arrays.copyOf(dirty, dirty.length * 2);
+        }
         dirty[dirtyCount++] = c;
         if (!flushScheduled) {
             flushScheduled = true;
@@ -186,9 +377,11 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
             return;
         }
         closed = true;
-        for (PipelinedConnection c : connections) {
-            if (c != null) {
-                c.close();
+        for (PipelinedConnection[] cs : connections) {
+            for (PipelinedConnection c : cs) {
+                if (c != null) {
+                    c.close();
+                }
             }
         }
         onClose.accept(this);

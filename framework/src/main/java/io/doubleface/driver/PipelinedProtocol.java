@@ -47,6 +47,18 @@ public interface PipelinedProtocol<C extends Command<?>> {
     }
 
     /**
+     * Whether a call of {@code command} may be sent twice: when a shard is a group of several
+     * members ({@link ShardGroups}), an idempotent call that fails {@code UNAVAILABLE} on one member
+     * is sent once more to another. Reads are; writes that are not idempotent must not say so.
+     *
+     * @param command the command
+     * @return {@code false} by default
+     */
+    default boolean idempotent(C command) {
+        return false;
+    }
+
+    /**
      * Checks a command before anything is queued for it.
      *
      * @param command the command to send

@@ -204,4 +204,21 @@ public final class ShardDrivers {
     public static <C extends Command<?>> BlockingClient<C> narrow(BlockingClient<?> client) {
         return (BlockingClient) client;
     }
+
+    /**
+     * A blocking client made of {@code client}: each call is handed to {@code client} on its loop and
+     * the calling thread waits for the outcome (for {@code callAll}, every call is sent in one loop
+     * task and the outcomes are handed to the sink in completion order). A reply that arrives after
+     * its caller stopped waiting is released. For a driver whose loop client does the routing (a Redis
+     * Cluster's slots, replica groups), so that the thread models run the same code as the loop models.
+     *
+     * @param <C> the command type
+     * @param client a loop client, on a loop that is not one of the calling threads
+     * @param onClose run once when the blocking client is closed (after {@code client} is closed)
+     * @return a thread-safe blocking client; closing it closes {@code client}
+     */
+    public static <C extends Command<?>> BlockingClient<C> blockingOver(LoopClient<C> client, Runnable onClose) {
+        return new LoopBlockingClient<>(java.util.Objects.requireNonNull(client, "client"),
+                java.util.Objects.requireNonNull(onClose, "onClose"));
+    }
 }

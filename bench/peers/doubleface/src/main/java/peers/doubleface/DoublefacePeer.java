@@ -60,7 +60,11 @@ public final class DoublefacePeer {
             if (cluster) {
                 for (int j = 0; j < q.fanout(); j++) {
                     byte[] k = q.keyName(j).getBytes(StandardCharsets.US_ASCII);
-                    plan.call(redis, copy ? REDIS.get(k) : REDIS.getBuffer(k), KEEP);
+                    if (copy) {
+                        plan.call(redis, REDIS.get(k), KEEP);
+                    } else {
+                        plan.call(redis, REDIS.getBuffer(k), KEEP);
+                    }
                 }
                 return;
             }

@@ -5,6 +5,7 @@ import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
+import io.doubleface.driver.ShardGroups;
 import io.doubleface.driver.ShardDriver;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.GrpcSslContexts;
@@ -82,6 +83,8 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
     public static final String TLS_SCHEME = "grpcs";
 
     private final List<InetSocketAddress> shards;
+    /** The shards as replica groups (DNS names, a file, {@code a|b} lists); {@code null} for a fixed list. */
+    private ShardGroups groups;
     private final DriverSettings settings;
     private final SslContext ssl; // null: plaintext
     private final String description;
@@ -134,6 +137,29 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
      */
     public static GrpcDriver of(String uri, DriverSettings settings) {
         Objects.requireNonNull(uri, "uri");
+        if (uri.startsWith("grpc://") && ShardGroups.isGroupList(uri)) {
+            int q = uri.indexOf('?');
+            java.util.Map<String, String> opts = new java.util.LinkedHashMap<>();
+            if (q >= 0) {
+                for (String kv : uri.substring(q + 1).split("&")) {
+                    int eq = kv.indexOf('=');
+                    String k = eq < 0 ? kv : kv.substring(0, eq);
+                    if (!k.equals("dns-refresh") && !k.equals("dns-min-ttl") && !k.equals("dns-server")) {
+                        throw new IllegalArgumentException("grpc shard URI '" + uri + "': unknown option '" + k
+                                + "' (known: dns-refresh, dns-min-ttl, dns-server)");
+                    }
+                    opts.put(k, eq < 0 ? "" : kv.substring(eq + 1));
+                }
+            }
+            ShardGroups g = ShardGroups.parse("grpc", q < 0 ? uri : uri.substring(0, q), opts);
+            List<InetSocketAddress> first = new java.util.ArrayList<>();
+            for (List<InetSocketAddress> m : g.current().members()) {
+                first.add(m.get(0));
+            }
+            GrpcDriver d = new GrpcDriver(first, settings, null, g.describe());
+            d.groups = g;
+            return d;
+        }
         if (!uri.startsWith(TLS_SCHEME + "://")) {
             return new GrpcDriver(parse(uri), settings);
         }
@@ -192,6 +218,12 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
         return description;
     }
 
+    /** For replica groups, their members now and the resolutions counted ({@link ShardGroups#topology()}); else empty. */
+    @Override
+    public java.util.Map<String, Object> topology() {
+        return groups == null ? java.util.Map.of() : groups.topology();
+    }
+
     /** {@return the shard addresses, indexed by shard} */
     public List<InetSocketAddress> shards() {
         return shards;
@@ -216,7 +248,15 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
      * {@code next()} picks one), callbacks run on the transport thread ({@code directExecutor}).
      */
     ManagedChannel newChannel(int shard, EventLoopGroup group, Class<? extends SocketChannel> channelType) {
-        NettyChannelBuilder b = NettyChannelBuilder.forAddress(shards.get(shard));
+        NettyChannelBuilder b;
+        if (groups != null) {
+            // the shard's members from the groups, balanced round-robin by grpc-java (GroupNameResolver)
+            b = NettyChannelBuilder.forTarget(GroupNameResolver.SCHEME + ":///shard-" + shard)
+                    .nameResolverFactory(new GroupNameResolver.Factory(groups, shard))
+                    .defaultLoadBalancingPolicy("round_robin");
+        } else {
+            b = NettyChannelBuilder.forAddress(shards.get(shard));
+        }
         if (ssl != null) {
             b.sslContext(ssl);
         } else {
@@ -300,6 +340,9 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
             ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
         }
         loopClients.clear();
+        if (groups != null) {
+            groups.close();
+        }
     }
 
     @Override

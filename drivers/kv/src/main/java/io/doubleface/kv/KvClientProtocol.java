@@ -17,6 +17,11 @@ enum KvClientProtocol implements PipelinedProtocol<KvRequest> {
     private static final int OUT_INITIAL_REQUESTS = 16;
 
     @Override
+    public boolean idempotent(KvRequest command) {
+        return true; // every KV request is a read
+    }
+
+    @Override
     public String protocolName() {
         return "kv";
     }

@@ -5,6 +5,7 @@ import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.PipelinedLoopClient;
 import io.doubleface.driver.ShardAddresses;
+import io.doubleface.driver.ShardGroups;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.driver.ShardDrivers;
 import io.netty.channel.EventLoop;
@@ -145,10 +146,15 @@ public final class KvDriver implements ShardDriver<KvRequest> {
     }
 
     private final List<InetSocketAddress> shards;
+    /** The shards as replica groups (DNS names, a file, {@code a|b} lists); {@code null} for a fixed list. */
+    private final ShardGroups groups;
     private final Options options;
     private final String description;
     private final Set<PipelinedLoopClient<KvRequest>> loopClients = ConcurrentHashMap.newKeySet();
     private final Set<KvBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
+    private final Set<BlockingClient<KvRequest>> groupBlocking = ConcurrentHashMap.newKeySet();
+    /** The loop of the blocking clients over replica groups, created on first use (guarded by {@code this}). */
+    private io.doubleface.loop.LoopGroup blockingLoop;
     private volatile boolean closed;
 
     /**
@@ -178,8 +184,66 @@ public final class KvDriver implements ShardDriver<KvRequest> {
             Objects.requireNonNull(a, "shard address");
         }
         this.shards = List.copyOf(shards);
+        this.groups = null;
         this.options = Objects.requireNonNull(options, "options");
         this.description = describe(this.shards);
+    }
+
+    /**
+     * A driver of shards that are replica groups, possibly found by name ({@link ShardGroups}: DNS
+     * A/AAAA or SRV names re-resolved while the driver runs, a watched file, {@code host:port|host:port}
+     * groups). Loop clients send each call to the member of its shard with the fewest calls
+     * outstanding and retry a call that fails {@code UNAVAILABLE} once on another member (every KV
+     * request is a read); blocking clients go through a loop client on a loop of the driver's own.
+     * The driver closes {@code groups}.
+     *
+     * @param groups the shards' members, not {@code null}
+     * @param options timeouts and bounds, not {@code null}
+     */
+    public KvDriver(ShardGroups groups, Options options) {
+        this.groups = Objects.requireNonNull(groups, "groups");
+        List<InetSocketAddress> first = new java.util.ArrayList<>();
+        for (List<InetSocketAddress> g : groups.current().members()) {
+            first.add(g.get(0));
+        }
+        this.shards = List.copyOf(first);
+        this.options = Objects.requireNonNull(options, "options");
+        this.description = groups.describe();
+    }
+
+    /**
+     * Opens {@code uri}: a fixed list ({@link #parse}) or, when it names groups, DNS names or a file
+     * ({@link ShardGroups#isGroupList}), replica groups with the options {@code dns-refresh},
+     * {@code dns-min-ttl} and {@code dns-server} in its query string.
+     *
+     * @param uri the shard list
+     * @param options timeouts and bounds
+     * @return the driver; the caller closes it
+     * @throws IllegalArgumentException if {@code uri} is malformed
+     * @throws IllegalStateException if a DNS name does not resolve or the file cannot be read
+     */
+    public static KvDriver open(String uri, Options options) {
+        if (!ShardGroups.isGroupList(uri)) {
+            if (uri.indexOf('?') >= 0) {
+                throw new IllegalArgumentException("kv shard list '" + uri + "': options are for DNS names and files "
+                        + "only (dns-refresh, dns-min-ttl, dns-server)");
+            }
+            return new KvDriver(parse(uri), options);
+        }
+        int q = uri.indexOf('?');
+        java.util.Map<String, String> opts = new java.util.LinkedHashMap<>();
+        if (q >= 0) {
+            for (String kv : uri.substring(q + 1).split("&")) {
+                int eq = kv.indexOf('=');
+                String k = eq < 0 ? kv : kv.substring(0, eq);
+                if (!k.equals("dns-refresh") && !k.equals("dns-min-ttl") && !k.equals("dns-server")) {
+                    throw new IllegalArgumentException("kv shard list '" + uri + "': unknown option '" + k
+                            + "' (known: dns-refresh, dns-min-ttl, dns-server)");
+                }
+                opts.put(k, eq < 0 ? "" : kv.substring(eq + 1));
+            }
+        }
+        return new KvDriver(ShardGroups.parse("kv", q < 0 ? uri : uri.substring(0, q), opts), options);
     }
 
     /**
@@ -215,6 +279,12 @@ public final class KvDriver implements ShardDriver<KvRequest> {
         return shards.size();
     }
 
+    /** For replica groups, their members now and the resolutions counted ({@link ShardGroups#topology()}); else empty. */
+    @Override
+    public java.util.Map<String, Object> topology() {
+        return groups == null ? java.util.Map.of() : groups.topology();
+    }
+
     @Override
     public String describe() {
         return description;
@@ -238,7 +308,11 @@ public final class KvDriver implements ShardDriver<KvRequest> {
     public LoopClient<KvRequest> openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
         requireOpen();
-        PipelinedLoopClient<KvRequest> c = new PipelinedLoopClient<>(loop, shards, KvClientProtocol.INSTANCE,
+        PipelinedLoopClient<KvRequest> c = groups != null
+                ? new PipelinedLoopClient<>(loop, groups, KvClientProtocol.INSTANCE,
+                        new DriverSettings(options.connectTimeout(), options.callTimeout(), options.maxOutstanding()),
+                        options.reconnectBackoff(), description, loopClients::remove)
+                : new PipelinedLoopClient<>(loop, shards, KvClientProtocol.INSTANCE,
                 new DriverSettings(options.connectTimeout(), options.callTimeout(), options.maxOutstanding()),
                 options.reconnectBackoff(), description, loopClients::remove);
         loopClients.add(c);
@@ -252,6 +326,21 @@ public final class KvDriver implements ShardDriver<KvRequest> {
     @Override
     public BlockingClient<KvRequest> openBlocking() {
         requireOpen();
+        if (groups != null) {
+            EventLoop loop;
+            synchronized (this) {
+                if (blockingLoop == null) {
+                    blockingLoop = new io.doubleface.loop.LoopGroup("kv-groups", 1, io.doubleface.loop.LoopGroup.Transport.AUTO);
+                }
+                loop = blockingLoop.loops().get(0);
+            }
+            java.util.concurrent.atomic.AtomicReference<BlockingClient<KvRequest>> self =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            BlockingClient<KvRequest> g = ShardDrivers.blockingOver(openOn(loop), () -> groupBlocking.remove(self.get()));
+            self.set(g);
+            groupBlocking.add(g);
+            return g;
+        }
         KvBlockingClient c = new KvBlockingClient(this);
         blockingClients.add(c);
         if (closed) {
@@ -285,10 +374,24 @@ public final class KvDriver implements ShardDriver<KvRequest> {
         for (KvBlockingClient c : List.copyOf(blockingClients)) {
             c.close();
         }
+        for (BlockingClient<KvRequest> c : List.copyOf(groupBlocking)) {
+            c.close();
+        }
         for (PipelinedLoopClient<KvRequest> c : List.copyOf(loopClients)) {
             ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
         }
         loopClients.clear();
+        io.doubleface.loop.LoopGroup bl;
+        synchronized (this) {
+            bl = blockingLoop;
+            blockingLoop = null;
+        }
+        if (bl != null) {
+            bl.close();
+        }
+        if (groups != null) {
+            groups.close();
+        }
     }
 
     @Override

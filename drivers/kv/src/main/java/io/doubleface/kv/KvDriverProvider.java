@@ -18,12 +18,13 @@ public final class KvDriverProvider implements ShardDriverProvider {
 
     @Override
     public String usage() {
-        return "kv://HOST:FIRST-LAST or kv://HOST:PORT,HOST:PORT,...   (doubleface leaf kv)";
+        return "kv://HOST:FIRST-LAST or kv://HOST:PORT,HOST:PORT,...   (doubleface leaf kv); replica groups: "
+                + "kv://HOST:PORT|HOST:PORT,..., kv://dns:///NAME:PORT, kv://dns+srv:///_SVC._tcp.NAME, kv://file:PATH";
     }
 
     @Override
     public ShardDriver<?> open(String uri, DriverSettings s) {
-        return new KvDriver(KvDriver.parse(uri), KvDriver.Options.DEFAULT.withConnectTimeout(s.connectTimeout())
+        return KvDriver.open(uri, KvDriver.Options.DEFAULT.withConnectTimeout(s.connectTimeout())
                 .withCallTimeout(s.callTimeout()).withMaxOutstanding(s.maxOutstanding()));
     }
 }

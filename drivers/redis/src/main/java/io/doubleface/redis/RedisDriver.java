@@ -155,7 +155,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     private final RedisClusterTopology cluster;
     private final ReadFrom readFrom;
     private final Set<RedisClusterLoopClient> clusterClients = ConcurrentHashMap.newKeySet();
-    private final Set<RedisClusterBlockingClient> clusterBlocking = ConcurrentHashMap.newKeySet();
+    private final Set<BlockingClient<RedisCommand<?>>> clusterBlocking = ConcurrentHashMap.newKeySet();
     /** The loop of the cluster's blocking clients, created on first use under {@link #sharedLock}. */
     private io.doubleface.loop.LoopGroup blockingLoop;
     private final DriverSettings settings;
@@ -619,7 +619,10 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                 loop = blockingLoop.loops().get(0);
             }
             RedisClusterLoopClient lc = new RedisClusterLoopClient(this, cluster, loop);
-            RedisClusterBlockingClient c = new RedisClusterBlockingClient(this, lc);
+            java.util.concurrent.atomic.AtomicReference<BlockingClient<RedisCommand<?>>> self =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            BlockingClient<RedisCommand<?>> c = ShardDrivers.blockingOver(lc, () -> clusterBlocking.remove(self.get()));
+            self.set(c);
             clusterBlocking.add(c);
             if (closed) {
                 clusterBlocking.remove(c);
@@ -723,9 +726,6 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         clusterClients.remove(c);
     }
 
-    void closed(RedisClusterBlockingClient c) {
-        clusterBlocking.remove(c);
-    }
 
     /**
      * Closes every client this driver opened (loop clients on their loops, waiting up to
@@ -751,7 +751,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             }
         }
         loopClients.clear();
-        for (RedisClusterBlockingClient c : List.copyOf(clusterBlocking)) {
+        for (BlockingClient<RedisCommand<?>> c : List.copyOf(clusterBlocking)) {
             c.close();
         }
         for (RedisClusterLoopClient c : List.copyOf(clusterClients)) {

@@ -1,8 +1,5 @@
-package io.doubleface.redis;
+package io.doubleface.driver;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
 import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
@@ -12,36 +9,35 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The blocking face of a {@code redis-cluster://} backend, for the thread-per-request and Type-1
- * models: the calling thread hands its calls to a {@link RedisClusterLoopClient} on the driver's
- * own event loop and waits for the outcomes. So the routing, the redirects, the split of
- * multi-key commands and the fail-over handling are the very code the loop models use — one
- * implementation, tested once.
+ * A blocking face made of a loop client ({@link ShardDrivers#blockingOver}): the calling thread
+ * hands its calls to the loop client on that client's loop and waits for the outcomes. So a driver
+ * whose loop client routes calls (a Redis Cluster's slots, replica groups) gives the thread models
+ * the very code the loop models use — one implementation, tested once.
  *
  * <p>Thread-safe: any number of threads call at once; each call waits only for its own outcomes.
  * An outcome that arrives after its caller stopped waiting (a timeout) is released, never lost.
  */
-final class RedisClusterBlockingClient implements BlockingClient<RedisCommand<?>> {
+final class LoopBlockingClient<C extends Command<?>> implements BlockingClient<C> {
 
-    private final RedisDriver driver;
-    private final RedisClusterLoopClient client;
+    private final LoopClient<C> client;
     private final EventLoop loop;
+    private final Runnable onClose;
     private volatile boolean closed;
 
-    RedisClusterBlockingClient(RedisDriver driver, RedisClusterLoopClient client) {
-        this.driver = driver;
+    LoopBlockingClient(LoopClient<C> client, Runnable onClose) {
         this.client = client;
         this.loop = client.loop();
+        this.onClose = onClose;
     }
 
     @Override
-    public Object call(int shard, RedisCommand<?> command, long timeoutNanos) throws ShardException {
+    public Object call(int shard, C command, long timeoutNanos) throws ShardException {
         Waiter w = new Waiter(1);
         submit(w, new int[] {shard}, List.of(command));
         Outcome o = w.next(System.nanoTime() + timeoutNanos);
         if (o == null) {
             w.abandon();
-            throw new ShardException(Kind.TIMEOUT, shard, "no reply from the cluster within "
+            throw new ShardException(Kind.TIMEOUT, shard, "no reply within "
                     + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
         }
         if (o.failure != null) {
@@ -51,7 +47,7 @@ final class RedisClusterBlockingClient implements BlockingClient<RedisCommand<?>
     }
 
     @Override
-    public void callAll(int[] shards, List<RedisCommand<?>> commands, long timeoutNanos, Sink sink) {
+    public void callAll(int[] shards, List<C> commands, long timeoutNanos, Sink sink) {
         if (shards.length != commands.size()) {
             throw new IllegalArgumentException("shards: " + shards.length + ", commands: " + commands.size()
                     + " (expected: as many)");
@@ -66,7 +62,7 @@ final class RedisClusterBlockingClient implements BlockingClient<RedisCommand<?>
                 w.abandon();
                 for (int i = 0; i < shards.length; i++) {
                     if (!seen[i]) {
-                        sink.onFailure(i, new ShardException(Kind.TIMEOUT, shards[i], "no reply from the cluster within "
+                        sink.onFailure(i, new ShardException(Kind.TIMEOUT, shards[i], "no reply within "
                                 + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"));
                     }
                 }
@@ -81,7 +77,7 @@ final class RedisClusterBlockingClient implements BlockingClient<RedisCommand<?>
         }
     }
 
-    private void submit(Waiter w, int[] shards, List<RedisCommand<?>> commands) {
+    private void submit(Waiter w, int[] shards, List<C> commands) {
         if (closed) {
             for (int i = 0; i < shards.length; i++) {
                 w.onFailure(i, new ShardException(Kind.CLOSED, shards[i], "client closed"));
@@ -161,6 +157,6 @@ final class RedisClusterBlockingClient implements BlockingClient<RedisCommand<?>
     public void close() {
         closed = true;
         client.close();
-        driver.closed(this);
+        onClose.run();
     }
 }
