@@ -12,7 +12,8 @@
 # Pinning: the mid-tier on CPU 0 (1 I/O loop); the Redis nodes and the load generator on CPU 1.
 # Ports: 7401-7406 (3 masters, then their replicas), 8495 (mid-tier), 8496 (its admin listener).
 # Writes DIR (default docs/results/cluster-failover-<UTC date>): report.md, timeline.csv (the 100-ms
-# samples), seconds.csv (per-second latency), load.json, environment.json, runs/ (logs).
+# samples), seconds.csv (per-second latency), events.txt (shutdown and promotion, epoch ms), load.json,
+# environment.json, runs/ (logs). bench/cluster_failover_report.py OUT … writes report.md again from them.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd); cd "$ROOT"
 CONFIG=doubleface; RATE=2000; DURATION=30; WARMUP=10; KILL_AT=10; URL='/query?fanout=1&size=small&key={key}'; OUT=""
@@ -89,63 +90,8 @@ log "replica 7404 is master at ${promoted_ms:-never}"
 wait $load_pid || die "the load generator failed (see $OUT/runs/load.log)"
 wait $sampler || true
 "$JAVA" -cp cli/target/doubleface.jar bench/HlogSeconds.java "$OUT/runs/load.hlog" > "$OUT/seconds.csv"
-python3 - "$OUT" "$kill_ms" "${promoted_ms:-0}" "$CONFIG" "$RATE" "$DURATION" "$WARMUP" "$KILL_AT" "$URL" <<'PY'
-import csv, json, os, platform, subprocess, sys
-out, kill, promoted, config, rate, duration, warmup, kill_at, url = sys.argv[1:10]
-kill, promoted = int(kill), int(promoted)
-tl = [r for r in csv.DictReader(open(f"{out}/timeline.csv")) if r["ok"]]
-prev = None; first_err = last_err = None; failed_total = 0; map_change = None
-v0 = tl[0]["slot_map_version"] if tl else ""
-for r in tl:
-    t = int(r["epoch_ms"])
-    if prev is not None:
-        df = int(r["failed"]) - int(prev["failed"])
-        if df > 0 and t >= kill:
-            failed_total += df
-            first_err = first_err or int(prev["epoch_ms"])
-            last_err = t
-    if map_change is None and r["slot_map_version"] != v0 and t >= kill:
-        map_change = t
-    prev = r
-secs = list(csv.DictReader(open(f"{out}/seconds.csv")))
-def phase(rows):
-    if not rows: return "n/a"
-    p99 = sorted(float(r["p99_ms"]) for r in rows)
-    return f"p99 per second {p99[len(p99)//2]:.2f} ms median, {p99[-1]:.2f} ms worst; max {max(float(r['max_ms']) for r in rows):.2f} ms; {sum(int(r['count']) for r in rows)} requests"
-end_err = (last_err or kill) + 1000
-before = [r for r in secs if int(r["start_ms"]) + 1000 <= kill]
-during = [r for r in secs if int(r["start_ms"]) + 1000 > kill and int(r["start_ms"]) < end_err]
-after = [r for r in secs if int(r["start_ms"]) >= end_err]
-load = json.load(open(f"{out}/load.json"))
-rel = lambda t: "never" if not t else f"+{t - kill} ms"
-lines = [f"# Redis Cluster fail-over under open-loop load ({config})", "",
-         f"`bench/cluster-failover.sh --config {config} --rate {rate} --duration {duration} --warmup {warmup} --kill-at {kill_at}`: "
-         f"the YCSB mid-tier over 3 masters with a replica each, `{url}` at {rate} req/s (Poisson), master 0 shut down "
-         f"{kill_at} s into the {duration}-s window. Times from the shutdown; the mid-tier's counters polled every 100 ms.", "",
-         "| event | when |", "|---|---|",
-         f"| master 0 shut down (`redis-cli shutdown nosave`) | 0 |",
-         f"| its replica reports role master | {rel(promoted)} |",
-         f"| the mid-tier's slot map changes (`/admin/stats` topology) | {rel(map_change)} |",
-         f"| first failed request (503/504) seen | {rel(first_err)} |",
-         f"| last failed request seen | {rel(last_err)} |", "",
-         f"Failed requests in between: {failed_total} (load generator: {load['errors']} errors of {load['requests']} measured, "
-         f"{json.dumps(load.get('errors_by_kind', {}))}; {load['failed']['requests']} answers with status >= 400).", "",
-         "| phase | latency (load generator, from the intended send time) |", "|---|---|",
-         f"| before the shutdown | {phase(before)} |",
-         f"| from the shutdown to a second after the last failure | {phase(during)} |",
-         f"| after | {phase(after)} |", "",
-         f"Whole window: p50 {load.get('p50_ms')} ms, p99 {load.get('p99_ms')} ms, p99.9 {load.get('p999_ms')} ms, max {load.get('max_ms')} ms.", ""]
-open(f"{out}/report.md", "w").write("\n".join(lines))
-def run(*c):
-    p = subprocess.run(c, capture_output=True, text=True); return (p.stdout or p.stderr).strip().splitlines()[0]
-json.dump({"script": "bench/cluster-failover.sh", "git_commit": run("git", "rev-parse", "HEAD"), "config": config,
-           "rate": int(rate), "duration_s": int(duration), "warmup_s": int(warmup), "kill_at_s": int(kill_at), "url": url,
-           "java": run(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64") + "/bin/java", "-version"),
-           "kernel": platform.release(), "cpus": os.cpu_count(), "redis_server": run("redis-server", "--version"),
-           "pinning": {"mid-tier": "CPU 0, 1 I/O loop", "redis nodes + load generator": "CPU 1"}},
-          open(f"{out}/environment.json", "w"), indent=2)
-print("\n".join(lines))
-PY
+echo "$kill_ms ${promoted_ms:-0}" > "$OUT/events.txt"
+python3 bench/cluster_failover_report.py "$OUT" "$CONFIG" "$RATE" "$DURATION" "$WARMUP" "$KILL_AT" "$URL"
 if [[ $(realpath "$OUT") == "$ROOT"/docs/results/* ]]; then
   python3 bench/results-pack.py "$OUT" >&2 || log "warning: bench/results-pack.py failed; pack $OUT before committing it"
 fi
