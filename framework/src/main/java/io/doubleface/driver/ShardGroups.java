@@ -173,6 +173,33 @@ public final class ShardGroups implements AutoCloseable {
     }
 
     /**
+     * Reads a shard URI of groups with its options ({@code ?dns-refresh=…&dns-min-ttl=…&dns-server=…})
+     * and resolves it once before returning, as {@link #parse(String, String, Map)}.
+     *
+     * @param scheme the scheme, e.g. {@code kv} (without {@code ://})
+     * @param uri the list and its options, e.g. {@code kv://dns:///leaves.svc:7101?dns-refresh=10s}
+     * @return the groups; the caller closes them
+     * @throws IllegalArgumentException if the list is malformed or an option unknown (the known ones named)
+     * @throws IllegalStateException if a name does not resolve or the file cannot be read
+     */
+    public static ShardGroups open(String scheme, String uri) {
+        int q = uri.indexOf('?');
+        Map<String, String> opts = new LinkedHashMap<>();
+        if (q >= 0) {
+            for (String kv : uri.substring(q + 1).split("&")) {
+                int eq = kv.indexOf('=');
+                String k = eq < 0 ? kv : kv.substring(0, eq);
+                if (!k.equals("dns-refresh") && !k.equals("dns-min-ttl") && !k.equals("dns-server")) {
+                    throw new IllegalArgumentException(scheme + " shard URI '" + uri + "': unknown option '" + k
+                            + "' (known: dns-refresh, dns-min-ttl, dns-server)");
+                }
+                opts.put(k, eq < 0 ? "" : kv.substring(eq + 1));
+            }
+        }
+        return parse(scheme, q < 0 ? uri : uri.substring(0, q), opts);
+    }
+
+    /**
      * Reads a shard list of groups and resolves it once (DNS names, the file) before returning.
      *
      * @param scheme the scheme, e.g. {@code kv} (without {@code ://})

@@ -138,20 +138,7 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
     public static GrpcDriver of(String uri, DriverSettings settings) {
         Objects.requireNonNull(uri, "uri");
         if (uri.startsWith("grpc://") && ShardGroups.isGroupList(uri)) {
-            int q = uri.indexOf('?');
-            java.util.Map<String, String> opts = new java.util.LinkedHashMap<>();
-            if (q >= 0) {
-                for (String kv : uri.substring(q + 1).split("&")) {
-                    int eq = kv.indexOf('=');
-                    String k = eq < 0 ? kv : kv.substring(0, eq);
-                    if (!k.equals("dns-refresh") && !k.equals("dns-min-ttl") && !k.equals("dns-server")) {
-                        throw new IllegalArgumentException("grpc shard URI '" + uri + "': unknown option '" + k
-                                + "' (known: dns-refresh, dns-min-ttl, dns-server)");
-                    }
-                    opts.put(k, eq < 0 ? "" : kv.substring(eq + 1));
-                }
-            }
-            ShardGroups g = ShardGroups.parse("grpc", q < 0 ? uri : uri.substring(0, q), opts);
+            ShardGroups g = ShardGroups.open("grpc", uri);
             List<InetSocketAddress> first = new java.util.ArrayList<>();
             for (List<InetSocketAddress> m : g.current().members()) {
                 first.add(m.get(0));

@@ -230,20 +230,7 @@ public final class KvDriver implements ShardDriver<KvRequest> {
             }
             return new KvDriver(parse(uri), options);
         }
-        int q = uri.indexOf('?');
-        java.util.Map<String, String> opts = new java.util.LinkedHashMap<>();
-        if (q >= 0) {
-            for (String kv : uri.substring(q + 1).split("&")) {
-                int eq = kv.indexOf('=');
-                String k = eq < 0 ? kv : kv.substring(0, eq);
-                if (!k.equals("dns-refresh") && !k.equals("dns-min-ttl") && !k.equals("dns-server")) {
-                    throw new IllegalArgumentException("kv shard list '" + uri + "': unknown option '" + k
-                            + "' (known: dns-refresh, dns-min-ttl, dns-server)");
-                }
-                opts.put(k, eq < 0 ? "" : kv.substring(eq + 1));
-            }
-        }
-        return new KvDriver(ShardGroups.parse("kv", q < 0 ? uri : uri.substring(0, q), opts), options);
+        return new KvDriver(ShardGroups.open("kv", uri), options);
     }
 
     /**

@@ -249,8 +249,8 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
 
     /**
      * Writes records {@code 0..records-1} once into a Redis Cluster, under their natural names,
-     * where Redis places them: Lettuce's cluster client, pipelined ({@value #LOAD_BATCH} records per
-     * round, one flush per node connection per round).
+     * where Redis places them: Lettuce's cluster client, pipelined ({@value #LOAD_BATCH} records in
+     * flight per round).
      */
     private static void loadCluster(List<InetSocketAddress> seeds, long records, LongConsumer progress) {
         if (records < 1) {
@@ -264,7 +264,8 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
         io.lettuce.core.cluster.RedisClusterClient client = io.lettuce.core.cluster.RedisClusterClient.create(uris);
         try (io.lettuce.core.cluster.api.StatefulRedisClusterConnection<byte[], byte[]> c =
                 client.connect(ByteArrayCodec.INSTANCE)) {
-            c.setAutoFlushCommands(false);
+            // auto-flush stays on: the cluster connection opens its node connections lazily, and a
+            // command queued on one made after a batch's flushCommands() would wait for the next flush
             long lastReport = System.nanoTime();
             for (long from = 0; from < records; from += LOAD_BATCH) {
                 long to = Math.min(records, from + LOAD_BATCH);
@@ -277,7 +278,6 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
                     futures.add(c.async().hset(key(NO_PREFIX, "user:", k), fields));
                     futures.add(c.async().set(key(NO_PREFIX, "rec:", k), recordBytes(k)));
                 }
-                c.flushCommands();
                 awaitBatch(futures);
                 long now = System.nanoTime();
                 if (to == records || now - lastReport > TimeUnit.MILLISECONDS.toNanos(250)) {
