@@ -24,9 +24,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The loop client of a {@code redis-cluster://} backend: routes each command to the node that owns
- * its key's hash slot in the current {@link RedisClusterMap}, over one native RESP connection per
- * node per loop ({@link PipelinedLoopClient}, made on first use, written once per loop iteration),
- * and follows the cluster's redirects.
+ * its key's hash slot in the current {@link RedisClusterMap}, over one connection per node per loop
+ * (made on first use, written once per loop iteration): doubleface's native RESP client
+ * ({@link PipelinedLoopClient}, {@code connection=native}, the default) or a Lettuce connection
+ * registered on the loop ({@link RedisLoopClient}, {@code connection=per-loop}) — and follows the
+ * cluster's redirects.
  *
  * <p>Routing, per send: a command with a key goes to the owner of its slot (or, with
  * {@code read-from=replica…} and a read-only command, to one of the owner's replicas), whatever
@@ -64,8 +66,10 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
     private final RedisClusterTopology topology;
     private final EventLoop loop;
     private final RedisDriver.ReadFrom readFrom;
-    private final Map<InetSocketAddress, PipelinedLoopClient<RedisCommand<?>>> masters = new HashMap<>();
-    private final Map<InetSocketAddress, PipelinedLoopClient<RedisCommand<?>>> readers = new HashMap<>();
+    private final Map<InetSocketAddress, LoopClient<RedisCommand<?>>> masters = new HashMap<>();
+    private final Map<InetSocketAddress, LoopClient<RedisCommand<?>>> readers = new HashMap<>();
+    /** Node connections through Lettuce ({@code connection=per-loop}) instead of the native RESP client. */
+    private final boolean lettuce;
     private final long graceMillis;
     private RedisClusterMap seen;
     private ClusterCall free;
@@ -78,6 +82,7 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
         this.loop = Objects.requireNonNull(loop, "loop");
         this.readFrom = driver.readFrom();
         this.graceMillis = driver.settings().callTimeout().toMillis() + 1000;
+        this.lettuce = driver.connectionMode() == RedisDriver.ConnectionMode.PER_LOOP;
         ShardDrivers.socketChannelClass(loop); // fails now for a loop that is neither epoll nor NIO
     }
 
@@ -171,14 +176,21 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
         node(target.address(), replica).send(0, command, c, 0);
     }
 
-    private PipelinedLoopClient<RedisCommand<?>> node(InetSocketAddress a, boolean replica) {
-        Map<InetSocketAddress, PipelinedLoopClient<RedisCommand<?>>> m = replica ? readers : masters;
-        PipelinedLoopClient<RedisCommand<?>> n = m.get(a);
+    private LoopClient<RedisCommand<?>> node(InetSocketAddress a, boolean replica) {
+        Map<InetSocketAddress, LoopClient<RedisCommand<?>>> m = replica ? readers : masters;
+        LoopClient<RedisCommand<?>> n = m.get(a);
         if (n == null) {
-            n = new PipelinedLoopClient<>(loop, List.of(a), replica ? RespProtocol.READ_ONLY : RespProtocol.INSTANCE,
-                    driver.settings(), Duration.ofMillis(RedisDriver.RECONNECT_BACKOFF_MILLIS),
-                    "redis-cluster node " + a.getHostString() + ":" + a.getPort() + (replica ? " (replica)" : ""),
-                    x -> { });
+            if (lettuce) { // replicas are refused at open with connection=per-loop (no READONLY handshake)
+                io.lettuce.core.RedisURI uri = io.lettuce.core.RedisURI.builder().withHost(a.getHostString())
+                        .withPort(a.getPort()).withTimeout(driver.settings().callTimeout()).build();
+                n = ShardDrivers.narrow(new RedisLoopClient(driver, loop, ShardDrivers.socketChannelClass(loop),
+                        new io.lettuce.core.RedisURI[] {uri}));
+            } else {
+                n = new PipelinedLoopClient<>(loop, List.of(a), replica ? RespProtocol.READ_ONLY : RespProtocol.INSTANCE,
+                        driver.settings(), Duration.ofMillis(RedisDriver.RECONNECT_BACKOFF_MILLIS),
+                        "redis-cluster node " + a.getHostString() + ":" + a.getPort() + (replica ? " (replica)" : ""),
+                        x -> { });
+            }
             m.put(a, n);
         }
         return n;
@@ -188,13 +200,13 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
     private void reconcile(RedisClusterMap m) {
         seen = m;
         Set<InetSocketAddress> now = m.addresses();
-        for (Map<InetSocketAddress, PipelinedLoopClient<RedisCommand<?>>> pool : List.of(masters, readers)) {
-            for (Iterator<Map.Entry<InetSocketAddress, PipelinedLoopClient<RedisCommand<?>>>> it = pool.entrySet()
+        for (Map<InetSocketAddress, LoopClient<RedisCommand<?>>> pool : List.of(masters, readers)) {
+            for (Iterator<Map.Entry<InetSocketAddress, LoopClient<RedisCommand<?>>>> it = pool.entrySet()
                     .iterator(); it.hasNext(); ) {
-                Map.Entry<InetSocketAddress, PipelinedLoopClient<RedisCommand<?>>> e = it.next();
+                Map.Entry<InetSocketAddress, LoopClient<RedisCommand<?>>> e = it.next();
                 if (!now.contains(e.getKey())) {
                     it.remove();
-                    PipelinedLoopClient<RedisCommand<?>> gone = e.getValue();
+                    LoopClient<RedisCommand<?>> gone = e.getValue();
                     loop.schedule(gone::close, graceMillis, TimeUnit.MILLISECONDS);
                 }
             }
@@ -347,7 +359,7 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
                 node(to, false).send(0, command, this, 0);
             } else {
                 topology.asked();
-                PipelinedLoopClient<RedisCommand<?>> n = node(to, false);
+                LoopClient<RedisCommand<?>> n = node(to, false);
                 n.send(0, ASKING, IGNORE, 0); // on the same connection, right before the call
                 n.send(0, command, this, 0);
             }
@@ -465,10 +477,10 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
             return;
         }
         closed = true;
-        for (PipelinedLoopClient<RedisCommand<?>> n : masters.values()) {
+        for (LoopClient<RedisCommand<?>> n : List.copyOf(masters.values())) {
             n.close();
         }
-        for (PipelinedLoopClient<RedisCommand<?>> n : readers.values()) {
+        for (LoopClient<RedisCommand<?>> n : List.copyOf(readers.values())) {
             n.close();
         }
         masters.clear();

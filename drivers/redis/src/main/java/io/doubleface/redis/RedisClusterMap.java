@@ -53,6 +53,8 @@ final class RedisClusterMap {
     /** Slot owner by chunk: {@code owners[slot >>> 7][slot & 127]}; {@code null} for a slot nobody serves. */
     private final Node[][] owners;
     private final int servedSlots;
+    /** Replicas the cluster listed as still syncing when this map was read. */
+    private int pendingReplicas;
 
     private RedisClusterMap(long version, List<Node> masters, List<List<Node>> replicas, Node[][] owners) {
         this.version = version;
@@ -70,8 +72,18 @@ final class RedisClusterMap {
         this.servedSlots = served;
     }
 
-    /** A master and the slot ranges it serves, its replicas, as read from the cluster. */
-    record Shard(InetSocketAddress master, String masterId, List<int[]> ranges, List<InetSocketAddress> replicas) {}
+    /**
+     * A master and the slot ranges it serves, its replicas, as read from the cluster.
+     *
+     * @param pendingReplicas replicas the cluster lists but does not report ready yet ({@code loading}:
+     *     still syncing), left out of {@code replicas}
+     */
+    record Shard(InetSocketAddress master, String masterId, List<int[]> ranges, List<InetSocketAddress> replicas,
+            int pendingReplicas) {
+        Shard(InetSocketAddress master, String masterId, List<int[]> ranges, List<InetSocketAddress> replicas) {
+            this(master, masterId, ranges, replicas, 0);
+        }
+    }
 
     /**
      * Builds a snapshot from the cluster's answer.
@@ -112,7 +124,16 @@ final class RedisClusterMap {
                 }
             }
         }
-        return new RedisClusterMap(version, List.copyOf(masters), List.copyOf(replicas), owners);
+        RedisClusterMap m = new RedisClusterMap(version, List.copyOf(masters), List.copyOf(replicas), owners);
+        for (Shard s : sorted) {
+            m.pendingReplicas += s.pendingReplicas();
+        }
+        return m;
+    }
+
+    /** {@return replicas the cluster listed as still syncing when this map was read (not read from yet)} */
+    int pendingReplicas() {
+        return pendingReplicas;
     }
 
     private static int lowest(Shard s) {
@@ -210,7 +231,9 @@ final class RedisClusterMap {
 
     /** This routing under {@code version}. */
     RedisClusterMap withVersion(long version) {
-        return new RedisClusterMap(version, masters, replicas, owners);
+        RedisClusterMap m = new RedisClusterMap(version, masters, replicas, owners);
+        m.pendingReplicas = pendingReplicas;
+        return m;
     }
 
     /** {@return the slot ranges master {@code index} serves, e.g. {@code [[0, 5460]]}} */

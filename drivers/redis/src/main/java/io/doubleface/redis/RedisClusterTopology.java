@@ -28,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>periodically (every {@code refresh}, default {@value #DEFAULT_REFRESH_SECONDS} s);
  *   <li>when asked ({@link #requestRefresh}): after a {@code MOVED}, after a lost or refused
- *       connection to a node, when a slot has no owner — but never more often than once per
+ *       connection to a node, when a slot has no owner, while a replica is still syncing (the
+ *       cluster reports it {@code loading}; it is read from once a refresh finds it
+ *       {@code online}) — but never more often than once per
  *       {@code refresh-floor} (default {@value #DEFAULT_FLOOR_MILLIS} ms): requests during the floor
  *       are coalesced into one refresh at its end, so a storm of redirects costs one refresh.
  * </ul>
@@ -99,6 +101,9 @@ final class RedisClusterTopology implements AutoCloseable {
         t.map.set(first);
         t.lastRefreshMillis = System.currentTimeMillis();
         t.refreshes.incrementAndGet();
+        if (first.pendingReplicas() > 0) {
+            t.requested.set(true); // replicas still syncing: look again after the floor, not in 30 s
+        }
         Thread th = new Thread(t::run, "doubleface-redis-cluster-topology");
         th.setDaemon(true);
         th.setUncaughtExceptionHandler((x, e) -> log.error("redis-cluster topology refresher died", e));
@@ -165,6 +170,9 @@ final class RedisClusterTopology implements AutoCloseable {
             log.warn("redis-cluster: topology refresh failed, keeping slot map v{}: {}", m == null ? 0 : m.version(),
                     lastError);
             return false;
+        }
+        if (fresh.pendingReplicas() > 0) {
+            requestRefresh(fresh.pendingReplicas() + " replicas still syncing");
         }
         // swap unless the routing is what we have (then keep the object: loops need not reconcile)
         while (true) {
@@ -290,6 +298,7 @@ final class RedisClusterTopology implements AutoCloseable {
             InetSocketAddress master = null;
             String masterId = "";
             List<InetSocketAddress> replicas = new ArrayList<>();
+            int pending = 0;
             for (int i = 0; i + 1 < fields.size(); i += 2) {
                 String k = str(fields.get(i));
                 Object v = fields.get(i + 1);
@@ -330,12 +339,14 @@ final class RedisClusterTopology implements AutoCloseable {
                             masterId = id;
                         } else if (health.equals("online")) {
                             replicas.add(addr);
+                        } else if (health.equals("loading")) {
+                            pending++; // syncing: not read from until a refresh finds it online
                         }
                     }
                 }
             }
             if (master != null && !ranges.isEmpty()) {
-                out.add(new RedisClusterMap.Shard(master, masterId, ranges, replicas));
+                out.add(new RedisClusterMap.Shard(master, masterId, ranges, replicas, pending));
             }
         }
         return out;

@@ -266,11 +266,10 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                 switch (k) {
                     case "connection" -> {
                         mode = ConnectionMode.parse(v);
-                        if (isCluster && mode != ConnectionMode.NATIVE) {
+                        if (isCluster && mode == ConnectionMode.SHARED) {
                             throw new IllegalArgumentException("redis shard URI '" + uri + "': a Redis Cluster runs on "
-                                    + "doubleface's native client (connection=native, the default for "
-                                    + CLUSTER_SCHEME + "://); Lettuce's per-loop and shared connections do not follow "
-                                    + "the cluster's slot map");
+                                    + "per-loop node connections: connection=native (the default for " + CLUSTER_SCHEME
+                                    + "://) or connection=per-loop (Lettuce's), not shared");
                         }
                         if (mode != (isCluster ? ConnectionMode.NATIVE : ConnectionMode.PER_LOOP)) {
                             kept.add(kv);
@@ -325,12 +324,16 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         String suffix = kept.isEmpty() ? "" : "?" + String.join("&", kept);
         if (isCluster) {
             List<InetSocketAddress> seeds = ShardAddresses.parse(CLUSTER_SCHEME, base);
+            if (mode == ConnectionMode.PER_LOOP && readFrom != ReadFrom.MASTER) {
+                throw new IllegalArgumentException("redis shard URI '" + uri + "': read-from=" + readFrom.label()
+                        + " needs connection=native (its replica connections start with READONLY)");
+            }
             RedisClusterTopology t = RedisClusterTopology.open(seeds, settings.connectTimeout(), refresh, floor);
             List<InetSocketAddress> masters = new java.util.ArrayList<>();
             for (RedisClusterMap.Node n : t.current().masters()) {
                 masters.add(n.address());
             }
-            return new RedisDriver(masters, settings, ConnectionMode.NATIVE, null, base + suffix + " ("
+            return new RedisDriver(masters, settings, mode, null, base + suffix + " ("
                     + masters.size() + " masters at start)", t, readFrom);
         }
         if (secure && mode == ConnectionMode.NATIVE) {

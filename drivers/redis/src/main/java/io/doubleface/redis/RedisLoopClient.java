@@ -9,6 +9,7 @@ import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -166,14 +167,33 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
     private final CompletableFuture<Void> shutdown = new CompletableFuture<>();
     private boolean inSend;
     private boolean closed;
+    /** The shards when they are not the driver's ({@code null}: the driver's). */
+    private final RedisURI[] uris;
 
     /** @param channelClass the loop's socket channel class (per-loop), or {@code null} for shared */
     RedisLoopClient(RedisDriver driver, EventLoop loop, Class<? extends SocketChannel> channelClass) {
+        this(driver, loop, channelClass, null);
+    }
+
+    /**
+     * A per-loop client of {@code uris} instead of the driver's shards (shard {@code i} = {@code uris[i]}):
+     * the Lettuce connections of a Redis Cluster node ({@link RedisClusterLoopClient}).
+     *
+     * @param channelClass the loop's socket channel class (per-loop), or {@code null} for shared (then
+     *     {@code uris} must be {@code null})
+     * @param uris the shards, or {@code null} for the driver's
+     */
+    RedisLoopClient(RedisDriver driver, EventLoop loop, Class<? extends SocketChannel> channelClass, RedisURI[] uris) {
         this.driver = driver;
         this.loop = loop;
         this.perLoop = channelClass != null;
-        this.links = new Link[driver.shardCount()];
-        this.dirty = new Link[driver.shardCount()];
+        if (uris != null && !perLoop) {
+            throw new IllegalArgumentException("node connections of a cluster are per-loop");
+        }
+        this.uris = uris;
+        int n = uris != null ? uris.length : driver.shardCount();
+        this.links = new Link[n];
+        this.dirty = new Link[n];
         for (int i = 0; i < links.length; i++) {
             links[i] = new Link(i);
             links[i].batch = new FlushBatch(loop, links[i]::flushCommands);
@@ -205,6 +225,10 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
     @Override
     public EventLoop loop() {
         return loop;
+    }
+
+    private RedisURI uri(int shard) {
+        return uris != null ? uris[shard] : driver.uri(shard);
     }
 
     @Override
@@ -256,13 +280,13 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
             default -> {
                 if (System.nanoTime() - link.retryAt < 0) {
                     c.accept(null, new ShardException(Kind.UNAVAILABLE, link.shard, "cannot connect to "
-                            + driver.uri(link.shard).getHost() + ":" + driver.uri(link.shard).getPort()
+                            + uri(link.shard).getHost() + ":" + uri(link.shard).getPort()
                             + " (retrying after a short backoff)"));
                     return;
                 }
                 link.state = CONNECTING;
                 link.pending.add(c);
-                client.connectAsync(ByteArrayCodec.INSTANCE, driver.uri(link.shard)).whenComplete((conn, e) -> {
+                client.connectAsync(ByteArrayCodec.INSTANCE, uri(link.shard)).whenComplete((conn, e) -> {
                     if (loop.inEventLoop() && !inSend) {
                         onConnected(link, conn, e);
                     } else {

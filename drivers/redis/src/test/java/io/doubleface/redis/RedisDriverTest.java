@@ -600,9 +600,12 @@ class RedisDriverTest {
         IllegalArgumentException clusterOnly = assertThrows(IllegalArgumentException.class,
                 () -> RedisDriver.open("redis://127.0.0.1:7201?read-from=replica", SETTINGS));
         assertTrue(clusterOnly.getMessage().contains("read-from needs redis-cluster://"), clusterOnly.getMessage());
-        IllegalArgumentException lettuceCluster = assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?connection=per-loop", SETTINGS));
-        assertTrue(lettuceCluster.getMessage().contains("connection=native"), lettuceCluster.getMessage());
+        IllegalArgumentException sharedCluster = assertThrows(IllegalArgumentException.class,
+                () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?connection=shared", SETTINGS));
+        assertTrue(sharedCluster.getMessage().contains("not shared"), sharedCluster.getMessage());
+        IllegalArgumentException lettuceReplicas = assertThrows(IllegalArgumentException.class,
+                () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?connection=per-loop&read-from=replica", SETTINGS));
+        assertTrue(lettuceReplicas.getMessage().contains("needs connection=native"), lettuceReplicas.getMessage());
         IllegalArgumentException badRefresh = assertThrows(IllegalArgumentException.class,
                 () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?refresh=soon", SETTINGS));
         assertTrue(badRefresh.getMessage().contains("refresh=soon (expected: a duration"), badRefresh.getMessage());
