@@ -1,6 +1,14 @@
 package io.doubleface.cli;
 
+import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.ShardException;
+import io.doubleface.redis.Redis;
+import io.doubleface.redis.RedisCommand;
+import io.doubleface.redis.RedisDriver;
 import io.doubleface.redis.RedisServers;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import io.doubleface.services.ycsb.RedisRecords;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -32,6 +40,7 @@ import picocli.CommandLine.Spec;
             "  doubleface serve ycsb --shards redis://127.0.0.1:7201-7220",
             "  doubleface serve ycsb --shards 'redis://127.0.0.1:7201-7220?connection=shared'",
             "  doubleface leaf redis --cluster --masters 3 --replicas 1 --base-port 7201",
+            "  doubleface leaf redis --cluster --masters 3 --base-port 7201 --peers-data   # bench/peers-cluster.sh's keys too",
             "  doubleface serve ycsb --shards redis-cluster://127.0.0.1:7201,127.0.0.1:7202",
             "  redis-cli -p 7201 shutdown nosave     # a master dies: its replica (port 7204) takes over",
             "", "A cluster's records are stored once, under their natural names (user:K, rec:K), where Redis places "
@@ -75,6 +84,19 @@ final class LeafRedisCommand implements Callable<Integer> {
     @Option(names = "--replicas", paramLabel = "N", description = "With --cluster: replicas per master.")
     int replicas = 0;
 
+    @Option(names = "--peers-data", description = "Also write the peer benchmarks' keys (bench/peers.sh, "
+            + "bench/peers-cluster.sh): s:<i> of " + PEER_SMALL + " B and l:<i> of " + PEER_LARGE + " B for i < "
+            + PEER_KEYS + ", byte p of key i = 'a' + (7i + p) mod 26; into every shard, or once into a cluster where "
+            + "Redis places them.")
+    boolean peersData;
+
+    /** Keys of each size the peer benchmarks read: {@value}. */
+    static final int PEER_KEYS = 1000;
+    /** Bytes of a peer benchmark's small value: {@value}. */
+    static final int PEER_SMALL = 100;
+    /** Bytes of a peer benchmark's large value: {@value}. */
+    static final int PEER_LARGE = 20_000;
+
     LeafRedisCommand(CliEnv env) {
         this.env = env;
     }
@@ -110,9 +132,64 @@ final class LeafRedisCommand implements Callable<Integer> {
             servers.close();
             throw new CliException("loading the redis shards failed: " + e.getMessage(), e);
         }
+        if (peersData) {
+            try {
+                loadPeersData(servers.uri());
+            } catch (RuntimeException e) {
+                servers.close();
+                throw new CliException("loading the peers' keys failed: " + e.getMessage(), e);
+            }
+            env.err().printf("loaded the peers' keys: s:0..s:%d, l:0..l:%d%n", PEER_KEYS - 1, PEER_KEYS - 1);
+            env.err().flush();
+        }
         env.out().println(servers.listeningMessage());
         env.out().flush();
         env.stop().awaitThenClose(servers);
         return DoubleFaceCli.EXIT_OK;
+    }
+
+    /** {@return the value of peer key index {@code key}, {@code length} bytes (the peers' Workload.valueByte)} */
+    static String peerValue(int key, int length) {
+        char[] v = new char[length];
+        for (int p = 0; p < length; p++) {
+            v[p] = (char) ('a' + (key * 7 + p) % 26);
+        }
+        return new String(v);
+    }
+
+    /** Writes the peers' keys through the Redis driver: routed by key on a cluster, else into every shard. */
+    private static void loadPeersData(String uri) {
+        Redis<String, String> r = Redis.utf8();
+        long timeout = TimeUnit.SECONDS.toNanos(10);
+        try (RedisDriver d = RedisDriver.open(uri, DriverSettings.DEFAULT);
+                BlockingClient<RedisCommand<?>> c = d.openBlocking()) {
+            writePeerKeys(d, c, r, timeout);
+        }
+    }
+
+    private static void writePeerKeys(RedisDriver d, BlockingClient<RedisCommand<?>> c, Redis<String, String> r,
+            long timeout) {
+        try {
+            for (int i = 0; i < PEER_KEYS; i++) {
+                for (RedisCommand<String> set : List.of(r.set("s:" + i, peerValue(i, PEER_SMALL)),
+                        r.set("l:" + i, peerValue(i, PEER_LARGE)))) {
+                    if (d.isCluster()) {
+                        expectOk(c.call(d.shardFor(set), set, timeout), set);
+                    } else {
+                        for (int s = 0; s < d.shardCount(); s++) {
+                            expectOk(c.call(s, set, timeout), set);
+                        }
+                    }
+                }
+            }
+        } catch (ShardException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private static void expectOk(Object reply, RedisCommand<?> set) {
+        if (!"OK".equals(reply)) {
+            throw new IllegalStateException(set + " answered " + reply);
+        }
     }
 }

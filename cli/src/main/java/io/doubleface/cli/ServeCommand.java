@@ -114,7 +114,7 @@ final class ServeCommand {
                     + "kv://HOST:PORT,HOST:PORT,..., grpc://HOST:FIRST-LAST (gRPC KV leaves, doubleface leaf grpc) "
                     + "(and redis://, mongodb:// likewise when those drivers are on the class path; docs/cli.md lists "
                     + "every form). A Redis Cluster: redis-cluster://SEED,SEED (reads routed by key). Shards as "
-                    + "replica groups found by name (kv://, grpc://): HOST:PORT|HOST:PORT, dns:///NAME:PORT, "
+                    + "replica groups found by name (kv://, grpc://, redis:// with the master first): HOST:PORT|HOST:PORT, dns:///NAME:PORT, "
                     + "dns+srv:///_SVC._tcp.NAME, file:PATH (docs/deploy.md).",
                     "Default: an embedded KV leaf in this process."})
         String shards;

@@ -194,6 +194,10 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
                     + " of " + groups.describe() + " has no member right now"));
             return;
         }
+        if (!protocol.anyMember(command)) {
+            connection(shard, 0).send(command, listener, tag);
+            return;
+        }
         int m = pick(shard, -1);
         if (protocol.idempotent(command)) {
             GroupCall g = freeCalls;

@@ -59,6 +59,19 @@ public interface PipelinedProtocol<C extends Command<?>> {
     }
 
     /**
+     * Whether any member of a replica group ({@link ShardGroups}) may serve {@code command}, or only
+     * the group's first member, its primary — e.g. a write to a Redis master whose replicas refuse
+     * writes. A call only the primary may serve goes to it whatever the others' load and is not sent
+     * to another member when it fails.
+     *
+     * @param command the command
+     * @return {@code true} by default (every member holds and serves the same data)
+     */
+    default boolean anyMember(C command) {
+        return true;
+    }
+
+    /**
      * Checks a command before anything is queued for it.
      *
      * @param command the command to send

@@ -6,6 +6,7 @@ import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
+import io.doubleface.driver.ShardGroups;
 import io.doubleface.driver.ShardDriver;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SslOptions;
@@ -153,6 +154,11 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     private final List<InetSocketAddress> shards;
     /** The slot map of a {@code redis-cluster://} backend; {@code null} for standalone shards. */
     private final RedisClusterTopology cluster;
+    /**
+     * Standalone shards that are replica groups or DNS names ({@code redis://m|r,…},
+     * {@code redis://dns:///…}; native connections); {@code null} for a fixed list of single servers.
+     */
+    private final ShardGroups groups;
     private final ReadFrom readFrom;
     private final Set<RedisClusterLoopClient> clusterClients = ConcurrentHashMap.newKeySet();
     private final Set<BlockingClient<RedisCommand<?>>> clusterBlocking = ConcurrentHashMap.newKeySet();
@@ -185,7 +191,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
      * @throws NullPointerException if {@code settings} is {@code null}
      */
     public RedisDriver(List<InetSocketAddress> shards, DriverSettings settings) {
-        this(shards, settings, ConnectionMode.PER_LOOP, null, null, null, ReadFrom.MASTER);
+        this(shards, settings, ConnectionMode.PER_LOOP, null, null, null, ReadFrom.MASTER, null);
     }
 
     /**
@@ -202,14 +208,17 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
      *
      * @param description for {@link #describe()}, or {@code null} for the {@code redis://} list
      * @param cluster the slot map of a cluster whose masters are {@code shards}, or {@code null}
+     * @param groups the replica groups whose first members are {@code shards} (native connections
+     *     only), or {@code null}
      */
     RedisDriver(List<InetSocketAddress> shards, DriverSettings settings, ConnectionMode mode, Tls tls,
-            String description, RedisClusterTopology cluster, ReadFrom readFrom) {
+            String description, RedisClusterTopology cluster, ReadFrom readFrom, ShardGroups groups) {
         if (shards == null || shards.isEmpty()) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
         }
         this.shards = List.copyOf(shards);
         this.cluster = cluster;
+        this.groups = groups;
         this.readFrom = Objects.requireNonNull(readFrom, "readFrom");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.mode = Objects.requireNonNull(mode, "mode");
@@ -252,6 +261,9 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         boolean secure = base.startsWith(TLS_SCHEME + "://");
         boolean isCluster = base.startsWith(CLUSTER_SCHEME + "://");
         ConnectionMode mode = isCluster ? ConnectionMode.NATIVE : ConnectionMode.PER_LOOP;
+        boolean modeGiven = false;
+        boolean grouped = !isCluster && !secure && ShardGroups.isGroupList(base);
+        Map<String, String> names = new LinkedHashMap<>();
         ReadFrom readFrom = ReadFrom.MASTER;
         Duration refresh = Duration.ofSeconds(RedisClusterTopology.DEFAULT_REFRESH_SECONDS);
         Duration floor = Duration.ofMillis(RedisClusterTopology.DEFAULT_FLOOR_MILLIS);
@@ -266,6 +278,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                 switch (k) {
                     case "connection" -> {
                         mode = ConnectionMode.parse(v);
+                        modeGiven = true;
                         if (isCluster && mode == ConnectionMode.SHARED) {
                             throw new IllegalArgumentException("redis shard URI '" + uri + "': a Redis Cluster runs on "
                                     + "per-loop node connections: connection=native (the default for " + CLUSTER_SCHEME
@@ -285,6 +298,14 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                             case "refresh" -> refresh = duration(uri, k, v, false);
                             default -> floor = duration(uri, k, v, true);
                         }
+                        kept.add(kv);
+                    }
+                    case "dns-refresh", "dns-min-ttl", "dns-server" -> {
+                        if (!grouped) {
+                            throw new IllegalArgumentException("redis shard URI '" + uri + "': " + k + " is for "
+                                    + "replica groups and DNS names (redis://dns:///name:port, redis://host:port|host:port)");
+                        }
+                        names.put(k, v);
                         kept.add(kv);
                     }
                     case "cacert" -> {
@@ -317,7 +338,8 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                             + k + "' (known: connection=per-loop|shared|native" + (secure ? ", cacert=PEM, verify=full|ca|none"
                             : isCluster ? ", read-from=master|replica-preferred|replica, refresh=DURATION, "
                             + "refresh-floor=DURATION" : "; rediss:// adds cacert=PEM, verify=full|ca|none; "
-                            + CLUSTER_SCHEME + ":// adds read-from, refresh, refresh-floor") + ")");
+                            + CLUSTER_SCHEME + ":// adds read-from, refresh, refresh-floor; groups and DNS names add "
+                            + "dns-refresh, dns-min-ttl, dns-server") + ")");
                 }
             }
         }
@@ -334,7 +356,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                 masters.add(n.address());
             }
             return new RedisDriver(masters, settings, mode, null, base + suffix + " ("
-                    + masters.size() + " masters at start)", t, readFrom);
+                    + masters.size() + " masters at start)", t, readFrom, null);
         }
         if (secure && mode == ConnectionMode.NATIVE) {
             throw new IllegalArgumentException("redis shard URI '" + uri + "': connection=native speaks plain TCP "
@@ -343,9 +365,23 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         if (secure) {
             List<InetSocketAddress> shards = ShardAddresses.parse(TLS_SCHEME, base);
             return new RedisDriver(shards, settings, mode, new Tls(caCert, verify),
-                    ShardAddresses.describe(TLS_SCHEME, shards) + suffix, null, ReadFrom.MASTER);
+                    ShardAddresses.describe(TLS_SCHEME, shards) + suffix, null, ReadFrom.MASTER, null);
         }
-        return new RedisDriver(ShardAddresses.parse("redis", base), settings, mode, null, null, null, ReadFrom.MASTER);
+        if (grouped) {
+            if (modeGiven && mode != ConnectionMode.NATIVE) {
+                throw new IllegalArgumentException("redis shard URI '" + uri + "': replica groups and DNS names run on "
+                        + "native connections (connection=native, their default), not connection=" + mode.label());
+            }
+            ShardGroups g = ShardGroups.parse("redis", base, names);
+            List<InetSocketAddress> first = new java.util.ArrayList<>();
+            for (List<InetSocketAddress> members : g.current().members()) {
+                first.add(members.get(0));
+            }
+            return new RedisDriver(first, settings, ConnectionMode.NATIVE, null, g.describe() + suffix, null,
+                    ReadFrom.MASTER, g);
+        }
+        return new RedisDriver(ShardAddresses.parse("redis", base), settings, mode, null, null, null, ReadFrom.MASTER,
+                null);
     }
 
     /** {@code 250ms}, {@code 30s}, {@code 2m}: a positive duration (zero allowed if {@code zeroOk}). */
@@ -440,6 +476,9 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
      */
     @Override
     public Map<String, Object> topology() {
+        if (groups != null) {
+            return groups.topology();
+        }
         if (cluster == null) {
             return Map.of();
         }
@@ -584,8 +623,11 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             return c;
         }
         if (mode == ConnectionMode.NATIVE) {
-            PipelinedLoopClient<RedisCommand<?>> n = new PipelinedLoopClient<>(loop, shards, RespProtocol.INSTANCE,
-                    settings, Duration.ofMillis(RECONNECT_BACKOFF_MILLIS), description, nativeClients::remove);
+            PipelinedLoopClient<RedisCommand<?>> n = groups != null
+                    ? new PipelinedLoopClient<>(loop, groups, RespProtocol.INSTANCE, settings,
+                            Duration.ofMillis(RECONNECT_BACKOFF_MILLIS), description, nativeClients::remove)
+                    : new PipelinedLoopClient<>(loop, shards, RespProtocol.INSTANCE, settings,
+                            Duration.ofMillis(RECONNECT_BACKOFF_MILLIS), description, nativeClients::remove);
             nativeClients.add(n);
             if (closed) {
                 nativeClients.remove(n);
@@ -612,16 +654,17 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
     private BlockingClient<?> openAnyBlocking() {
         requireOpen();
-        if (cluster != null) {
+        if (cluster != null || groups != null) {
             EventLoop loop;
             synchronized (sharedLock) {
                 if (blockingLoop == null) {
-                    blockingLoop = new io.doubleface.loop.LoopGroup("rcluster-blk", 1,
+                    blockingLoop = new io.doubleface.loop.LoopGroup(cluster != null ? "rcluster-blk" : "rgroups-blk", 1,
                             io.doubleface.loop.LoopGroup.Transport.AUTO);
                 }
                 loop = blockingLoop.loops().get(0);
             }
-            RedisClusterLoopClient lc = new RedisClusterLoopClient(this, cluster, loop);
+            LoopClient<RedisCommand<?>> lc = ShardDrivers.narrow(
+                    cluster != null ? new RedisClusterLoopClient(this, cluster, loop) : openAny(loop));
             java.util.concurrent.atomic.AtomicReference<BlockingClient<RedisCommand<?>>> self =
                     new java.util.concurrent.atomic.AtomicReference<>();
             BlockingClient<RedisCommand<?>> c = ShardDrivers.blockingOver(lc, () -> clusterBlocking.remove(self.get()));
@@ -771,6 +814,9 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
         if (cluster != null) {
             cluster.close();
+        }
+        if (groups != null) {
+            groups.close();
         }
         for (PipelinedLoopClient<RedisCommand<?>> c : List.copyOf(nativeClients)) {
             ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));

@@ -69,6 +69,21 @@ enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
         return true;
     }
 
+    /** Reads (commands Redis Cluster lets a {@code READONLY} replica serve) may be sent twice. */
+    @Override
+    public boolean idempotent(RedisCommand<?> command) {
+        return command.readOnly();
+    }
+
+    /**
+     * In a group {@code master|replica|…} of standalone servers, reads go to any member and everything
+     * else to the first, the master (a replica answers writes with {@code READONLY}).
+     */
+    @Override
+    public boolean anyMember(RedisCommand<?> command) {
+        return command.readOnly();
+    }
+
     @Override
     public String refuse(RedisCommand<?> command) {
         return null;

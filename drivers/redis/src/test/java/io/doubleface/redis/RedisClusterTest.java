@@ -97,9 +97,14 @@ class RedisClusterTest {
 
     /** Until every replica's replication offset equals its master's. */
     static void awaitReplicated(RedisServers servers) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         List<InetSocketAddress> all = servers.addresses();
-        for (InetSocketAddress a : all.subList(servers.masters(), all.size())) {
+        awaitReplicated(all.subList(servers.masters(), all.size()));
+    }
+
+    /** Until each of {@code replicas} has caught up with its master (replication offsets equal). */
+    static void awaitReplicated(List<InetSocketAddress> replicas) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        for (InetSocketAddress a : replicas) {
             while (true) {
                 String info = String.valueOf(RedisClusterTopology.command(a, Duration.ofSeconds(5), "INFO", "replication"));
                 long master = field(info, "master_repl_offset");

@@ -11,6 +11,6 @@ class RedisNativeDriverContractTest extends RedisDriverContractTest {
     @Override
     protected ShardDriver<RedisCommand<?>> open(List<InetSocketAddress> shards, DriverSettings settings) {
         return new RedisDriver(shards, settings, RedisDriver.ConnectionMode.NATIVE, null, null, null,
-                RedisDriver.ReadFrom.MASTER);
+                RedisDriver.ReadFrom.MASTER, null);
     }
 }
