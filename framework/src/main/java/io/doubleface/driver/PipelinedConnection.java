@@ -85,6 +85,12 @@ public final class PipelinedConnection {
     /** Until this nanoTime, sends fail at once (reconnect backoff); valid if {@link #backoff}. */
     private long retryAt;
     private boolean backoff;
+    /** Calls of a replica group that failed in a row on this member ({@link PipelinedLoopClient}); loop-confined. */
+    int groupFailures;
+    /** Until when ({@link System#nanoTime}) this member is set aside by its group's choice; loop-confined. */
+    long ejectedUntil;
+    /** Whether {@link #ejectedUntil} is set (so an unset one is never compared against the clock). */
+    boolean ejected;
     private String lastConnectFailure;
 
     PipelinedConnection(PipelinedLoopClient<?> client, int shard, InetSocketAddress address) {

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -46,6 +47,18 @@ import java.util.function.Consumer;
  * @param <C> the command type
  */
 public final class PipelinedLoopClient<C extends Command<?>> implements LoopClient<C> {
+
+    /**
+     * Calls of a replica group that fail in a row ({@code UNAVAILABLE} or {@code TIMEOUT}) on one
+     * member before this client sets the member aside: {@value}.
+     */
+    public static final int EJECT_AFTER_FAILURES = 5;
+    /**
+     * How long a member set aside comes last in the choice of its group, in milliseconds: {@value}.
+     * It still gets calls when every other member is set aside or in reconnect backoff; after this,
+     * it is chosen as before and needs another run of failures to be set aside again.
+     */
+    public static final long EJECT_MILLIS = 5_000;
 
     private final EventLoop loop;
     private final Class<? extends SocketChannel> channelClass;
@@ -101,7 +114,12 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
      * A client on {@code loop} over replica groups: shard {@code i}'s calls go to one of its members,
      * the one with the fewest calls outstanding on this loop (round-robin among equals, members in
      * reconnect backoff last); an idempotent call ({@link PipelinedProtocol#idempotent}) that fails
-     * {@code UNAVAILABLE} on one member is sent once more to another. When the groups' members change
+     * {@code UNAVAILABLE} on one member is sent once more to another. A member on which
+     * {@value #EJECT_AFTER_FAILURES} such calls in a row failed {@code UNAVAILABLE} or {@code TIMEOUT}
+     * is set aside for {@value #EJECT_MILLIS} ms: it comes last in the choice, as a member in
+     * backoff does (outlier ejection, per loop; {@link ShardGroups#topology()} counts them), unless
+     * it is the last member of its group neither set aside nor in backoff. A member holding
+     * {@link DriverSettings#maxOutstanding} calls comes after all of them. When the groups' members change
      * ({@link ShardGroups#current()}'s version, read at each send), a member that left gets no new
      * calls and its connection is closed after the call timeout plus a second (its outstanding calls
      * finish first); a new member is connected on first use. A lost or refused connection asks the
@@ -244,13 +262,29 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
                 continue;
             }
             PipelinedConnection c = cs[m];
-            long score = c == null ? 0 : c.outstanding() + (c.inBackoff(now) ? 1L << 32 : 0);
+            long score = c == null ? 0 : c.outstanding() >= maxOutstanding ? 1L << 40 // it would refuse the call
+                    : c.outstanding() + (c.inBackoff(now) || setAside(c, now) ? 1L << 32 : 0);
             if (score < bestScore) {
                 bestScore = score;
                 best = m;
             }
         }
         return best < 0 ? Math.max(0, except) : best;
+    }
+
+    private static boolean setAside(PipelinedConnection c, long now) {
+        return c.ejected && now - c.ejectedUntil < 0;
+    }
+
+    /** Whether {@code shard} has a member other than {@code member} that is neither set aside nor in backoff. */
+    private boolean anotherMemberUsable(int shard, int member, long now) {
+        PipelinedConnection[] cs = connections[shard];
+        for (int m = 0; m < cs.length; m++) {
+            if (m != member && (cs[m] == null || !(cs[m].inBackoff(now) || setAside(cs[m], now)))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The groups changed: keep the connections of members still there, drain those of members that left. */
@@ -294,15 +328,36 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
 
         @Override
         public void onReply(int ignored, Object reply) {
+            PipelinedConnection c = memberConnection();
+            if (c != null) {
+                c.groupFailures = 0;
+            }
             ReplyListener l = listener;
             int t = tag;
             recycle();
             ShardDrivers.deliverReply(l, t, reply);
         }
 
+        /** The connection of the member the call went to, if the groups have not changed since. */
+        private PipelinedConnection memberConnection() {
+            return version == membersVersion && member < connections[shard].length ? connections[shard][member] : null;
+        }
+
         @Override
         @SuppressWarnings("unchecked")
         public void onFailure(int ignored, ShardException cause) {
+            ShardException.Kind kind = cause.kind();
+            PipelinedConnection c = kind == ShardException.Kind.UNAVAILABLE || kind == ShardException.Kind.TIMEOUT
+                    ? memberConnection() : null;
+            if (c != null && ++c.groupFailures >= EJECT_AFTER_FAILURES) {
+                c.groupFailures = 0;
+                long now = System.nanoTime();
+                if (anotherMemberUsable(shard, member, now)) { // never the last usable member
+                    c.ejected = true;
+                    c.ejectedUntil = now + TimeUnit.MILLISECONDS.toNanos(EJECT_MILLIS);
+                    groups.memberEjected(members[shard][member], cause.getMessage());
+                }
+            }
             if (cause.kind() == ShardException.Kind.UNAVAILABLE && !retried && !closed
                     && connections[shard].length > 1) {
                 retried = true;

@@ -115,6 +115,7 @@ public final class ShardGroups implements AutoCloseable {
     private final AtomicLong resolutions = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final AtomicLong changes = new AtomicLong();
+    private final AtomicLong ejections = new AtomicLong();
     private volatile String lastError = "";
     private volatile long lastResolvedMillis;
     private final boolean dynamic;
@@ -613,6 +614,19 @@ public final class ShardGroups implements AutoCloseable {
         }
     }
 
+    /**
+     * Counts a member set aside by a client after failing calls in a row (for {@link #topology()}).
+     *
+     * @param member the member
+     * @param why the last failure, for the log
+     */
+    public void memberEjected(InetSocketAddress member, String why) {
+        ejections.incrementAndGet();
+        log.info("{} shard list '{}': member {} set aside for {} ms after {} failed calls in a row (last: {})",
+                scheme, description, member, PipelinedLoopClient.EJECT_MILLIS, PipelinedLoopClient.EJECT_AFTER_FAILURES,
+                why);
+    }
+
     /** {@return the list as given, e.g. {@code kv://dns:///leaves.svc:7101}} */
     public String describe() {
         return description;
@@ -626,6 +640,7 @@ public final class ShardGroups implements AutoCloseable {
         t.put("resolutions", resolutions.get());
         t.put("member_changes", changes.get());
         t.put("resolution_failures", failures.get());
+        t.put("member_ejections", ejections.get());
         t.put("last_resolution_epoch_ms", lastResolvedMillis);
         if (!lastError.isEmpty()) {
             t.put("last_resolution_error", lastError);

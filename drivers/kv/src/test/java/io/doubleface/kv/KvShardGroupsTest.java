@@ -219,6 +219,40 @@ class KvShardGroupsTest {
     }
 
     @Test
+    void aMemberThatStopsAnsweringIsSetAsideAfterFailuresInARow() throws Exception {
+        // a member that accepts connections (the kernel's backlog) but never answers: every call to it times out
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+                KvLeafServer live = KvLeafServer.builder().shards(1).records(RECORDS).start();
+                LoopGroup group = new LoopGroup("kvgroups", 1, LoopGroup.Transport.AUTO);
+                KvDriver driver = KvDriver.open("kv://127.0.0.1:" + silent.getLocalPort() + "|127.0.0.1:" + live.port(0),
+                        OPTIONS.withCallTimeout(Duration.ofMillis(200)))) {
+            EventLoop loop = group.loops().get(0);
+            LoopClient<KvRequest> client = driver.openOn(loop);
+            int calls = 60;
+            int failed = 0;
+            int lastFailure = -1;
+            for (int i = 0; i < calls; i++) { // one call at a time: both members have none outstanding at each choice
+                io.doubleface.testing.Outcomes out = new io.doubleface.testing.Outcomes(loop, 1);
+                KvRequest r = KvRequest.readRecord(i % RECORDS);
+                loop.execute(() -> client.send(0, r, out, 0));
+                out.await();
+                if (out.replied(0)) {
+                    ReferenceCountUtil.release(out.value(0));
+                } else {
+                    assertEquals(ShardException.Kind.TIMEOUT, out.kind(0), () -> String.valueOf(out.failure(0)));
+                    failed++;
+                    lastFailure = i;
+                }
+            }
+            assertEquals(io.doubleface.driver.PipelinedLoopClient.EJECT_AFTER_FAILURES, failed,
+                    "the silent member's calls until it was set aside");
+            assertTrue(lastFailure < 2 * io.doubleface.driver.PipelinedLoopClient.EJECT_AFTER_FAILURES,
+                    "every call after the silent member was set aside went to the live one (last failure: call " + lastFailure + ")");
+            assertEquals(1L, driver.topology().get("member_ejections"), "topology: " + driver.topology());
+        }
+    }
+
+    @Test
     void aWatchedFileMovesTheShardToItsNewMember(@TempDir Path dir) throws Exception {
         try (KvLeafServer a = KvLeafServer.builder().shards(1).records(RECORDS).start();
                 KvLeafServer b = KvLeafServer.builder().shards(1).records(RECORDS).start();
