@@ -9,8 +9,8 @@ cannot see: that the objects fit together and keep the chart's promises.
   longer than its preStop sleep plus the --drain-timeout it is given;
 - every doubleface container runs as non-root with a read-only root filesystem, /tmp mounted,
   the JVM's heap sized from the memory limit and -XX:ActiveProcessorCount equal to the CPU limit;
-- a mid-tier whose backends are the chart's leaves names the leaves' headless Service, at ports
-  that Service has;
+- a mid-tier whose backends are the chart's leaves names the leaves' headless Service (or a pod of
+  their StatefulSet under it), at ports that Service has;
 - ServiceMonitor and PodMonitor (custom resources: kubernetes-validate has no schema for them)
   use only the fields listed below (a hand-written subset of the monitoring.coreos.com/v1 CRDs),
   select a Service or pods of this file, scrape a port named there and read the token from a
@@ -150,7 +150,15 @@ def main():
                 fail(f"Deployment {o['metadata']['name']}: grace {grace} s <= preStop {sleep} s + stop {stop} s")
             backends = arg(c["args"], "--shards") or arg(c["args"], "--leaves") or ""
             for host, port in re.findall(r"dns:///([^:,?]+):([0-9]+)", backends):
-                svc = services.get(host.split(".")[0])
+                labels = host.split(".")
+                svc = services.get(labels[0])
+                if svc is None and labels[1] in services:
+                    # a StatefulSet pod's own name, POD.SERVICE.NS.svc…: POD must be one of its pods
+                    svc = services[labels[1]]
+                    sts = [w for w in workloads if w["kind"] == "StatefulSet" and w["spec"].get("serviceName") == labels[1]]
+                    pods = {f"{w['metadata']['name']}-{k}" for w in sts for k in range(w["spec"]["replicas"])}
+                    if labels[0] not in pods:
+                        fail(f"Deployment {o['metadata']['name']}: backend dns:///{host} names no pod of a StatefulSet of Service {labels[1]}")
                 if svc is None or svc["spec"].get("clusterIP") != "None":
                     fail(f"Deployment {o['metadata']['name']}: backend dns:///{host} is no headless Service of the file")
                 elif int(port) not in [p["port"] for p in svc["spec"]["ports"]]:

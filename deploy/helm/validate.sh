@@ -10,7 +10,9 @@
 #      preStop sleep and the drain, non-root, JVM sizing, leaves' names, monitors' port and Secret);
 #   4. CliArgsCheck.java: every rendered doubleface container's arguments parsed by the CLI's own
 #      command line (needs cli/target/doubleface.jar, or DOUBLEFACE_JAR; skipped without it unless CI);
-#   5. negative checks: values that must fail the rendering (a grace period not longer than the
+#   5. check-jvm.py: every rendered JVM flag set started (-version) with this machine's java as in a
+#      container of that memory limit: the heap, direct memory and CPU count it computes;
+#   6. negative checks: values that must fail the rendering (a grace period not longer than the
 #      drain, a drain shorter than the deadline, …) do, with the expected reason.
 # Installs its tools once into DOUBLEFACE_TOOLS (default /var/cache/doubleface-tools): helm
 # (go install, from the Go module proxy) and a venv with kubernetes-validate (PyPI).
@@ -74,8 +76,8 @@ for f in "$chart"/examples/*.yaml; do
 done
 variants+=(
   "monitors-tls-grpc|--set metrics.serviceMonitor.enabled=true --set metrics.podMonitor.enabled=true --set tls.enabled=true --set tls.secretName=doubleface-tls --set metrics.caSecret.name=doubleface-ca --set networkPolicy.enabled=true --set networkPolicy.adminFromNamespaces={monitoring} --set midtier.grpcPort=8081 --set admin.token.existingSecret=my-admin-token|my-admin-token"
-  "router-leaves-deployment|--set midtier.service=router --set leaves.enabled=true --set leaves.command=router --set leaves.count=12 --set leaves.basePort=7701 --set leaves.sharedArgs={--replicas,3} --set leaves.kind=Deployment --set midtier.preStopAction=sleepAction --set jvm.gc=zgc --set midtier.probes.liveness.type=tcp --set autoscaling.enabled=true --set loadJob.enabled=true --set loadJob.helmTest=true|"
-  "setalgebra-static|--set midtier.service=setalgebra --set midtier.backends=grpc://setalgebra-leaves:7801-7804 --set podDisruptionBudget.maxUnavailable=null --set podDisruptionBudget.minAvailable=1 --set midtier.resources.limits.cpu=1500m --set midtier.resources.requests.cpu=1500m|"
+  "setalgebra-leaves-deployment|--set midtier.service=setalgebra --set leaves.enabled=true --set leaves.command=setalgebra --set leaves.count=4 --set leaves.basePort=7801 --set leaves.kind=Deployment --set midtier.preStopAction=sleepAction --set jvm.gc=zgc --set midtier.probes.liveness.type=tcp --set autoscaling.enabled=true --set loadJob.enabled=true --set loadJob.helmTest=true|"
+  "hdsearch-static|--set midtier.service=hdsearch --set midtier.backends=grpc://hdsearch-leaves:7601-7604 --set podDisruptionBudget.maxUnavailable=null --set podDisruptionBudget.minAvailable=1 --set midtier.resources.limits.cpu=1500m --set midtier.resources.requests.cpu=1500m|"
   "recommend-static|--set midtier.service=recommend --set midtier.backends=grpc://recommend-0:7901\,recommend-1:7901 --set jvm.activeProcessorCount= --set midtier.adminPort=-1|"
   "ycsb-token-value|--set admin.token.value=0123456789abcdef0123 --set midtier.terminationGracePeriodSeconds=60 --set midtier.ioThreads=2 --set serviceAccount.create=false|"
 )
@@ -133,6 +135,20 @@ else
   echo "CLI arguments: skipped, no $jar (set DOUBLEFACE_JAR or build the CLI)"
 fi
 
+# ---- the JVM flags, started with this machine's JVM as in a container of that memory limit ------
+if command -v "$java" > /dev/null 2>&1; then
+  echo "JVM flags ($("$java" -version 2>&1 | head -1)):"
+  if "$py" "$here/check-jvm.py" "$(command -v "$java")" "$work"/*.yaml > "$work/jvm.log" 2>&1; then
+    ok; cat "$work/jvm.log"
+  else
+    bad "JVM flags:"; sed 's/^/    /' "$work/jvm.log"
+  fi
+elif [[ "${CI:-}" == true ]]; then
+  bad "no java to check the JVM flags with (set JAVA_HOME)"
+else
+  echo "JVM flags: skipped, no java (set JAVA_HOME)"
+fi
+
 # ---- values that must fail the rendering ----------------------------------------------------------
 echo "must fail:"
 negatives=(
@@ -144,6 +160,8 @@ negatives=(
   "TLS for a uSuite service|--set midtier.service=hdsearch --set midtier.backends=grpc://l:7601 --set tls.enabled=true --set tls.secretName=t|has no --tls-cert"
   "a uSuite service without leaves|--set midtier.service=setalgebra|needs --leaves"
   "leaves that stop before the mid-tiers re-resolve|--set leaves.enabled=true --set leaves.preStopSleepSeconds=3|is shorter than leaves.dnsRefreshSeconds"
+  "Router leaves as replica groups of pods|--set midtier.service=router --set leaves.enabled=true --set leaves.command=router --set leaves.replicas=2|needs leaves.addressing perPod"
+  "per-pod leaf names without a StatefulSet|--set leaves.enabled=true --set leaves.addressing=perPod --set leaves.kind=Deployment|needs leaves.kind StatefulSet"
   "leaves of the wrong command|--set leaves.enabled=true --set leaves.command=hdsearch|cannot serve"
   "no memory limit|--set midtier.resources.limits.memory=null|resources.limits.memory is required"
   "heap + direct memory over 90%|--set jvm.heapPercent=80|> 90"

@@ -23,6 +23,18 @@ start. Each fails the rendering (helm template / install / upgrade) with the rea
 {{- if and .Values.leaves.enabled (not (has .Values.leaves.command $caps.leafCommands)) -}}
 {{- fail (printf "leaves.command %q cannot serve `doubleface serve %s` (expected one of %s)" .Values.leaves.command $svc (join ", " $caps.leafCommands)) -}}
 {{- end -}}
+{{- if .Values.leaves.enabled -}}
+{{- $l := .Values.leaves -}}
+{{- if and (eq $l.addressing "perPod") (ne $l.kind "StatefulSet") -}}
+{{- fail "leaves.addressing perPod needs leaves.kind StatefulSet (stable pod names)" -}}
+{{- end -}}
+{{- if and (eq $l.addressing "perPod") (lt (int $l.replicas) 1) -}}
+{{- fail "leaves.addressing perPod needs leaves.replicas >= 1" -}}
+{{- end -}}
+{{- if and (eq $l.command "router") (eq $l.addressing "replicas") (gt (int $l.replicas) 1) -}}
+{{- fail "leaves.command router with leaves.replicas > 1 needs leaves.addressing perPod: Router leaves take writes, and a set sent to a replica group of pods reaches one of them" -}}
+{{- end -}}
+{{- end -}}
 {{- if not (has .Values.leaves.kind (list "StatefulSet" "Deployment")) -}}
 {{- fail (printf "leaves.kind %q: expected StatefulSet or Deployment" .Values.leaves.kind) -}}
 {{- end -}}

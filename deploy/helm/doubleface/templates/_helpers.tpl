@@ -140,9 +140,6 @@ The container's command: java, the JVM flags sized from the container's limits, 
 {{- end -}}
 - java
 - {{ get $gcs (toString $jvm.gc) }}
-{{- if eq (toString $jvm.gc) "zgc" }}
-- -XX:+ZGenerational
-{{- end }}
 - -XX:InitialRAMPercentage={{ $heap }}
 - -XX:MaxRAMPercentage={{ $heap }}
 - -XX:MaxDirectMemorySize={{ div (mul $mib $direct) 100 }}m
@@ -216,6 +213,18 @@ preStop:
 {{- printf "%s.%s.svc.%s" (include "doubleface.leavesName" .) .Release.Namespace .Values.clusterDomain -}}
 {{- end -}}
 
+{{/* The leaves' DNS names (YAML list): the headless Service, or (addressing perPod) each pod's name. */}}
+{{- define "doubleface.leafHosts" -}}
+{{- $svc := include "doubleface.leavesHost" . -}}
+{{- if eq .Values.leaves.addressing "perPod" -}}
+{{- range $k := until (int .Values.leaves.replicas) }}
+- {{ printf "%s-%d.%s" (include "doubleface.leavesName" $) $k $svc }}
+{{- end }}
+{{- else }}
+- {{ $svc }}
+{{- end -}}
+{{- end -}}
+
 {{/* The leaf command's option naming how many shards or leaves a pod runs. */}}
 {{- define "doubleface.leafCountFlag" -}}
 {{- if has .Values.leaves.command (list "kv" "grpc") }}--shards{{ else }}--leaves{{ end -}}
@@ -230,10 +239,10 @@ The backends URI the mid-tier is given: midtier.backends, else the leaves' shard
 {{- .Values.midtier.backends -}}
 {{- else if .Values.leaves.enabled -}}
 {{- $scheme := ternary "kv" "grpc" (eq .Values.leaves.command "kv") -}}
-{{- $host := include "doubleface.leavesHost" . -}}
+{{- $hosts := fromYamlArray (include "doubleface.leafHosts" .) -}}
 {{- $elements := list -}}
 {{- range $i := until (int .Values.leaves.count) -}}
-{{- $elements = append $elements (printf "dns:///%s:%d" $host (add $.Values.leaves.basePort $i)) -}}
+{{- $elements = append $elements (printf "dns:///%s:%d" (index $hosts (mod $i (len $hosts))) (add $.Values.leaves.basePort $i)) -}}
 {{- end -}}
 {{- printf "%s://%s?dns-refresh=%ds" $scheme (join "," $elements) (int .Values.leaves.dnsRefreshSeconds) -}}
 {{- end -}}
@@ -329,10 +338,14 @@ affinity:
 
 {{/*
 The pod spec of a one-shot doubleface command (load-data, load).
-(dict "root" $ "component" "load" "values" .Values.loadJob "args" LIST ["avoid" "midtier"])
+(dict "root" $ "component" "load" "values" .Values.loadJob "args" LIST ["avoid" "midtier"] ["initContainers" YAML])
 */}}
 {{- define "doubleface.jobPodSpec" -}}
 restartPolicy: Never
+{{- with .initContainers }}
+initContainers:
+  {{- . | nindent 2 }}
+{{- end }}
 serviceAccountName: {{ include "doubleface.serviceAccountName" .root }}
 automountServiceAccountToken: false
 {{- with .root.Values.imagePullSecrets }}
@@ -372,4 +385,23 @@ tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end }}
+{{- end -}}
+
+{{/*
+An init container that waits, in a shell of the image, until `until` succeeds.
+(dict "root" $ "name" "wait-for-leaves" "what" "NAME" "until" "getent hosts NAME")
+*/}}
+{{- define "doubleface.waitContainer" -}}
+- name: {{ .name }}
+  image: {{ include "doubleface.image" .root }}
+  imagePullPolicy: {{ .root.Values.image.pullPolicy }}
+  command:
+    - bash
+    - -c
+    - until {{ .until }}; do echo "waiting for {{ .what }}"; sleep 2; done
+  securityContext:
+    {{- include "doubleface.containerSecurityContext" .root | nindent 4 }}
+  resources:
+    requests: {cpu: 100m, memory: 32Mi}
+    limits: {cpu: 100m, memory: 32Mi}
 {{- end -}}
