@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Key-routed fanout over a real 3-master Redis Cluster: doubleface (redis-cluster://, calls routed by key)
 # beside the frameworks' own cluster clients — Reactor Netty + Lettuce's RedisClusterClient and Vert.x with
-# its Redis client in cluster mode — on equal work, interleaved.
+# its Redis client in cluster mode — on equal work, interleaved; optionally (--systems "... ceiling") the
+# hand-written raw-Netty ceiling (bench/peers/ceiling: slot map read once at start, keys placed by it), which
+# is reported beside the peers, not as one of them.
 #
 #   bench/peers-cluster.sh [--systems "vertx reactor doubleface"] [--configs "doubleface type2a-1f1b"]
 #                          [--cells "1:small:100 5:small:100 20:small:100 5:large:100"]
@@ -29,7 +31,7 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --systems) SYSTEMS=$2; shift 2;; --configs) CONFIGS=$2; shift 2;; --cells) CELLS=$2; shift 2;;
     --repeats) REPEATS=$2; shift 2;; --duration) DURATION=$2; shift 2;; --warmup) WARMUP=$2; shift 2;;
-    --out) OUT=$2; shift 2;; -h|--help) sed -n 2,22p "$0"; exit 0;;
+    --out) OUT=$2; shift 2;; -h|--help) sed -n 2,24p "$0"; exit 0;;
     *) echo "peers-cluster.sh: unknown option $1 (see --help)" >&2; exit 2;;
   esac
 done
@@ -48,9 +50,9 @@ for t in taskset python3 curl; do command -v $t >/dev/null || die "$t not found"
 RUN_SYSTEMS=()
 for s in $SYSTEMS; do
   case "$s" in
-    vertx|reactor) RUN_SYSTEMS+=("$s");;
+    vertx|reactor|ceiling) RUN_SYSTEMS+=("$s");;
     doubleface) for c in $CONFIGS; do RUN_SYSTEMS+=("doubleface/$c"); done;;
-    *) die "unknown system '$s' (expected: vertx reactor doubleface)";;
+    *) die "unknown system '$s' (expected: vertx reactor ceiling doubleface)";;
   esac
 done
 MODULES=$(printf '%s\n' "${RUN_SYSTEMS[@]}" | cut -d/ -f1 | sort -u)
@@ -106,6 +108,7 @@ timeout 120 python3 bench/peers_cluster.py load $REDIS_BASE_PORT $KEYS 100 20000
 start() { # system log -> SERVER_PID, once "ready on PORT" is printed
   local s=$1 cfg=() m=${1%%/*}
   [[ $s == */* ]] && cfg=("${s#*/}")
+  : > "$2"
   PEER_CLUSTER=1 taskset -c 0 "$JAVA" ${JAVA_OPTS:-} -jar "$WORK/peer-$m.jar" $PORT 1 $REDIS_BASE_PORT $MASTERS "${cfg[@]}" > "$2" 2>&1 &
   SERVER_PID=$!
   local deadline=$(( $(date +%s) + 60 ))

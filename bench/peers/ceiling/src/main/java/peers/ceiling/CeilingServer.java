@@ -42,6 +42,10 @@ import peers.PeerArgs;
  *   <li>HTTP/1.1 keep-alive with pipelining: request heads are parsed by hand, in place in the read
  *       buffer ({@link RequestHead}: GET only, no bodies); each connection answers in request order
  *       ({@link HttpConn}). The responses are written by hand too (a pre-encoded header prefix).
+ *   <li>The cluster workload ({@code PEER_CLUSTER=1}): the shards are the cluster's masters; the slot map
+ *       is read once at start ({@link ClusterSlots}), each key's master computed once, and a request's K
+ *       {@code GET}s go to the masters holding their keys. No redirect handling: the benchmark's cluster
+ *       does not change while it runs.
  * </ul>
  */
 public final class CeilingServer {
@@ -64,7 +68,10 @@ public final class CeilingServer {
         }
     }
 
-    private static void run(PeerArgs args) throws InterruptedException {
+    private static void run(PeerArgs args) throws InterruptedException, java.io.IOException {
+        if (PeerArgs.cluster()) {
+            Loop.routeByCluster(args.redisBasePort(), args.shards());
+        }
         boolean epoll = Epoll.isAvailable();
         MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(args.ioThreads(),
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
@@ -102,7 +109,8 @@ public final class CeilingServer {
         args.ready("ceiling, netty " + PeerArgs.version("io.netty", "netty-transport")
                 + ", " + (epoll ? "epoll" : "nio") + ", " + args.ioThreads() + " loops x " + args.shards() + " shard connections"
                 + (Cumulation.cumulator == io.netty.handler.codec.ByteToMessageDecoder.COMPOSITE_CUMULATOR
-                        ? ", composite cumulation" : ", merging cumulation"));
+                        ? ", composite cumulation" : ", merging cumulation")
+                + (PeerArgs.cluster() ? ", cluster workload: keys placed by the slot map read at start" : ""));
         listener.closeFuture().sync();
     }
 }

@@ -66,13 +66,21 @@ final class HttpConn extends ChannelInboundHandlerAdapter {
     private void request() {
         Workload.Query q;
         try {
-            q = Workload.parse(Workload.queryOf(head.target), loop.shards.length);
+            q = Workload.parse(Workload.queryOf(head.target), Workload.maxFanout(loop.shards.length));
         } catch (IllegalArgumentException e) {
             badRequest();
             return;
         }
         Req r = new Req(this, q.fanout(), head.keepAlive, head.http10, 200);
         inOrder.add(r);
+        if (Loop.owner != null) { // the cluster workload: K distinct keys, each to the master holding it
+            int[] owner = Loop.owner[q.large() ? 1 : 0];
+            for (int j = 0; j < q.fanout(); j++) {
+                int k = (q.key() + j) % Workload.KEYS;
+                loop.shards[owner[k]].send(r, Loop.getCommand(q.large(), k), j);
+            }
+            return;
+        }
         byte[] get = Loop.getCommand(q);
         for (int i = 0; i < q.fanout(); i++) {
             loop.shards[i].send(r, get);

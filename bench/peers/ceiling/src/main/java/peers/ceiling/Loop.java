@@ -24,6 +24,29 @@ final class Loop implements Runnable {
         }
     }
 
+    /**
+     * Cluster workload: the master holding each key, {@code [large][key]} (from {@link ClusterSlots}); {@code null}
+     * for the standalone workload.
+     */
+    static int[][] owner;
+
+    /** Reads the cluster's slot map and places every key of the workload on its master. */
+    static void routeByCluster(int basePort, int masters) throws java.io.IOException {
+        int[] slots = ClusterSlots.owners(basePort, masters);
+        int[][] o = new int[2][Workload.KEYS];
+        for (int large = 0; large < 2; large++) {
+            for (int i = 0; i < Workload.KEYS; i++) {
+                o[large][i] = slots[ClusterSlots.slot(((large == 1 ? "l:" : "s:") + i).getBytes(StandardCharsets.US_ASCII))];
+            }
+        }
+        owner = o;
+    }
+
+    /** {@return the RESP {@code GET} of key index {@code key}} */
+    static byte[] getCommand(boolean large, int key) {
+        return GET[large ? 1 : 0][key];
+    }
+
     final SingleThreadEventLoop loop;
     final Shard[] shards;
     private final ArrayList<Shard> dirtyShards = new ArrayList<>();

@@ -16,6 +16,10 @@ final class Shard extends ChannelInboundHandlerAdapter {
     private final Loop loop;
     private final int index;
     private final ArrayDeque<Req> waiting = new ArrayDeque<>();
+    /** Cluster workload: the part of each waiting call (several parts of a request may go to one master), a FIFO ring. */
+    private int[] parts = new int[64];
+    private int partHead;
+    private int partCount;
     private ChannelHandlerContext ctx;
     private ByteBuf out;
     private final Cumulation cumulation = new Cumulation();
@@ -28,6 +32,31 @@ final class Shard extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+    }
+
+    /** A call of the cluster workload: its reply is part {@code part} of {@code req}. */
+    void send(Req req, byte[] command, int part) {
+        if (partCount == parts.length) {
+            int[] bigger = new int[parts.length * 2];
+            for (int i = 0; i < partCount; i++) {
+                bigger[i] = parts[(partHead + i) & (parts.length - 1)];
+            }
+            parts = bigger;
+            partHead = 0;
+        }
+        parts[(partHead + partCount++) & (parts.length - 1)] = part;
+        send(req, command);
+    }
+
+    /** The part of the oldest waiting call: its shard's index, or in the cluster workload the recorded part. */
+    private int nextPart() {
+        if (partCount == 0) {
+            return index;
+        }
+        int p = parts[partHead];
+        partHead = (partHead + 1) & (parts.length - 1);
+        partCount--;
+        return p;
     }
 
     void send(Req req, byte[] command) {
@@ -60,7 +89,7 @@ final class Shard extends ChannelInboundHandlerAdapter {
                 int len = parseInt(cum, r + 1, eol - 1);
                 if (len < 0) { // nil: the key is missing
                     r = eol + 1;
-                    waiting.poll().complete(index, null);
+                    waiting.poll().complete(nextPart(), null);
                     continue;
                 }
                 int start = eol + 1;
@@ -68,10 +97,10 @@ final class Shard extends ChannelInboundHandlerAdapter {
                     break; // the rest of the value has not arrived yet
                 }
                 r = start + len + 2;
-                waiting.poll().complete(index, cum.retainedSlice(start, len));
+                waiting.poll().complete(nextPart(), cum.retainedSlice(start, len));
             } else { // an error or an unexpected type: the call fails
                 r = eol + 1;
-                waiting.poll().complete(index, null);
+                waiting.poll().complete(nextPart(), null);
             }
         }
         cumulation.consumed(r);
