@@ -47,6 +47,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>{@code host:port|host:port|…}</td><td>those addresses (a static group)</td></tr>
  *   <tr><td>{@code dns:///name:port}</td><td>every A (else AAAA) record of {@code name}, at {@code port}
  *       — e.g. a Kubernetes headless Service</td></tr>
+ *   <tr><td>{@code dns:///name:first-last}</td><td>one shard per port, each every A (else AAAA) record of
+ *       {@code name} at that port — e.g. pods that each serve shards {@code first..last}</td></tr>
  *   <tr><td>{@code dns+srv:///_service._proto.name}</td><td>every SRV record's target and port</td></tr>
  * </table>
  *
@@ -246,8 +248,10 @@ public final class ShardGroups implements AutoCloseable {
                         throw new IllegalArgumentException(scheme + " shard list: '" + element
                                 + "' has no port (expected: dns:///name:port)");
                     }
-                    int port = ShardAddresses.parse("dns", "dns://h:" + np.substring(colon + 1)).get(0).getPort();
-                    sources.add(new DnsA(np.substring(0, colon), port));
+                    // a port range is one shard per port, as for host:first-last, each the name's addresses at it
+                    for (InetSocketAddress p : ShardAddresses.parse("dns", "dns://h:" + np.substring(colon + 1))) {
+                        sources.add(new DnsA(np.substring(0, colon), p.getPort()));
+                    }
                 } else if (element.startsWith("dns+srv:///")) {
                     String name = element.substring("dns+srv:///".length());
                     if (name.isEmpty() || name.contains(":")) {
