@@ -64,11 +64,17 @@ stop() {
   pid=$(running_pid) || { echo "engine: not running" >&2; return 0; }
   kill -TERM "$pid"
   for _ in $(seq 1 60); do # dockerd stops its containers first (10 s each at most)
-    kill -0 "$pid" 2>/dev/null || { echo "engine: dockerd $pid stopped" >&2; return 0; }
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.5
   done
-  echo "engine: dockerd $pid still running after 30 s: SIGKILL to its process group" >&2
-  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "engine: dockerd $pid still running after 30 s: SIGKILL to its process group" >&2
+    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    sleep 1
+  fi
+  # what dockerd leaves mounted under its exec root (the default network namespace)
+  awk -v d="$RUN_DIR/exec/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
+  echo "engine: dockerd $pid stopped" >&2
 }
 
 case "${1:-}" in
