@@ -27,6 +27,9 @@ import java.util.List;
  * {@code GET /admin/stats} (JSON counters) and {@code GET /metrics} (Prometheus text). Runs on the
  * admin loop, apart from the measured I/O loops, so scraping does not disturb their counters.
  *
+ * <p>Probes: {@code GET /ready} ({@code 200 {"ready":true}}, {@code 503 {"ready":false,"reason":"draining"}}
+ * from the start of {@code FanoutServer.stop}) and {@code GET /live} ({@code 200}) need no credential.
+ *
  * <p>Access: the state change is {@code PUT} only (a browser cannot send one cross-origin without
  * a CORS preflight, which this listener never grants). With a token, {@code PUT} needs
  * {@code Authorization: Bearer <token>} ({@code 401} otherwise; compared in constant time), and so
@@ -39,6 +42,11 @@ import java.util.List;
  */
 @ChannelHandler.Sharable
 public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+
+    /** Readiness: {@code 200} while the server takes requests, {@code 503} from the start of a drain: {@value}. */
+    public static final String READY_PATH = "/ready";
+    /** Liveness: {@code 200} while the process answers: {@value}. */
+    public static final String LIVE_PATH = "/live";
 
     private final FanoutEngine engine;
     private final ServerMetrics metrics;
@@ -94,6 +102,21 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
             return;
         }
         HttpMethod m = req.method();
+        if (path.equals(READY_PATH) || path.equals(LIVE_PATH)) {
+            // probes (a kubelet, a balancer's health check) carry no credential; the answer says
+            // nothing but up/ready
+            if (!HttpMethod.GET.equals(m)) {
+                notAllowed(ctx, req, "GET");
+            } else if (path.equals(LIVE_PATH)) {
+                send(ctx, req, HttpResponseStatus.OK, "application/json", "{\"live\":true}\n", false);
+            } else if (engine.isDraining()) {
+                send(ctx, req, HttpResponseStatus.SERVICE_UNAVAILABLE, "application/json",
+                        "{\"ready\":false,\"reason\":\"draining\"}\n", false);
+            } else {
+                send(ctx, req, HttpResponseStatus.OK, "application/json", "{\"ready\":true}\n", false);
+            }
+            return;
+        }
         if (path.equals("/admin") || path.equals("/admin/")) {
             // before the token check: the page is the login form and holds no server state
             if (HttpMethod.GET.equals(m)) {
@@ -160,7 +183,7 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
             }
             case KnobsEndpoint.PATH -> knobs(ctx, req, q); // issue 12 knobs, see below
             default -> send(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8",
-                    "no such path: " + path + " (try /admin, /admin/config, /admin/stats, /admin/knobs, /metrics)\n", false);
+                    "no such path: " + path + " (try /admin, /admin/config, /admin/stats, /admin/knobs, /metrics, /ready, /live)\n", false);
         }
     }
 

@@ -330,18 +330,12 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
     private void dispatch(HttpRequest req) {
         long seq = nextSeq++;
-        if (engine.isDraining()) {
-            stats.answered(Outcome.UNAVAILABLE);
-            state = State.CLOSING;
-            FullHttpResponse r = text(HttpResponseStatus.SERVICE_UNAVAILABLE, "server shutting down");
-            r.headers().set(HttpHeaderNames.RETRY_AFTER, "1");
-            park(seq, r, true);
-            return;
-        }
         boolean keepAlive = SimpleRequestHead.isKeepAlive(req);
-        if (!keepAlive) {
+        if (!keepAlive || engine.isDraining()) {
             // The connection ends with this request's response (RFC 9112 §9.6: no further request
-            // on it may be processed), so requests pipelined after it are discarded.
+            // on it may be processed), so requests pipelined after it are discarded. Draining, the
+            // request is still served and its answer closes the connection: a client that kept the
+            // connection moves to another server without a failed request (the grace bounds this).
             state = State.CLOSING;
         }
         String uri = req.uri();

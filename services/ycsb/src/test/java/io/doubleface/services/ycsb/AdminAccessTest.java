@@ -67,6 +67,10 @@ class AdminAccessTest {
             assertEquals(401, send(c, "GET", "/admin/stats", null).statusCode());
             assertEquals(401, send(c, "GET", "/metrics", null).statusCode());
             assertEquals(200, send(c, "GET", "/admin/stats", "Bearer " + TOKEN).statusCode());
+            // except the probes, which say nothing but up and ready
+            assertEquals(200, send(c, "GET", "/ready", null).statusCode());
+            assertEquals(200, send(c, "GET", "/live", null).statusCode());
+            assertEquals(405, send(c, "PUT", "/ready", null).statusCode());
         }
     }
 
