@@ -40,10 +40,10 @@ start() {
   command -v docker >/dev/null || die "the docker client is not found"
   mkdir -p "$RUN_DIR/exec" "$DATA_DIR"
   # setsid: the engine is not in the caller's process group, so ^C there does not kill it
-  # half-way; `stop` ends it.
+  # half-way; `stop` ends it. It does not inherit the callers' lock files (fds 8, 9).
   setsid dockerd --host "unix://$SOCK" --pidfile "$PID_FILE" --exec-root "$RUN_DIR/exec" \
     --data-root "$DATA_DIR" --iptables=false --ip-forward=false --ip-masq=false --bridge=none \
-    --log-level=warn >"$LOG" 2>&1 </dev/null &
+    --log-level=warn >"$LOG" 2>&1 </dev/null 8>&- 9>&- &
   local pid=$! deadline=$((SECONDS + START_TIMEOUT))
   until answers; do
     if ! kill -0 "$pid" 2>/dev/null; then

@@ -84,9 +84,9 @@ else
   die "needs docker-compose 1.29 (Debian: apt-get install docker-compose) or Compose v2 (docker compose)"
 fi
 
-# one smoke of a topology at a time on this machine (the project name and engine are shared)
-exec 8>"${TMPDIR:-/tmp}/doubleface-smoke-$topology.lock"
-flock -w 600 8 || die "another docker/smoke.sh $topology held the lock for 600 s"
+# one smoke at a time on this machine: the engine one of them starts is stopped when it ends
+exec 8>"${TMPDIR:-/tmp}/doubleface-smoke.lock"
+flock -w 600 8 || die "another docker/smoke.sh held the lock for 600 s"
 
 project=dfsmoke-$topology
 file="$DOCKER_DIR/compose.$topology.yml"
