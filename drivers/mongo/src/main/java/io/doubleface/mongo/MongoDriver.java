@@ -72,7 +72,9 @@ import org.slf4j.LoggerFactory;
  *                                                  full connection strings, one per shard, separated by ';'
  * </pre>
  * A '/' after the hosts makes the full form: {@code mongodb://a:1,b:2} is two shards,
- * {@code mongodb://a:1,b:2/?replicaSet=rs0} one shard (a replica set). Driver options
+ * {@code mongodb://a:1,b:2/?replicaSet=rs0} one shard (a replica set); a full string of several hosts
+ * without {@code replicaSet} is refused unless it says
+ * {@code df.one-shard=true} (mongos routers). Driver options
  * ({@link Options}) go in the query of the short form ({@code ?transport=aio&poolSize=16}) or,
  * prefixed {@code df.}, in the query of any full connection string ({@code ?df.transport=aio}).
  *
@@ -101,6 +103,12 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
      * ({@code ?cacert=ca.pem}, or {@code ?df.cacert=ca.pem} in a full connection string): {@value}.
      */
     static final String CACERT = "cacert";
+    /**
+     * {@code df.one-shard=true}: a full connection string naming several hosts without {@code replicaSet}
+     * (mongos routers) is meant as one shard. Without it, such a string is refused: it is most often a
+     * list of shards with a database appended, which the MongoDB driver would take as one deployment.
+     */
+    static final String ONE_SHARD = "one-shard";
 
     /** Database of commands when the shard's connection string names none: {@value}. */
     public static final String DEFAULT_DATABASE = "test";
@@ -491,6 +499,22 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
             }
             if (out.isEmpty()) {
                 throw bad(uri, "no connection string");
+            }
+            String oneShard = opts.remove(ONE_SHARD);
+            if (oneShard != null && !oneShard.equals("true")) {
+                throw bad(uri, "df." + ONE_SHARD + ": '" + oneShard + "' (expected: true)");
+            }
+            for (ConnectionString cs : out) {
+                // several hosts in one string are one shard: a replica set or mongos routers. Said
+                // without replicaSet, it is most often a list of shards with a database appended.
+                if (cs.getHosts().size() > 1 && cs.getRequiredReplicaSetName() == null && oneShard == null) {
+                    String db = cs.getDatabase() == null ? "DB" : cs.getDatabase();
+                    throw bad(uri, "'mongodb://" + String.join(",", cs.getHosts()) + "/…' names " + cs.getHosts().size()
+                            + " hosts in one connection string, which is one shard. For one shard per host, separate them: "
+                            + "mongodb://" + cs.getHosts().get(0) + "/" + db + ";mongodb://" + cs.getHosts().get(1) + "/" + db
+                            + (cs.getHosts().size() > 2 ? ";…" : "") + ". For one replica set, add replicaSet=NAME; for "
+                            + "mongos routers of one sharded cluster, add df." + ONE_SHARD + "=true");
+                }
             }
         }
         String tls = opts.get(TLS);

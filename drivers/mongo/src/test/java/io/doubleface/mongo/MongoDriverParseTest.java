@@ -71,6 +71,26 @@ class MongoDriverParseTest {
     }
 
     @Test
+    void severalHostsInOneStringAreRefusedUnlessOneShardIsMeant() {
+        // the trap: a list of two shards with a database appended reads as one deployment
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> MongoDriver.parse("mongodb://127.0.0.1:7301,127.0.0.1:7302/shop"));
+        assertTrue(e.getMessage().contains("names 2 hosts in one connection string, which is one shard"), e.getMessage());
+        assertTrue(e.getMessage().contains("mongodb://127.0.0.1:7301/shop;mongodb://127.0.0.1:7302/shop"), e.getMessage());
+        assertTrue(e.getMessage().contains("replicaSet=NAME") && e.getMessage().contains("df.one-shard=true"),
+                e.getMessage());
+        // said explicitly: one shard
+        MongoDriver.ShardList routers = MongoDriver.parse("mongodb://m1:27017,m2:27017/shop?df.one-shard=true");
+        assertEquals(1, routers.shards().size());
+        assertEquals(List.of("m1:27017", "m2:27017"), routers.shards().get(0).getHosts());
+        assertEquals(Map.of(), routers.options(), "df.one-shard is the parser's, not a driver option");
+        // what the message suggests parses as two shards
+        assertEquals(2, MongoDriver.parse("mongodb://127.0.0.1:7301/shop;mongodb://127.0.0.1:7302/shop").shards().size());
+        e = assertThrows(IllegalArgumentException.class, () -> MongoDriver.parse("mongodb://a:1,b:2/shop?df.one-shard=yes"));
+        assertTrue(e.getMessage().contains("df.one-shard: 'yes' (expected: true)"), e.getMessage());
+    }
+
+    @Test
     void driverOptionsInTheShortForm() {
         try (MongoDriver d = MongoDriver.open("mongodb://h:1-2?transport=aio&poolSize=7&heartbeatMS=600&csot=true",
                 MongoDriver.Options.DEFAULT)) {
