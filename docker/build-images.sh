@@ -24,8 +24,8 @@
 # live in the engine's data root (docker/engine.sh: /var/cache/doubleface-docker/data).
 # Needs a Docker engine (DOCKER_HOST; `eval "$(docker/engine.sh start)"` starts a private one) and,
 # for the base, root and debootstrap (installed with apt-get when missing).
-# Environment: DEBIAN_SUITE (trixie), DEBIAN_MIRROR (the host's apt mirror for Debian, else
-# http://deb.debian.org/debian), DEBIAN_SECURITY_MIRROR (likewise, …/debian-security),
+# Environment: DEBIAN_SUITE (trixie), DEBIAN_MIRROR (the Debian mirror the host's apt uses, else
+# debootstrap's default), DEBIAN_SECURITY_MIRROR (likewise, else the mirror's …/debian-security),
 # JRE_PACKAGE (openjdk-21-jre-headless), LOCAL_IMAGE_PREFIX (doubleface-local).
 set -euo pipefail
 
@@ -75,10 +75,8 @@ host_mirror() {
       { for (i = 1; i <= NF; i++) if ($i ~ /^https?:\/\//) { u = $i; sub(/\/$/, "", u); n = split(u, p, "/"); if (p[n] == want) { print u; exit } } }' ||
     true # some of the files may not exist
 }
-MIRROR=${DEBIAN_MIRROR:-$(host_mirror debian)}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
+MIRROR=${DEBIAN_MIRROR:-$(host_mirror debian)} # empty: debootstrap's default
 SECURITY_MIRROR=${DEBIAN_SECURITY_MIRROR:-$(host_mirror debian-security)}
-SECURITY_MIRROR=${SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 
 timeout 20 docker version --format '{{.Server.Version}}' >/dev/null 2>&1 \
   || die "no Docker engine answers (DOCKER_HOST=${DOCKER_HOST:-default}); start one, e.g. eval \"\$(docker/engine.sh start)\""
@@ -109,18 +107,22 @@ logged() {
 }
 
 # What the Debian root file system gets after debootstrap; its text is part of the base's hash.
-configure_rootfs() {
-  local root=$1
+configure_rootfs() { # ROOT
+  local root=$1 mirror security
+  # the mirror debootstrap used, and its security archive beside it
+  mirror=$(awk '$1 == "deb" { print $2; exit }' "$root/etc/apt/sources.list")
+  [[ -n "$mirror" ]] || die "debootstrap wrote no mirror into /etc/apt/sources.list"
+  security=${SECURITY_MIRROR:-${mirror%/}-security}
   rm -f "$root/etc/apt/sources.list" "$root/etc/resolv.conf" "$root/etc/hostname"
   cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
-URIs: $MIRROR
+URIs: $mirror
 Suites: $SUITE $SUITE-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 
 Types: deb
-URIs: $SECURITY_MIRROR
+URIs: $security
 Suites: $SUITE-security
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -147,8 +149,8 @@ build_base() {
     logged apt-get-debootstrap bash -c 'apt-get update -qq && apt-get install -y -qq debootstrap'
   fi
   [[ -e "/usr/share/debootstrap/scripts/$SUITE" ]] || die "this debootstrap does not know '$SUITE'"
-  say "$t: debootstrap --variant=minbase $SUITE from $MIRROR"
-  logged debootstrap debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR"
+  say "$t: debootstrap --variant=minbase $SUITE from ${MIRROR:-the default mirror of debootstrap}"
+  logged debootstrap debootstrap --variant=minbase "$SUITE" "$root" ${MIRROR:+"$MIRROR"}
   configure_rootfs "$root"
   if ! tar --numeric-owner -C "$root" -c . |
        timeout "$BUILD_TIMEOUT" docker import --change 'CMD ["bash"]' --change 'ENV LANG=C.UTF-8' \
