@@ -26,8 +26,8 @@
 # --out DIR   keep the experiment's results directory under DIR (default: removed)
 # Needs: a JDK/JRE >= 21 (JAVA_HOME, else Temurin 25 if installed, else java on PATH) for the
 # reference mid-tier and the experiment; python3 with PyYAML; curl; docker-compose 1.29 or
-# Compose v2 (COMPOSE="docker compose" picks one). The
-# MongoDB topology is not started: no reachable package has a mongod (docs/compose.md).
+# Compose v2 (COMPOSE="docker compose" picks one).
+# The MongoDB topology is not started: no reachable package has a mongod (docs/compose.md).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
