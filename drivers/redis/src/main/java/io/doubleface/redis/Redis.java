@@ -8,7 +8,9 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.output.BooleanOutput;
 import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.DoubleOutput;
 import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.KeyListOutput;
 import io.lettuce.core.output.KeyValueListOutput;
 import io.lettuce.core.output.MapOutput;
 import io.lettuce.core.output.NestedMultiOutput;
@@ -478,6 +480,364 @@ public final class Redis<K, V> {
     public final RedisCommand<Long> lpush(K key, V... values) {
         List<V> vs = List.of(values);
         return raw(CommandType.LPUSH, IntegerOutput::new, a -> a.addKey(key).addValues(vs));
+    }
+
+    /**
+     * {@code RPUSH key value…}: the length of the list after the push.
+     *
+     * @param key the key of a list; created if missing
+     * @param values the values, at least one, appended in turn at the tail; none {@code null}
+     * @return the command; replies the length of the list after the push
+     * @throws NullPointerException if {@code values} or one of them is {@code null}
+     */
+    @SafeVarargs
+    public final RedisCommand<Long> rpush(K key, V... values) {
+        List<V> vs = List.of(values);
+        return raw(CommandType.RPUSH, IntegerOutput::new, a -> a.addKey(key).addValues(vs));
+    }
+
+    /**
+     * {@code LPOP key}: the first element, removed.
+     *
+     * @param key the key of a list
+     * @return the command; replies the element, or {@code null} if the list is empty or missing
+     */
+    public RedisCommand<V> lpop(K key) {
+        return keyOnly(CommandType.LPOP, key, ValueOutput::new, false);
+    }
+
+    /**
+     * {@code RPOP key}: the last element, removed.
+     *
+     * @param key the key of a list
+     * @return the command; replies the element, or {@code null} if the list is empty or missing
+     */
+    public RedisCommand<V> rpop(K key) {
+        return keyOnly(CommandType.RPOP, key, ValueOutput::new, false);
+    }
+
+    /**
+     * {@code LLEN key}: the length of the list.
+     *
+     * @param key the key of a list
+     * @return the command; replies the length, 0 if the key does not exist
+     */
+    public RedisCommand<Long> llen(K key) {
+        return keyOnly(CommandType.LLEN, key, IntegerOutput::new, false);
+    }
+
+    /**
+     * {@code LTRIM key start stop}: keeps only the elements from {@code start} to {@code stop}.
+     *
+     * @param key the key of a list
+     * @param start the first index kept, 0-based; negative counts from the end
+     * @param stop the last index kept, inclusive; negative counts from the end
+     * @return the command; replies {@code "OK"}
+     */
+    public RedisCommand<String> ltrim(K key, long start, long stop) {
+        return raw(CommandType.LTRIM, StatusOutput::new, a -> a.addKey(key).add(start).add(stop));
+    }
+
+    /**
+     * {@code INCRBY key increment}: the new value.
+     *
+     * @param key the key of an integer value; a missing key counts as 0
+     * @param increment added to the value (negative to subtract)
+     * @return the command; replies the value after the increment; a value that is not an integer fails
+     *     the call with {@link io.doubleface.driver.ShardException.Kind#SHARD_ERROR}
+     */
+    public RedisCommand<Long> incrby(K key, long increment) {
+        return raw(CommandType.INCRBY, IntegerOutput::new, a -> a.addKey(key).add(increment));
+    }
+
+    /**
+     * {@code DECR key}: the new value.
+     *
+     * @param key the key of an integer value; a missing key counts as 0
+     * @return the command; replies the value after the decrement
+     */
+    public RedisCommand<Long> decr(K key) {
+        return keyOnly(CommandType.DECR, key, IntegerOutput::new, false);
+    }
+
+    /**
+     * {@code SET key value EX seconds}: the value with a time to live.
+     *
+     * @param key the key; an existing value of any type is replaced
+     * @param seconds the time to live in seconds, {@code > 0}
+     * @param value the value
+     * @return the command; replies {@code "OK"}
+     * @throws IllegalArgumentException if {@code seconds} is not positive
+     */
+    public RedisCommand<String> setex(K key, long seconds, V value) {
+        if (seconds <= 0) {
+            throw new IllegalArgumentException("seconds: " + seconds + " (expected: > 0)");
+        }
+        return raw(CommandType.SET, StatusOutput::new, a -> a.addKey(key).addValue(value).add(CommandKeyword.EX).add(seconds));
+    }
+
+    /**
+     * {@code SETNX key value}: sets the value only if the key does not exist.
+     *
+     * @param key the key
+     * @param value the value
+     * @return the command; replies {@code true} if the value was set, {@code false} if the key existed
+     */
+    public RedisCommand<Boolean> setnx(K key, V value) {
+        return raw(CommandType.SETNX, BooleanOutput::new, a -> a.addKey(key).addValue(value));
+    }
+
+    /**
+     * {@code TTL key}: the time to live left, in seconds.
+     *
+     * @param key the key
+     * @return the command; replies the seconds left, {@code -1} if the key has no time to live,
+     *     {@code -2} if it does not exist
+     */
+    public RedisCommand<Long> ttl(K key) {
+        return keyOnly(CommandType.TTL, key, IntegerOutput::new, false);
+    }
+
+    /**
+     * {@code PTTL key}: the time to live left, in milliseconds.
+     *
+     * @param key the key
+     * @return the command; replies the milliseconds left, {@code -1} if the key has no time to live,
+     *     {@code -2} if it does not exist
+     */
+    public RedisCommand<Long> pttl(K key) {
+        return keyOnly(CommandType.PTTL, key, IntegerOutput::new, false);
+    }
+
+    /**
+     * {@code PERSIST key}: removes the time to live.
+     *
+     * @param key the key
+     * @return the command; replies {@code true} if a time to live was removed
+     */
+    public RedisCommand<Boolean> persist(K key) {
+        return keyOnly(CommandType.PERSIST, key, BooleanOutput::new, false);
+    }
+
+    /**
+     * {@code HINCRBY key field increment}: the field's new value.
+     *
+     * @param key the key of a hash; created if missing
+     * @param field the field, encoded with the key codec; a missing field counts as 0
+     * @param increment added to the field (negative to subtract)
+     * @return the command; replies the field's value after the increment; a field that is not an
+     *     integer fails the call with {@link io.doubleface.driver.ShardException.Kind#SHARD_ERROR}
+     */
+    public RedisCommand<Long> hincrby(K key, K field, long increment) {
+        return raw(CommandType.HINCRBY, IntegerOutput::new, a -> a.addKey(key).addKey(field).add(increment));
+    }
+
+    /**
+     * {@code HDEL key field…}: the number of fields removed.
+     *
+     * @param key the key of a hash
+     * @param fields the fields, at least one, encoded with the key codec; none {@code null}
+     * @return the command; replies the number of fields that existed and were removed
+     * @throws NullPointerException if {@code fields} or one of them is {@code null}
+     */
+    @SafeVarargs
+    public final RedisCommand<Long> hdel(K key, K... fields) {
+        List<K> fs = List.of(fields);
+        return raw(CommandType.HDEL, IntegerOutput::new, a -> a.addKey(key).addKeys(fs));
+    }
+
+    /**
+     * {@code HEXISTS key field}: whether the field exists.
+     *
+     * @param key the key of a hash
+     * @param field the field, encoded with the key codec
+     * @return the command; replies {@code true} if the hash has the field
+     */
+    public RedisCommand<Boolean> hexists(K key, K field) {
+        return raw(CommandType.HEXISTS, BooleanOutput::new, a -> a.addKey(key).addKey(field));
+    }
+
+    /**
+     * {@code HLEN key}: the number of fields.
+     *
+     * @param key the key of a hash
+     * @return the command; replies the number of fields, 0 if the key does not exist
+     */
+    public RedisCommand<Long> hlen(K key) {
+        return keyOnly(CommandType.HLEN, key, IntegerOutput::new, false);
+    }
+
+    /**
+     * {@code HKEYS key}: the fields.
+     *
+     * @param key the key of a hash
+     * @return the command; replies the fields, decoded with the key codec; empty if the key does not exist
+     */
+    public RedisCommand<List<K>> hkeys(K key) {
+        return keyOnly(CommandType.HKEYS, key, KeyListOutput::new, false);
+    }
+
+    /**
+     * {@code SREM key member…}: the number of members removed.
+     *
+     * @param key the key of a set
+     * @param members the members, at least one; none {@code null}
+     * @return the command; replies the number of members that were in the set and were removed
+     * @throws NullPointerException if {@code members} or one of them is {@code null}
+     */
+    @SafeVarargs
+    public final RedisCommand<Long> srem(K key, V... members) {
+        List<V> ms = List.of(members);
+        return raw(CommandType.SREM, IntegerOutput::new, a -> a.addKey(key).addValues(ms));
+    }
+
+    /**
+     * {@code SISMEMBER key member}: whether the member is in the set.
+     *
+     * @param key the key of a set
+     * @param member the member
+     * @return the command; replies {@code true} if it is a member
+     */
+    public RedisCommand<Boolean> sismember(K key, V member) {
+        return raw(CommandType.SISMEMBER, BooleanOutput::new, a -> a.addKey(key).addValue(member));
+    }
+
+    /**
+     * {@code SCARD key}: the number of members.
+     *
+     * @param key the key of a set
+     * @return the command; replies the number of members, 0 if the key does not exist
+     */
+    public RedisCommand<Long> scard(K key) {
+        return keyOnly(CommandType.SCARD, key, IntegerOutput::new, false);
+    }
+
+    /**
+     * {@code ZREM key member…}: the number of members removed.
+     *
+     * @param key the key of a sorted set
+     * @param members the members, at least one; none {@code null}
+     * @return the command; replies the number of members removed
+     * @throws NullPointerException if {@code members} or one of them is {@code null}
+     */
+    @SafeVarargs
+    public final RedisCommand<Long> zrem(K key, V... members) {
+        List<V> ms = List.of(members);
+        return raw(CommandType.ZREM, IntegerOutput::new, a -> a.addKey(key).addValues(ms));
+    }
+
+    /**
+     * {@code ZSCORE key member}: the member's score.
+     *
+     * @param key the key of a sorted set
+     * @param member the member
+     * @return the command; replies the score, or {@code null} if the member or the set does not exist
+     */
+    public RedisCommand<Double> zscore(K key, V member) {
+        return raw(CommandType.ZSCORE, DoubleOutput::new, a -> a.addKey(key).addValue(member));
+    }
+
+    /**
+     * {@code ZINCRBY key increment member}: the member's new score.
+     *
+     * @param key the key of a sorted set; created if missing
+     * @param increment added to the score (a missing member counts as 0)
+     * @param member the member
+     * @return the command; replies the score after the increment
+     */
+    public RedisCommand<Double> zincrby(K key, double increment, V member) {
+        return raw(CommandType.ZINCRBY, DoubleOutput::new, a -> a.addKey(key).add(increment).addValue(member));
+    }
+
+    /**
+     * {@code ZCARD key}: the number of members.
+     *
+     * @param key the key of a sorted set
+     * @return the command; replies the number of members, 0 if the key does not exist
+     */
+    public RedisCommand<Long> zcard(K key) {
+        return keyOnly(CommandType.ZCARD, key, IntegerOutput::new, false);
+    }
+
+    /**
+     * {@code ZRANGEBYSCORE key min max}: the members whose score is in {@code [min, max]}.
+     *
+     * @param key the key of a sorted set
+     * @param min the lowest score, inclusive ({@link Double#NEGATIVE_INFINITY} for none)
+     * @param max the highest score, inclusive ({@link Double#POSITIVE_INFINITY} for none)
+     * @return the command; replies the members by ascending score
+     */
+    public RedisCommand<List<V>> zrangebyscore(K key, double min, double max) {
+        return raw(CommandType.ZRANGEBYSCORE, ValueListOutput::new,
+                a -> a.addKey(key).add(score(min)).add(score(max)));
+    }
+
+    private static String score(double d) {
+        return d == Double.NEGATIVE_INFINITY ? "-inf" : d == Double.POSITIVE_INFINITY ? "+inf" : Double.toString(d);
+    }
+
+    /**
+     * One page of a {@link #scan} over a shard's keys.
+     *
+     * @param <K> the key type
+     * @param cursor where the next page starts; {@code "0"} when the iteration is over
+     * @param keys this page's keys (possibly none, possibly some seen on an earlier page, as Redis says)
+     */
+    public record ScanPage<K>(String cursor, List<K> keys) {
+        /** {@return whether this is the last page: the cursor is back to {@code "0"}} */
+        public boolean finished() {
+            return "0".equals(cursor);
+        }
+    }
+
+    /**
+     * {@code SCAN cursor [MATCH pattern] COUNT count}: one page of the keys of the shard the call is
+     * sent to. Start with cursor {@code "0"} and send the returned cursor until {@link ScanPage#finished()}.
+     * The command carries no key, so it is addressed by shard index (on a Redis Cluster, shard {@code i}
+     * is the {@code i}-th master; scan each).
+     *
+     * @param cursor {@code "0"} to start, else the cursor of the previous page, not {@code null}
+     * @param match a glob pattern the keys must match, or {@code null} for every key
+     * @param count how much work Redis does per page (a hint, {@code > 0}; 10 by Redis's default)
+     * @return the command; replies the page
+     * @throws IllegalArgumentException if {@code count} is not positive
+     */
+    public RedisCommand<ScanPage<K>> scan(String cursor, String match, long count) {
+        Objects.requireNonNull(cursor, "cursor");
+        if (count <= 0) {
+            throw new IllegalArgumentException("count: " + count + " (expected: > 0)");
+        }
+        return raw(CommandType.SCAN, ScanPageOutput::new, a -> {
+            a.add(cursor);
+            if (match != null) {
+                a.add(CommandKeyword.MATCH).add(match);
+            }
+            a.add(CommandKeyword.COUNT).add(count);
+        });
+    }
+
+    /** The reply of {@code SCAN}: the cursor, then the keys. */
+    private static final class ScanPageOutput<K, V> extends CommandOutput<K, V, ScanPage<K>> {
+        private String cursor;
+        private final java.util.ArrayList<K> keys = new java.util.ArrayList<>();
+
+        ScanPageOutput(RedisCodec<K, V> codec) {
+            super(codec, null);
+        }
+
+        @Override
+        public void set(ByteBuffer bytes) {
+            if (cursor == null) {
+                cursor = bytes == null ? "0" : java.nio.charset.StandardCharsets.US_ASCII.decode(bytes).toString();
+            } else {
+                keys.add(bytes == null ? null : codec.decodeKey(bytes));
+            }
+        }
+
+        @Override
+        public ScanPage<K> get() {
+            return new ScanPage<>(cursor, java.util.Collections.unmodifiableList(keys));
+        }
     }
 
     /**

@@ -133,6 +133,96 @@ class RedisCommandTest {
     }
 
     @Test
+    void theCommonCommandFamiliesNeedNoLettuceTypeOverNativeAndLettuceConnections() throws Exception {
+        ShardDriver<RedisCommand<?>> nativeDriver = RedisDriver.of(servers.uri() + "?connection=native", SETTINGS);
+        try {
+            for (ShardDriver<RedisCommand<?>> d : List.of(driver, nativeDriver)) {
+                String p = d == nativeDriver ? "n:" : "l:"; // each connection kind its own keys
+                LoopClient<RedisCommand<?>> c = d.openOn(loops.loops().get(0));
+                try {
+                    // strings and counters
+                    assertEquals(5L, onLoop(c, 0, R.incrby(p + "views", 5)));
+                    assertEquals(2L, onLoop(c, 0, R.incrby(p + "views", -3)));
+                    assertEquals(1L, onLoop(c, 0, R.decr(p + "views")));
+                    assertEquals(true, onLoop(c, 0, R.setnx(p + "lock", "me")));
+                    assertEquals(false, onLoop(c, 0, R.setnx(p + "lock", "you")));
+                    assertEquals("me", onLoop(c, 0, R.get(p + "lock")));
+                    // keys and times to live
+                    assertEquals("OK", onLoop(c, 0, R.setex(p + "session", 100, "s1")));
+                    long ttl = (Long) onLoop(c, 0, R.ttl(p + "session"));
+                    assertTrue(ttl > 0 && ttl <= 100, "ttl " + ttl);
+                    long pttl = (Long) onLoop(c, 0, R.pttl(p + "session"));
+                    assertTrue(pttl > 0 && pttl <= 100_000, "pttl " + pttl);
+                    assertEquals(true, onLoop(c, 0, R.persist(p + "session")));
+                    assertEquals(-1L, onLoop(c, 0, R.ttl(p + "session")));
+                    assertEquals(-2L, onLoop(c, 0, R.ttl(p + "none")));
+                    // hashes
+                    assertEquals(3L, onLoop(c, 0, R.hincrby(p + "cart", "sku-1", 3)));
+                    assertEquals(1L, onLoop(c, 0, R.hincrby(p + "cart", "sku-1", -2)));
+                    assertEquals(true, onLoop(c, 0, R.hset(p + "cart", "sku-2", "4")));
+                    assertEquals(true, onLoop(c, 0, R.hexists(p + "cart", "sku-2")));
+                    assertEquals(2L, onLoop(c, 0, R.hlen(p + "cart")));
+                    assertEquals(Set.of("sku-1", "sku-2"), Set.copyOf((List<?>) onLoop(c, 0, R.hkeys(p + "cart"))));
+                    assertEquals(1L, onLoop(c, 0, R.hdel(p + "cart", "sku-2", "sku-9")));
+                    assertEquals(false, onLoop(c, 0, R.hexists(p + "cart", "sku-2")));
+                    // sets
+                    assertEquals(3L, onLoop(c, 0, R.sadd(p + "tags", "a", "b", "c")));
+                    assertEquals(true, onLoop(c, 0, R.sismember(p + "tags", "b")));
+                    assertEquals(1L, onLoop(c, 0, R.srem(p + "tags", "b", "z")));
+                    assertEquals(false, onLoop(c, 0, R.sismember(p + "tags", "b")));
+                    assertEquals(2L, onLoop(c, 0, R.scard(p + "tags")));
+                    // sorted sets
+                    assertEquals(1L, onLoop(c, 0, R.zadd(p + "rank", 1.0, "x")));
+                    assertEquals(1L, onLoop(c, 0, R.zadd(p + "rank", 5.0, "y")));
+                    assertEquals(3.5, onLoop(c, 0, R.zincrby(p + "rank", 2.5, "x")));
+                    assertEquals(3.5, onLoop(c, 0, R.zscore(p + "rank", "x")));
+                    assertEquals("(nil)", onLoop(c, 0, R.zscore(p + "rank", "none")));
+                    assertEquals(List.of("x"), onLoop(c, 0, R.zrangebyscore(p + "rank", 3.0, 4.0)));
+                    assertEquals(List.of("x", "y"), onLoop(c, 0,
+                            R.zrangebyscore(p + "rank", Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY)));
+                    assertEquals(2L, onLoop(c, 0, R.zcard(p + "rank")));
+                    assertEquals(1L, onLoop(c, 0, R.zrem(p + "rank", "y")));
+                    // lists
+                    assertEquals(3L, onLoop(c, 0, R.rpush(p + "queue", "1", "2", "3")));
+                    assertEquals("1", onLoop(c, 0, R.lpop(p + "queue")));
+                    assertEquals("3", onLoop(c, 0, R.rpop(p + "queue")));
+                    assertEquals(1L, onLoop(c, 0, R.llen(p + "queue")));
+                    assertEquals(3L, onLoop(c, 0, R.rpush(p + "queue", "a", "b")));
+                    assertEquals("OK", onLoop(c, 0, R.ltrim(p + "queue", 1, -1)));
+                    assertEquals(List.of("a", "b"), onLoop(c, 0, R.lrange(p + "queue", 0, -1)));
+                    assertEquals("(nil)", onLoop(c, 0, R.lpop(p + "none")));
+                    // SCAN, page by page, until the cursor comes back to 0: every key of the pattern seen
+                    for (int i = 0; i < 25; i++) {
+                        assertEquals("OK", onLoop(c, 1, R.set(p + "scan:" + i, "v")));
+                    }
+                    Set<String> seen = new java.util.HashSet<>();
+                    String cursor = "0";
+                    int pages = 0;
+                    do {
+                        @SuppressWarnings("unchecked")
+                        Redis.ScanPage<String> page = (Redis.ScanPage<String>) onLoop(c, 1, R.scan(cursor, p + "scan:*", 5));
+                        seen.addAll(page.keys());
+                        cursor = page.cursor();
+                        assertTrue(++pages < 1000, "SCAN does not end");
+                    } while (!"0".equals(cursor));
+                    Set<String> want = new java.util.HashSet<>();
+                    for (int i = 0; i < 25; i++) {
+                        want.add(p + "scan:" + i);
+                    }
+                    assertEquals(want, seen);
+                } finally {
+                    c.close();
+                }
+            }
+        } finally {
+            nativeDriver.close();
+        }
+        assertThrows(IllegalArgumentException.class, () -> R.setex("k", 0, "v"));
+        assertThrows(IllegalArgumentException.class, () -> R.scan("0", null, 0));
+        assertTrue(new Redis.ScanPage<>("0", List.of()).finished());
+    }
+
+    @Test
     void getBufferHandsTheValueOnAsABufferOverNativeAndLettuceConnections() throws Exception {
         byte[] large = new byte[20_000];
         new java.util.Random(7).nextBytes(large);
