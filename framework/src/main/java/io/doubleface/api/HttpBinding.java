@@ -34,14 +34,15 @@ public interface HttpBinding<Q, R> {
      * @throws BadRequestException with a short reason for a {@code 400}. An
      *     {@link IllegalArgumentException} (e.g. a {@link NumberFormatException} of
      *     {@code Long.parseLong}, a malformed %-escape in the query) is also answered {@code 400},
-     *     with {@code bad request: } and its message; any other exception is a {@code 500} and
-     *     is logged.
+     *     with {@code bad request: } and its message; a {@link StatusException} answers its own
+     *     status and body; any other exception is a {@code 500} and is logged.
      */
     Q decode(HttpRequestView request) throws BadRequestException;
 
     /**
-     * Encodes a response body; the caller owns (and releases or writes) the returned buffer. An
-     * exception answers {@code 500}. A response that is itself a buffer (e.g. a composite of
+     * Encodes a response body; the caller owns (and releases or writes) the returned buffer. A
+     * {@link StatusException} answers its own status and body (release {@code response} first if
+     * it is reference-counted); any other exception answers {@code 500}. A response that is itself a buffer (e.g. a composite of
      * retained reply buffers, see {@link Replies}) can be returned as it is; a reference-counted
      * response that is not returned, nor held by the returned buffer, must be released here.
      *
@@ -52,13 +53,14 @@ public interface HttpBinding<Q, R> {
     ByteBuf encode(R response, ByteBufAllocator alloc);
 
     /**
-     * The status of a successful response, decided before {@link #encode} (default {@code 200 OK});
-     * e.g. {@code 201 Created} for a POST that created something. Must be a {@code 2xx}: failures
-     * are the framework's ({@code 4xx} from {@link #decode}, {@code 5xx} from the shards); any other
-     * status, or an exception, answers {@code 500}.
+     * The status of a response, decided before {@link #encode} (default {@code 200 OK}); e.g.
+     * {@code 201 Created} for a POST that created something, or {@code 404 Not Found} for a response
+     * that says nothing was found, with the body {@link #encode} writes. A {@code 2xx}, {@code 4xx}
+     * or {@code 5xx}; any other status, or an exception, answers {@code 500}. (To fail from
+     * {@code plan} or {@code merge} without a response object, throw a {@link StatusException}.)
      *
      * @param response the service's response, as {@link FanoutService#merge} returned it
-     * @return the response status, a {@code 2xx}
+     * @return the response status
      */
     default HttpResponseStatus status(R response) {
         return HttpResponseStatus.OK;

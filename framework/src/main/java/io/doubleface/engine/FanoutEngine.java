@@ -420,6 +420,15 @@ public final class FanoutEngine implements AutoCloseable {
                 sink.fail(outcome, reason);
             }
         }
+
+        @Override
+        public void fail(io.doubleface.api.StatusException answer) {
+            try {
+                listener.finished(model, System.nanoTime() - start, FanoutExchange.outcomeOf(answer));
+            } finally {
+                sink.fail(answer);
+            }
+        }
     }
 
     /** Closes every model (threads, connections) and the shared clients. */

@@ -559,6 +559,11 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         return b == null ? "" : "backend " + b.name() + ": ";
     }
 
+    /** {@return how an answer of the service's choosing counts: {@code OK} for a 2xx, else {@code SERVICE_STATUS}} */
+    static Outcome outcomeOf(io.doubleface.api.StatusException s) {
+        return s.status() < 300 ? Outcome.OK : Outcome.SERVICE_STATUS;
+    }
+
     /** Merges the round whose last outcome the caller delivered, unless the deadline took it. */
     public void completeRound() {
         if (finished == 0 && ROUND_STATE.compareAndSet(this, COLLECTING, MERGING)) {
@@ -598,7 +603,16 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      * {@link RequestFailedException} chose, else {@code 500} with {@code context} and the exception.
      */
     private void failBy(RuntimeException e, String context) {
-        if (e instanceof RequestFailedException f) {
+        if (e instanceof io.doubleface.api.StatusException s) {
+            if (FINISHED.compareAndSet(this, 0, 1)) {
+                if (ROUND_STATE.compareAndSet(this, COLLECTING, MERGING)) {
+                    sweep();
+                }
+                done(outcomeOf(s), s.getMessage());
+                sink.fail(s);
+                recordStages();
+            }
+        } else if (e instanceof RequestFailedException f) {
             finish(f.isTimeout() ? Outcome.TIMEOUT : Outcome.UNAVAILABLE, f.getMessage());
         } else {
             finish(Outcome.INTERNAL_ERROR, context + e);

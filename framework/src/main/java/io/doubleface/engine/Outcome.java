@@ -22,7 +22,13 @@ public enum Outcome {
      */
     OVERLOADED(503),
     /** The per-request deadline passed, or a shard call timed out. */
-    TIMEOUT(504);
+    TIMEOUT(504),
+    /**
+     * The service answered a status of its own choosing other than {@code 2xx}
+     * ({@link io.doubleface.api.StatusException}, or a binding's status): {@link #status()} is {@code 0},
+     * the status is the service's.
+     */
+    SERVICE_STATUS(0);
 
     private final int status;
 

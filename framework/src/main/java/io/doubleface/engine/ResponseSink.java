@@ -19,4 +19,14 @@ public interface ResponseSink<R> {
      * @param reason a short human-readable reason sent to the client
      */
     void fail(Outcome outcome, String reason);
+
+    /**
+     * The service answered with a status of its own choosing ({@link io.doubleface.api.StatusException}).
+     * By default, as a failure of outcome {@link Outcome#SERVICE_STATUS} with the exception's message.
+     *
+     * @param answer the status, body and message
+     */
+    default void fail(io.doubleface.api.StatusException answer) {
+        fail(Outcome.SERVICE_STATUS, answer.getMessage());
+    }
 }

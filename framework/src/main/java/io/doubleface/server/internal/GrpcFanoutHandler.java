@@ -96,6 +96,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
             case OVERLOADED -> Status.RESOURCE_EXHAUSTED;
             case TIMEOUT -> Status.DEADLINE_EXCEEDED;
             case INTERNAL_ERROR -> Status.INTERNAL;
+            case SERVICE_STATUS -> Status.UNKNOWN; // a StatusException carries its own code (see answer)
         };
     }
 
@@ -182,6 +183,9 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
             } catch (BadRequestException e) {
                 answerError(Outcome.BAD_REQUEST, e.getMessage());
                 return;
+            } catch (io.doubleface.api.StatusException e) {
+                answer(e);
+                return;
             } catch (RuntimeException e) {
                 stats.decodeErrors.error(log, "decoding a gRPC request failed", e);
                 answerError(Outcome.INTERNAL_ERROR, "decoding the request failed: " + e);
@@ -236,12 +240,20 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
             O reply;
             try {
                 reply = binding.encode(response);
+            } catch (io.doubleface.api.StatusException e) {
+                ReferenceCountUtil.release(response);
+                answer(e);
+                return;
             } catch (RuntimeException e) {
                 stats.encodeErrors.error(log, "encoding a gRPC response failed", e);
                 ReferenceCountUtil.release(response);
                 answerError(Outcome.INTERNAL_ERROR, "encoding failed: " + e);
                 return;
             }
+            sendOk(reply);
+        }
+
+        private void sendOk(O reply) {
             ended = true;
             answered(Outcome.OK);
             call.sendHeaders(new Metadata());
@@ -256,6 +268,43 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
             } else {
                 loop.execute(() -> failOnLoop(outcome, reason));
             }
+        }
+
+        @Override
+        public void fail(io.doubleface.api.StatusException answer) {
+            if (loop.inEventLoop()) {
+                answer(answer);
+            } else {
+                loop.execute(() -> answer(answer));
+            }
+        }
+
+        /**
+         * Answers a status of the service's choosing: a 2xx with its body as the response message
+         * (parsed by the method's response marshaller), any other as the gRPC code it maps to.
+         */
+        private void answer(io.doubleface.api.StatusException e) {
+            Outcome outcome = e.status() < 300 ? Outcome.OK : Outcome.SERVICE_STATUS;
+            if (ended) {
+                answered(outcome);
+                return;
+            }
+            if (e.status() < 300) {
+                O reply;
+                try {
+                    reply = binding.method().getResponseMarshaller().parse(new java.io.ByteArrayInputStream(e.body()));
+                } catch (RuntimeException bad) {
+                    stats.encodeErrors.error(log, "a 2xx StatusException's body is not a response message", bad);
+                    answerError(Outcome.INTERNAL_ERROR, "the service's " + e.status() + " body is not a "
+                            + binding.method().getFullMethodName() + " response message");
+                    return;
+                }
+                sendOk(reply);
+                return;
+            }
+            ended = true;
+            answered(outcome);
+            call.close(Status.fromCode(Status.Code.valueOf(e.grpcCode())).withDescription(e.getMessage()), new Metadata());
         }
 
         private void failOnLoop(Outcome outcome, String reason) {

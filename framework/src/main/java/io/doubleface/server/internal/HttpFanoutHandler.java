@@ -388,6 +388,10 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             answerRefused(route, start, Outcome.BAD_REQUEST);
             park(seq, text(HttpResponseStatus.BAD_REQUEST, e.getMessage()), !keepAlive);
             return;
+        } catch (io.doubleface.api.StatusException e) {
+            answerRefused(route, start, e.status() < 300 ? Outcome.OK : Outcome.SERVICE_STATUS);
+            park(seq, statusAnswer(e), !keepAlive);
+            return;
         } catch (IllegalArgumentException e) {
             // a bad %-escape in the query (QueryStringDecoder.parameters()), a NumberFormatException of
             // the binding's own parsing, ...: the client's input, as HttpBinding.decode documents
@@ -616,10 +620,16 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             ByteBuf body;
             try {
                 status = binding.status(response);
-                if (status.code() < 200 || status.code() > 299) {
-                    throw new IllegalStateException("status " + status + " (expected: 2xx)");
+                int code = status.code();
+                if (!(code >= 200 && code <= 299) && !(code >= 400 && code <= 599)) {
+                    throw new IllegalStateException("status " + status + " (expected: 2xx, 4xx or 5xx)");
                 }
                 body = binding.encode(response, ctx.alloc());
+            } catch (io.doubleface.api.StatusException e) {
+                ReferenceCountUtil.release(response);
+                answered(e.status() < 300 ? Outcome.OK : Outcome.SERVICE_STATUS);
+                park(seq, statusAnswer(e), close);
+                return;
             } catch (RuntimeException e) {
                 stats.encodeErrors.error(log, "encoding a response failed", e);
                 ReferenceCountUtil.release(response);
@@ -637,8 +647,18 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
                 park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding failed: " + e), close);
                 return;
             }
-            answered(Outcome.OK);
+            answered(status.code() < 300 ? Outcome.OK : Outcome.SERVICE_STATUS);
             park(seq, new EncodedResponse(head, body), close);
+        }
+
+        @Override
+        public void fail(io.doubleface.api.StatusException answer) {
+            if (ctx.executor().inEventLoop()) {
+                answered(answer.status() < 300 ? Outcome.OK : Outcome.SERVICE_STATUS);
+                park(seq, statusAnswer(answer), close);
+            } else {
+                ctx.executor().execute(() -> fail(answer));
+            }
         }
 
         @Override
@@ -879,6 +899,14 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         log.debug("upstream connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
         ctx.close();
+    }
+
+    /** The answer of a {@link io.doubleface.api.StatusException}: its status, content type and body. */
+    static FullHttpResponse statusAnswer(io.doubleface.api.StatusException e) {
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(e.status()),
+                Unpooled.wrappedBuffer(e.body()));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, e.contentType());
+        return r;
     }
 
     static FullHttpResponse text(HttpResponseStatus status, String reason) {

@@ -89,7 +89,7 @@ public final class ServerMetrics {
         for (RouteStats r : this.routes) {
             for (Outcome o : Outcome.values()) {
                 FunctionCounter.builder("doubleface.route.requests", r, x -> x.count(o))
-                        .tag("route", r.name()).tag("outcome", o.label()).tag("status", Integer.toString(o.status()))
+                        .tag("route", r.name()).tag("outcome", o.label()).tag("status", statusTag(o))
                         .description("requests of one route answered, by outcome").register(registry);
             }
             FunctionTimer.builder("doubleface.route.latency", r, RouteStats::answered, RouteStats::totalNanos,
@@ -133,7 +133,7 @@ public final class ServerMetrics {
         }
         for (Outcome o : Outcome.values()) {
             FunctionCounter.builder("doubleface.requests", engine.stats(), s -> s.count(o))
-                    .tag("outcome", o.label()).tag("status", Integer.toString(o.status()))
+                    .tag("outcome", o.label()).tag("status", statusTag(o))
                     .description("upstream requests answered, by outcome").register(registry);
         }
         for (ErrorLog e : engine.stats().errorLogs()) {
@@ -309,6 +309,11 @@ public final class ServerMetrics {
     static final String VERSION = ServerMetrics.class.getPackage().getImplementationVersion();
 
     /** The URI scheme a driver's description starts with ({@code redis} of {@code redis://h:p}), or {@code null}. */
+    /** The {@code status} tag of an outcome: its HTTP status, or {@code service} where the service chose it. */
+    static String statusTag(Outcome o) {
+        return o == Outcome.SERVICE_STATUS ? "service" : Integer.toString(o.status());
+    }
+
     static String scheme(String description) {
         int i = description == null ? -1 : description.indexOf("://");
         return i > 0 && description.substring(0, i).matches("[A-Za-z][A-Za-z0-9+.-]*") ? description.substring(0, i)
