@@ -157,6 +157,7 @@ public final class FanoutEngine implements AutoCloseable {
         FanoutExchange<Q, ?, R> ex = new FanoutExchange<>(service, request, loop, sink, backendOwner, deadlineNanos,
                 onFinish);
         ex.model(model);
+        ex.errors(stats.serviceErrors);
         if (stages.sample()) {
             ex.trace(stages);
         }
@@ -169,7 +170,7 @@ public final class FanoutEngine implements AutoCloseable {
             model.execute(ex);
         } catch (RuntimeException e) {
             stats.executeErrors.error(log, "model " + model + " failed to run a request", e);
-            ex.finish(Outcome.INTERNAL_ERROR, "internal error: " + e);
+            ex.finish(Outcome.INTERNAL_ERROR, "internal error");
         }
     }
 

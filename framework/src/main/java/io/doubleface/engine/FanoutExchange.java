@@ -55,6 +55,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutPlan<Q, P>, Replies<P> {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FanoutExchange.class);
+
     /** Most calls one round may plan: {@value}. */
     public static final int MAX_FANOUT = FanoutPlan.MAX_CALLS;
 
@@ -296,6 +298,14 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         this.otel = t;
     }
 
+    /** Where the exceptions of the service's code are logged (rate-limited); {@code null}: not logged. */
+    private ErrorLog errors;
+
+    /** Sets where the exceptions of the service's code are logged; set by the engine before {@link ThreadingModel#execute}. */
+    void errors(ErrorLog errors) {
+        this.errors = errors;
+    }
+
     /** Traces this request's stages into {@code stats}; set by the engine before {@link ThreadingModel#execute}. */
     void trace(StageStats stats) {
         this.trace = stats;
@@ -381,7 +391,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         try {
             service.plan(request, this);
         } catch (RuntimeException e) {
-            failBy(e, "plan failed: ");
+            failBy(e, "plan failed");
             return false;
         } finally {
             target = null;
@@ -479,7 +489,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 }
             }
         } catch (RuntimeException e) {
-            failBy(e, "onReply failed for call " + call + ": ");
+            failBy(e, "onReply failed for call " + call);
             return false;
         } finally {
             if (reply != kept) {
@@ -600,7 +610,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     /**
      * Fails the request for an exception of the service's code: the status and reason a
-     * {@link RequestFailedException} chose, else {@code 500} with {@code context} and the exception.
+     * {@link RequestFailedException} or {@link io.doubleface.api.StatusException} chose, else {@code 500}
+     * with {@code context} (the exception is logged, rate-limited, not answered).
      */
     private void failBy(RuntimeException e, String context) {
         if (e instanceof io.doubleface.api.StatusException s) {
@@ -615,7 +626,12 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         } else if (e instanceof RequestFailedException f) {
             finish(f.isTimeout() ? Outcome.TIMEOUT : Outcome.UNAVAILABLE, f.getMessage());
         } else {
-            finish(Outcome.INTERNAL_ERROR, context + e);
+            // the answer names the step, never the exception: that goes to the log
+            ErrorLog log = errors;
+            if (log != null) {
+                log.error(LOG, context + " (" + service.getClass().getName() + ")", e);
+            }
+            finish(Outcome.INTERNAL_ERROR, context);
         }
     }
 
@@ -658,7 +674,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 target.clear();
                 target = null;
             }
-            failBy(e, "merge failed: ");
+            failBy(e, "merge failed");
             return false;
         } finally {
             merging = false;

@@ -25,8 +25,10 @@ public final class RequestStats {
     public final ErrorLog encodeErrors = new ErrorLog("encode");
     /** A model failed to run a request (the client got 500). */
     public final ErrorLog executeErrors = new ErrorLog("execute");
+    /** A service's plan, reply handler or merge threw something other than a status of its choosing (the client got 500). */
+    public final ErrorLog serviceErrors = new ErrorLog("service");
 
-    private final List<ErrorLog> errorLogs = List.of(decodeErrors, encodeErrors, executeErrors);
+    private final List<ErrorLog> errorLogs = List.of(decodeErrors, encodeErrors, executeErrors, serviceErrors);
 
     /** {@return the per-request error kinds, for stats and metrics} */
     public List<ErrorLog> errorLogs() {

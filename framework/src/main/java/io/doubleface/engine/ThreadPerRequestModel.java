@@ -68,7 +68,7 @@ final class ThreadPerRequestModel extends AbstractModel {
             } while (ex.takeRoundToSend());
         } catch (RuntimeException e) {
             // a driver's bug must not leave the request to its deadline
-            ex.finish(Outcome.INTERNAL_ERROR, "request thread failed: " + e);
+            ex.finish(Outcome.INTERNAL_ERROR, "request thread failed"); // the exception, rethrown, is logged
             throw e;
         }
     }

@@ -302,6 +302,7 @@ public final class FanoutServer implements AutoCloseable {
         private final HttpRouter router;
         private final int maxConnections;
         private final long maxConnectionAgeNanos;
+        private final ErrorEncoder errorEncoder;
         private final long maxQueuedBytesTotal;
 
         Acceptor(Builder b, HttpRouter router) {
@@ -311,6 +312,7 @@ public final class FanoutServer implements AutoCloseable {
             this.router = router;
             this.maxConnections = b.maxConnections;
             this.maxConnectionAgeNanos = b.maxConnectionAge == null ? 0 : b.maxConnectionAge.toNanos();
+            this.errorEncoder = b.errorEncoder;
         }
 
         @Override
@@ -337,7 +339,7 @@ public final class FanoutServer implements AutoCloseable {
                 @Override
                 protected void initChannel(Channel ch) {
                     HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, connectionLimits, engine.stats(),
-                            maxConnectionAgeNanos, maxQueuedBytesTotal);
+                            maxConnectionAgeNanos, maxQueuedBytesTotal, errorEncoder);
                     if (httpTls != null) {
                         ch.pipeline().addLast(httpTls.newHandler(ch.alloc()));
                     }
@@ -750,6 +752,7 @@ public final class FanoutServer implements AutoCloseable {
         private Path tlsKey;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private Duration maxConnectionAge;
+        private ErrorEncoder errorEncoder = ErrorEncoder.plainText();
         private long maxQueuedBytesTotal = DEFAULT_MAX_QUEUED_BYTES_TOTAL;
         private MeterRegistry meterRegistry;
         private int traceStages;
@@ -1122,6 +1125,21 @@ public final class FanoutServer implements AutoCloseable {
          */
         public Builder meterRegistry(MeterRegistry registry) {
             this.meterRegistry = registry;
+            return this;
+        }
+
+        /**
+         * The bodies of the HTTP answers the framework makes itself — {@code 400}, {@code 404},
+         * {@code 405}, {@code 408}, {@code 413}, {@code 414}, {@code 431}, {@code 500}, {@code 503},
+         * {@code 504} — (default {@link ErrorEncoder#plainText()}; {@link ErrorEncoder#json()},
+         * {@link ErrorEncoder#problemDetails()} or your own). gRPC calls carry the same message as
+         * their status description.
+         *
+         * @param encoder the encoder, not {@code null}
+         * @return this builder
+         */
+        public Builder errorEncoder(ErrorEncoder encoder) {
+            this.errorEncoder = Objects.requireNonNull(encoder, "encoder");
             return this;
         }
 

@@ -188,7 +188,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
                 return;
             } catch (RuntimeException e) {
                 stats.decodeErrors.error(log, "decoding a gRPC request failed", e);
-                answerError(Outcome.INTERNAL_ERROR, "decoding the request failed: " + e);
+                answerError(Outcome.INTERNAL_ERROR, "decoding the request failed");
                 return;
             }
             submitted = true;
@@ -247,7 +247,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
             } catch (RuntimeException e) {
                 stats.encodeErrors.error(log, "encoding a gRPC response failed", e);
                 ReferenceCountUtil.release(response);
-                answerError(Outcome.INTERNAL_ERROR, "encoding failed: " + e);
+                answerError(Outcome.INTERNAL_ERROR, "encoding the response failed");
                 return;
             }
             sendOk(reply);

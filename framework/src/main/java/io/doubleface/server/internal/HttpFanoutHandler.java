@@ -70,6 +70,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
+    private final io.doubleface.server.ErrorEncoder errors;
+
     private static final Logger log = LoggerFactory.getLogger(HttpFanoutHandler.class);
 
     private enum State { IDLE, BODY, DISCARD_BODY, CLOSING }
@@ -112,7 +114,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     private long behindReported;      // this connection's share of RequestStats.behindBytes
 
     public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, ConnectionLimits limits, RequestStats stats) {
-        this(engine, router, limits, stats, 0, Long.MAX_VALUE);
+        this(engine, router, limits, stats, 0, Long.MAX_VALUE, io.doubleface.server.ErrorEncoder.plainText());
     }
 
     /**
@@ -121,9 +123,11 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
      * @param maxBehindBytesTotal most response bytes the whole server holds for clients that are
      *     behind (connections above the high water mark); the connection that would go over is
      *     closed as a slow reader
+     * @param errors the bodies of the answers this handler makes itself
      */
     public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, ConnectionLimits limits, RequestStats stats,
-            long maxAgeNanos, long maxBehindBytesTotal) {
+            long maxAgeNanos, long maxBehindBytesTotal, io.doubleface.server.ErrorEncoder errors) {
+        this.errors = java.util.Objects.requireNonNull(errors, "errors");
         this.maxBehindBytesTotal = maxBehindBytesTotal;
         this.maxAgeNanos = maxAgeNanos;
         this.bornNanos = maxAgeNanos > 0 ? System.nanoTime() : 0;
@@ -401,7 +405,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         } catch (RuntimeException e) {
             stats.decodeErrors.error(log, "decoding a request failed", e);
             answerRefused(route, start, Outcome.INTERNAL_ERROR);
-            park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "decoding the request failed: " + e), !keepAlive);
+            park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "decoding the request failed"), !keepAlive);
             return;
         } finally {
             view.clear();
@@ -634,7 +638,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
                 stats.encodeErrors.error(log, "encoding a response failed", e);
                 ReferenceCountUtil.release(response);
                 answered(Outcome.INTERNAL_ERROR); // answered 500, so counted as such, not as ok
-                park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding failed: " + e), close);
+                park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding the response failed"), close);
                 return;
             }
             EncodedResponse.Prefix head;
@@ -644,7 +648,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
                 stats.encodeErrors.error(log, "encoding a response failed", e);
                 body.release();
                 answered(Outcome.INTERNAL_ERROR);
-                park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding failed: " + e), close);
+                park(seq, text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "encoding the response failed"), close);
                 return;
             }
             answered(status.code() < 300 ? Outcome.OK : Outcome.SERVICE_STATUS);
@@ -909,12 +913,21 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         return r;
     }
 
-    static FullHttpResponse text(HttpResponseStatus status, String reason) {
-        ByteBuf body = ByteBufUtil.writeUtf8(io.netty.buffer.UnpooledByteBufAllocator.DEFAULT, reason + "\n");
-        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
-        r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain; charset=utf-8");
+    /** An answer the handler makes itself: {@code status} with the server's error body of {@code reason}. */
+    FullHttpResponse text(HttpResponseStatus status, String reason) {
+        io.doubleface.server.ErrorEncoder.Body b;
+        try {
+            b = errors.encode(status.code(), reason);
+        } catch (RuntimeException e) {
+            stats.encodeErrors.error(log, "the error encoder failed", e);
+            b = PLAIN.encode(status.code(), reason);
+        }
+        FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(b.bytes()));
+        r.headers().set(HttpHeaderNames.CONTENT_TYPE, b.contentType());
         return r;
     }
+
+    private static final io.doubleface.server.ErrorEncoder PLAIN = io.doubleface.server.ErrorEncoder.plainText();
 
     private static String shortReason(Throwable t) {
         String m = t.getMessage();

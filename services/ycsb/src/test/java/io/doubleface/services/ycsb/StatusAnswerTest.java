@@ -95,6 +95,9 @@ class StatusAnswerTest {
             if (key == 8) {
                 return "refuse-at-encode";
             }
+            if (key == 666) {
+                throw new IllegalStateException("a bug in merge, class and message never answered");
+            }
             return "ok:" + replies.get(0);
         }
     }
@@ -158,7 +161,11 @@ class StatusAnswerTest {
         final ManagedChannel channel;
 
         Cluster(String model) {
-            FanoutServer.Builder b = FanoutServer.builder();
+            this(model, io.doubleface.server.ErrorEncoder.plainText());
+        }
+
+        Cluster(String model, io.doubleface.server.ErrorEncoder errors) {
+            FanoutServer.Builder b = FanoutServer.builder().errorEncoder(errors);
             Backend<KvRequest> a = b.backend("a", new KvDriver(leaf.addresses(), KvDriver.Options.DEFAULT
                     .withCallTimeout(TestCluster.GENEROUS).withConnectTimeout(Duration.ofSeconds(5))));
             ProductService service = new ProductService(a);
@@ -243,6 +250,38 @@ class StatusAnswerTest {
             // counted: 404, 503, 409, 410, 422 over HTTP and 404, 503, 409, 422 over gRPC
             Map<String, Object> stats = JsonDoc.object(c.server.statsJson());
             assertEquals(9, JsonDoc.path(stats, "requests", "service_status").asLong(), c.server.statsJson());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @FieldSource("MODELS")
+    void theFrameworksOwnAnswersTakeTheErrorEncodersBodyAndNameNoException(String model) throws Exception {
+        try (Cluster c = new Cluster(model, io.doubleface.server.ErrorEncoder.json())) {
+            RawHttp.Response unknown = call(c, RawHttp.get("/nope"));
+            assertJson(unknown, 404, "no such path: /nope");
+            assertJson(call(c, RawHttp.get("/product/abc")), 400, "bad request: For input string: \"abc\"");
+            RawHttp.Response wrongMethod = call(c, "DELETE /product/1 HTTP/1.1\r\nHost: x\r\n\r\n");
+            assertJson(wrongMethod, 405, "method DELETE not allowed on /product/1 (use GET)");
+            // a bug in the service's code: the step is named, the exception is not (it is logged)
+            assertJson(c.get(666), 500, "merge failed");
+            // a status of the service's choosing keeps its own body
+            assertJson(c.get(13), 404, "no product 13");
+        }
+        try (Cluster c = new Cluster("doubleface", io.doubleface.server.ErrorEncoder.problemDetails())) {
+            RawHttp.Response r = call(c, RawHttp.get("/nope"));
+            assertEquals(404, r.status());
+            assertEquals("application/problem+json", r.header("content-type"));
+            Map<String, Object> p = JsonDoc.object(r.text());
+            assertEquals("about:blank", JsonDoc.path(p, "type").asString());
+            assertEquals("Not Found", JsonDoc.path(p, "title").asString());
+            assertEquals(404, JsonDoc.path(p, "status").asLong());
+            assertEquals("no such path: /nope", JsonDoc.path(p, "detail").asString());
+        }
+    }
+
+    static RawHttp.Response call(Cluster c, String raw) throws Exception {
+        try (RawHttp h = new RawHttp(c.server.port())) {
+            return h.exchange(raw);
         }
     }
 
