@@ -43,9 +43,9 @@ final class Demo implements Experiments.Experiment {
     @Override
     public List<Point> points(ExperimentRunner.Options o) {
         return List.of(
-                new Point("closed c=16", params("mode", "closed", "concurrency", 16, "fanout", 5),
+                new Point("closed c=16", params("mode", "closed", "concurrency", 16, "fanout", fanout(o)),
                         p -> List.of("--users", "16", "--url", query(fanout(o), "small"))),
-                new Point("open 50%", params("mode", "open", "fanout", 5),
+                new Point("open 50%", params("mode", "open", "fanout", fanout(o)),
                         p -> List.of("--rate", String.valueOf(((Number) p.get("rate_rps")).longValue()), "--url",
                                 query(fanout(o), "small"))));
     }
