@@ -655,6 +655,7 @@ def run_model(tp, backend, base_proxy, model, a, logdir, summary):
             entry["after_gc"] = asyncio.run(settle(mid.port, 1.0))
             mid.gc()
             asyncio.run(settle(mid.port, 0.5))
+            entry["connections_to_shard0"] = connections_to(base_proxy + FAULTY)
             entry["stats"] = mid.stats()
             entry["elapsed_s"] = round(time.time() - t0, 1)
     except Exception as e:  # a cell that cannot run is a failure of the run, reported as such
@@ -665,6 +666,16 @@ def run_model(tp, backend, base_proxy, model, a, logdir, summary):
             text = mid.stop()
             entry["leaks"] = [line for line in text.splitlines() if "LEAK" in line][:20]
             entry["exceptions"] = sorted(set(re.findall(r"\b([a-zA-Z.]+(?:Exception|Error))\b", text)))[:30]
+
+
+def connections_to(port):
+    """Established TCP connections to 127.0.0.1:port (the mid-tier's to one shard's proxy), from ss."""
+    try:
+        out = subprocess.run(["ss", "-Htn", "state", "established", "( dport = :%d )" % port],
+                             capture_output=True, text=True, timeout=10).stdout
+        return len([line for line in out.splitlines() if line.strip()])
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def sha256(path):
@@ -711,9 +722,9 @@ def failures(summary):
 
 def table(summary):
     """Markdown: one row per backend x toxic x model."""
-    lines = ["| backend | toxic (shard 0, replies) | model | requests | 2xx | 503 | 504 | other | wrong | stuck "
-             "| p50 / p99 ms | shard-0 requests 2xx | other requests 2xx | recovered (last failure after removal) "
-             "| leak |",
+    lines = ["| backend | toxic on shard 0's replies | model | requests | 2xx | 503 | 504 | other | wrong | stuck "
+             "| p50 / p99 ms | shard-0 requests: 2xx | other requests: 2xx, p99 ms | recovered (last failure after "
+             "removal) | leak |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     rows = []
     for e in summary["runs"]:
@@ -726,14 +737,60 @@ def table(summary):
             rec = "yes" if c["recovered"] else "**no**"
             rec += " (%s s)" % c["last_failure_after_removal_s"] if c["last_failure_after_removal_s"] is not None \
                 else " (none)"
-            row = "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %s | %s / %s | %d / %d | %d / %d | %s | %s |" % (
+            row = "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %s | %s / %s | %d / %d | %d / %d, %s | %s | %s |" % (
                 e["backend"], TOXIC_TEXT[c["toxic"]], e["model"], f["requests"], f["2xx"], f["503"], f["504"],
                 f["other"] + f["error"], ("**%d**" % c["wrong"]) if c["wrong"] else "0",
                 ("**%d**" % c["stuck"]) if c["stuck"] else "0", fmt(f["p50_ms"], 1), fmt(f["p99_ms"], 0),
-                s0["2xx"], s0["requests"], so["2xx"], so["requests"], rec, leak)
+                s0["2xx"], s0["requests"], so["2xx"], so["requests"], fmt(so["p99_ms"], 0), rec, leak)
             rows.append((BACKENDS.index(e["backend"]), list(TOXICS).index(c["toxic"]),
                          MODELS.index(e["model"]) if e["model"] in MODELS else 99, row))
     lines += [r[-1] for r in sorted(rows, key=lambda r: r[:3])]
+    return "\n".join(lines)
+
+
+PROMISE = {
+    "latency": "2xx; a request whose call is past the 1 s deadline: 504 at the deadline",
+    "bandwidth": "2xx; 504 at the deadline when the replies queue past it",
+    "timeout": "504 at the call timeout / deadline (1 s); then the shard's connection is replaced",
+    "reset_peer": "503 at once (connection lost or refused)",
+    "slicer": "2xx with the same bytes (framing must not care how replies are cut)",
+    "limit_data": "503 for the calls on the cut connection; a new connection serves again",
+}
+
+
+def compact_table(summary, models=None):
+    """Markdown: one row per toxic x backend, one column per model. Cell: % of the fault window's
+    requests answered 2xx / 503 / 504, p99 ms of all, p99 ms of the requests that do not read shard 0."""
+    runs = {(e["backend"], e["model"]): e for e in summary["runs"]}
+    models = models or [m for m in MODELS if any(k[1] == m for k in runs)]
+    backends = [b for b in BACKENDS if any(k[0] == b for k in runs)]
+    head = "| toxic on shard 0's replies | backend | promised (docs) | " + " | ".join("`%s`" % m for m in models) + \
+        " | wrong / stuck / leak / not recovered |"
+    lines = [head, "|" + "---|" * (len(models) + 4)]
+    for toxic in TOXICS:
+        for b in backends:
+            cells, bad = [], [0, 0, 0, 0]
+            present = False
+            for m in models:
+                e = runs.get((b, m))
+                c = next((c for c in e["cells"] if c["toxic"] == toxic), None) if e else None
+                if c is None:
+                    cells.append("could not run" if e and e["error"] else "—")
+                    continue
+                present = True
+                f = c["fault"]
+                n = f["requests"] or 1
+                cells.append("%d / %d / %d %% · %s · %s%s" % (
+                    round(100.0 * f["2xx"] / n), round(100.0 * f["503"] / n), round(100.0 * f["504"] / n),
+                    fmt(f["p99_ms"]), fmt(c["fault_other"]["p99_ms"]),
+                    "" if f["other"] + f["error"] == 0 else " · other %d" % (f["other"] + f["error"])))
+                bad[0] += c["wrong"]
+                bad[1] += c["stuck"]
+                bad[2] += len(e["leaks"])
+                bad[3] += 0 if c["recovered"] else 1
+            if present:
+                lines.append("| %s | %s | %s | %s | %s |" % (TOXIC_TEXT[toxic], b, PROMISE[toxic], " | ".join(cells),
+                                                             " / ".join(("**%d**" % v) if v else "0" for v in bad)))
     return "\n".join(lines)
 
 
@@ -756,11 +813,12 @@ def main():
     ap.add_argument("--stuck-s", type=float, default=3.0, help="no answer this long after the write: stuck")
     ap.add_argument("--serve-args", default="", help="more `serve ycsb` options, e.g. '--resilience circuit:5:1s'")
     ap.add_argument("--lock", default=LOCK)
-    ap.add_argument("--table", metavar="SUMMARY_JSON", help="print the table of a finished run and exit")
+    ap.add_argument("--table", metavar="SUMMARY_JSON", help="print the tables of a finished run and exit")
     a = ap.parse_args()
     if a.table:
         with open(a.table) as f:
-            print(table(json.load(f)))
+            summary = json.load(f)
+        print(compact_table(summary) + "\n\n" + table(summary))
         return 0
     if a.quick:
         a.backends, a.models, a.toxics = "kv", "doubleface,thread-64", "timeout,limit_data,slicer"
@@ -835,8 +893,11 @@ def main():
         f.write("# Network faults (Toxiproxy) under open-loop load\n\n")
         f.write("`%s`, %.0f req/s, phases %.0f s + %.0f s fault + %.0f s recovery, deadline %s; %.0f s in all.\n\n"
                 % (env["command"], a.rate, a.pre_s, a.fault_s, a.recovery_s, a.deadline, summary["elapsed_s"]))
-        f.write("Figures of the fault window (requests whose intended send time fell in it); latency from the "
-                "intended send time.\n\n" + t + "\n\n")
+        f.write("Per toxic and backend, one column per model: %% of the fault window's requests (intended send "
+                "time in it) answered 2xx / 503 / 504 · p99 ms of all of them · p99 ms of those that do not read "
+                "shard 0. Latency from the intended send time. A leak counts the mid-tier's LEAK lines over all "
+                "toxics of that backend and model.\n\n" + compact_table(summary) + "\n\nEvery cell:\n\n"
+                + t + "\n\n")
         f.write("Failures: " + ("none" if not summary["failures"] else "\n\n- " + "\n- ".join(summary["failures"]))
                 + "\n")
     print(t)
