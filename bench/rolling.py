@@ -16,6 +16,8 @@
       out of the results (deleted unless --keep-log).
   rolling.py report OUT
       writes OUT/report.md from the summary.json of each scenario directory under OUT.
+  rolling.py table RUN RUN ...
+      prints one table over the scenarios of several runs (for a page that compares runs).
 """
 import argparse
 import base64
@@ -200,8 +202,43 @@ def refs(a):
 
 # --- sample
 
+def proc_times(root):
+    """{pid: utime + stime (clock ticks)} of root and every process below it."""
+    parent, ticks = {}, {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(pid)] = int(fields[1])
+        ticks[int(pid)] = int(fields[11]) + int(fields[12])
+    ours = {}
+    for pid in ticks:
+        p, seen = pid, 0
+        while p and p != root and seen < 64:
+            p, seen = parent.get(p, 0), seen + 1
+        if p == root:
+            ours[pid] = ticks[pid]
+    return ours
+
+
+def machine_busy():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return sum(v) - v[3] - v[4], sum(v)
+
+
 def sample(a):
     admins = [int(p) for p in a.admins.split(",")]
+    # the script that started this sampler (through `timeout`): its processes are "ours", the rest "others"
+    with open(f"/proc/{os.getppid()}/stat") as f:
+        root = int(f.read().rsplit(")", 1)[1].split()[1])
+    cpu_out = open(os.path.join(os.path.dirname(a.out), "cpu.csv"), "w")
+    cpu_out.write("epoch_ms,machine_busy_pct,ours_pct,others_pct,loadavg_1m\n")
+    last_cpu = None
     names = [f"m{i + 1}" for i in range(len(admins))]
     end = time.time() + a.max_seconds
     with open(a.out, "w") as f:
@@ -233,6 +270,20 @@ def sample(a):
                 row += list(s) + [ready]
             w.writerow(row)
             f.flush()
+            if last_cpu is None or t - last_cpu[0] >= 1000:
+                busy, total = machine_busy()
+                ours = proc_times(root)
+                if last_cpu is not None:
+                    dt = total - last_cpu[2]
+                    # a process new since the last sample used all its CPU since then; one that exited
+                    # since is not seen (its last second counts as "others")
+                    ours_d = sum(v - last_cpu[3].get(p, 0) for p, v in ours.items())
+                    if dt > 0:
+                        mb = 100 * (busy - last_cpu[1]) / dt
+                        op = 100 * ours_d / dt  # /proc/stat's total is over all CPUs, in the same ticks
+                        cpu_out.write(f"{t},{mb:.1f},{op:.1f},{max(mb - op, 0):.1f},{open('/proc/loadavg').read().split()[0]}\n")
+                        cpu_out.flush()
+                last_cpu = (t, busy, total, ours)
             time.sleep(max(0.0, 0.1 - (time.time() * 1000 - t) / 1000))
 
 
@@ -296,6 +347,16 @@ def read_closes(path, scenario, bounds):
     return {"counts": counts, "haproxy_closed_a_client_connection": to_clients}
 
 
+def spans(items):
+    """'N (FIN at +a … +b ms from the action)' for a list of 'KIND at +X ms from the action, …' strings."""
+    by = {}
+    for it in items:
+        m = re.match(r"(\S+) at ([+-][\d,]+) ms", it)
+        if m:
+            by.setdefault(m.group(1), []).append(int(m.group(2).replace(",", "")))
+    return "; ".join(f"{len(v)} {k} at {min(v):+,} … {max(v):+,} ms from the action" for k, v in sorted(by.items()))
+
+
 def read_cpu(d):
     """CPU seconds used by the scenario's processes (bash `times`: its reaped children) and by the whole
     machine (/proc/stat) between the start and the end of the scenario: what else ran meanwhile."""
@@ -313,9 +374,10 @@ def read_cpu(d):
         return None
     wall = (b["ms"] - a["ms"]) / 1000
     ours, busy = b["ours"] - a["ours"], b["busy"] - a["busy"]
+    others = max(busy - ours, 0.0)  # the two clocks differ by a tick or so: a quiet machine can come out below 0
     return {"wall_s": round(wall, 1), "cpus": os.cpu_count(), "machine_busy_cpu_s": round(busy, 1),
-            "this_scenario_cpu_s": round(ours, 1), "others_cpu_s": round(busy - ours, 1),
-            "others_share_of_machine": round((busy - ours) / (wall * os.cpu_count()), 3) if wall > 0 else None}
+            "this_scenario_cpu_s": round(ours, 1), "others_cpu_s": round(others, 1),
+            "others_share_of_machine": round(others / (wall * os.cpu_count()), 3) if wall > 0 else None}
 
 
 def analyse(a):
@@ -329,6 +391,7 @@ def analyse(a):
     t_end = first(ev, "load-done")
     key_re = re.compile(r"[?&]key=(\d+)")
     lines = ok = wrong = failed = retried = failed_measured = 0
+    empty = []
     in_window = 0
     per_second = {}
     failures = {}
@@ -350,8 +413,13 @@ def analyse(a):
                 else:
                     state_lines.append(line)
                 continue
-            lines += 1
             ms = int(m["ms"]) + max(int(m["th"]), 0) + max(int(m["ti"]), 0)  # when the request began
+            if m["method"] == "<BADREQ>" and m["term"][0] in "Cc":
+                # a connection the client closed (C) or let time out (c) before sending any request: no
+                # request, no answer (the generator resets the connections it never used when it exits)
+                empty.append(f"{m['term']} at {int(m['ms']) + int(m['ta']) - (t_action or 0):+,} ms from the action")
+                continue
+            lines += 1
             status = int(m["status"])
             retries = m["retries"]
             nretries = int(retries.lstrip("+"))
@@ -412,6 +480,17 @@ def analyse(a):
                           and (t_back is None or x[0] < t_back)]),
         "after": merged([x for x in intervals if t_back is not None and x[0] >= t_back]),
     }
+    cpu_phase = {}
+    cpu_csv = os.path.join(d, "cpu.csv")
+    if os.path.exists(cpu_csv):
+        for r in csv.DictReader(open(cpu_csv)):
+            t = int(r["epoch_ms"])
+            ph = (None if t_measure is None or t < t_measure else "before" if t_action is None or t < t_action
+                  else "during" if t_back is None or t <= t_back + 1000 else "after" if t_end is None or t <= t_end else None)
+            if ph:
+                cpu_phase.setdefault(ph, []).append((float(r["ours_pct"]), float(r["others_pct"])))
+    cpu_phase = {k: {"ours_pct": round(sum(x[0] for x in v) / len(v), 1), "others_pct": round(sum(x[1] for x in v) / len(v), 1),
+                     "others_max_pct": max(x[1] for x in v), "seconds": len(v)} for k, v in cpu_phase.items()}
     decoded = latency(whole)
     check = {"decoded_p50_ms": decoded["p50_ms"], "decoded_p99_ms": decoded["p99_ms"],
              "generator_p50_ms": load.get("p50_ms"), "generator_p99_ms": load.get("p99_ms"),
@@ -451,11 +530,13 @@ def analyse(a):
         "scenario": scenario,
         "haproxy": {"answers": lines, "ok": ok, "failed": failed, "wrong": wrong, "failed_or_wrong_after_warmup": failed_measured, "retried_then_ok_or_not": retried,
                     "retried_by_phase": retried_by_phase, "answers_in_measured_window": in_window,
-                    "failures": {k: {"count": len(v), "first_ms_from_action": v[0] - (t_action or 0),
-                                     "last_ms_from_action": v[-1] - (t_action or 0)} for k, v in failures.items()},
+                    "failures": {k: {"count": len(v), "first_ms_from_action": min(v) - (t_action or 0),
+                                     "last_ms_from_action": max(v) - (t_action or 0)} for k, v in failures.items()},
+                    "connections_without_a_request": empty,
                     "per_replica_counters": counters,
                     "state_changes": [l for l in state_lines if l.startswith("Server ")]},
         "cpu": cpu,
+        "cpu_by_phase": cpu_phase,
         "connection_closes": closes,
         "generator": {k: load.get(k) for k in ("requests", "sent", "scheduled", "unfinished", "errors", "errors_by_kind",
                                                 "resent", "offered_rate", "achieved_rate", "rate_kept", "p50_ms", "p99_ms",
@@ -482,29 +563,51 @@ def fmt(v, unit=""):
     return "n/a" if v is None else f"{v:,.2f}{unit}" if isinstance(v, float) else f"{v:,}{unit}"
 
 
+def scenarios(run):
+    """[(name, summary)] of a run directory, in the order they ran."""
+    rows = [(os.path.basename(os.path.dirname(sj)), json.load(open(sj)))
+            for sj in glob.glob(os.path.join(run, "*", "summary.json"))]
+    return sorted(rows, key=lambda r: r[1]["phase_bounds_ms"]["measuring"] or 0)
+
+
+def table(runs, link=None):
+    """The results table: one row per scenario of each run (link(run) names the run in its first column)."""
+    head = ["scenario", "requests measured (generator)", "failed (generator)", "answers checked (HAProxy log)",
+            "failed / wrong there (after the warm-up)", "failed in the warm-up", "retried by HAProxy", "resent by the client",
+            "p50 ms before / during / after", "p99 ms before / during / after", "max ms during", "CPU used by others"]
+    if link:
+        head.insert(0, "run")
+    L = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for run in runs:
+        for name, s in scenarios(run):
+            g, h, ph, cpu = s["generator"], s["haproxy"], s["phases"], s.get("cpu")
+            lat = lambda k: " / ".join(fmt(ph[p][k]) for p in ("before", "during", "after"))
+            errs = {k: v for k, v in (g["errors_by_kind"] or {}).items() if v}
+            cells = [name, fmt(g["requests"]), f"{fmt(g['errors'])}{' ' + json.dumps(errs) if errs else ''}", fmt(h["answers"]),
+                     f"{fmt(h['failed_or_wrong_after_warmup'])} / {fmt(h['wrong'])}", fmt(h["failed"] - h["failed_or_wrong_after_warmup"]),
+                     fmt(h["retried_then_ok_or_not"]), fmt(g["resent"]), lat("p50_ms"), lat("p99_ms"), fmt(ph["during"]["max_ms"]),
+                     f"{cpu['others_share_of_machine'] * 100:.0f} %" if cpu else "n/a"]
+            if link:
+                cells.insert(0, link(run))
+            L.append("| " + " | ".join(cells) + " |")
+    L += ["", "p99 is given only for a phase of 10,000 requests or more (as the generator gives it). The generator counts "
+              "its measured window; HAProxy's log every answer of the scenario, the warm-ups included. CPU used by others: "
+              "the share of the machine's CPUs used by processes other than the scenario's own over the scenario "
+              "(/proc/stat against the script's `times`)."]
+    return L
+
+
 def report(a):
     out = a.out
-    rows = []
-    for sj in sorted(glob.glob(os.path.join(out, "*", "summary.json"))):
-        rows.append((os.path.basename(os.path.dirname(sj)), json.load(open(sj))))
-    rows.sort(key=lambda r: r[1]["phase_bounds_ms"]["measuring"] or 0)  # in the order they ran
+    rows = scenarios(out)
     if not rows:
         sys.exit(f"report: no */summary.json under {out}")
     env = json.load(open(os.path.join(out, "environment.json"))) if os.path.exists(os.path.join(out, "environment.json")) else {}
     L = [f"# Rolling restarts of mid-tier replicas behind HAProxy, under open-loop load", "",
          f"- command: `{env.get('command', 'bench/rolling.sh')}`",
          f"- jar: {env.get('jar', '?')} (git {env.get('git_commit', '?')}), HAProxy {env.get('haproxy', '?')}", ""]
-    L += ["| scenario | requests measured (generator) | failed (generator) | answers checked (HAProxy log, warm-up included) | failed / wrong there | of them after the warm-up | retried by HAProxy | p50 ms before / during / after | p99 ms before / during / after | max ms during |",
-          "|---|---|---|---|---|---|---|---|---|---|"]
-    for name, s in rows:
-        g, h, ph = s["generator"], s["haproxy"], s["phases"]
-        lat = lambda k: " / ".join(fmt(ph[p][k]) for p in ("before", "during", "after"))
-        errs = {k: v for k, v in (g["errors_by_kind"] or {}).items() if v}
-        L.append(f"| {name} | {fmt(g['requests'])} | {fmt(g['errors'])}{' ' + json.dumps(errs) if errs else ''} "
-                 f"| {fmt(h['answers'])} | {fmt(h['failed'])} / {fmt(h['wrong'])} | {fmt(h['failed_or_wrong_after_warmup'])} "
-                 f"| {fmt(h['retried_then_ok_or_not'])} | {lat('p50_ms')} | {lat('p99_ms')} | {fmt(ph['during']['max_ms'])} |")
-    L += ["", "p99 is given only for a phase of 10,000 requests or more (as the generator gives it); the generator counts "
-              "its measured window only, HAProxy's log every answer of the scenario, the warm-up included.", ""]
+    L += table([out])
+    L.append("")
     for name, s in rows:
         sc, g, h = s["scenario"], s["generator"], s["haproxy"]
         L += [f"## {name}", "", sc.get("description", ""), "",
@@ -515,10 +618,13 @@ def report(a):
         if cpu:
             L += [f"CPU over the scenario's {cpu['wall_s']} s on {cpu['cpus']} CPUs: its own processes {cpu['this_scenario_cpu_s']} CPU-s, "
                   f"everything else on the machine {cpu['others_cpu_s']} CPU-s ({cpu['others_share_of_machine'] * 100:.0f} % of the machine).", ""]
-        L += ["| phase | requests | p50 ms | p99 ms | max ms |", "|---|---|---|---|---|"]
+        cp = s.get("cpu_by_phase") or {}
+        L += ["| phase | requests | p50 ms | p99 ms | max ms | CPU, % of the machine: this scenario / everything else (worst second) |",
+              "|---|---|---|---|---|---|"]
         for p in ("before", "during", "after"):
-            x = s["phases"][p]
-            L.append(f"| {p} | {fmt(x['requests'])} | {fmt(x['p50_ms'])} | {fmt(x['p99_ms'])} | {fmt(x['max_ms'])} |")
+            x, c = s["phases"][p], cp.get(p)
+            cpu_txt = f"{c['ours_pct']:.0f} / {c['others_pct']:.0f} ({c['others_max_pct']:.0f})" if c else "n/a"
+            L.append(f"| {p} | {fmt(x['requests'])} | {fmt(x['p50_ms'])} | {fmt(x['p99_ms'])} | {fmt(x['max_ms'])} | {cpu_txt} |")
         c = s["decoder_check"]
         L += ["", f"Phases cut at 1-s interval bounds of the generator's `--hlog` (an interval that overlaps the restarts counts as during). "
                   f"Check of this decoding: whole window {fmt(c['decoded_requests'])} requests, p50 {fmt(c['decoded_p50_ms'])} / p99 {fmt(c['decoded_p99_ms'])} ms "
@@ -536,6 +642,9 @@ def report(a):
                   f"is counted on the replica that failed it): {json.dumps(h['per_replica_counters'])}.", ""]
         if h["state_changes"]:
             L += ["HAProxy's health checks:", "", "```"] + h["state_changes"] + ["```", ""]
+        if h["connections_without_a_request"]:
+            L += [f"Not answers: {len(h['connections_without_a_request'])} connections of the generator closed with no request sent "
+                  f"on them (HAProxy logs each as a `400` `<BADREQ>`; {spans(h['connections_without_a_request'])}).", ""]
         if h["failures"]:
             L += ["| failure (HAProxy log) | count | first / last, ms from the action |", "|---|---|---|"]
             for k, v in h["failures"].items():
@@ -547,8 +656,9 @@ def report(a):
                   "| packet | warm-up | before | during | after | end |", "|---|---|---|---|---|---|"]
             for k in sorted(cc["counts"]):
                 L.append(f"| {k} | " + " | ".join(fmt(cc["counts"][k].get(p, 0)) for p in ("warm-up", "before", "during", "after", "end")) + " |")
-            L += ["", f"HAProxy closed a client's connection in the measured window: "
-                      f"{'; '.join(cc['haproxy_closed_a_client_connection']) or 'never'}.", ""]
+            hc = cc["haproxy_closed_a_client_connection"]
+            L += ["", f"HAProxy closed a client's connection first (without an answer; such a close has no line in its log) "
+                      f"in the measured window: {spans(hc) if hc else 'never'}.", ""]
         if s["drain_log"]:
             L += ["Drain, from the replicas' logs:", "", "```"] + s["drain_log"] + ["```", ""]
     with open(os.path.join(out, "report.md"), "w") as f:
@@ -575,7 +685,12 @@ def main():
     p.add_argument("--keep-log", action="store_true")
     p = sub.add_parser("report")
     p.add_argument("out")
+    p = sub.add_parser("table")
+    p.add_argument("runs", nargs="+", help="run directories (bench/rolling.sh --out)")
     a = ap.parse_args()
+    if a.cmd == "table":  # one table over several runs, each named by its directory (a link to its report)
+        print("\n".join(table(a.runs, link=lambda r: f"[{os.path.basename(os.path.normpath(r))}]({os.path.basename(os.path.normpath(r))}/report.md)")))
+        return
     {"refs": refs, "sample": sample, "analyse": analyse, "report": report}[a.cmd](a)
 
 

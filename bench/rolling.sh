@@ -24,7 +24,8 @@
 # with the answer of a reference mid-tier (its own embedded shards, not behind HAProxy) for that key.
 # Results per scenario: summary.json, seconds.csv (answers per second per replica), notable.log (every
 # answer that was not a 200 with the right body on the first try), timeline.csv (100-ms samples of HAProxy's
-# view and each /ready), events.txt, runs/ (process logs); report.md over all scenarios.
+# view and each /ready), cpu.csv (each second: the machine's CPU used by this script's processes and by
+# everything else), events.txt, runs/ (process logs); report.md over all scenarios.
 #
 # Options (defaults in brackets):
 #   --jar JAR           the CLI jar [$DOUBLEFACE_JAR, else cli/target/doubleface.jar]; never built here
@@ -32,10 +33,11 @@
 #   --rate R            offered req/s [1000]; --url TEMPLATE ['/query?fanout=5&size=small&key={key}'], --keys N [1000]
 #   --warmup S          warm-up load through HAProxy before the measured run, rising in 4 steps from a tenth of
 #                       --rate (its answers are checked too; its latency is not measured) [10]
-#   --before S, --after S   measured seconds before the first signal and after the last replica is back [10, 10]
+#   --before S, --after S   measured seconds before the first signal and after the last replica is back [12, 12]
+#                       (p99 is given for a phase of 10,000 requests or more)
 #   --slot S            time budget per replica (the load runs before + slots + after) [10]
-#   --settle S          pause after a replica is UP before the next signal [2]
-#   --kill-down S       how long the killed replica stays down [3]
+#   --settle S          pause after a replica is UP before the next signal [3]
+#   --kill-down S       how long the killed replica stays down [10]
 #   --config NAME       threading configuration of the mid-tiers [doubleface]; --serve-args "ARGS" more options
 #   --slow SPEC|off     the leaf's --slow SHARD:FRACTION:DELAY [0:1:50ms: shard 0 answers 50 ms late, so the quarter
 #                       of the fanout-5 requests that read it are in flight 50 ms: every replica has some in
@@ -59,7 +61,7 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 JAR=${DOUBLEFACE_JAR:-$ROOT/cli/target/doubleface.jar}
-REPLICAS=3; RATE=1000; WARMUP=10; BEFORE=10; AFTER=10; SLOT=10; SETTLE=2; KILL_DOWN=3
+REPLICAS=3; RATE=1000; WARMUP=10; BEFORE=12; AFTER=12; SLOT=10; SETTLE=3; KILL_DOWN=10
 SCENARIOS=rolling,kill,kill-noretry; CONFIG=doubleface; SERVE_ARGS=""; DRAIN=10s; CHECK=ready
 RETRY_ON="conn-failure empty-response response-timeout"; SLOWSTART=0; CLIENT_TIMEOUT=300s; SLOW=0:1:50ms; URL='/query?fanout=5&size=small&key={key}'
 KEYS=1000; BASE=18600; OUT=""; KEEP_LOG=""; QUICK=""; ARGS="$*"
@@ -253,7 +255,7 @@ make_refs() {
   port_free "$REF" || die "port $REF in use"
   start ref "$OUT/reference.log" "$JAVA" "${JVM[@]}" -jar "$JAR" serve ycsb --port "$REF" --admin-port -1 --embedded-shards 20 \
     --config "$CONFIG"
-  wait_for 60 grep -q "listening on" "$OUT/reference.log" || die "reference mid-tier did not start: $(tail -5 "$OUT/reference.log")"
+  wait_for 60 grep -qs "listening on" "$OUT/reference.log" || die "reference mid-tier did not start: $(tail -5 "$OUT/reference.log")"
   python3 "$ROOT/bench/rolling.py" refs --target "http://127.0.0.1:$REF" --url "$URL" --keys "$KEYS" --out "$REFS" >&2
   stop ref
 }
@@ -274,13 +276,13 @@ print(b)' "$REFS")
   log "$name: a KV leaf of 20 shards, $REPLICAS replicas ($CONFIG), HAProxy (check $CHECK, retry-on $retry)"
   local slow=(); [[ $SLOW == off ]] || slow=(--slow "$SLOW")
   start leaf "$SDIR/runs/leaf.log" "$JAVA" "${JVM[@]}" -jar "$JAR" leaf kv --shards 20 --base-port "$SHARD_FIRST" "${slow[@]}"
-  wait_for 60 grep -q "listening on" "$SDIR/runs/leaf.log" || die "leaf did not start: $(tail -5 "$SDIR/runs/leaf.log")"
+  wait_for 60 grep -qs "listening on" "$SDIR/runs/leaf.log" || die "leaf did not start: $(tail -5 "$SDIR/runs/leaf.log")"
   for i in $(seq "$REPLICAS"); do start_replica "$i" 1; done
   haproxy_config "$retry" > "$SDIR/haproxy.cfg"
   haproxy -c -q -f "$SDIR/haproxy.cfg" || die "haproxy refused $SDIR/haproxy.cfg"
   if command -v tcpdump > /dev/null; then # who closes which connection, when: every FIN and RST on HAProxy's port and the replicas'
     start tcpdump "$SDIR/runs/closes.txt" sh -c "exec tcpdump -i lo -n -tt -l -Z root 'tcp and (tcp[tcpflags] & (tcp-fin|tcp-rst) != 0) and (port $HA or portrange $(svc 1)-$(svc "$REPLICAS"))' 2> '$SDIR/runs/tcpdump.log'"
-    wait_for 10 grep -q "listening on" "$SDIR/runs/tcpdump.log" || die "tcpdump did not start: $(cat "$SDIR/runs/tcpdump.log")"
+    wait_for 10 grep -qs "listening on" "$SDIR/runs/tcpdump.log" || die "tcpdump did not start: $(cat "$SDIR/runs/tcpdump.log")"
   else
     log "no tcpdump: the connection closes are not recorded (apt-get install tcpdump)"
   fi
@@ -364,7 +366,7 @@ restart() { # i signal down-seconds: signal replica i, wait for its exit, start 
     event exited "$n" "still running ${bound}s after SIG$sig: SIGKILL"
     kill -KILL "${JPID[$n]}" 2>/dev/null || true
   fi
-  wait "$w" || rc=$?
+  wait "$w" 2> /dev/null || rc=$?  # (bash would report a SIGKILLed job as "Killed")
   event exited "$n" "exit status $rc"
   unset "WRAP[$n]"
   sleep "$down"
