@@ -6,11 +6,13 @@
       behind the balancer) and keeps its SHA-1 and length per key: what every answer is checked against.
   rolling.py sample --stats URL --admins PORT,PORT,... --out timeline.csv --stop FILE --max-seconds S
       every 100 ms until FILE exists: each replica's state as HAProxy sees it (its stats CSV: status,
-      current sessions, retries and redispatches counted) and the answer of its admin GET /ready.
+      current sessions, retries and redispatches counted) and the answer of its admin GET /ready; and
+      each second, in cpu.csv one directory up from --out, the machine's CPU used by the processes
+      of the script that started it and by everything else.
   rolling.py analyse DIR
       checks every line of DIR/haproxy.log (one per answer HAProxy forwarded: status, replica, retries,
       the SHA-1 of the body) against DIR/refs.json; reads DIR/load.json and DIR/load.hlog (the load
-      generator), DIR/events.txt (what the script did, epoch ms) and DIR/timeline.csv; writes
+      generator), DIR/events.txt (what the script did, epoch ms) and DIR/runs/timeline.csv; writes
       DIR/summary.json, DIR/seconds.csv (answers per second per replica), DIR/notable.log (every
       answer that was not a plain 200 with the right body on the first try) and keeps the full log
       out of the results (deleted unless --keep-log).
@@ -236,7 +238,7 @@ def sample(a):
     # the script that started this sampler (through `timeout`): its processes are "ours", the rest "others"
     with open(f"/proc/{os.getppid()}/stat") as f:
         root = int(f.read().rsplit(")", 1)[1].split()[1])
-    cpu_out = open(os.path.join(os.path.dirname(a.out), "cpu.csv"), "w")
+    cpu_out = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(a.out))), "cpu.csv"), "w")
     cpu_out.write("epoch_ms,machine_busy_pct,ours_pct,others_pct,loadavg_1m\n")
     last_cpu = None
     names = [f"m{i + 1}" for i in range(len(admins))]
@@ -497,7 +499,8 @@ def analyse(a):
              "decoded_requests": decoded["requests"], "generator_requests": load.get("requests")}
     # timings of each replica's restart, from the events and the 100-ms samples
     replicas = []
-    tl = list(csv.DictReader(open(os.path.join(d, "timeline.csv")))) if os.path.exists(os.path.join(d, "timeline.csv")) else []
+    tl_path = next((p for p in (os.path.join(d, "runs", "timeline.csv"), os.path.join(d, "timeline.csv")) if os.path.exists(p)), None)
+    tl = list(csv.DictReader(open(tl_path))) if tl_path else []
     for e in ev:
         if e["event"] not in ("sigterm", "sigkill"):
             continue
@@ -605,7 +608,8 @@ def report(a):
     env = json.load(open(os.path.join(out, "environment.json"))) if os.path.exists(os.path.join(out, "environment.json")) else {}
     L = [f"# Rolling restarts of mid-tier replicas behind HAProxy, under open-loop load", "",
          f"- command: `{env.get('command', 'bench/rolling.sh')}`",
-         f"- jar: {env.get('jar', '?')} (git {env.get('git_commit', '?')}), HAProxy {env.get('haproxy', '?')}", ""]
+         f"- jar: {env.get('jar', '?')} (sha256 {env.get('jar_sha256', '?')[:16]}…, modified {env.get('jar_modified_utc', '?')}); "
+         f"repository at {env.get('git_commit', '?')}; HAProxy {env.get('haproxy', '?')}", ""]
     L += table([out])
     L.append("")
     for name, s in rows:

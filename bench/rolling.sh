@@ -23,9 +23,10 @@
 # Every answer is checked: HAProxy waits for each response body and logs its SHA-1, which is compared
 # with the answer of a reference mid-tier (its own embedded shards, not behind HAProxy) for that key.
 # Results per scenario: summary.json, seconds.csv (answers per second per replica), notable.log (every
-# answer that was not a 200 with the right body on the first try), timeline.csv (100-ms samples of HAProxy's
-# view and each /ready), cpu.csv (each second: the machine's CPU used by this script's processes and by
-# everything else), events.txt, runs/ (process logs); report.md over all scenarios.
+# answer that was not a 200 with the right body on the first try), cpu.csv (each second: the machine's CPU
+# used by this script's processes and by everything else), events.txt, runs/ (process logs, timeline.csv:
+# 100-ms samples of HAProxy's view and each /ready, closes.txt: tcpdump's FINs and RSTs); report.md over
+# all scenarios.
 #
 # Options (defaults in brackets):
 #   --jar JAR           the CLI jar [$DOUBLEFACE_JAR, else cli/target/doubleface.jar]; never built here
@@ -201,7 +202,6 @@ global
     nbthread 1
     maxconn 4096
     tune.bufsize $BUFSIZE
-    stats socket $SDIR/runs/haproxy.sock mode 600 level admin
 defaults
     mode http
     log global
@@ -289,7 +289,7 @@ print(b)' "$REFS")
   start haproxy "$SDIR/haproxy.log" haproxy -db -f "$SDIR/haproxy.cfg"
   for i in $(seq "$REPLICAS"); do wait_for 20 ha_up "$i" || die "HAProxy does not see m$i UP: $(ha_status "$i")"; done
   start sampler "$SDIR/runs/sampler.log" python3 "$ROOT/bench/rolling.py" sample --stats "http://127.0.0.1:$STATS/stats" \
-    --admins "$(for i in $(seq "$REPLICAS"); do adm "$i"; done | paste -sd,)" --out "$SDIR/timeline.csv" \
+    --admins "$(for i in $(seq "$REPLICAS"); do adm "$i"; done | paste -sd,)" --out "$SDIR/runs/timeline.csv" \
     --stop "$SDIR/runs/stop-sampler" --max-seconds $((BOUND - 60))
   if [[ $WARMUP -gt 0 ]]; then
     local q=$(( WARMUP >= 4 ? WARMUP / 4 : 1 ))
@@ -377,7 +377,8 @@ restart() { # i signal down-seconds: signal replica i, wait for its exit, start 
 }
 
 cat > "$OUT/environment.json.tmp" <<EOF
-{"command": "bench/rolling.sh $ARGS", "jar": "$JAR", "git_commit": "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')",
+{"command": "bench/rolling.sh $ARGS", "jar": "$JAR", "jar_sha256": "$(sha256sum "$JAR" | cut -c1-64)",
+ "jar_modified_utc": "$(date -u -r "$JAR" +%FT%TZ)", "git_commit": "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')",
  "haproxy": "$(haproxy -v | head -1 | awk '{print $3}')", "java": "$("$JAVA" -version 2>&1 | head -1 | tr -d '"')",
  "kernel": "$(uname -r)", "cpus": $(nproc), "started_utc": "$(date -u +%FT%TZ)", "load_lock": "${DOUBLEFACE_LOAD_LOCK:-}",
  "pinning": "none (every process on any core of the machine)"}
