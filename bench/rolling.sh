@@ -56,7 +56,8 @@
 #                       about 45 s. Exits 1 if the generator counted an error, or HAProxy's log has a failed
 #                       answer after the warm-up or a wrong answer anywhere.
 # Environment: DOUBLEFACE_LOAD_LOCK=FILE takes that lock (flock, exclusive) around each scenario (every
-# process of the scenario runs while it is held: about 1 min each); unset, no lock. JAVA_HOME (a JDK >= 21).
+# process of the scenario runs while it is held: about 1 min each); unset, no lock. Do not also run the
+# script under `flock FILE` on the same file: it would wait for itself. JAVA_HOME (a JDK >= 21).
 # Needs haproxy (apt-get install haproxy), python3, curl, ss; tcpdump if present (records every FIN and RST). Exit: 0 done (see the report), 1 a failure
 # of the run itself or (--quick) a failed or wrong answer, 2 usage.
 set -euo pipefail
