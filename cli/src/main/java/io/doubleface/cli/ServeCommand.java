@@ -196,9 +196,17 @@ final class ServeCommand {
         Duration requestReadTimeout;
 
         @Option(names = "--drain-timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-                defaultValue = "10s", description = "On SIGTERM/SIGINT: stop accepting, answer new requests on open "
-                        + "connections 503, and let requests in flight finish for up to this long before closing.")
+                defaultValue = "10s", description = "On SIGTERM/SIGINT (after --drain-delay): stop accepting, serve a "
+                        + "request still arriving on an open connection and close that connection with its answer, and let "
+                        + "requests in flight finish for up to this long before closing.")
         Duration drainTimeout;
+
+        @Option(names = "--drain-delay", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+                defaultValue = "0s", description = "On SIGTERM/SIGINT: the admin listener's /ready answers 503 at once, "
+                        + "and the server keeps accepting and serving (every answer with Connection: close) for this long "
+                        + "before the drain closes the listener, so a balancer polling /ready takes it out of rotation "
+                        + "before any connection is refused.")
+        Duration drainDelay;
 
         @Option(names = "--max-connections", paramLabel = "N",
                 description = "Most open client connections; one more is closed on accept (default 20000).")
@@ -314,8 +322,8 @@ final class ServeCommand {
             }
             env.listener().serving(server);
             FanoutServer running = server;
-            env.stop().awaitThenClose(drainTimeout.plusSeconds(StopSignal.CLOSE_WAIT_SECONDS),
-                    () -> running.stop(drainTimeout), leaf);
+            env.stop().awaitThenClose(drainDelay.plus(drainTimeout).plusSeconds(StopSignal.CLOSE_WAIT_SECONDS),
+                    () -> running.stop(drainDelay, drainTimeout), leaf);
             return DoubleFaceCli.EXIT_OK;
         }
 

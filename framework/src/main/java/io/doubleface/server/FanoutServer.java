@@ -623,17 +623,33 @@ public final class FanoutServer implements AutoCloseable {
     }
 
     /**
-     * Stops gracefully: stops accepting (HTTP listener closed, gRPC {@code GOAWAY}), the load
-     * adapter stops switching, requests arriving on open connections get {@code 503} with
-     * {@code Retry-After: 1} and {@code Connection: close}, idle connections close, and the requests
-     * in flight finish — each connection closes after its last answer — for up to {@code grace};
-     * then {@link #close()}. Returns when closed. Idempotent; {@code close()} alone drops what is in
-     * flight.
+     * Stops gracefully: {@link #stop(Duration, Duration)} with no delay.
      *
      * @param grace how long requests in flight may take to finish, not {@code null}; zero or negative
      *     closes at once
      */
     public void stop(Duration grace) {
+        stop(Duration.ZERO, grace);
+    }
+
+    /**
+     * Stops gracefully. At once the admin listener's {@code /ready} answers {@code 503} and every
+     * answer carries {@code Connection: close}; for {@code delay} the server still accepts and
+     * serves, so a balancer or Kubernetes that polls {@code /ready} takes it out of rotation before
+     * any connection is refused. Then it stops accepting (HTTP listener closed, gRPC {@code GOAWAY}),
+     * the load adapter stops switching, idle connections close, a request still arriving on an open
+     * connection is served and its answer closes the connection, and the requests in flight finish
+     * — each connection closes after its last answer — for up to {@code grace}; then
+     * {@link #close()}. Returns when closed. Idempotent; {@code close()} alone drops what is in
+     * flight.
+     *
+     * @param delay how long to keep accepting after {@code /ready} turned {@code 503}, not
+     *     {@code null}; zero or negative: none
+     * @param grace how long requests in flight may take to finish once the listener is closed, not
+     *     {@code null}; zero or negative closes at once
+     */
+    public void stop(Duration delay, Duration grace) {
+        Objects.requireNonNull(delay, "delay");
         Objects.requireNonNull(grace, "grace");
         boolean first;
         synchronized (this) {
@@ -645,6 +661,14 @@ public final class FanoutServer implements AutoCloseable {
         if (!first) {
             awaitTerminated(); // another stop (or close) is under way: return when it is done
             return;
+        }
+        if (delay.toNanos() > 0) {
+            log.info("draining: /ready answers 503; still accepting for {} ms", delay.toMillis());
+            try {
+                Thread.sleep(delay.toMillis(), (int) (delay.toNanos() % 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         long end = System.nanoTime() + grace.toNanos();
         log.info("draining: {} requests in flight, grace {} ms", engine.inFlight(), grace.toMillis());

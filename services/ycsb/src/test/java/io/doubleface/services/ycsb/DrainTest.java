@@ -82,6 +82,42 @@ class DrainTest {
         }
     }
 
+    @Test
+    void aDrainDelayKeepsAcceptingWhileReadyAnswers503() throws Exception {
+        try (TestCluster c = TestCluster.builder(4).configuration("doubleface").start()) {
+            long[] stopped = new long[1];
+            Thread stopper = Thread.ofPlatform().name("stopper").start(() -> {
+                long t0 = System.nanoTime();
+                c.server.stop(Duration.ofSeconds(3), Duration.ofSeconds(10));
+                stopped[0] = System.nanoTime() - t0;
+            });
+            for (int i = 0; i < 1000 && !ServerInternals.engine(c.server).isDraining(); i++) {
+                Thread.sleep(2);
+            }
+            assertTrue(ServerInternals.engine(c.server).isDraining());
+            assertProbe(c, "/ready", 503, "{\"ready\":false,\"reason\":\"draining\"}\n");
+            // a new connection during the delay is still accepted and served; its answer closes it
+            YcsbQuery q = new YcsbQuery(2, Size.SMALL, 9);
+            try (RawHttp late = new RawHttp(c.server.port())) {
+                late.write(RawHttp.get(TestCluster.path(q)));
+                RawHttp.Response r = late.read();
+                assertEquals(200, r.status(), r.toString());
+                assertEquals(c.expected(q), r.text());
+                assertEquals("close", r.header("connection"));
+                assertTrue(late.closedByServer());
+            }
+            stopper.join(30_000);
+            assertFalse(stopper.isAlive(), "stop did not return");
+            assertTrue(stopped[0] >= TimeUnit.SECONDS.toNanos(3), "the listener stayed open for the delay");
+            IOException refused = assertThrows(IOException.class, () -> {
+                try (Socket s = new Socket()) {
+                    s.connect(new InetSocketAddress("127.0.0.1", c.server.port()), 2000);
+                }
+            });
+            assertTrue(refused.getMessage() != null, refused.toString());
+        }
+    }
+
     /** A probe of the admin listener, with no credential. */
     private static void assertProbe(TestCluster c, String path, int status, String body) throws Exception {
         java.net.http.HttpResponse<String> r = c.adminGet(path);
