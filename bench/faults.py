@@ -520,8 +520,10 @@ async def run_cell(tp, proxy, mid, toxic, a, cell_log, seed):
     t_end = t_off + a.recovery_s
     sender = asyncio.ensure_future(gen.run(t_end))
     await asyncio.sleep(max(0, t_on - time.monotonic()))
-    await loop.run_in_executor(None, tp.add_toxic, proxy, toxic)
+    # the toxic may act from the moment the call is made: the fault window starts before it, and
+    # the recovery window once the removal has been acknowledged
     t_on = time.monotonic()
+    await loop.run_in_executor(None, tp.add_toxic, proxy, toxic)
     await asyncio.sleep(max(0, t_off - time.monotonic()))
     await loop.run_in_executor(None, tp.remove_toxic, proxy, toxic)
     t_off = time.monotonic()
@@ -794,6 +796,25 @@ def compact_table(summary, models=None):
     return "\n".join(lines)
 
 
+def write_table(out, summary, env):
+    """OUT/table.md: the compact table, then every cell, then the failures; returns the cell table."""
+    a = summary["args"]
+    t = table(summary)
+    with open(os.path.join(out, "table.md"), "w") as f:
+        f.write("# Network faults (Toxiproxy) under open-loop load\n\n")
+        f.write("`%s`, %.0f req/s, phases %.0f s + %.0f s fault + %.0f s recovery, deadline %s; %.0f s in all.\n\n"
+                % (env["command"], a["rate"], a["pre_s"], a["fault_s"], a["recovery_s"], a["deadline"],
+                   summary["elapsed_s"]))
+        f.write("Per toxic and backend, one column per model: % of the fault window's requests (intended send "
+                "time in it) answered 2xx / 503 / 504 · p99 ms of all of them · p99 ms of those that do not read "
+                "shard 0. Latency from the intended send time. A leak counts the mid-tier's LEAK lines over all "
+                "toxics of that backend and model.\n\n" + compact_table(summary) + "\n\nEvery cell:\n\n"
+                + t + "\n\n")
+        f.write("Failures: " + ("none" if not summary["failures"] else "\n\n- " + "\n- ".join(summary["failures"]))
+                + "\n")
+    return t
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
@@ -814,11 +835,16 @@ def main():
     ap.add_argument("--serve-args", default="", help="more `serve ycsb` options, e.g. '--resilience circuit:5:1s'")
     ap.add_argument("--lock", default=LOCK)
     ap.add_argument("--table", metavar="SUMMARY_JSON", help="print the tables of a finished run and exit")
+    ap.add_argument("--write", action="store_true", help="with --table: also write table.md beside it again")
     a = ap.parse_args()
     if a.table:
         with open(a.table) as f:
             summary = json.load(f)
         print(compact_table(summary) + "\n\n" + table(summary))
+        env_file = os.path.join(os.path.dirname(a.table), "environment.json")
+        if a.write and os.path.exists(env_file):
+            with open(env_file) as f:
+                write_table(os.path.dirname(a.table), summary, json.load(f))
         return 0
     if a.quick:
         a.backends, a.models, a.toxics = "kv", "doubleface,thread-64", "timeout,limit_data,slicer"
@@ -888,18 +914,7 @@ def main():
         json.dump(summary, f, indent=1, default=str)
     with open(os.path.join(a.out, "environment.json"), "w") as f:
         json.dump(env, f, indent=1)
-    t = table(summary)
-    with open(os.path.join(a.out, "table.md"), "w") as f:
-        f.write("# Network faults (Toxiproxy) under open-loop load\n\n")
-        f.write("`%s`, %.0f req/s, phases %.0f s + %.0f s fault + %.0f s recovery, deadline %s; %.0f s in all.\n\n"
-                % (env["command"], a.rate, a.pre_s, a.fault_s, a.recovery_s, a.deadline, summary["elapsed_s"]))
-        f.write("Per toxic and backend, one column per model: %% of the fault window's requests (intended send "
-                "time in it) answered 2xx / 503 / 504 · p99 ms of all of them · p99 ms of those that do not read "
-                "shard 0. Latency from the intended send time. A leak counts the mid-tier's LEAK lines over all "
-                "toxics of that backend and model.\n\n" + compact_table(summary) + "\n\nEvery cell:\n\n"
-                + t + "\n\n")
-        f.write("Failures: " + ("none" if not summary["failures"] else "\n\n- " + "\n- ".join(summary["failures"]))
-                + "\n")
+    t = write_table(a.out, summary, env)
     print(t)
     print()
     for line in summary["failures"]:
