@@ -240,6 +240,9 @@ def toxiproxy_binary():
     except OSError:
         pass
     go = shutil.which("go") or "/usr/local/go/bin/go"
+    if not os.access(go, os.X_OK):
+        raise SystemExit("faults: no toxiproxy-server %s in %s and no Go to build it (set TOXIPROXY_SERVER)"
+                         % (TOXIPROXY_VERSION, TOOLS))
     log("building toxiproxy-server %s with %s (go install, nice 19)" % (TOXIPROXY_VERSION, go))
     os.makedirs(TOOLS, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="toxiproxy-", dir=TOOLS)
@@ -753,7 +756,7 @@ def table(summary):
 PROMISE = {
     "latency": "2xx; a request whose call is past the 1 s deadline: 504 at the deadline",
     "bandwidth": "2xx; 504 at the deadline when the replies queue past it",
-    "timeout": "504 at the call timeout / deadline (1 s); then the shard's connection is replaced",
+    "timeout": "504 at the call timeout / deadline (1 s)",
     "reset_peer": "503 at once (connection lost or refused)",
     "slicer": "2xx with the same bytes (framing must not care how replies are cut)",
     "limit_data": "503 for the calls on the cut connection; a new connection serves again",
