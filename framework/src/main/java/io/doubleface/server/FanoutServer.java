@@ -1,6 +1,7 @@
 package io.doubleface.server;
 
 import io.doubleface.api.Backend;
+import io.doubleface.api.ErrorEncoder;
 import io.doubleface.driver.Command;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;

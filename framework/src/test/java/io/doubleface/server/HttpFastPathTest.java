@@ -215,7 +215,8 @@ class HttpFastPathTest {
         String got = exchange("GET /bad-type?n=3 HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n", Integer.MAX_VALUE);
         assertTrue(got.startsWith("HTTP/1.1 500 Internal Server Error\r\n"), got);
         assertTrue(!got.toLowerCase().contains("x-injected"), got);
-        assertTrue(got.contains("content type: character 13"), got);
+        // the step, not the exception (logged): the bad content type's text is not echoed either
+        assertTrue(got.endsWith("\r\n\r\nencoding the response failed\n"), got);
     }
 
     @Test

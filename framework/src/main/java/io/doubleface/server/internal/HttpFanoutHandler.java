@@ -70,7 +70,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
-    private final io.doubleface.server.ErrorEncoder errors;
+    private final io.doubleface.api.ErrorEncoder errors;
 
     private static final Logger log = LoggerFactory.getLogger(HttpFanoutHandler.class);
 
@@ -114,7 +114,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     private long behindReported;      // this connection's share of RequestStats.behindBytes
 
     public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, ConnectionLimits limits, RequestStats stats) {
-        this(engine, router, limits, stats, 0, Long.MAX_VALUE, io.doubleface.server.ErrorEncoder.plainText());
+        this(engine, router, limits, stats, 0, Long.MAX_VALUE, io.doubleface.api.ErrorEncoder.plainText());
     }
 
     /**
@@ -126,7 +126,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
      * @param errors the bodies of the answers this handler makes itself
      */
     public HttpFanoutHandler(FanoutEngine engine, HttpRouter router, ConnectionLimits limits, RequestStats stats,
-            long maxAgeNanos, long maxBehindBytesTotal, io.doubleface.server.ErrorEncoder errors) {
+            long maxAgeNanos, long maxBehindBytesTotal, io.doubleface.api.ErrorEncoder errors) {
         this.errors = java.util.Objects.requireNonNull(errors, "errors");
         this.maxBehindBytesTotal = maxBehindBytesTotal;
         this.maxAgeNanos = maxAgeNanos;
@@ -915,7 +915,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
     /** An answer the handler makes itself: {@code status} with the server's error body of {@code reason}. */
     FullHttpResponse text(HttpResponseStatus status, String reason) {
-        io.doubleface.server.ErrorEncoder.Body b;
+        io.doubleface.api.ErrorEncoder.Body b;
         try {
             b = errors.encode(status.code(), reason);
         } catch (RuntimeException e) {
@@ -927,7 +927,7 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         return r;
     }
 
-    private static final io.doubleface.server.ErrorEncoder PLAIN = io.doubleface.server.ErrorEncoder.plainText();
+    private static final io.doubleface.api.ErrorEncoder PLAIN = io.doubleface.api.ErrorEncoder.plainText();
 
     private static String shortReason(Throwable t) {
         String m = t.getMessage();

@@ -161,10 +161,10 @@ class StatusAnswerTest {
         final ManagedChannel channel;
 
         Cluster(String model) {
-            this(model, io.doubleface.server.ErrorEncoder.plainText());
+            this(model, io.doubleface.api.ErrorEncoder.plainText());
         }
 
-        Cluster(String model, io.doubleface.server.ErrorEncoder errors) {
+        Cluster(String model, io.doubleface.api.ErrorEncoder errors) {
             FanoutServer.Builder b = FanoutServer.builder().errorEncoder(errors);
             Backend<KvRequest> a = b.backend("a", new KvDriver(leaf.addresses(), KvDriver.Options.DEFAULT
                     .withCallTimeout(TestCluster.GENEROUS).withConnectTimeout(Duration.ofSeconds(5))));
@@ -256,7 +256,7 @@ class StatusAnswerTest {
     @ParameterizedTest(name = "{0}")
     @FieldSource("MODELS")
     void theFrameworksOwnAnswersTakeTheErrorEncodersBodyAndNameNoException(String model) throws Exception {
-        try (Cluster c = new Cluster(model, io.doubleface.server.ErrorEncoder.json())) {
+        try (Cluster c = new Cluster(model, io.doubleface.api.ErrorEncoder.json())) {
             RawHttp.Response unknown = call(c, RawHttp.get("/nope"));
             assertJson(unknown, 404, "no such path: /nope");
             assertJson(call(c, RawHttp.get("/product/abc")), 400, "bad request: For input string: \"abc\"");
@@ -267,7 +267,7 @@ class StatusAnswerTest {
             // a status of the service's choosing keeps its own body
             assertJson(c.get(13), 404, "no product 13");
         }
-        try (Cluster c = new Cluster("doubleface", io.doubleface.server.ErrorEncoder.problemDetails())) {
+        try (Cluster c = new Cluster("doubleface", io.doubleface.api.ErrorEncoder.problemDetails())) {
             RawHttp.Response r = call(c, RawHttp.get("/nope"));
             assertEquals(404, r.status());
             assertEquals("application/problem+json", r.header("content-type"));

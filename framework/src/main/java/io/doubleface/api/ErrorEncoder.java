@@ -1,4 +1,4 @@
-package io.doubleface.server;
+package io.doubleface.api;
 
 import io.doubleface.internal.Json;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -10,7 +10,7 @@ import java.util.Objects;
  * unknown route ({@code 404}), a wrong method ({@code 405}), a request too large or too slow
  * ({@code 408}, {@code 413}, {@code 414}, {@code 431}), a bug in service code ({@code 500}), a shard
  * that failed or the server overloaded ({@code 503}), the deadline ({@code 504}). Set one per server
- * with {@link FanoutServer.Builder#errorEncoder}; answers of the service's own choosing
+ * with {@code FanoutServer.Builder.errorEncoder}; answers of the service's own choosing
  * ({@link io.doubleface.api.StatusException}) keep their own body. The message never names an
  * exception class or carries a stack trace or a driver's text: those go to the log.
  *
