@@ -30,6 +30,11 @@ public interface ErrorEncoder {
      * @param bytes its bytes (not copied: do not change them after returning)
      */
     record Body(String contentType, byte[] bytes) {
+        /**
+         * Checks the parts.
+         *
+         * @throws NullPointerException if a part is {@code null}
+         */
         public Body {
             Objects.requireNonNull(contentType, "contentType");
             Objects.requireNonNull(bytes, "bytes");

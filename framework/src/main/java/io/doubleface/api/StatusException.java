@@ -33,8 +33,11 @@ public final class StatusException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The HTTP status answered. */
     private final int status;
+    /** The body's media type. */
     private final String contentType;
+    /** The body's bytes. */
     private final byte[] body;
 
     private StatusException(int status, String message, String contentType, byte[] body) {
