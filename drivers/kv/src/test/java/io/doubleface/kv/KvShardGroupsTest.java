@@ -102,6 +102,20 @@ class KvShardGroupsTest {
         }
     }
 
+    /** A read through the driver's blocking face (the thread models) answers the record's bytes. */
+    static void assertBlockingRead(KvDriver driver, int shard) throws Exception {
+        BlockingClient<KvRequest> blocking = driver.openBlocking();
+        ByteBuf r = (ByteBuf) blocking.call(shard, KvRequest.readField(7, 3), TimeUnit.SECONDS.toNanos(5));
+        ByteBuf want = Unpooled.buffer();
+        Records.writeReply(KvRequest.readField(7, 3), RECORDS, want);
+        try {
+            assertTrue(ByteBufUtil.equals(want, r));
+        } finally {
+            want.release();
+            r.release();
+        }
+    }
+
     static void awaitTrue(java.util.function.BooleanSupplier c, String what) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (!c.getAsBoolean()) {
@@ -170,16 +184,7 @@ class KvShardGroupsTest {
                 load.stop();
                 assertEquals(List.of(), load.bad);
                 // the blocking face (thread models) reaches the group too
-                BlockingClient<KvRequest> blocking = driver.openBlocking();
-                ByteBuf r = (ByteBuf) blocking.call(0, KvRequest.readField(7, 3), TimeUnit.SECONDS.toNanos(5));
-                ByteBuf want = Unpooled.buffer();
-                Records.writeReply(KvRequest.readField(7, 3), RECORDS, want);
-                try {
-                    assertTrue(ByteBufUtil.equals(want, r));
-                } finally {
-                    want.release();
-                    r.release();
-                }
+                assertBlockingRead(driver, 0);
             }
         }
     }
@@ -238,16 +243,7 @@ class KvShardGroupsTest {
                                     .map(m -> m.replaceFirst("^[^/]*/", "")).sorted().toList(),
                             "shard " + s + ": " + shards.get(s));
                 }
-                BlockingClient<KvRequest> blocking = driver.openBlocking();
-                ByteBuf r = (ByteBuf) blocking.call(1, KvRequest.readField(7, 3), TimeUnit.SECONDS.toNanos(5));
-                ByteBuf want = Unpooled.buffer();
-                Records.writeReply(KvRequest.readField(7, 3), RECORDS, want);
-                try {
-                    assertTrue(ByteBufUtil.equals(want, r));
-                } finally {
-                    want.release();
-                    r.release();
-                }
+                assertBlockingRead(driver, 1);
             }
         }
     }
