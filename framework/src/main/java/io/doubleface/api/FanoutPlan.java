@@ -84,6 +84,141 @@ public interface FanoutPlan<Q, P> {
     }
 
     /**
+     * Adds a call whose reply {@code merge} reads by reference, as it came from the driver:
+     * {@link Replies#get(CallRef) replies.get(ref)} gives it typed, with no handler and no common
+     * reply type (see {@link CallRef}).
+     *
+     * @param <V> the reply type of the command
+     * @param <C> the command type, one the backend's driver runs
+     * @param backend one of the server's backends
+     * @param shard 0-based index into the backend's shard list
+     * @param command the command to send, not {@code null}
+     * @param ref names the reply, not {@code null}; usually a constant
+     * @return the call number
+     * @throws IllegalArgumentException as {@link #call(Backend, int, Command, ReplyHandler)}
+     */
+    <V, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command, CallRef<V> ref);
+
+    /**
+     * {@link #call(Backend, int, Command, CallRef)} routed by the key the command carries (see
+     * {@link #call(Backend, Command, ReplyHandler)}).
+     *
+     * @param <V> the reply type of the command
+     * @param <C> the command type, one the backend's driver runs
+     * @param backend one of the server's backends, over a driver that routes by key
+     * @param command the command, carrying at least one key, not {@code null}
+     * @param ref names the reply, not {@code null}
+     * @return the call number
+     */
+    default <V, C extends Command<V>> int call(Backend<? super C> backend, C command, CallRef<V> ref) {
+        return call(backend, backend.shardFor(command), command, ref);
+    }
+
+    /**
+     * Adds a call whose reply {@code onReply} turns into the reference's type; {@code merge} reads
+     * the result with {@link Replies#get(CallRef) replies.get(ref)}.
+     *
+     * @param <V> the reply type of the command
+     * @param <T> the handler's result, the reference's type
+     * @param <C> the command type, one the backend's driver runs
+     * @param backend one of the server's backends
+     * @param shard 0-based index into the backend's shard list
+     * @param command the command to send, not {@code null}
+     * @param ref names the result, not {@code null}
+     * @param onReply processes the reply, not {@code null}
+     * @return the call number
+     * @throws IllegalArgumentException as {@link #call(Backend, int, Command, ReplyHandler)}
+     */
+    <V, T, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command, CallRef<T> ref,
+            CallHandler<? super Q, ? super V, ? extends T> onReply);
+
+    /**
+     * {@link #call(Backend, int, Command, CallRef, CallHandler)} routed by the key the command carries.
+     *
+     * @param <V> the reply type of the command
+     * @param <T> the handler's result, the reference's type
+     * @param <C> the command type, one the backend's driver runs
+     * @param backend one of the server's backends, over a driver that routes by key
+     * @param command the command, carrying at least one key, not {@code null}
+     * @param ref names the result, not {@code null}
+     * @param onReply processes the reply, not {@code null}
+     * @return the call number
+     */
+    default <V, T, C extends Command<V>> int call(Backend<? super C> backend, C command, CallRef<T> ref,
+            CallHandler<? super Q, ? super V, ? extends T> onReply) {
+        return call(backend, backend.shardFor(command), command, ref, onReply);
+    }
+
+    /**
+     * Sends {@code command} to every shard of {@code backend}; {@link Replies#all(CallRef)
+     * replies.all(ref)} gives the replies in shard order.
+     *
+     * @param <V> the reply type of the command
+     * @param <C> the command type, one the backend's driver runs
+     * @param backend one of the server's backends; gets {@code backend.shardCount()} calls
+     * @param command the command sent to every shard, not {@code null}
+     * @param ref names the replies, not {@code null}
+     * @return the call number of shard 0's call; shard {@code i}'s call is that plus {@code i}
+     */
+    default <V, C extends Command<V>> int broadcast(Backend<? super C> backend, C command, CallRef<V> ref) {
+        int first = call(backend, 0, command, ref);
+        for (int s = 1; s < backend.shardCount(); s++) {
+            call(backend, s, command, ref);
+        }
+        return first;
+    }
+
+    /**
+     * Sends {@code command} to every shard of {@code backend}, each reply processed by
+     * {@code onReply}; {@link Replies#all(CallRef) replies.all(ref)} gives the results in shard order.
+     *
+     * @param <V> the reply type of the command
+     * @param <T> the handler's result, the reference's type
+     * @param <C> the command type, one the backend's driver runs
+     * @param backend one of the server's backends; gets {@code backend.shardCount()} calls
+     * @param command the command sent to every shard, not {@code null}
+     * @param ref names the results, not {@code null}
+     * @param onReply processes each shard's reply, not {@code null}
+     * @return the call number of shard 0's call; shard {@code i}'s call is that plus {@code i}
+     */
+    default <V, T, C extends Command<V>> int broadcast(Backend<? super C> backend, C command, CallRef<T> ref,
+            CallHandler<? super Q, ? super V, ? extends T> onReply) {
+        int first = call(backend, 0, command, ref, onReply);
+        for (int s = 1; s < backend.shardCount(); s++) {
+            call(backend, s, command, ref, onReply);
+        }
+        return first;
+    }
+
+    /**
+     * Gives call {@code call} of this round a time limit of its own, shorter than the request's
+     * deadline: with no reply by then the call fails with {@link
+     * io.doubleface.driver.ShardException.Kind#TIMEOUT} (the request answers {@code 504} under
+     * fail-fast, or {@code merge} sees the failure if the call is optional or the policy tolerates
+     * it), and a reply that comes later is dropped. A limit at or beyond the deadline changes
+     * nothing.
+     *
+     * <pre>{@code
+     * int recs = plan.call(recommender, 0, query, RECS);
+     * plan.timeout(recs, Duration.ofMillis(30));   // a page without recommendations beats a slow page
+     * plan.optional(recs);
+     * }</pre>
+     *
+     * @param call a call number this round's {@link #call} returned
+     * @param timeout the call's limit from the moment the round is sent, positive
+     * @throws IndexOutOfBoundsException if there is no such call in this round
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     * @throws IllegalStateException if called outside {@code plan} or {@code merge}
+     */
+    void timeout(int call, java.time.Duration timeout);
+
+    /**
+     * {@return what the server knows about the request: route, headers, the time left before its
+     * deadline, its trace context, the configuration serving it}
+     */
+    RequestContext context();
+
+    /**
      * Makes call {@code call} of this round optional: its failure (or lateness, at the deadline) is
      * reported by {@link Replies} instead of failing the request, whatever the failure policy.
      *

@@ -76,6 +76,95 @@ public interface Replies<P> {
     int round();
 
     /**
+     * {@return the reference call {@code call} was planned with, or {@code null} if it was planned
+     * with a {@link ReplyHandler} only}
+     *
+     * @param call the call number, {@code 0 .. size()-1}
+     */
+    CallRef<?> ref(int call);
+
+    /**
+     * {@return the number of the first call of this round planned with {@code ref}, or {@code -1}
+     * if none was}
+     *
+     * @param ref a reference handed to {@link FanoutPlan#call(Backend, int, io.doubleface.driver.Command, CallRef)}
+     */
+    default int indexOf(CallRef<?> ref) {
+        for (int i = 0, n = size(); i < n; i++) {
+            if (ref(i) == ref) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The reply (or its handler's result) of the call planned with {@code ref}; the first such call
+     * if several were.
+     *
+     * @param <T> the reference's type
+     * @param ref the reference the call was planned with
+     * @return the reply, or {@code null} if the call failed (see {@link #failure(CallRef)}) or its
+     *     handler returned {@code null}
+     * @throws IllegalArgumentException if no call of this round was planned with {@code ref}
+     */
+    @SuppressWarnings("unchecked")
+    default <T> T get(CallRef<T> ref) {
+        return (T) get(require(ref));
+    }
+
+    /**
+     * {@return whether the (first) call planned with {@code ref} succeeded}
+     *
+     * @param ref the reference the call was planned with
+     * @throws IllegalArgumentException if no call of this round was planned with {@code ref}
+     */
+    default boolean ok(CallRef<?> ref) {
+        return ok(require(ref));
+    }
+
+    /**
+     * {@return why the (first) call planned with {@code ref} failed, or {@code null} if it succeeded}
+     *
+     * @param ref the reference the call was planned with
+     * @throws IllegalArgumentException if no call of this round was planned with {@code ref}
+     */
+    default ShardException failure(CallRef<?> ref) {
+        return failure(require(ref));
+    }
+
+    /**
+     * The replies (or handler results) of every successful call planned with {@code ref}, in call
+     * order: a broadcast's in shard order. Failed calls are left out.
+     *
+     * @param <T> the reference's type
+     * @param ref the reference the calls were planned with
+     * @return a new list; empty if no call used {@code ref} or all of them failed
+     */
+    @SuppressWarnings("unchecked")
+    default <T> List<T> all(CallRef<T> ref) {
+        List<T> out = new ArrayList<>();
+        for (int i = 0, n = size(); i < n; i++) {
+            if (ref(i) == ref && ok(i)) {
+                out.add((T) get(i));
+            }
+        }
+        return out;
+    }
+
+    /** {@return what the server knows about the request: route, headers, deadline left, …} */
+    RequestContext context();
+
+    private int require(CallRef<?> ref) {
+        int i = indexOf(ref);
+        if (i < 0) {
+            throw new IllegalArgumentException("no call of round " + round() + " was planned with "
+                    + (ref == null ? "a null reference" : "reference '" + ref.name() + "'"));
+        }
+        return i;
+    }
+
+    /**
      * The processed replies of the calls that succeeded, in call order. Safe to keep after merge
      * (a new list, or a view of slots the framework never reuses).
      *

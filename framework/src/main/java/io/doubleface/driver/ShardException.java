@@ -25,6 +25,8 @@ public final class ShardException extends Exception {
     private final Kind kind;
     /** The shard id, or -1 if not known. */
     private final int shard;
+    /** The backend's name when this is the framework's account of a call's failure, else {@code null}. */
+    private final String backend;
 
     /**
      * Creates a failure without a cause.
@@ -37,6 +39,7 @@ public final class ShardException extends Exception {
         super(message, null, false, false);
         this.kind = kind;
         this.shard = shard;
+        this.backend = null;
     }
 
     /**
@@ -51,6 +54,32 @@ public final class ShardException extends Exception {
         super(message, cause, false, false);
         this.kind = kind;
         this.shard = shard;
+        this.backend = null;
+    }
+
+    /**
+     * The framework's account of a call's failure, the same whatever the driver or threading model:
+     * its message is {@code backend <name>: shard <n> <what>} ({@code unavailable}, {@code timed out},
+     * {@code answered an error}, {@code overloaded}, {@code closed}), with the driver's failure, and
+     * its text, as the cause. This is what {@link io.doubleface.api.Replies#failure} gives and
+     * what the client's error answer says.
+     *
+     * @param backend the name of the backend the call went to
+     * @param cause the driver's failure: its kind and shard are this failure's
+     */
+    public ShardException(String backend, ShardException cause) {
+        super(null, cause, false, false);
+        this.kind = cause.kind;
+        this.shard = cause.shard;
+        this.backend = java.util.Objects.requireNonNull(backend, "backend");
+    }
+
+    /**
+     * {@return the name of the backend the call went to, for the framework's account of a failure
+     * (what {@link io.doubleface.api.Replies#failure} gives), or {@code null} for a driver's own}
+     */
+    public String backend() {
+        return backend;
     }
 
     /** {@return what went wrong: {@link Kind#TIMEOUT} gives {@code 504}, every other kind {@code 503}} */
@@ -65,11 +94,23 @@ public final class ShardException extends Exception {
 
     @Override
     public String getMessage() {
+        if (backend != null) {
+            return "backend " + backend + ": shard " + shard + " " + switch (kind) {
+                case UNAVAILABLE -> "unavailable";
+                case TIMEOUT -> "timed out";
+                case SHARD_ERROR -> "answered an error";
+                case OVERLOADED -> "overloaded";
+                case CLOSED -> "closed";
+            };
+        }
         return "shard " + shard + " " + kind.name().toLowerCase(java.util.Locale.ROOT) + ": " + super.getMessage();
     }
 
-    /** {@return the message without the shard and kind prefix of {@link #getMessage()}} */
+    /**
+     * {@return the message without the shard and kind prefix of {@link #getMessage()}; for the
+     * framework's account of a failure, the driver's}
+     */
     String reason() {
-        return super.getMessage();
+        return backend != null ? ((ShardException) getCause()).reason() : super.getMessage();
     }
 }

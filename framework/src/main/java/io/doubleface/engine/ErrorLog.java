@@ -43,17 +43,40 @@ public final class ErrorLog {
      * @param cause the exception
      */
     public void error(Logger log, String message, Throwable cause) {
+        String line = lineToLog(message);
+        if (line != null) {
+            log.error(line, cause);
+        }
+    }
+
+    /**
+     * Counts one failure and logs {@code message} at WARN, without a stack trace, unless a line of
+     * this kind was logged less than {@value #INTERVAL_SECONDS} s ago: for failures that are not
+     * the server's bugs (a shard down) and come in storms.
+     *
+     * @param log the caller's logger
+     * @param message what failed, with the detail
+     */
+    public void warn(Logger log, String message) {
+        String line = lineToLog(message);
+        if (line != null) {
+            log.warn(line);
+        }
+    }
+
+    /** Counts one; the line to log now (with how many went unlogged before it), or {@code null} if too soon. */
+    private String lineToLog(String message) {
         count.increment();
         long now = System.nanoTime();
         long next = nextLogAt.get();
         if (now - next >= 0 && nextLogAt.compareAndSet(next, now + INTERVAL_NANOS)) {
             long skipped = unloggedSinceLine.sumThenReset();
-            log.error(skipped == 0 ? message : message + " (and " + skipped + " more like it in the last "
-                    + INTERVAL_SECONDS + " s, not logged)", cause);
-        } else {
-            unlogged.increment();
-            unloggedSinceLine.increment();
+            return skipped == 0 ? message : message + " (and " + skipped + " more like it in the last "
+                    + INTERVAL_SECONDS + " s, not logged)";
         }
+        unlogged.increment();
+        unloggedSinceLine.increment();
+        return null;
     }
 
     /** {@return the label, e.g. {@code decode}} */

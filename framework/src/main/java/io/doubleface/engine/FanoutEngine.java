@@ -145,6 +145,7 @@ public final class FanoutEngine implements AutoCloseable {
                 return;
             }
         }
+        RequestInfo info = sink instanceof RequestInfo i ? i : null;
         ThreadingModel model = active.get();
         stats.admitted();
         EngineListener l = listener;
@@ -157,7 +158,8 @@ public final class FanoutEngine implements AutoCloseable {
         FanoutExchange<Q, ?, R> ex = new FanoutExchange<>(service, request, loop, sink, backendOwner, deadlineNanos,
                 onFinish);
         ex.model(model);
-        ex.errors(stats.serviceErrors);
+        ex.info(info);
+        ex.errors(stats.serviceErrors, stats.shardFailures);
         if (stages.sample()) {
             ex.trace(stages);
         }

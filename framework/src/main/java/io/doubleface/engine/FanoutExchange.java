@@ -1,6 +1,10 @@
 package io.doubleface.engine;
 
 import io.doubleface.api.Backend;
+import io.doubleface.api.Call;
+import io.doubleface.api.CallHandler;
+import io.doubleface.api.CallRef;
+import io.doubleface.api.RequestContext;
 import io.doubleface.driver.Command;
 import io.doubleface.api.FailurePolicy;
 import io.doubleface.api.FanoutPlan;
@@ -16,6 +20,7 @@ import io.netty.util.ReferenceCounted;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -53,7 +58,8 @@ import java.util.concurrent.TimeUnit;
  * @param <P> processed reply
  * @param <R> response
  */
-public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutPlan<Q, P>, Replies<P> {
+public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutPlan<Q, P>, Replies<P>,
+        io.doubleface.api.RequestContext {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FanoutExchange.class);
 
@@ -78,6 +84,10 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private static final VarHandle OWNED;
     private static final VarHandle SWEPT_ROUND;
     private static final VarHandle STATUS = MethodHandles.arrayElementVarHandle(byte[].class);
+    private static final VarHandle CLAIM = MethodHandles.arrayElementVarHandle(byte[].class);
+
+    /** The handler of a call planned with a {@link CallRef} and no handler: its result is the reply. */
+    private static final Object RAW = new Object();
 
     static {
         try {
@@ -103,14 +113,18 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private static final class Round {
         int calls;
         Backend<?> backend0;
-        ReplyHandler<?, ?, ?> handler0;
+        Object handler0; // a ReplyHandler, a CallHandler, or RAW
+        CallRef<?> ref0;
         Backend<?>[] backends; // null while every call is on backend0
-        ReplyHandler<?, ?, ?>[] handlers; // null while every call has handler0
+        Object[] handlers; // null while every call has handler0
+        CallRef<?>[] refs; // null while every call has ref0
         int shard0; // the first call's, while shards is null
         Object command0;
         int[] shards; // null until a second call (then kept for the rounds that reuse this one)
         Object[] commands;
         boolean[] optional;
+        long[] timeouts; // per-call time limits in nanoseconds (0: none); null while no call has one
+        byte[] claimed; // with timeouts: who took the call's one outcome (reply or its timeout)
         Object[] processed;
         byte[] status;
         ShardException[] failures;
@@ -129,12 +143,13 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             return commands == null ? command0 : commands[call];
         }
 
-        void add(Backend<?> backend, int shard, Object command, ReplyHandler<?, ?, ?> handler) {
+        void add(Backend<?> backend, int shard, Object command, Object handler, CallRef<?> ref) {
             int n = calls;
             if (shards == null) {
                 if (n == 0) {
                     backend0 = backend;
                     handler0 = handler;
+                    ref0 = ref;
                     shard0 = shard;
                     command0 = command;
                     calls = 1;
@@ -148,6 +163,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 if (optional != null) {
                     optional = Arrays.copyOf(optional, 8);
                 }
+                if (timeouts != null) {
+                    timeouts = Arrays.copyOf(timeouts, 8);
+                }
             } else if (n == shards.length) {
                 shards = Arrays.copyOf(shards, n * 2);
                 commands = Arrays.copyOf(commands, n * 2);
@@ -157,13 +175,20 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 if (handlers != null) {
                     handlers = Arrays.copyOf(handlers, n * 2);
                 }
+                if (refs != null) {
+                    refs = Arrays.copyOf(refs, n * 2);
+                }
                 if (optional != null) {
                     optional = Arrays.copyOf(optional, n * 2);
+                }
+                if (timeouts != null) {
+                    timeouts = Arrays.copyOf(timeouts, n * 2);
                 }
             }
             if (n == 0) {
                 backend0 = backend;
                 handler0 = handler;
+                ref0 = ref;
             }
             if (backends != null) {
                 backends[n] = backend;
@@ -175,9 +200,16 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             if (handlers != null) {
                 handlers[n] = handler;
             } else if (handler != handler0) {
-                handlers = new ReplyHandler<?, ?, ?>[shards.length];
+                handlers = new Object[shards.length];
                 Arrays.fill(handlers, 0, n, handler0);
                 handlers[n] = handler;
+            }
+            if (refs != null) {
+                refs[n] = ref;
+            } else if (ref != ref0) {
+                refs = new CallRef<?>[shards.length];
+                Arrays.fill(refs, 0, n, ref0);
+                refs[n] = ref;
             }
             shards[n] = shard;
             commands[n] = command;
@@ -188,14 +220,19 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             return backends == null ? backend0 : backends[call];
         }
 
-        ReplyHandler<?, ?, ?> handler(int call) {
+        Object handler(int call) {
             return handlers == null ? handler0 : handlers[call];
+        }
+
+        CallRef<?> ref(int call) {
+            return refs == null ? ref0 : refs[call];
         }
 
         void open(FailurePolicy policy) {
             processed = new Object[calls];
             status = new byte[calls];
             failures = !policy.isFailFast() || optional != null ? new ShardException[calls] : null;
+            claimed = timeouts != null ? new byte[calls] : null;
             failed = 0;
         }
 
@@ -210,9 +247,13 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             command0 = null;
             backend0 = null;
             handler0 = null;
+            ref0 = null;
             backends = null;
             handlers = null;
+            refs = null;
             optional = null;
+            timeouts = null;
+            claimed = null;
             processed = null;
             status = null;
             failures = null;
@@ -237,7 +278,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private int round;
     private FailurePolicy policy = FailurePolicy.failFast();
     private volatile boolean expired;
-    private boolean roundToSend; // thread-per-request: set and taken by the request thread
+    private volatile boolean roundToSend; // thread-per-request: taken by the request thread (set there, or by a merge a call's time limit ran on the loop)
 
     @SuppressWarnings("unused") // via REMAINING
     private volatile int remaining;
@@ -301,9 +342,24 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     /** Where the exceptions of the service's code are logged (rate-limited); {@code null}: not logged. */
     private ErrorLog errors;
 
-    /** Sets where the exceptions of the service's code are logged; set by the engine before {@link ThreadingModel#execute}. */
-    void errors(ErrorLog errors) {
+    /** Where failed shard calls are logged with the driver's detail (rate-limited); {@code null}: not logged. */
+    private ErrorLog shardFailures;
+
+    /**
+     * Sets where the exceptions of the service's code and the failed shard calls are logged; set by
+     * the engine before {@link ThreadingModel#execute}.
+     */
+    void errors(ErrorLog errors, ErrorLog shardFailures) {
         this.errors = errors;
+        this.shardFailures = shardFailures;
+    }
+
+    /** What the listener knows of the request (route, headers), or {@code null}. */
+    private RequestInfo info;
+
+    /** Sets what the listener knows of the request; set by the engine before {@link ThreadingModel#execute}. */
+    void info(RequestInfo info) {
+        this.info = info;
     }
 
     /** Traces this request's stages into {@code stats}; set by the engine before {@link ThreadingModel#execute}. */
@@ -321,6 +377,22 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     @Override
     public <V, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command,
             ReplyHandler<? super Q, ? super V, ? extends P> onReply) {
+        return add(backend, shard, command, Objects.requireNonNull(onReply, "onReply"), null);
+    }
+
+    @Override
+    public <V, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command, CallRef<V> ref) {
+        return add(backend, shard, command, RAW, Objects.requireNonNull(ref, "ref"));
+    }
+
+    @Override
+    public <V, T, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command, CallRef<T> ref,
+            CallHandler<? super Q, ? super V, ? extends T> onReply) {
+        return add(backend, shard, command, Objects.requireNonNull(onReply, "onReply"),
+                Objects.requireNonNull(ref, "ref"));
+    }
+
+    private int add(Backend<?> backend, int shard, Object command, Object handler, CallRef<?> ref) {
         Round r = target;
         if (r == null) {
             if (!merging) {
@@ -330,7 +402,6 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(command, "command");
-        Objects.requireNonNull(onReply, "onReply");
         if (!backend.belongsTo(backendOwner)) {
             throw new IllegalArgumentException("backend '" + backend.name() + "' is not one of this server's");
         }
@@ -341,12 +412,35 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         if (r.calls == MAX_FANOUT) {
             throw new IllegalArgumentException("fanout: more than " + MAX_FANOUT + " calls in one round");
         }
-        r.add(backend, shard, command, onReply);
+        r.add(backend, shard, command, handler, ref);
         return r.calls - 1;
     }
 
     @Override
     public void optional(int call) {
+        Round r = planned(call);
+        if (r.optional == null) {
+            r.optional = new boolean[r.capacity()];
+        }
+        r.optional[call] = true;
+    }
+
+    @Override
+    public void timeout(int call, Duration timeout) {
+        Round r = planned(call);
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout: " + timeout + " (expected: positive)");
+        }
+        if (r.timeouts == null) {
+            r.timeouts = new long[r.capacity()];
+        }
+        r.timeouts[call] = timeout.compareTo(MAX_TIMEOUT) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
+    }
+
+    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
+
+    /** The round being planned, which has call {@code call}. */
+    private Round planned(int call) {
         Round r = target;
         if (r == null) {
             if (!merging) {
@@ -355,10 +449,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             throw new IndexOutOfBoundsException("call " + call + ": the next round has no calls yet");
         }
         Objects.checkIndex(call, r.calls);
-        if (r.optional == null) {
-            r.optional = new boolean[r.capacity()];
-        }
-        r.optional[call] = true;
+        return r;
     }
 
     @Override
@@ -430,6 +521,42 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         OWNED.setOpaque(this, false);
         REMAINING.setRelease(this, cur.calls);
         ROUND_STATE.setRelease(this, COLLECTING);
+        if (cur.timeouts != null) {
+            armCallTimeouts(cur);
+        }
+    }
+
+    /**
+     * Arms the per-call time limits of the round about to be sent, on the upstream loop (where the
+     * deadline runs too). A limit not shorter than the time left is left to the deadline.
+     */
+    private void armCallTimeouts(Round r) {
+        long left = nanosLeft();
+        for (int i = 0; i < r.calls; i++) {
+            long t = r.timeouts[i];
+            if (t > 0 && t < left) {
+                int tag = tag(i);
+                int shard = r.shard(i);
+                upstreamLoop.schedule(() -> callTimedOut(tag, shard, t), t, TimeUnit.NANOSECONDS);
+            }
+        }
+    }
+
+    /** A call's own time limit passed: it fails as a timeout unless its reply (or failure) came first. */
+    private void callTimedOut(int tag, int shard, long nanos) {
+        if (finished != 0 || (tag >>> 16) != (round & 0x7FFF)) {
+            return;
+        }
+        ShardException e = new ShardException(ShardException.Kind.TIMEOUT, shard, "no reply within the call's timeout of "
+                + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms");
+        if (failCall(tag, e)) {
+            completeRound();
+        }
+    }
+
+    /** With per-call time limits, whether this outcome is the call's one (its reply and its timeout race). */
+    private static boolean claim(Round r, int call) {
+        return r.claimed == null || CLAIM.compareAndSet(r.claimed, call, (byte) 0, (byte) 1);
     }
 
     /**
@@ -478,7 +605,18 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 return false;
             }
             Round r = cur;
-            Object p = ((ReplyHandler) r.handler(call)).onReply(request, call, reply);
+            if (!claim(r, call)) {
+                return false; // its time limit passed: the late reply is dropped
+            }
+            Object h = r.handler(call);
+            Object p;
+            if (h == RAW) {
+                p = reply;
+            } else if (h instanceof ReplyHandler rh) {
+                p = rh.onReply(request, call, reply);
+            } else {
+                p = ((CallHandler) h).onReply(new CallView(call), reply);
+            }
             r.processed[call] = p;
             STATUS.setRelease(r.status, call, OK);
             if (p instanceof ReferenceCounted) {
@@ -554,19 +692,35 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             return false;
         }
         Round r = cur;
+        if (!claim(r, call)) {
+            return false; // the reply came first, or the call's own time limit passed first
+        }
+        ShardException normal = normalize(r, call, cause);
         if (r.failures == null || (policy.isFailFast() && !r.isOptional(call))) {
             Outcome o = cause.kind() == ShardException.Kind.TIMEOUT ? Outcome.TIMEOUT : Outcome.UNAVAILABLE;
-            finish(o, describe(r, call) + cause.getMessage());
+            finish(o, normal.getMessage());
             return false;
         }
-        r.failures[call] = cause;
+        r.failures[call] = normal;
         STATUS.setRelease(r.status, call, FAILED);
         return lastOutcome(call, cause.getMessage());
     }
 
-    private static String describe(Round r, int call) {
+    /**
+     * The framework's account of a call's failure: {@code backend <name>: shard <n> <kind>}, the
+     * same under every model and driver; the driver's own failure is its cause.
+     */
+    private ShardException normalize(Round r, int call, ShardException cause) {
         Backend<?> b = r.backend(call);
-        return b == null ? "" : "backend " + b.name() + ": ";
+        if (b == null || cause.backend() != null) {
+            return cause;
+        }
+        ShardException e = new ShardException(b.name(), cause);
+        ErrorLog log = shardFailures;
+        if (log != null) {
+            log.warn(LOG, e.getMessage() + " (" + cause.getMessage() + ")");
+        }
+        return e;
     }
 
     /** {@return how an answer of the service's choosing counts: {@code OK} for a 2xx, else {@code SERVICE_STATUS}} */
@@ -725,7 +879,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private String firstFailure(Round r) {
         for (int i = 0; i < r.calls; i++) {
             if (r.failures != null && r.failures[i] != null) {
-                return "; first failure: " + describe(r, i) + r.failures[i].getMessage();
+                return "; first failure: " + r.failures[i].getMessage();
             }
         }
         return "";
@@ -818,8 +972,13 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             return null;
         }
         ShardException e = r.failures == null ? null : r.failures[call];
-        return e != null ? e : new ShardException(ShardException.Kind.TIMEOUT, r.shard(call),
+        if (e != null) {
+            return e;
+        }
+        Backend<?> b = r.backend(call);
+        ShardException late = new ShardException(ShardException.Kind.TIMEOUT, r.shard(call),
                 "no reply by the request deadline of " + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms");
+        return b == null ? late : new ShardException(b.name(), late);
     }
 
     @Override
@@ -847,6 +1006,108 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     @Override
     public int round() {
         return round;
+    }
+
+    @Override
+    public CallRef<?> ref(int call) {
+        Objects.checkIndex(call, cur.calls);
+        return cur.ref(call);
+    }
+
+    /** The first call of the round planned with {@code ref}: one pass, no allocation. */
+    @Override
+    public int indexOf(CallRef<?> ref) {
+        Round r = cur;
+        if (r.refs == null) {
+            return r.calls > 0 && r.ref0 == ref ? 0 : -1;
+        }
+        for (int i = 0; i < r.calls; i++) {
+            if (r.refs[i] == ref) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    // ---- RequestContext (plan, merge, handlers) ----------------------------------------------------
+
+    @Override
+    public RequestContext context() {
+        return this;
+    }
+
+    @Override
+    public String route() {
+        RequestInfo i = info;
+        return i == null ? null : i.route();
+    }
+
+    @Override
+    public String method() {
+        RequestInfo i = info;
+        return i == null ? null : i.method();
+    }
+
+    @Override
+    public String path() {
+        RequestInfo i = info;
+        return i == null ? null : i.path();
+    }
+
+    @Override
+    public String pathVariable(String name) {
+        RequestInfo i = info;
+        return i == null ? null : i.pathVariable(name);
+    }
+
+    @Override
+    public String header(String name) {
+        RequestInfo i = info;
+        return i == null ? null : i.header(name);
+    }
+
+    @Override
+    public String configuration() {
+        return model.configuration().name();
+    }
+
+    /** A call as its {@link CallHandler} sees it while the handler runs. */
+    private final class CallView implements Call<Q> {
+        private final int call;
+
+        CallView(int call) {
+            this.call = call;
+        }
+
+        @Override
+        public Q request() {
+            return request;
+        }
+
+        @Override
+        public int index() {
+            return call;
+        }
+
+        @Override
+        public Backend<?> backend() {
+            return cur.backend(call);
+        }
+
+        @Override
+        public int shard() {
+            return cur.shard(call);
+        }
+
+        @Override
+        public RequestContext context() {
+            return FanoutExchange.this;
+        }
+
+        @Override
+        public String toString() {
+            return "call " + call + " of round " + round + " (backend " + backend().name() + ", shard " + shard() + ")";
+        }
     }
 
     // ---- accessors for models -----------------------------------------------------------------
@@ -906,7 +1167,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     /** Nanoseconds left before the deadline (may be negative). */
-    long nanosLeft() {
+    @Override
+    public long nanosLeft() {
         return deadlineNanos - (System.nanoTime() - startNanos);
     }
 

@@ -28,6 +28,13 @@ public final class RequestStats {
     /** A service's plan, reply handler or merge threw something other than a status of its choosing (the client got 500). */
     public final ErrorLog serviceErrors = new ErrorLog("service");
 
+    /**
+     * Shard calls that failed, logged with the driver's detail (the client's answer and
+     * {@code Replies.failure} give the same words under every model; the detail is only here and in
+     * the failure's cause). Not among {@link #errorLogs()}: shard failures are counted per backend.
+     */
+    public final ErrorLog shardFailures = new ErrorLog("shard");
+
     private final List<ErrorLog> errorLogs = List.of(decodeErrors, encodeErrors, executeErrors, serviceErrors);
 
     /** {@return the per-request error kinds, for stats and metrics} */

@@ -111,7 +111,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
             return new ServerCall.Listener<>() { };
         }
         call.request(2); // unary: one message; asking for two lets us refuse a second
-        Call c = new Call(call, loop);
+        Call c = new Call(call, loop, headers);
         if (engine.tracesSpans()) {
             c.headers = headers;
         }
@@ -132,9 +132,11 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
     }
 
     /** One call: listener (on the loop) and response sink (any thread, hops to the loop). */
-    private final class Call extends ServerCall.Listener<InputStream> implements ResponseSink<R> {
+    private final class Call extends ServerCall.Listener<InputStream> implements ResponseSink<R>,
+            io.doubleface.engine.RequestInfo {
         private final ServerCall<InputStream, O> call;
         private final EventLoop loop;
+        private final Metadata metadata; // what the request's RequestContext reads (never written after startCall)
         private I request;
         private boolean submitted;
         private boolean ended; // closed or cancelled; loop only
@@ -142,9 +144,43 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
 
         private final long start = System.nanoTime();
 
-        Call(ServerCall<InputStream, O> call, EventLoop loop) {
+        Call(ServerCall<InputStream, O> call, EventLoop loop, Metadata metadata) {
             this.call = call;
             this.loop = loop;
+            this.metadata = metadata;
+        }
+
+        @Override
+        public String route() {
+            return routeStats.name();
+        }
+
+        @Override
+        public String method() {
+            return "POST";
+        }
+
+        @Override
+        public String path() {
+            return "/" + call.getMethodDescriptor().getFullMethodName();
+        }
+
+        @Override
+        public String pathVariable(String name) {
+            return null;
+        }
+
+        @Override
+        public String header(String name) {
+            String key = name.toLowerCase(java.util.Locale.ROOT);
+            if (key.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+                return null;
+            }
+            try {
+                return metadata.get(Metadata.Key.of(key, Metadata.ASCII_STRING_MARSHALLER));
+            } catch (IllegalArgumentException e) {
+                return null; // not a legal metadata key: no such entry
+            }
         }
 
         @Override

@@ -414,7 +414,8 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             pausedByPipeline = true; // back-pressure: too many unanswered
             updateAutoRead();
         }
-        Sink<R> sink = new Sink<>(seq, !keepAlive, route.binding(), route.stats(), start);
+        Sink<R> sink = new Sink<>(seq, !keepAlive, route.binding(), route.stats(), start, req, path, route,
+                match.values());
         if (engine.tracesSpans()) {
             io.netty.handler.codec.http.HttpHeaders h = req.headers();
             engine.submit(ctx.channel().eventLoop(), route.service(), request, sink, route.stats().name(), h::get);
@@ -585,19 +586,56 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     }
 
     /** Completion of one admitted request; may be called on any thread. */
-    private final class Sink<R> implements ResponseSink<R> {
+    private final class Sink<R> implements ResponseSink<R>, io.doubleface.engine.RequestInfo {
         private final long seq;
         private final boolean close;
         private final HttpBinding<?, R> binding;
         private final RouteStats routeStats;
         private final long start;
+        // what the request's RequestContext reads: the head (its headers are made on first use), path, variables
+        private final HttpRequest head;
+        private final String path;
+        private final HttpRouter.Route<?, ?> route;
+        private final String[] variables;
 
-        Sink(long seq, boolean close, HttpBinding<?, R> binding, RouteStats routeStats, long start) {
+        Sink(long seq, boolean close, HttpBinding<?, R> binding, RouteStats routeStats, long start, HttpRequest head,
+                String path, HttpRouter.Route<?, ?> route, String[] variables) {
             this.seq = seq;
             this.close = close;
             this.binding = binding;
             this.routeStats = routeStats;
             this.start = start;
+            this.head = head;
+            this.path = path;
+            this.route = route;
+            this.variables = variables;
+        }
+
+        @Override
+        public String route() {
+            return routeStats.name();
+        }
+
+        @Override
+        public String method() {
+            return head.method().name();
+        }
+
+        @Override
+        public String path() {
+            return path;
+        }
+
+        @Override
+        public String pathVariable(String name) {
+            return route.variableOrNull(variables, name);
+        }
+
+        @Override
+        public String header(String name) {
+            synchronized (this) { // the head's headers are made on first use; handlers may ask from several threads
+                return head.headers().get(name);
+            }
         }
 
         @Override

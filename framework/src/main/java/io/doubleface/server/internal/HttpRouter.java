@@ -117,13 +117,22 @@ public final class HttpRouter {
 
         /** The value of variable {@code name} among {@code values} (from {@link #match}). */
         String variable(String[] values, String name) {
+            String v = variableOrNull(values, name);
+            if (v != null) {
+                return v;
+            }
+            // a programming error in the binding, not a bad request: 500, not 400
+            throw new IllegalStateException("path variable {" + name + "}: not in the route pattern " + pattern);
+        }
+
+        /** The value of variable {@code name} among {@code values}, or {@code null} if the pattern has none. */
+        String variableOrNull(String[] values, String name) {
             for (int i = 0; i < names.length; i++) {
                 if (name.equals(names[i])) {
                     return values[i];
                 }
             }
-            // a programming error in the binding, not a bad request: 500, not 400
-            throw new IllegalStateException("path variable {" + name + "}: not in the route pattern " + pattern);
+            return null;
         }
 
         @Override

@@ -35,6 +35,28 @@ final class InterceptingPlan<Q, P> implements FanoutPlan<Q, P> {
     }
 
     @Override
+    public <V, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command,
+            io.doubleface.api.CallRef<V> ref) {
+        return delegate.call(backend, shard, command, ref); // no handler of the service's to intercept
+    }
+
+    @Override
+    public <V, T, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command,
+            io.doubleface.api.CallRef<T> ref, io.doubleface.api.CallHandler<? super Q, ? super V, ? extends T> onReply) {
+        return delegate.call(backend, shard, command, ref, onReply);
+    }
+
+    @Override
+    public void timeout(int call, java.time.Duration timeout) {
+        delegate.timeout(call, timeout);
+    }
+
+    @Override
+    public io.doubleface.api.RequestContext context() {
+        return delegate.context();
+    }
+
+    @Override
     public void optional(int call) {
         delegate.optional(call);
     }

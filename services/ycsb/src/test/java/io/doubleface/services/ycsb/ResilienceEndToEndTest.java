@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.FieldSource;
 /**
  * A backend behind a {@link io.doubleface.driver.ResilientDriver}, over real sockets, under every
  * model: a killed shard opens its circuit after two failures, then requests that need it get 503
- * "circuit open" without a connection attempt while the others get 200; when the shard is back, the
+ * without a connection attempt while the others get 200; when the shard is back, the
  * probe after the open period closes the circuit; {@code /metrics} counts it all.
  */
 class ResilienceEndToEndTest {
@@ -46,10 +46,12 @@ class ResilienceEndToEndTest {
             do {
                 r = cluster.get(TOUCHING);
                 assertEquals(503, r.statusCode(), model + ": " + r.body());
+                // the same words whether the connection was refused or the circuit is open: the
+                // driver's detail is in the log and the failure's cause, never in the answer
+                assertEquals("backend records: shard " + FAULTY + " unavailable\n", r.body(), model);
                 failures++;
-            } while (!r.body().contains("circuit open") && failures < 20);
-            assertTrue(r.body().contains("circuit open after 2 failures in a row"), model + ": " + r.body());
-            assertTrue(r.body().contains("shard " + FAULTY), r.body());
+            } while (!cluster.adminGet("/metrics").body().contains(
+                    "doubleface_backend_circuit_open{backend=\"records\"} 1.0") && failures < 20);
             ShardFailureTest.assertAllGood(cluster, List.of(AVOIDING));
             String metrics = cluster.adminGet("/metrics").body();
             assertTrue(metrics.contains("doubleface_backend_circuit_opened_total{backend=\"records\"} 1.0"), metrics);

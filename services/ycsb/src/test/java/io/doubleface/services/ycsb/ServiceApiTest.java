@@ -339,7 +339,7 @@ class ServiceApiTest {
             // the loop models' deadline timer answers; the blocking models' call, bounded by the time
             // left, times out at the same moment and answers first
             assertTrue(failFast.text().equals("deadline of 700 ms exceeded with 1 of 1 shard replies missing (round 1)\n")
-                    || failFast.text().startsWith("backend b: shard 1 timeout"), failFast.text());
+                    || failFast.text().startsWith("backend b: shard 1 timed out"), failFast.text());
             if (model.startsWith("doubleface") || model.startsWith("type2")) {
                 assertTrue(failFast.text().endsWith("(round 1)\n"), failFast.text());
             }
