@@ -9,14 +9,16 @@ import example.search.v1.SearchRequest;
 import example.search.v1.SearchGrpc;
 import io.doubleface.api.Backend;
 import io.doubleface.api.BadRequestException;
+import io.doubleface.api.CallRef;
 import io.doubleface.api.FailurePolicy;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.Replies;
-import io.doubleface.api.ReplyHandler;
+import io.doubleface.driver.ShardException;
 import io.doubleface.grpc.GrpcCall;
 import io.grpc.MethodDescriptor;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -24,13 +26,13 @@ import java.util.Locale;
 /**
  * The search mid-tier: asks every leaf for its best {@code limit} documents
  * ({@code Leaf/Search}, one {@link GrpcCall} broadcast to the {@code leaves} backend) and merges
- * them into the global best {@code limit}. Best effort: a leaf that fails or is late by the
- * deadline is left out and listed in {@code missing_shards}, unless no leaf answered.
+ * them into the global best {@code limit}. Best effort: a leaf that fails, or takes longer than
+ * the leaf timeout (a per-call timeout), is left out and listed in {@code missing_shards}.
  *
- * <p>Per reply ({@code onReply}) nothing is copied: the reply handler hands the leaf's typed reply
- * to the merge. Thread-safe and stateless, as every service must be.
+ * <p>Per reply nothing is copied or converted: each leaf's typed reply reaches the merge as it
+ * came, by the reference {@link #HITS}. Thread-safe and stateless, as every service must be.
  */
-public final class SearchService implements FanoutService<SearchService.Query, LeafHits, SearchReply> {
+public final class SearchService implements FanoutService<SearchService.Query, Object, SearchReply> {
 
     /** Most words in a query: {@value}. */
     public static final int MAX_TERMS = 10;
@@ -38,33 +40,51 @@ public final class SearchService implements FanoutService<SearchService.Query, L
     /** Most documents a query may ask for: {@value}. */
     public static final int MAX_LIMIT = 100;
 
+    /** How long a leaf may take by default before the answer goes without it. */
+    public static final Duration DEFAULT_LEAF_TIMEOUT = Duration.ofMillis(500);
+
     /** A decoded query: distinct lower-case words, and how many documents to answer. */
     public record Query(List<String> terms, int limit) {}
 
+    /** Every leaf's reply, as it came: read in merge with {@code replies.all(HITS)}. */
+    static final CallRef<LeafHits> HITS = CallRef.named("hits");
+
     private final Backend<GrpcCall<?, ?>> leaves;
-    private final ReplyHandler<Query, LeafHits, LeafHits> keep = (q, call, hits) -> hits;
+    private final Duration leafTimeout;
 
     public SearchService(Backend<GrpcCall<?, ?>> leaves) {
+        this(leaves, DEFAULT_LEAF_TIMEOUT);
+    }
+
+    /**
+     * @param leaves the leaves' backend, one shard per leaf
+     * @param leafTimeout how long one leaf may take: a slower leaf is left out of the answer (and
+     *     listed in {@code missing_shards}) instead of holding it up until the deadline
+     */
+    public SearchService(Backend<GrpcCall<?, ?>> leaves, Duration leafTimeout) {
         this.leaves = leaves;
+        this.leafTimeout = leafTimeout;
     }
 
     @Override
-    public void plan(Query q, FanoutPlan<Query, LeafHits> plan) {
+    public void plan(Query q, FanoutPlan<Query, Object> plan) {
         plan.failurePolicy(FailurePolicy.bestEffort());
         LeafQuery leafQuery = LeafQuery.newBuilder().addAllTerms(q.terms()).setLimit(q.limit()).build();
-        plan.broadcast(leaves, GrpcCall.of(LeafGrpc.getSearchMethod(), leafQuery), keep);
+        int first = plan.broadcast(leaves, GrpcCall.of(LeafGrpc.getSearchMethod(), leafQuery), HITS);
+        for (int c = first; c < plan.calls(); c++) {
+            plan.timeout(c, leafTimeout);
+        }
     }
 
     @Override
-    public SearchReply merge(Query q, Replies<LeafHits> replies, FanoutPlan<Query, LeafHits> next) {
+    public SearchReply merge(Query q, Replies<Object> replies, FanoutPlan<Query, Object> next) {
         SearchReply.Builder out = SearchReply.newBuilder();
         List<Hit> all = new ArrayList<>();
-        for (int i = 0; i < replies.size(); i++) {
-            if (replies.ok(i)) {
-                all.addAll(replies.get(i).getHitsList());
-            } else {
-                out.addMissingShards(replies.shard(i));
-            }
+        for (LeafHits hits : replies.all(HITS)) {
+            all.addAll(hits.getHitsList());
+        }
+        for (ShardException f : replies.failures()) { // down, or slower than the leaf timeout
+            out.addMissingShards(f.shard());
         }
         all.sort(SearchLeaf.RANKING);
         return out.addAllHits(all.size() > q.limit() ? all.subList(0, q.limit()) : all).build();

@@ -195,4 +195,52 @@ class SearchTest {
             }
         }
     }
+
+    /** Leaf {@code shard}, answering {@code delay} late (without holding a gRPC thread meanwhile). */
+    static Server slowLeaf(int shard, Duration delay, java.util.concurrent.ScheduledExecutorService timer)
+            throws java.io.IOException {
+        SearchLeaf leaf = new SearchLeaf(shard, SHARDS, DOCUMENTS);
+        example.search.v1.LeafGrpc.LeafImplBase slow = new example.search.v1.LeafGrpc.LeafImplBase() {
+            @Override
+            public void search(example.search.v1.LeafQuery q, io.grpc.stub.StreamObserver<example.search.v1.LeafHits> r) {
+                timer.schedule(() -> leaf.search(q, r), delay.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        };
+        return io.grpc.netty.NettyServerBuilder.forAddress(new java.net.InetSocketAddress("127.0.0.1", 0))
+                .addService(slow).build().start();
+    }
+
+    @Test
+    void aLeafSlowerThanItsTimeoutIsLeftOutWithoutWaitingForTheDeadline() throws Exception {
+        java.util.concurrent.ScheduledExecutorService timer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        List<Server> mixed = new ArrayList<>();
+        ManagedChannel ch = null;
+        try {
+            for (int s = 0; s < SHARDS; s++) {
+                // leaf 1 answers 3 s late: inside the 10-s deadline, so only its own timeout leaves it out
+                mixed.add(s == 1 ? slowLeaf(s, Duration.ofSeconds(3), timer) : new SearchLeaf(s, SHARDS, DOCUMENTS).serve(0));
+            }
+            FanoutServer.Builder b = FanoutServer.builder().grpc(0).ioThreads(2).deadline(Duration.ofSeconds(10));
+            SearchApp.install(b, uri(mixed));
+            try (FanoutServer server = b.configuration("doubleface").start()) {
+                ch = NettyChannelBuilder.forAddress("127.0.0.1", server.grpcPort()).usePlaintext().build();
+                SearchGrpc.SearchBlockingStub c = SearchGrpc.newBlockingStub(ch);
+                for (String model : MODELS) {
+                    server.switchTo(model);
+                    SearchReply r = c.withDeadlineAfter(30, TimeUnit.SECONDS)
+                            .query(SearchRequest.newBuilder().setText("w3 w9").setLimit(15).build());
+                    assertEquals(List.of(1), r.getMissingShardsList(), model);
+                    assertEquals(bruteForce("w3 w9", 15, 1), r.getHitsList(), model);
+                }
+            }
+        } finally {
+            if (ch != null) {
+                ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+            for (Server s : mixed) {
+                s.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+            timer.shutdownNow();
+        }
+    }
 }

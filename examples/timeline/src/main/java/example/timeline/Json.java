@@ -27,4 +27,13 @@ final class Json {
             throw new IllegalStateException(e);
         }
     }
+
+    /** {@return an error body {@code {"error": message, "status": status}}, as the server's JSON error encoder writes} */
+    static byte[] error(int status, String message) {
+        try {
+            return MAPPER.writeValueAsBytes(java.util.Map.of("error", message, "status", status));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }

@@ -114,6 +114,34 @@ public interface Replies<P> {
     }
 
     /**
+     * The reply (or handler result) of call {@code call}, typed by the reference it was planned
+     * with: for loops over several calls under one reference, without a list or a cast.
+     *
+     * <pre>{@code
+     * for (int i = 0; i < replies.size(); i++) {
+     *     ByteBuf value = replies.get(i, VALUE);
+     *     ...
+     * }
+     * }</pre>
+     *
+     * @param <T> the reference's type
+     * @param call the call number, {@code 0 .. size()-1}
+     * @param ref the reference call {@code call} was planned with
+     * @return the reply, or {@code null} if the call failed or its handler returned {@code null}
+     * @throws IllegalArgumentException if call {@code call} was planned with another reference, or none
+     */
+    @SuppressWarnings("unchecked")
+    default <T> T get(int call, CallRef<T> ref) {
+        CallRef<?> planned = ref(call);
+        if (planned != ref) {
+            throw new IllegalArgumentException("call " + call + " was planned with "
+                    + (planned == null ? "no reference" : "reference '" + planned.name() + "'") + ", not '"
+                    + (ref == null ? null : ref.name()) + "'");
+        }
+        return (T) get(call);
+    }
+
+    /**
      * {@return whether the (first) call planned with {@code ref} succeeded}
      *
      * @param ref the reference the call was planned with

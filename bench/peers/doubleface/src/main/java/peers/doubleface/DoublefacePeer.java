@@ -7,7 +7,7 @@ import io.doubleface.api.FanoutService;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.api.HttpRequestView;
 import io.doubleface.api.Replies;
-import io.doubleface.api.ReplyHandler;
+import io.doubleface.api.CallRef;
 import io.doubleface.driver.FlushPolicy;
 import io.doubleface.redis.Redis;
 import io.doubleface.redis.RedisCommand;
@@ -42,7 +42,9 @@ public final class DoublefacePeer {
      * to {@code byte[]} values, copied into one array in merge.
      */
     static final class Service implements FanoutService<Workload.Query, Object, ByteBuf> {
-        static final ReplyHandler<Workload.Query, Object, Object> KEEP = (q, call, value) -> value;
+        /** Each shard's value as the driver handed it over: {@code byte[]} with {@code +bytes}, else a buffer. */
+        static final CallRef<byte[]> BYTES = CallRef.named("bytes");
+        static final CallRef<ByteBuf> BUFFER = CallRef.named("buffer");
 
         private final Backend<RedisCommand<?>> redis;
         private final boolean copy;
@@ -61,9 +63,9 @@ public final class DoublefacePeer {
                 for (int j = 0; j < q.fanout(); j++) {
                     byte[] k = q.keyName(j).getBytes(StandardCharsets.US_ASCII);
                     if (copy) {
-                        plan.call(redis, REDIS.get(k), KEEP);
+                        plan.call(redis, REDIS.get(k), BYTES);
                     } else {
-                        plan.call(redis, REDIS.getBuffer(k), KEEP);
+                        plan.call(redis, REDIS.getBuffer(k), BUFFER);
                     }
                 }
                 return;
@@ -71,9 +73,9 @@ public final class DoublefacePeer {
             byte[] key = q.keyName().getBytes(StandardCharsets.US_ASCII);
             for (int shard = 0; shard < q.fanout(); shard++) {
                 if (copy) {
-                    plan.call(redis, shard, REDIS.get(key), KEEP);
+                    plan.call(redis, shard, REDIS.get(key), BYTES);
                 } else {
-                    plan.call(redis, shard, REDIS.getBuffer(key), KEEP);
+                    plan.call(redis, shard, REDIS.getBuffer(key), BUFFER);
                 }
             }
         }
@@ -88,12 +90,12 @@ public final class DoublefacePeer {
             if (copy) {
                 int n = 0;
                 for (int i = 0; i < replies.size(); i++) {
-                    n += ((byte[]) replies.get(i)).length;
+                    n += replies.get(i, BYTES).length;
                 }
                 byte[] body = new byte[n];
                 int at = 0;
                 for (int i = 0; i < replies.size(); i++) {
-                    byte[] v = (byte[]) replies.get(i);
+                    byte[] v = replies.get(i, BYTES);
                     System.arraycopy(v, 0, body, at, v.length);
                     at += v.length;
                 }
@@ -101,7 +103,7 @@ public final class DoublefacePeer {
             }
             CompositeByteBuf body = Unpooled.compositeBuffer(replies.size());
             for (int i = 0; i < replies.size(); i++) {
-                body.addComponent(true, ((ByteBuf) replies.get(i)).retain());
+                body.addComponent(true, replies.get(i, BUFFER).retain());
             }
             return body;
         }

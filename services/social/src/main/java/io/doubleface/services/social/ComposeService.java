@@ -4,7 +4,8 @@ import io.doubleface.api.Backend;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.Replies;
-import io.doubleface.api.ReplyHandler;
+import io.doubleface.api.CallHandler;
+import io.doubleface.api.CallRef;
 import io.doubleface.mongo.Mongo;
 import io.doubleface.mongo.MongoCommand;
 import io.doubleface.redis.Redis;
@@ -121,19 +122,23 @@ public final class ComposeService implements FanoutService<ComposeService.Reques
     /** Round 0's follower reply, processed. */
     record Followers(int count, List<Batch> batches) {}
 
-    private static final ReplyHandler<Request, BsonValue, Object> STORED = (q, call, id) -> {
-        if (id == null || !id.isInt64() || id.asInt64().getValue() != q.id) {
-            throw new IllegalStateException("insert of post " + q.id + " answered _id " + id);
+    private static final CallRef<BsonValue> STORED = CallRef.named("stored");
+    private static final CallRef<Followers> FOLLOWERS = CallRef.named("followers");
+    private static final CallRef<Long> ADDED = CallRef.named("added");
+
+    private static final CallHandler<Request, BsonValue, BsonValue> CHECK_STORED = (call, id) -> {
+        long post = call.request().id;
+        if (id == null || !id.isInt64() || id.asInt64().getValue() != post) {
+            throw new IllegalStateException("insert of post " + post + " answered _id " + id);
         }
         return id;
     };
-    private static final ReplyHandler<Request, Long, Object> ADDED = (q, call, n) -> n;
 
     private final Backend<RedisCommand<?>> redis;
     private final Backend<MongoCommand<?>> mongo;
     private final Settings settings;
     // per-reply work, round 0: the follower set to batches of timeline keys per Redis shard
-    private final ReplyHandler<Request, Set<String>, Object> followers = this::batches;
+    private final CallHandler<Request, Set<String>, Followers> followers = (call, members) -> batches(members);
 
     /**
      * The service over its two backends.
@@ -154,12 +159,12 @@ public final class ComposeService implements FanoutService<ComposeService.Reques
         q.ts = settings.clock().getAsLong();
         Post post = new Post(q.id, q.user, q.ts, q.text);
         plan.call(mongo, SocialLayout.mongoShard(q.id, mongo.shardCount()), Mongo.insertOne(SocialLayout.POSTS,
-                post.toBson()).inDatabase(SocialLayout.DATABASE), STORED);
+                post.toBson()).inDatabase(SocialLayout.DATABASE), STORED, CHECK_STORED);
         plan.call(redis, SocialLayout.redisShard(q.user, redis.shardCount()),
-                REDIS.smembers(SocialLayout.followersKey(q.user)), followers);
+                REDIS.smembers(SocialLayout.followersKey(q.user)), FOLLOWERS, followers);
     }
 
-    private Followers batches(Request q, int call, Set<String> members) {
+    private Followers batches(Set<String> members) {
         int[] users = new int[members.size()];
         int n = 0;
         for (String m : members) {
@@ -188,7 +193,7 @@ public final class ComposeService implements FanoutService<ComposeService.Reques
     @Override
     public Composed merge(Request q, Replies<Object> replies, FanoutPlan<Request, Object> next) {
         if (replies.round() == 0) {
-            Followers f = (Followers) replies.get(1);
+            Followers f = replies.get(FOLLOWERS);
             q.followers = f.count();
             q.batches = f.batches();
         }

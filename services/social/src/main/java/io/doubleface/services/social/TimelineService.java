@@ -5,7 +5,8 @@ import io.doubleface.api.Backend;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.Replies;
-import io.doubleface.api.ReplyHandler;
+import io.doubleface.api.CallHandler;
+import io.doubleface.api.CallRef;
 import io.doubleface.mongo.Mongo;
 import io.doubleface.mongo.MongoCommand;
 import io.doubleface.redis.Redis;
@@ -77,7 +78,10 @@ public final class TimelineService implements FanoutService<TimelineService.Quer
     }
 
     // per-reply work, round 0: the timeline's members to ids
-    private static final ReplyHandler<Query, List<String>, Object> IDS = (q, call, members) -> {
+    private static final CallRef<long[]> IDS = CallRef.named("ids");
+    private static final CallRef<List<Post>> POSTS = CallRef.named("posts");
+
+    private static final CallHandler<Query, List<String>, long[]> PARSE_IDS = (call, members) -> {
         long[] ids = new long[members.size()];
         for (int i = 0; i < ids.length; i++) {
             ids[i] = Long.parseLong(members.get(i));
@@ -86,11 +90,12 @@ public final class TimelineService implements FanoutService<TimelineService.Quer
     };
 
     // per-reply work, round 1: decode and check every document, keep the posts asked for
-    private static final ReplyHandler<Query, List<RawBsonDocument>, Object> POSTS = (q, call, docs) -> {
+    private static final CallHandler<Query, List<RawBsonDocument>, List<Post>> DECODE_POSTS = (call, docs) -> {
+        long[] wanted = call.request().wanted;
         List<Post> out = new ArrayList<>(docs.size());
         for (RawBsonDocument d : docs) {
             Post p = Post.of(d);
-            if (Arrays.binarySearch(q.wanted, p.id()) >= 0) {
+            if (Arrays.binarySearch(wanted, p.id()) >= 0) {
                 out.add(p);
             }
         }
@@ -114,13 +119,13 @@ public final class TimelineService implements FanoutService<TimelineService.Quer
     @Override
     public void plan(Query q, FanoutPlan<Query, Object> plan) {
         plan.call(redis, SocialLayout.redisShard(q.user, redis.shardCount()),
-                REDIS.zrevrange(SocialLayout.timelineKey(q.user), 0, q.limit - 1), IDS);
+                REDIS.zrevrange(SocialLayout.timelineKey(q.user), 0, q.limit - 1), IDS, PARSE_IDS);
     }
 
     @Override
     public TimelineResult merge(Query q, Replies<Object> replies, FanoutPlan<Query, Object> next) {
         if (replies.round() == 0) {
-            long[] ids = (long[]) replies.get(0);
+            long[] ids = replies.get(IDS);
             if (ids.length == 0) {
                 return new TimelineResult(q.user, List.of());
             }
@@ -132,13 +137,11 @@ public final class TimelineService implements FanoutService<TimelineService.Quer
                 byShard.computeIfAbsent(SocialLayout.mongoShard(id, mongo.shardCount()), s -> new ArrayList<>()).add(id);
             }
             byShard.forEach((shard, onShard) -> next.call(mongo, shard,
-                    Mongo.find(SocialLayout.POSTS, Filters.in("_id", onShard)).inDatabase(SocialLayout.DATABASE), POSTS));
+                    Mongo.find(SocialLayout.POSTS, Filters.in("_id", onShard)).inDatabase(SocialLayout.DATABASE), POSTS, DECODE_POSTS));
             return null;
         }
         Map<Long, Post> found = new HashMap<>();
-        for (Object part : replies.values()) {
-            @SuppressWarnings("unchecked")
-            List<Post> posts = (List<Post>) part;
+        for (List<Post> posts : replies.all(POSTS)) {
             for (Post p : posts) {
                 found.put(p.id(), p);
             }
