@@ -2,8 +2,6 @@ package io.doubleface.redis;
 
 import io.doubleface.api.ShardRouting;
 
-import io.lettuce.core.ScoredValue;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.output.BooleanOutput;
@@ -11,10 +9,8 @@ import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.output.DoubleOutput;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.KeyListOutput;
-import io.lettuce.core.output.KeyValueListOutput;
 import io.lettuce.core.output.MapOutput;
 import io.lettuce.core.output.NestedMultiOutput;
-import io.lettuce.core.output.ScoredValueListOutput;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.output.ValueListOutput;
 import io.lettuce.core.output.ValueOutput;
@@ -23,7 +19,6 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandKeyword;
 import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.protocol.ProtocolKeyword;
-import io.lettuce.core.KeyValue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
@@ -228,20 +223,20 @@ public final class Redis<K, V> {
     }
 
     /**
-     * {@code MGET key…}: a key-value pair per key, empty where the key has no value.
+     * {@code MGET key…}: a value per key, {@code null} where the key has no value.
      *
      * @param keys the keys, at least one (Redis refuses {@code MGET} without keys); none {@code null}
-     * @return the command; replies a key-value pair per key, in the order of {@code keys}
+     * @return the command; replies a value (or {@code null}) per key, in the order of {@code keys}
      * @throws NullPointerException if {@code keys} or one of them is {@code null}
      */
     @SafeVarargs
-    public final RedisCommand<List<KeyValue<K, V>>> mget(K... keys) {
+    public final RedisCommand<List<V>> mget(K... keys) {
         return mgetOf(List.of(keys));
     }
 
     @SuppressWarnings("unchecked")
-    private RedisCommand<List<KeyValue<K, V>>> mgetOf(List<K> ks) {
-        return new RedisCommand<>(CommandType.MGET, codec, a -> a.addKeys(ks), c -> new KeyValueListOutput<>(c, ks),
+    private RedisCommand<List<V>> mgetOf(List<K> ks) {
+        return new RedisCommand<>(CommandType.MGET, codec, a -> a.addKeys(ks), ValueListOutput::new,
                 new RedisCommand.MultiKey(ks, RedisCommand.Combine.IN_KEY_ORDER, part -> mgetOf((List<K>) part),
                         key -> get((K) key)));
     }
@@ -334,17 +329,17 @@ public final class Redis<K, V> {
     }
 
     /**
-     * {@code HMGET key field…}: a field-value pair per field, empty where the field has no value.
+     * {@code HMGET key field…}: a value per field, {@code null} where the field has no value.
      *
      * @param key the key of a hash
      * @param fields the fields, at least one, encoded with the key codec; none {@code null}
-     * @return the command; replies a field-value pair per field, in the order of {@code fields}
+     * @return the command; replies a value (or {@code null}) per field, in the order of {@code fields}
      * @throws NullPointerException if {@code fields} or one of them is {@code null}
      */
     @SafeVarargs
-    public final RedisCommand<List<KeyValue<K, V>>> hmget(K key, K... fields) {
+    public final RedisCommand<List<V>> hmget(K key, K... fields) {
         List<K> fs = List.of(fields);
-        return raw(CommandType.HMGET, c -> new KeyValueListOutput<>(c, fs), a -> a.addKey(key).addKeys(fs));
+        return raw(CommandType.HMGET, ValueListOutput::new, a -> a.addKey(key).addKeys(fs));
     }
 
     /**
@@ -425,8 +420,8 @@ public final class Redis<K, V> {
      * @param stop the last rank, inclusive; negative counts from the end
      * @return the command; replies the members with their scores, by ascending score
      */
-    public RedisCommand<List<ScoredValue<V>>> zrangeWithScores(K key, long start, long stop) {
-        return raw(CommandType.ZRANGE, ScoredValueListOutput::new,
+    public RedisCommand<List<Scored<V>>> zrangeWithScores(K key, long start, long stop) {
+        return raw(CommandType.ZRANGE, ScoredOutput::new,
                 a -> a.addKey(key).add(start).add(stop).add(CommandKeyword.WITHSCORES));
     }
 
@@ -450,8 +445,8 @@ public final class Redis<K, V> {
      * @param stop the last rank, inclusive; negative counts from the end
      * @return the command; replies the members with their scores, by descending score
      */
-    public RedisCommand<List<ScoredValue<V>>> zrevrangeWithScores(K key, long start, long stop) {
-        return raw(CommandType.ZREVRANGE, ScoredValueListOutput::new,
+    public RedisCommand<List<Scored<V>>> zrevrangeWithScores(K key, long start, long stop) {
+        return raw(CommandType.ZREVRANGE, ScoredOutput::new,
                 a -> a.addKey(key).add(start).add(stop).add(CommandKeyword.WITHSCORES));
     }
 
@@ -777,6 +772,73 @@ public final class Redis<K, V> {
     }
 
     /**
+     * A member of a sorted set with its score, as {@link #zrangeWithScores} and
+     * {@link #zrevrangeWithScores} reply them.
+     *
+     * @param <V> the member type
+     * @param value the member
+     * @param score its score ({@code ±Infinity} for {@code ±inf})
+     */
+    public record Scored<V>(V value, double score) {}
+
+    /**
+     * How {@link #eval} and {@link #evalsha} read a script's reply.
+     */
+    public enum ScriptReply {
+        /** A Lua boolean (or integer 0/1): {@code Boolean}. */
+        BOOLEAN,
+        /** A Lua number: {@code Long}. */
+        INTEGER,
+        /** A status reply ({@code redis.status_reply}): {@code String}. */
+        STATUS,
+        /** A bulk string: the value type {@code V} ({@code null} for nil). */
+        VALUE,
+        /** A Lua table: {@code List<Object>}, nested as the table is. */
+        MULTI
+    }
+
+    /** {@code WITHSCORES} replies as {@link Scored}: a member then its score (RESP2), or pairs (RESP3). */
+    private static final class ScoredOutput<K, V> extends CommandOutput<K, V, List<Scored<V>>> {
+        private boolean initialized;
+        private boolean hasValue;
+        private V value;
+
+        ScoredOutput(RedisCodec<K, V> codec) {
+            super(codec, java.util.Collections.emptyList());
+        }
+
+        @Override
+        public void set(ByteBuffer bytes) {
+            if (!hasValue) {
+                value = bytes == null ? null : codec.decodeValue(bytes);
+                hasValue = true;
+                return;
+            }
+            String score = decodeString(bytes);
+            set(switch (score) {
+                case "inf", "+inf" -> Double.POSITIVE_INFINITY;
+                case "-inf" -> Double.NEGATIVE_INFINITY;
+                default -> Double.parseDouble(score);
+            });
+        }
+
+        @Override
+        public void set(double number) {
+            output.add(new Scored<>(value, number));
+            value = null;
+            hasValue = false;
+        }
+
+        @Override
+        public void multi(int count) {
+            if (!initialized) {
+                output = new java.util.ArrayList<>(count);
+                initialized = true;
+            }
+        }
+    }
+
+    /**
      * One page of a {@link #scan} over a shard's keys.
      *
      * @param <K> the key type
@@ -856,7 +918,7 @@ public final class Redis<K, V> {
      *     {@code null}
      */
     @SafeVarargs
-    public final <T> RedisCommand<T> eval(String script, ScriptOutputType type, K[] keys, V... args) {
+    public final <T> RedisCommand<T> eval(String script, ScriptReply type, K[] keys, V... args) {
         return script(CommandType.EVAL, java.util.Objects.requireNonNull(script, "script"), type, keys, args);
     }
 
@@ -878,12 +940,12 @@ public final class Redis<K, V> {
      */
     @SafeVarargs
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public final <T> RedisCommand<T> evalsha(String sha, ScriptOutputType type, K[] keys, V... args) {
+    public final <T> RedisCommand<T> evalsha(String sha, ScriptReply type, K[] keys, V... args) {
         return script(CommandType.EVALSHA, sha, type, keys, args);
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private <T> RedisCommand<T> script(CommandType command, String scriptOrSha, ScriptOutputType type, K[] keys,
+    private <T> RedisCommand<T> script(CommandType command, String scriptOrSha, ScriptReply type, K[] keys,
             V[] args) {
         java.util.Objects.requireNonNull(scriptOrSha, "script");
         java.util.Objects.requireNonNull(type, "type");
@@ -894,7 +956,7 @@ public final class Redis<K, V> {
             case INTEGER -> c -> (CommandOutput) new IntegerOutput<>(c);
             case STATUS -> c -> (CommandOutput) new StatusOutput<>(c);
             case MULTI -> c -> (CommandOutput) new NestedMultiOutput<>(c);
-            default -> c -> (CommandOutput) new ValueOutput<>(c);
+            case VALUE -> c -> (CommandOutput) new ValueOutput<>(c);
         };
         return raw(command, out, a -> a.add(scriptOrSha).add(ks.size()).addKeys(ks).addValues(as));
     }

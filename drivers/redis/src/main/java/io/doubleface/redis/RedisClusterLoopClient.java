@@ -6,7 +6,6 @@ import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandType;
 import io.netty.channel.EventLoop;
@@ -402,7 +401,7 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
         final int[][] positions;
         final ReplyListener listener;
         final int tag;
-        /** {@code IN_KEY_ORDER}: each key's value pair, by position; {@code SUM}: unused. */
+        /** {@code IN_KEY_ORDER}: each key's value (or {@code null}), by position; {@code SUM}: unused. */
         final Object[] values;
         long sum;
         int remaining;
@@ -429,15 +428,15 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
                 if (values == null) {
                     sum += (Long) reply;
                 } else if (at.length == 1 && multi.single() != null) {
-                    values[at[0]] = KeyValue.fromNullable(multi.keys().get(at[0]), reply);
+                    values[at[0]] = reply;
                 } else {
-                    List<KeyValue> kvs = (List<KeyValue>) reply;
-                    if (kvs.size() != at.length) {
-                        throw new IllegalStateException("a part of " + at.length + " keys answered " + kvs.size()
+                    List<?> vs = (List<?>) reply;
+                    if (vs.size() != at.length) {
+                        throw new IllegalStateException("a part of " + at.length + " keys answered " + vs.size()
                                 + " values");
                     }
                     for (int i = 0; i < at.length; i++) {
-                        values[at[i]] = kvs.get(i);
+                        values[at[i]] = vs.get(i);
                     }
                 }
             } catch (RuntimeException e) {

@@ -13,7 +13,6 @@ import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.testing.Outcomes;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -237,8 +236,7 @@ class RedisClusterTest {
                     U.get("no-such-key"));
             Outcomes m = sendAll(client, driver, mixed);
             assertEquals("three items", m.value(0));
-            assertEquals(List.of(KeyValue.just("{tenant}:cart", "three items"), KeyValue.just("{tenant}:name", "acme")),
-                    m.value(1));
+            assertEquals(List.of("three items", "acme"), m.value(1));
             assertEquals(null, m.value(2));
             InetSocketAddress cartOwner = driver.shards().get(driver.shardFor(U.get("{tenant}:cart")));
             assertEquals(driver.clusterTopology().current().owner(ShardRouting.redisSlot("tenant")).address(), cartOwner);
@@ -278,11 +276,11 @@ class RedisClusterTest {
                 RedisDriver driver = open(options)) {
             LoopClient<RedisCommand<?>> client = driver.openOn(group.loops().get(0));
             String[] keys = new String[60];
-            List<KeyValue<String, String>> want = new ArrayList<>();
+            List<String> want = new ArrayList<>();
             for (int i = 0; i < keys.length; i++) {
                 int k = (i * 37) % KEYS;
                 keys[i] = i % 7 == 3 ? "missing:" + i : key(k);
-                want.add(i % 7 == 3 ? KeyValue.empty(keys[i]) : KeyValue.just(keys[i], value(k)));
+                want.add(i % 7 == 3 ? null : value(k));
             }
             assertTrue(java.util.Arrays.stream(keys).map(k -> U.get(k).slot()).distinct().count() > 3, "keys span slots");
             Outcomes out = sendAll(client, driver, List.of(U.mget(keys), U.exists(keys), U.exists(key(1), key(1), "nope")));

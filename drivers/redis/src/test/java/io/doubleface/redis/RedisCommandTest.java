@@ -13,9 +13,6 @@ import io.doubleface.driver.ReplyListener;
 import io.doubleface.driver.ShardDriver;
 import io.doubleface.driver.ShardException;
 import io.doubleface.loop.LoopGroup;
-import io.lettuce.core.KeyValue;
-import io.lettuce.core.ScoredValue;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.CommandType;
 import io.netty.channel.EventLoop;
@@ -107,23 +104,19 @@ class RedisCommandTest {
             assertEquals(false, onLoop(c, 0, R.hset("post:1", "title", "hello again")));
             assertEquals("hello again", onLoop(c, 0, R.hget("post:1", "title")));
             assertEquals(Map.of("title", "hello again"), onLoop(c, 0, R.hgetall("post:1")));
-            @SuppressWarnings("unchecked")
-            List<KeyValue<String, String>> hm = (List<KeyValue<String, String>>) onLoop(c, 0,
-                    R.hmget("post:1", "title", "nope"));
-            assertEquals("hello again", hm.get(0).getValue());
-            assertFalse(hm.get(1).hasValue());
-            @SuppressWarnings("unchecked")
-            List<KeyValue<String, String>> mg = (List<KeyValue<String, String>>) onLoop(c, 0,
-                    R.mget("user:1:name", "user:1:missing"));
-            assertEquals("ada", mg.get(0).getValue());
-            assertFalse(mg.get(1).hasValue());
+            assertEquals(java.util.Arrays.asList("hello again", null), onLoop(c, 0, R.hmget("post:1", "title", "nope")));
+            assertEquals(java.util.Arrays.asList("ada", null), onLoop(c, 0, R.mget("user:1:name", "user:1:missing")));
             assertEquals(1L, onLoop(c, 1, R.zadd("scores", 1.5, "a")));
             assertEquals(1L, onLoop(c, 1, R.zadd("scores", 3.0, "b")));
             assertEquals(List.of("a", "b"), onLoop(c, 1, R.zrange("scores", 0, -1)));
             assertEquals(List.of("b", "a"), onLoop(c, 1, R.zrevrange("scores", 0, -1)));
-            assertEquals(List.of(ScoredValue.just(3.0, "b"), ScoredValue.just(1.5, "a")),
+            assertEquals(List.of(new Redis.Scored<>("b", 3.0), new Redis.Scored<>("a", 1.5)),
                     onLoop(c, 1, R.zrevrangeWithScores("scores", 0, -1)));
-            assertEquals(List.of(ScoredValue.just(1.5, "a")), onLoop(c, 1, R.zrangeWithScores("scores", 0, 0)));
+            assertEquals(List.of(new Redis.Scored<>("a", 1.5)), onLoop(c, 1, R.zrangeWithScores("scores", 0, 0)));
+            assertEquals(1L, onLoop(c, 1, R.zadd("scores", Double.POSITIVE_INFINITY, "top")));
+            assertEquals(List.of(new Redis.Scored<>("top", Double.POSITIVE_INFINITY)),
+                    onLoop(c, 1, R.zrevrangeWithScores("scores", 0, 0)), "inf reads back as Infinity");
+            assertEquals(List.of(), onLoop(c, 1, R.zrangeWithScores("no-such-set", 0, -1)));
             assertEquals(1L, onLoop(c, 0, R.<Long>raw(CommandType.EXISTS, IntegerOutput::new, a -> a.addKey("post:1"))));
             assertEquals(2L, onLoop(c, 0, R.del("post:1", "user:1:name")));
             assertEquals("(nil)", onLoop(c, 0, R.get("user:1:name")));
@@ -319,7 +312,7 @@ class RedisCommandTest {
             assertEquals(ShardException.Kind.SHARD_ERROR, e.kind());
             assertTrue(e.getMessage().contains("WRONGTYPE"), e.getMessage());
             ShardException noScript = assertThrows(ShardException.class, () -> onLoop(c, 0,
-                    R.evalsha("0000000000000000000000000000000000000000", ScriptOutputType.INTEGER, new String[0])));
+                    R.evalsha("0000000000000000000000000000000000000000", Redis.ScriptReply.INTEGER, new String[0])));
             assertTrue(noScript.getMessage().contains("NOSCRIPT"), noScript.getMessage());
             assertEquals("x", onLoop(c, 0, R.get("plain")), "the connection is still usable");
         } finally {
@@ -334,11 +327,11 @@ class RedisCommandTest {
             assertEquals("v", b.call(0, R.get("b:k"), T));
             String sha = (String) b.call(1, R.<String>raw(CommandType.SCRIPT, io.lettuce.core.output.StatusOutput::new,
                     a -> a.add("LOAD").add("return tonumber(ARGV[1]) + 1")), T);
-            assertEquals(42L, b.call(1, R.evalsha(sha, ScriptOutputType.INTEGER, new String[0], "41"), T));
-            assertEquals(42L, b.call(1, R.eval("return tonumber(ARGV[1]) + 1", ScriptOutputType.INTEGER, new String[0],
+            assertEquals(42L, b.call(1, R.evalsha(sha, Redis.ScriptReply.INTEGER, new String[0], "41"), T));
+            assertEquals(42L, b.call(1, R.eval("return tonumber(ARGV[1]) + 1", Redis.ScriptReply.INTEGER, new String[0],
                     "41"), T));
             assertEquals(List.of("b:k", "v"), b.call(0, R.eval("return {KEYS[1], redis.call('GET', KEYS[1])}",
-                    ScriptOutputType.MULTI, new String[] {"b:k"}), T));
+                    Redis.ScriptReply.MULTI, new String[] {"b:k"}), T));
             List<Object> replies = new ArrayList<>(List.of("-", "-"));
             b.callAll(new int[] {0, 1}, List.of(R.get("b:k"), R.incr("b:n")), T, new BlockingClient.Sink() {
                 @Override

@@ -10,7 +10,6 @@ import io.doubleface.mongo.Mongo;
 import io.doubleface.mongo.MongoCommand;
 import io.doubleface.redis.Redis;
 import io.doubleface.redis.RedisCommand;
-import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -212,6 +211,6 @@ public final class ComposeService implements FanoutService<ComposeService.Reques
 
     /** {@return {@code EVAL ZADD_EACH n key… score member}} */
     static RedisCommand<Long> zaddEach(List<String> keys, String score, String member) {
-        return REDIS.eval(ZADD_EACH, ScriptOutputType.INTEGER, keys.toArray(String[]::new), score, member);
+        return REDIS.eval(ZADD_EACH, Redis.ScriptReply.INTEGER, keys.toArray(String[]::new), score, member);
     }
 }

@@ -6,7 +6,6 @@ import io.doubleface.kv.Records;
 import io.doubleface.redis.Redis;
 import io.doubleface.redis.RedisCommand;
 import io.doubleface.redis.RedisDriver;
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.LettuceFutures;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
@@ -121,9 +120,9 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
         ByteBuf out = ByteBufAllocator.DEFAULT.buffer(Records.replySize(r));
         try {
             if (r.op() == KvRequest.Op.SCAN) {
-                encodeScan(r, (List<KeyValue<byte[], byte[]>>) reply, out);
+                encodeScan(r, (List<byte[]>) reply, out);
             } else if (r.field() == KvRequest.ALL_FIELDS) {
-                encodeRecord(r, (List<KeyValue<byte[], byte[]>>) reply, out);
+                encodeRecord(r, (List<byte[]>) reply, out);
             } else {
                 checkValue(r.key(), r.field(), (byte[]) reply);
                 out.writeShort(1).writeLong(r.key()).writeByte(1).writeByte(r.field()).writeBytes((byte[]) reply);
@@ -135,30 +134,28 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
         }
     }
 
-    private static void encodeRecord(KvRequest r, List<KeyValue<byte[], byte[]>> values, ByteBuf out) {
+    private static void encodeRecord(KvRequest r, List<byte[]> values, ByteBuf out) {
         if (values == null || values.size() != Records.FIELD_COUNT) {
             throw new IllegalStateException("HMGET of key " + r.key() + " gave " + (values == null ? 0 : values.size())
                     + " values (expected: " + Records.FIELD_COUNT + ")");
         }
         for (int f = 0; f < Records.FIELD_COUNT; f++) {
-            KeyValue<byte[], byte[]> kv = values.get(f);
-            checkValue(r.key(), f, kv.hasValue() ? kv.getValue() : null);
+            checkValue(r.key(), f, values.get(f));
         }
         out.writeShort(1).writeLong(r.key()).writeByte(Records.FIELD_COUNT);
         for (int f = 0; f < Records.FIELD_COUNT; f++) {
-            out.writeByte(f).writeBytes(values.get(f).getValue());
+            out.writeByte(f).writeBytes(values.get(f));
         }
     }
 
-    private void encodeScan(KvRequest r, List<KeyValue<byte[], byte[]>> values, ByteBuf out) {
+    private void encodeScan(KvRequest r, List<byte[]> values, ByteBuf out) {
         if (values == null || values.size() != r.count()) {
             throw new IllegalStateException("MGET from key " + r.key() + " gave " + (values == null ? 0 : values.size())
                     + " records (expected: " + r.count() + ")");
         }
         for (int i = 0; i < r.count(); i++) {
             long k = Records.keyAt(r, i, records);
-            KeyValue<byte[], byte[]> kv = values.get(i);
-            byte[] v = kv.hasValue() ? kv.getValue() : null;
+            byte[] v = values.get(i);
             if (v == null) {
                 throw new IllegalStateException("record " + k + " not found (were the records loaded? "
                         + "doubleface load-data)");
@@ -170,7 +167,7 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
         }
         out.writeShort(r.count());
         for (int i = 0; i < r.count(); i++) {
-            byte[] v = values.get(i).getValue();
+            byte[] v = values.get(i);
             if (r.field() == KvRequest.ALL_FIELDS) {
                 out.writeBytes(v);
             } else {
