@@ -9,7 +9,7 @@ import io.doubleface.driver.Command;
  *
  * <pre>{@code
  * // one call to shard 3 of the "cache" backend; its reply (a Set<String>) is processed by FOLLOWERS
- * plan.call(cache, 3, RedisCommands.smembers("followers:" + user), FOLLOWERS);
+ * plan.call(cache, 3, REDIS.smembers("followers:" + user), FOLLOWERS);
  * }</pre>
  *
  * @param <Q> the request

@@ -145,7 +145,6 @@ public final class FanoutEngine implements AutoCloseable {
                 return;
             }
         }
-        RequestInfo info = sink instanceof RequestInfo i ? i : null;
         ThreadingModel model = active.get();
         stats.admitted();
         EngineListener l = listener;
@@ -158,8 +157,7 @@ public final class FanoutEngine implements AutoCloseable {
         FanoutExchange<Q, ?, R> ex = new FanoutExchange<>(service, request, loop, sink, backendOwner, deadlineNanos,
                 onFinish);
         ex.model(model);
-        ex.info(info);
-        ex.errors(stats.serviceErrors, stats.shardFailures);
+        ex.stats(stats);
         if (stages.sample()) {
             ex.trace(stages);
         }
@@ -393,7 +391,8 @@ public final class FanoutEngine implements AutoCloseable {
     }
 
     /** Times one admitted request for the listener, then answers through the real sink. */
-    private static final class ObservedSink<R> implements ResponseSink<R> {
+    /** Tells the listener how each request ended; what the request's context reads passes through. */
+    private static final class ObservedSink<R> implements ResponseSink<R>, RequestInfo {
         private final ResponseSink<R> sink;
         private final EngineListener listener;
         private final ThreadingModel model;
@@ -404,6 +403,31 @@ public final class FanoutEngine implements AutoCloseable {
             this.listener = listener;
             this.model = model;
             this.start = start;
+        }
+
+        @Override
+        public String route() {
+            return sink instanceof RequestInfo i ? i.route() : null;
+        }
+
+        @Override
+        public String method() {
+            return sink instanceof RequestInfo i ? i.method() : null;
+        }
+
+        @Override
+        public String path() {
+            return sink instanceof RequestInfo i ? i.path() : null;
+        }
+
+        @Override
+        public String pathVariable(String name) {
+            return sink instanceof RequestInfo i ? i.pathVariable(name) : null;
+        }
+
+        @Override
+        public String header(String name) {
+            return sink instanceof RequestInfo i ? i.header(name) : null;
         }
 
         @Override

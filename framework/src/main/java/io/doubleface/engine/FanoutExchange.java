@@ -75,6 +75,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private static final byte OK = 1;
     private static final byte FAILED = 2;
     private static final byte RELEASED = 3; // OK, and its reference-counted processed reply released
+    private static final byte CLAIMED = 4; // a round with call time limits: the call's outcome is being taken
 
     private static final VarHandle REMAINING;
     private static final VarHandle FIRST_REPLY;
@@ -84,7 +85,6 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private static final VarHandle OWNED;
     private static final VarHandle SWEPT_ROUND;
     private static final VarHandle STATUS = MethodHandles.arrayElementVarHandle(byte[].class);
-    private static final VarHandle CLAIM = MethodHandles.arrayElementVarHandle(byte[].class);
 
     /** The handler of a call planned with a {@link CallRef} and no handler: its result is the reply. */
     private static final Object RAW = new Object();
@@ -122,9 +122,11 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         Object command0;
         int[] shards; // null until a second call (then kept for the rounds that reuse this one)
         Object[] commands;
-        boolean[] optional;
-        long[] timeouts; // per-call time limits in nanoseconds (0: none); null while no call has one
-        byte[] claimed; // with timeouts: who took the call's one outcome (reply or its timeout)
+        // per call, while some call is optional or has a time limit (else null): bit 0 optional, the
+        // other bits the time limit in nanoseconds (0: none). A round with time limits claims each
+        // call's one outcome (its reply, its failure or its limit) with a CAS of its status to CLAIMED.
+        long[] extras;
+        boolean limited;
         Object[] processed;
         byte[] status;
         ShardException[] failures;
@@ -160,11 +162,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 shards[0] = shard0;
                 commands[0] = command0;
                 command0 = null;
-                if (optional != null) {
-                    optional = Arrays.copyOf(optional, 8);
-                }
-                if (timeouts != null) {
-                    timeouts = Arrays.copyOf(timeouts, 8);
+                if (extras != null) {
+                    extras = Arrays.copyOf(extras, 8);
                 }
             } else if (n == shards.length) {
                 shards = Arrays.copyOf(shards, n * 2);
@@ -178,11 +177,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 if (refs != null) {
                     refs = Arrays.copyOf(refs, n * 2);
                 }
-                if (optional != null) {
-                    optional = Arrays.copyOf(optional, n * 2);
-                }
-                if (timeouts != null) {
-                    timeouts = Arrays.copyOf(timeouts, n * 2);
+                if (extras != null) {
+                    extras = Arrays.copyOf(extras, n * 2);
                 }
             }
             if (n == 0) {
@@ -231,13 +227,28 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         void open(FailurePolicy policy) {
             processed = new Object[calls];
             status = new byte[calls];
-            failures = !policy.isFailFast() || optional != null ? new ShardException[calls] : null;
-            claimed = timeouts != null ? new byte[calls] : null;
+            failures = !policy.isFailFast() || hasOptional() ? new ShardException[calls] : null;
             failed = 0;
         }
 
         boolean isOptional(int call) {
-            return optional != null && optional[call];
+            return extras != null && (extras[call] & 1) != 0;
+        }
+
+        boolean hasOptional() {
+            if (extras != null) {
+                for (int i = 0; i < calls; i++) {
+                    if ((extras[i] & 1) != 0) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        /** Call {@code call}'s time limit in nanoseconds, 0 for none. */
+        long limit(int call) {
+            return extras == null ? 0 : extras[call] >>> 1;
         }
 
         void clear() {
@@ -251,9 +262,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             backends = null;
             handlers = null;
             refs = null;
-            optional = null;
-            timeouts = null;
-            claimed = null;
+            extras = null;
+            limited = false;
             processed = null;
             status = null;
             failures = null;
@@ -339,27 +349,15 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         this.otel = t;
     }
 
-    /** Where the exceptions of the service's code are logged (rate-limited); {@code null}: not logged. */
-    private ErrorLog errors;
-
-    /** Where failed shard calls are logged with the driver's detail (rate-limited); {@code null}: not logged. */
-    private ErrorLog shardFailures;
-
     /**
-     * Sets where the exceptions of the service's code and the failed shard calls are logged; set by
-     * the engine before {@link ThreadingModel#execute}.
+     * Where the exceptions of the service's code ({@link RequestStats#serviceErrors}) and the failed
+     * shard calls ({@link RequestStats#shardFailures}) are logged, rate-limited; {@code null}: not logged.
      */
-    void errors(ErrorLog errors, ErrorLog shardFailures) {
-        this.errors = errors;
-        this.shardFailures = shardFailures;
-    }
+    private RequestStats stats;
 
-    /** What the listener knows of the request (route, headers), or {@code null}. */
-    private RequestInfo info;
-
-    /** Sets what the listener knows of the request; set by the engine before {@link ThreadingModel#execute}. */
-    void info(RequestInfo info) {
-        this.info = info;
+    /** Sets where this request's errors are logged; set by the engine before {@link ThreadingModel#execute}. */
+    void stats(RequestStats stats) {
+        this.stats = stats;
     }
 
     /** Traces this request's stages into {@code stats}; set by the engine before {@link ThreadingModel#execute}. */
@@ -419,10 +417,10 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     @Override
     public void optional(int call) {
         Round r = planned(call);
-        if (r.optional == null) {
-            r.optional = new boolean[r.capacity()];
+        if (r.extras == null) {
+            r.extras = new long[r.capacity()];
         }
-        r.optional[call] = true;
+        r.extras[call] |= 1;
     }
 
     @Override
@@ -431,10 +429,12 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout: " + timeout + " (expected: positive)");
         }
-        if (r.timeouts == null) {
-            r.timeouts = new long[r.capacity()];
+        if (r.extras == null) {
+            r.extras = new long[r.capacity()];
         }
-        r.timeouts[call] = timeout.compareTo(MAX_TIMEOUT) >= 0 ? Long.MAX_VALUE : timeout.toNanos();
+        long nanos = timeout.compareTo(MAX_TIMEOUT) >= 0 ? Long.MAX_VALUE >>> 1 : timeout.toNanos();
+        r.extras[call] = (r.extras[call] & 1) | (nanos << 1);
+        r.limited = true;
     }
 
     private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
@@ -521,7 +521,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         OWNED.setOpaque(this, false);
         REMAINING.setRelease(this, cur.calls);
         ROUND_STATE.setRelease(this, COLLECTING);
-        if (cur.timeouts != null) {
+        if (cur.limited) {
             armCallTimeouts(cur);
         }
     }
@@ -533,7 +533,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private void armCallTimeouts(Round r) {
         long left = nanosLeft();
         for (int i = 0; i < r.calls; i++) {
-            long t = r.timeouts[i];
+            long t = r.limit(i);
             if (t > 0 && t < left) {
                 int tag = tag(i);
                 int shard = r.shard(i);
@@ -556,7 +556,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     /** With per-call time limits, whether this outcome is the call's one (its reply and its timeout race). */
     private static boolean claim(Round r, int call) {
-        return r.claimed == null || CLAIM.compareAndSet(r.claimed, call, (byte) 0, (byte) 1);
+        return !r.limited || STATUS.compareAndSet(r.status, call, PENDING, CLAIMED);
     }
 
     /**
@@ -716,9 +716,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             return cause;
         }
         ShardException e = new ShardException(b.name(), cause);
-        ErrorLog log = shardFailures;
-        if (log != null) {
-            log.warn(LOG, e.getMessage() + " (" + cause.getMessage() + ")");
+        RequestStats st = stats;
+        if (st != null) {
+            st.shardFailures.warn(LOG, e.getMessage() + " (" + cause.getMessage() + ")");
         }
         return e;
     }
@@ -781,9 +781,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             finish(f.isTimeout() ? Outcome.TIMEOUT : Outcome.UNAVAILABLE, f.getMessage());
         } else {
             // the answer names the step, never the exception: that goes to the log
-            ErrorLog log = errors;
-            if (log != null) {
-                log.error(LOG, context + " (" + service.getClass().getName() + ")", e);
+            RequestStats st = stats;
+            if (st != null) {
+                st.serviceErrors.error(LOG, context + " (" + service.getClass().getName() + ")", e);
             }
             finish(Outcome.INTERNAL_ERROR, context);
         }
@@ -1038,32 +1038,27 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     @Override
     public String route() {
-        RequestInfo i = info;
-        return i == null ? null : i.route();
+        return sink instanceof RequestInfo i ? i.route() : null;
     }
 
     @Override
     public String method() {
-        RequestInfo i = info;
-        return i == null ? null : i.method();
+        return sink instanceof RequestInfo i ? i.method() : null;
     }
 
     @Override
     public String path() {
-        RequestInfo i = info;
-        return i == null ? null : i.path();
+        return sink instanceof RequestInfo i ? i.path() : null;
     }
 
     @Override
     public String pathVariable(String name) {
-        RequestInfo i = info;
-        return i == null ? null : i.pathVariable(name);
+        return sink instanceof RequestInfo i ? i.pathVariable(name) : null;
     }
 
     @Override
     public String header(String name) {
-        RequestInfo i = info;
-        return i == null ? null : i.header(name);
+        return sink instanceof RequestInfo i ? i.header(name) : null;
     }
 
     @Override

@@ -373,8 +373,9 @@ class FanoutExchangeTest {
         FanoutExchange<String, String, String> ex = exchange(new Service(p -> {
             throw new IllegalStateException("no plan today");
         }), sink, new AtomicInteger());
-        ErrorLog errors = new ErrorLog("service");
-        ex.errors(errors, null);
+        RequestStats stats = new RequestStats();
+        ErrorLog errors = stats.serviceErrors;
+        ex.stats(stats);
         assertFalse(ex.plan());
         // the answer names the step only: no exception class or message reaches the client
         assertEquals(List.of("INTERNAL_ERROR plan failed"), sink.all());
@@ -415,8 +416,9 @@ class FanoutExchangeTest {
     void planCallingAShardOutOfRangeAnswers500() {
         Sink sink = new Sink();
         FanoutExchange<String, String, String> ex = exchange(service(0, 9), sink, new AtomicInteger());
-        ErrorLog errors = new ErrorLog("service");
-        ex.errors(errors, null);
+        RequestStats stats = new RequestStats();
+        ErrorLog errors = stats.serviceErrors;
+        ex.stats(stats);
         assertFalse(ex.plan());
         assertEquals(List.of("INTERNAL_ERROR plan failed"), sink.all(), "the step, not the exception");
         assertEquals(1, errors.count(), "the exception (shard: 9 out of range) is logged instead");

@@ -5,6 +5,7 @@ import io.doubleface.driver.Command;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.Replies;
+import io.doubleface.api.CallRef;
 import io.doubleface.api.ReplyHandler;
 import io.doubleface.driver.BlockingClient;
 import io.doubleface.driver.LoopClient;
@@ -75,7 +76,10 @@ public class ExchangeBenchmark extends BenchmarkBase {
     static final class Service implements FanoutService<Long, Object, List<Object>> {
         final Backend<Get> shards;
         final ReplyHandler<Long, Object, Object> handler = (q, call, reply) -> reply;
+        /** The same reply named by a typed reference instead of a handler. */
+        static final CallRef<Object> VALUE = CallRef.named("value");
         int fanout;
+        boolean byRef;
 
         Service(Backend<Get> shards) {
             this.shards = shards;
@@ -85,7 +89,11 @@ public class ExchangeBenchmark extends BenchmarkBase {
         public void plan(Long key, FanoutPlan<Long, Object> plan) {
             long k = key;
             for (int i = 0; i < fanout; i++) {
-                plan.call(shards, (int) ((k + i) % 20), new Get(k + i), handler);
+                if (byRef) {
+                    plan.call(shards, (int) ((k + i) % 20), new Get(k + i), VALUE);
+                } else {
+                    plan.call(shards, (int) ((k + i) % 20), new Get(k + i), handler);
+                }
             }
         }
 
@@ -113,6 +121,7 @@ public class ExchangeBenchmark extends BenchmarkBase {
     EventLoop loop;
     final Object owner = new Object();
     Service service;
+    Service byRef;
     final Sink sink = new Sink();
     final Object reply = new Object();
     long key;
@@ -124,6 +133,9 @@ public class ExchangeBenchmark extends BenchmarkBase {
         loop = group.next();
         service = new Service(new Backend<>("shards", 0, new NoDriver(), owner));
         service.fanout = fanout;
+        byRef = new Service(service.shards);
+        byRef.fanout = fanout;
+        byRef.byRef = true;
     }
 
     @TearDown(Level.Trial)
@@ -134,8 +146,18 @@ public class ExchangeBenchmark extends BenchmarkBase {
     /** Plan, {@code fanout} replies, merge, complete: one request. */
     @Benchmark
     public void request(Blackhole bh) {
+        run(service, bh);
+    }
+
+    /** {@link #request} with every call's reply named by a {@link CallRef} constant instead of a handler. */
+    @Benchmark
+    public void requestByRef(Blackhole bh) {
+        run(byRef, bh);
+    }
+
+    private void run(Service s, Blackhole bh) {
         sink.bh = bh;
-        FanoutExchange<Long, Object, List<Object>> ex = new FanoutExchange<>(service, key++ & 1023, loop, sink,
+        FanoutExchange<Long, Object, List<Object>> ex = new FanoutExchange<>(s, key++ & 1023, loop, sink,
                 owner, TimeUnit.SECONDS.toNanos(1), null);
         ex.plan();
         boolean last = false;
