@@ -407,27 +407,27 @@ public final class FanoutEngine implements AutoCloseable {
 
         @Override
         public String route() {
-            return sink instanceof RequestInfo i ? i.route() : null;
+            return RequestInfo.of(sink).route();
         }
 
         @Override
         public String method() {
-            return sink instanceof RequestInfo i ? i.method() : null;
+            return RequestInfo.of(sink).method();
         }
 
         @Override
         public String path() {
-            return sink instanceof RequestInfo i ? i.path() : null;
+            return RequestInfo.of(sink).path();
         }
 
         @Override
         public String pathVariable(String name) {
-            return sink instanceof RequestInfo i ? i.pathVariable(name) : null;
+            return RequestInfo.of(sink).pathVariable(name);
         }
 
         @Override
         public String header(String name) {
-            return sink instanceof RequestInfo i ? i.header(name) : null;
+            return RequestInfo.of(sink).header(name);
         }
 
         @Override

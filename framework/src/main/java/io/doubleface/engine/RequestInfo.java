@@ -29,4 +29,41 @@ public interface RequestInfo {
      * @param name the header's name, case-insensitive
      */
     String header(String name);
+
+    /** What a request that came from no listener has: no route, method, path, variables or headers. */
+    RequestInfo NONE = new RequestInfo() {
+        @Override
+        public String route() {
+            return null;
+        }
+
+        @Override
+        public String method() {
+            return null;
+        }
+
+        @Override
+        public String path() {
+            return null;
+        }
+
+        @Override
+        public String pathVariable(String name) {
+            return null;
+        }
+
+        @Override
+        public String header(String name) {
+            return null;
+        }
+    };
+
+    /**
+     * {@return what {@code sink} knows of its request: itself if it is a {@code RequestInfo}, else {@link #NONE}}
+     *
+     * @param sink a request's response sink
+     */
+    static RequestInfo of(Object sink) {
+        return sink instanceof RequestInfo i ? i : NONE;
+    }
 }
