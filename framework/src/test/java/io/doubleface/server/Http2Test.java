@@ -65,7 +65,7 @@ import org.junit.jupiter.params.provider.FieldSource;
  * HTTP/2 on the HTTP port, over real sockets, under every threading model: prior knowledge
  * (Netty's HTTP/2 client), {@code Upgrade: h2c} and ALPN {@code h2} over TLS (the JDK's
  * {@link HttpClient}) answer what HTTP/1.1 answers — a route's body and status, {@code 404},
- * {@code 405} with {@code Allow}, {@code 413} (declared and streamed bodies), the server's JSON
+ * {@code 405} with {@code Allow}, {@code 413} (declared and streamed bodies), {@code 414}, {@code 431}, the server's JSON
  * error bodies; many streams at once on one connection; an answer several times the flow-control
  * window arrives whole; a draining server sends {@code GOAWAY}, answers the open stream and closes.
  */
@@ -147,7 +147,7 @@ class Http2Test {
                     .handler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().build(),
+                            ch.pipeline().addLast(Http2FrameCodecBuilder.forClient().encoderIgnoreMaxHeaderListSize(true).build(),
                                     new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()),
                                     new ChannelInboundHandlerAdapter() {
                                         @Override
@@ -270,6 +270,12 @@ class Http2Test {
 
             Answer longTarget = c.get("/text?n=1&pad=" + "x".repeat(300));
             assertEquals(414, longTarget.status(), longTarget.body());
+
+            // over SETTINGS_MAX_HEADER_LIST_SIZE (the request line's and the headers' limits together)
+            FullHttpRequest bigHead = request(HttpMethod.GET, "/echo?key=1", null);
+            bigHead.headers().set("x-big", "x".repeat(4600));
+            Answer tooBig = c.send(bigHead).get(30, TimeUnit.SECONDS);
+            assertEquals(431, tooBig.status(), tooBig.body());
 
             // the connection is still good after the error answers
             assertEquals("5:" + 3 * TestRead.REPLY_SIZE, c.get("/echo?key=5&fan=3").body());
