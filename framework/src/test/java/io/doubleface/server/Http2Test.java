@@ -67,7 +67,8 @@ import org.junit.jupiter.params.provider.FieldSource;
  * {@link HttpClient}) answer what HTTP/1.1 answers — a route's body and status, {@code 404},
  * {@code 405} with {@code Allow}, {@code 413} (declared and streamed bodies), {@code 414}, {@code 431}, the server's JSON
  * error bodies; many streams at once on one connection; an answer several times the flow-control
- * window arrives whole; a draining server sends {@code GOAWAY}, answers the open stream and closes.
+ * window arrives whole; an upgrade request with a body is answered over HTTP/1.1 (and the connection
+ * stays HTTP/1.1); a draining server sends {@code GOAWAY}, answers the open stream and closes.
  */
 @Timeout(300)
 class Http2Test {
@@ -325,6 +326,40 @@ class Http2Test {
         assertEquals(404, missing.statusCode());
         assertEquals(404, JsonParser.parseString(missing.body()).getAsJsonObject().get("status").getAsInt());
         assertEquals(HttpClient.Version.HTTP_2, missing.version());
+    }
+
+    /** Sends {@code raw} on a new connection and reads until {@code until} arrived or the server closed. */
+    static String raw(String raw, String until) throws Exception {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(raw.getBytes(StandardCharsets.ISO_8859_1));
+            java.io.InputStream in = s.getInputStream();
+            StringBuilder got = new StringBuilder();
+            byte[] b = new byte[4096];
+            while (!got.toString().contains(until)) {
+                int n = in.read(b);
+                if (n < 0) {
+                    break;
+                }
+                got.append(new String(b, 0, n, StandardCharsets.ISO_8859_1));
+            }
+            return got.toString();
+        }
+    }
+
+    static final String UPGRADE = "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
+            + "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n";
+
+    @ParameterizedTest(name = "{0}")
+    @FieldSource("MODELS")
+    void anUpgradeRequestWithABodyIsAnsweredOverHttp1(String model) throws Exception {
+        server.switchTo(model);
+        String answer = raw("POST /upload HTTP/1.1\r\nHost: x\r\n" + UPGRADE + "Content-Length: 3\r\n\r\nabc"
+                + "GET /text?n=4 HTTP/1.1\r\nHost: x\r\n\r\n", "abcd");
+        assertTrue(answer.startsWith("HTTP/1.1 200 OK\r\n"), answer);
+        assertTrue(answer.contains("\r\n\r\ngot 3HTTP/1.1 200 OK\r\n"), answer); // the connection stays HTTP/1.1
+        String upgraded = raw("GET /text?n=4 HTTP/1.1\r\nHost: x\r\n" + UPGRADE + "\r\n", "\r\n\r\n");
+        assertTrue(upgraded.startsWith("HTTP/1.1 101 Switching Protocols\r\n"), upgraded);
     }
 
     @ParameterizedTest(name = "{0}")
