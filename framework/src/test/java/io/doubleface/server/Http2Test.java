@@ -66,8 +66,8 @@ import org.junit.jupiter.params.provider.FieldSource;
  * (Netty's HTTP/2 client), {@code Upgrade: h2c} and ALPN {@code h2} over TLS (the JDK's
  * {@link HttpClient}) answer what HTTP/1.1 answers — a route's body and status, {@code 404},
  * {@code 405} with {@code Allow}, {@code 413} (declared and streamed bodies), {@code 414}, {@code 431}, the server's JSON
- * error bodies; many streams at once on one connection; an answer several times the flow-control
- * window arrives whole; an upgrade request with a body is answered over HTTP/1.1 (and the connection
+ * error bodies; many streams at once on one connection; an answer larger than the flow-control
+ * windows arrives whole; an upgrade request with a body is answered over HTTP/1.1 (and the connection
  * stays HTTP/1.1); a draining server sends {@code GOAWAY}, answers the open stream and closes.
  */
 @Timeout(300)

@@ -50,6 +50,8 @@ final class Http2StreamCodec extends ChannelDuplexHandler {
     private static final AsciiString COOKIE = HttpHeaderNames.COOKIE;
 
     private final int maxTargetLength;
+    /** The stream's handler, told when a body follows the head (its request read timeout then runs). */
+    private final HttpFanoutHandler handler;
     /** Whether the request is a {@code HEAD}: its answer leaves its body out. */
     private boolean headRequest;
     /** Whether the request's head was handed on: a later {@code HEADERS} frame is its trailers. */
@@ -59,8 +61,9 @@ final class Http2StreamCodec extends ChannelDuplexHandler {
     /** Whether the answer's last frame was written. */
     private boolean answerSent;
 
-    Http2StreamCodec(int maxTargetLength) {
+    Http2StreamCodec(int maxTargetLength, HttpFanoutHandler handler) {
         this.maxTargetLength = maxTargetLength;
+        this.handler = handler;
     }
 
     @Override
@@ -77,6 +80,8 @@ final class Http2StreamCodec extends ChannelDuplexHandler {
             ctx.fireChannelRead(request(h.headers()));
             if (h.isEndStream()) {
                 ctx.fireChannelRead(LastHttpContent.EMPTY_LAST_CONTENT);
+            } else {
+                handler.awaitBody();
             }
         } else if (msg instanceof Http2DataFrame d) {
             requestEnded |= d.isEndStream();

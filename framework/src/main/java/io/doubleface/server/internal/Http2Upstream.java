@@ -102,8 +102,8 @@ public final class Http2Upstream {
         this.streams = new ChannelInitializer<>() {
             @Override
             protected void initChannel(Http2StreamChannel ch) {
-                ch.pipeline().addLast(new Http2StreamCodec(maxTargetLength),
-                        Http2Upstream.this.streamHandlers.get().http2Stream());
+                HttpFanoutHandler handler = Http2Upstream.this.streamHandlers.get().http2Stream();
+                ch.pipeline().addLast(new Http2StreamCodec(maxTargetLength, handler), handler);
             }
         };
     }
@@ -140,7 +140,8 @@ public final class Http2Upstream {
 
     /**
      * {@return the handler that follows the TLS handler: after the handshake it adds HTTP/2's handlers
-     * if ALPN chose {@code h2}, else hands the pipeline to {@code http1} (also without ALPN)}
+     * if ALPN chose {@code h2}, else hands the pipeline to {@code http1} (also without ALPN); a drain
+     * before the handshake is done closes the connection}
      *
      * @param http1 adds the HTTP/1.1 handlers to a pipeline
      */
@@ -153,6 +154,15 @@ public final class Http2Upstream {
                 } else {
                     http1.accept(ctx.pipeline());
                 }
+            }
+
+            @Override
+            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+                if (evt == HttpFanoutHandler.DRAIN) { // the handshake is not done: no request under way
+                    ctx.close();
+                    return;
+                }
+                super.userEventTriggered(ctx, evt);
             }
         };
     }

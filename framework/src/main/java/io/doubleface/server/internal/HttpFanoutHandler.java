@@ -158,10 +158,21 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         return this;
     }
 
-    /** Makes this the handler of one HTTP/2 stream: a request without {@code Host} is accepted. */
+    /**
+     * Makes this the handler of one HTTP/2 stream: a request without {@code Host} is accepted, and
+     * the request read timeout runs only once the stream's codec says a body follows its head
+     * ({@link #awaitBody}); a head arrives whole, in one {@code HEADERS} frame.
+     */
     HttpFanoutHandler http2Stream() {
         this.requireHost = false;
+        this.readChecksStarted = true; // not at add or activation: see awaitBody
         return this;
+    }
+
+    /** On an HTTP/2 stream: the request's body is still to come, so the request read timeout applies. */
+    void awaitBody() {
+        readChecksStarted = false;
+        startReadChecks();
     }
 
     @Override
