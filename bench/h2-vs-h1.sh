@@ -10,9 +10,10 @@
 # (`serve ycsb --io-threads 1 --config C`) pinned to CPU 0, both left running for the whole
 # benchmark; then for each repeat runs every cell once, in an order rotated per repeat, as
 # `h2load [--h1] -t1 -cC -mM --warm-up-time W -D D --log-file F URL` pinned to CPU 1. Each run
-# stops by itself (-D). Writes runs/*.txt (h2load's output), runs/*.log (its per-request log:
-# start, status, microseconds), raw.csv (one row per run: req/s, p50, p99, max, failed),
-# environment.json and report.md (median req/s and p99 per cell with min–max over repeats).
+# stops by itself (-D). Writes runs/*.txt (h2load's output), raw.csv (one row per run: req/s, p50,
+# p99, max, failed), latency.csv (p50, p90, p99, p99.9, max per run, from h2load's per-request log,
+# which is then deleted: it is tens of MB), environment.json and report.md (median req/s and p99 per
+# cell with min–max over repeats).
 # Load runs take an exclusive lock on /tmp/doubleface-load.lock (builds take it shared).
 set -euo pipefail
 
@@ -56,15 +57,18 @@ MID_PID=$!
 wait_port "$PORT" 60 "$MID_PID"
 URL="http://127.0.0.1:$PORT$URLPATH"
 echo "repeat,cell,protocol,connections,streams,requests_per_s,p50_ms,p99_ms,max_ms,succeeded,failed" > "$OUT/raw.csv"
-summarise() { # h2load output, its per-request log -> req/s p50 p99 max succeeded failed
-  python3 - "$1" "$2" <<'PY'
+echo "run,requests,p50_ms,p90_ms,p99_ms,p99_9_ms,max_ms" > "$OUT/latency.csv"
+summarise() { # h2load output, its per-request log, run name -> req/s p50 p99 max succeeded failed; a latency.csv row
+  python3 - "$1" "$2" "$3" "$OUT/latency.csv" <<'PY'
 import re,sys
 t=open(sys.argv[1]).read()
 rps=float(re.search(r'finished in [^,]+, ([\d.]+) req/s',t).group(1))
 req=re.search(r'requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded, (\d+) failed',t)
 lat=sorted(int(l.split('\t')[2]) for l in open(sys.argv[2]) if l.count('\t')>=2)
 q=lambda p: lat[min(len(lat)-1,int(p*len(lat)))]/1000 if lat else float('nan')
-print(f"{rps:.0f},{q(0.5):.3f},{q(0.99):.3f},{(lat[-1]/1000 if lat else float('nan')):.3f},{req.group(1)},{req.group(2)}")
+mx=lat[-1]/1000 if lat else float('nan')
+open(sys.argv[4],'a').write(f"{sys.argv[3]},{len(lat)},{q(0.5):.3f},{q(0.9):.3f},{q(0.99):.3f},{q(0.999):.3f},{mx:.3f}\n")
+print(f"{rps:.0f},{q(0.5):.3f},{q(0.99):.3f},{mx:.3f},{req.group(1)},{req.group(2)}")
 PY
 }
 run_one() { # repeat cell
@@ -74,8 +78,8 @@ run_one() { # repeat cell
   # exclusive: no build or other load run shares the two cores with this one
   flock "$LOCK" taskset -c 1 nice -n "$NICE" h2load $flag -t1 -c"$conns" -m"$streams" --warm-up-time="$WARMUP" \
     -D "$DURATION" --log-file="$OUT/runs/$name.log" "$URL" > "$OUT/runs/$name.txt" 2>&1
-  echo "$1,$2,$proto,$conns,$streams,$(summarise "$OUT/runs/$name.txt" "$OUT/runs/$name.log")" >> "$OUT/raw.csv"
-  gzip -f "$OUT/runs/$name.log"
+  echo "$1,$2,$proto,$conns,$streams,$(summarise "$OUT/runs/$name.txt" "$OUT/runs/$name.log" "$name")" >> "$OUT/raw.csv"
+  rm -f "$OUT/runs/$name.log"
   log "repeat $1 $2: $(tail -1 "$OUT/raw.csv" | cut -d, -f6-)"
 }
 read -r -a cells <<<"$CELLS"
@@ -101,7 +105,7 @@ for c in cells:
                  f"{span([float(r['p99_ms']) for r in rs], lambda v: f'{v:.2f}')} | {sum(int(r['failed']) for r in rs)} |")
 open(os.path.join(out,'report.md'),'w').write("# HTTP/2 (h2c) vs HTTP/1.1 (bench/h2-vs-h1.sh)\n\n"
     f"`{url}`, configuration {config}, {len(rows)//len(cells)} repeats per cell.\n\n"+"\n".join(lines)+
-    "\n\nMid-tier pinned to CPU 0 with one I/O loop; KV leaf and h2load (one thread) on CPU 1. p50/p99 from h2load's per-request log (runs/*.log.gz).\n")
+    "\n\nMid-tier pinned to CPU 0 with one I/O loop; KV leaf and h2load (one thread) on CPU 1. p50/p99 from h2load's per-request log (latency.csv: more percentiles per run).\n")
 run=lambda a: subprocess.run(a,capture_output=True,text=True)
 env={"git_commit":run(['git','-C',root,'rev-parse','HEAD']).stdout.strip(),
      "java":(run([os.environ.get('JAVA','java'),'-version']).stderr.splitlines() or [''])[0],
