@@ -46,16 +46,13 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-log() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-die() { log "error: $*"; exit 1; }
+. "$ROOT/bench/lib/procs.sh"
 [ -f "$A" ] && [ -f "$B" ] || die "--a and --b must name two jars (try --help)"
 if [ -z "$CELLS" ]; then
   if [ "$STORE" = redis ]; then CELLS="1:small:100 5:small:100 20:small:100 5:large:100"
   else CELLS="1:small:256 5:small:256 20:small:256"; fi
 fi
 read -r LA LB <<<"$LABELS"
-install_pkg() { command -v "$1" >/dev/null 2>&1 && return 0; log "installing $2"
-  (apt-get update -qq && apt-get install -y -qq "$2") >/dev/null 2>&1 || die "could not install $2"; }
 install_pkg wrk wrk
 [ "$STORE" = redis ] && install_pkg redis-server redis-server
 for t in curl taskset python3; do command -v $t >/dev/null 2>&1 || die "$t not found"; done
@@ -65,23 +62,9 @@ OUT=${OUT:-$ROOT/docs/results/jars-wrk-$STORE-$STAMP}
 mkdir -p "$OUT/runs"
 RUN_A=$(mktemp /tmp/jar-a-XXXXXX.jar); RUN_B=$(mktemp /tmp/jar-b-XXXXXX.jar)
 cp "$A" "$RUN_A"; cp "$B" "$RUN_B"
-LEAF_PID=""; MID_PID=""
-stop() { local pid=$1; [ -n "$pid" ] || return 0; kill "$pid" 2>/dev/null || true
-  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done; kill -9 "$pid" 2>/dev/null || true; }
-cleanup() { local rc=$?; stop "$MID_PID"; stop "$LEAF_PID"; rm -f "$RUN_A" "$RUN_B"; exit $rc; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-wait_port() { local deadline=$(( $(date +%s) + $2 ))
-  until (exec 3<>/dev/tcp/127.0.0.1/$1) 2>/dev/null; do
-    kill -0 "$3" 2>/dev/null || die "process $3 exited before listening on $1"
-    [ "$(date +%s)" -lt "$deadline" ] || die "nothing listens on $1 after $2 s"; sleep 0.2; done; }
+stop_on_exit "$RUN_A" "$RUN_B"
 
-LAST=$((BASE_PORT + SHARDS - 1))
-log "starting the $STORE leaf ($SHARDS shards, ports $BASE_PORT-$LAST) on CPU 1"
-taskset -c 1 nice -n "$NICE" "$JAVA" -jar "$RUN_B" leaf "$STORE" --shards $SHARDS --base-port $BASE_PORT \
-  --records $RECORDS > "$OUT/runs/leaf.log" 2>&1 &
-LEAF_PID=$!
-wait_port "$LAST" 120 "$LEAF_PID"
+start_leaf "$STORE" "$RUN_B" "$OUT/runs/leaf.log"
 SCHEME=$STORE
 echo "repeat,cell,config,jar,label,requests_per_s,p50_ms,p99_ms,errors" > "$OUT/raw.csv"
 parse() { # wrk output -> req/s p50 p99 errors

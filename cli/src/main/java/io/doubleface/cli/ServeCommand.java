@@ -212,6 +212,17 @@ final class ServeCommand {
                 description = "Most open client connections; one more is closed on accept (default 20000).")
         int maxConnections = FanoutServer.DEFAULT_MAX_CONNECTIONS;
 
+        @Option(names = "--http2", negatable = true, defaultValue = "true", fallbackValue = "true",
+                description = "Serve HTTP/2 on the HTTP port next to HTTP/1.1 (default on): h2c by prior knowledge "
+                        + "or Upgrade: h2c, h2 by ALPN with --tls-cert; the same routes, limits and error answers. "
+                        + "--no-http2: HTTP/1.1 only.")
+        boolean http2 = true;
+
+        @Option(names = "--http2-max-streams", paramLabel = "N",
+                description = "Most streams open at once on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS; "
+                        + "default 256).")
+        int http2MaxStreams = FanoutServer.DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS;
+
         @Option(names = "--admission", paramLabel = "SPEC", converter = Converters.AdmissionConverter.class,
                 defaultValue = "off", description = "Load shedding: most requests in flight before new ones get "
                         + "503 + Retry-After at once (gRPC RESOURCE_EXHAUSTED): off, N (fixed), adaptive (Gradient2, "
@@ -296,6 +307,7 @@ final class ServeCommand {
                 b.get(HealthRoute.PATH, health, health);
                 b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
                         .maxConnections(maxConnections).maxQueuedBytesTotal(maxQueuedBytesTotal).admission(admission)
+                        .http2(http2).http2MaxConcurrentStreams(http2MaxStreams)
                         .transport(transport).policy(policy).deadline(deadline)
                         .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
                                 HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout, maxQueuedBytes, slowReaderTimeout,

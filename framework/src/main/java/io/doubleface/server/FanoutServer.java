@@ -22,6 +22,7 @@ import io.doubleface.server.internal.AdminHandler;
 import io.doubleface.server.internal.ConnectionLimits;
 import io.doubleface.server.internal.FrontendLoopGroup;
 import io.doubleface.server.internal.GrpcFanoutHandler;
+import io.doubleface.server.internal.Http2Upstream;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
 import io.doubleface.server.internal.KnobsEndpoint;
@@ -71,7 +72,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running mid-tier: named backends, HTTP/1.1 routes, optionally gRPC methods
+ * A running mid-tier: named backends, HTTP routes (HTTP/1.1 and HTTP/2), optionally gRPC methods
  * ({@link Builder#grpc}), and an admin listener, around one {@link FanoutEngine}.
  *
  * <pre>{@code
@@ -119,8 +120,10 @@ public final class FanoutServer implements AutoCloseable {
     private final List<Backend<?>> backends;
     private final List<ShardDriver<?>> ownedDrivers;
     private final Channel listener;
-    /** TLS of the HTTP and admin listeners, or {@code null} for plain text. */
+    /** TLS of the HTTP listener (ALPN {@code h2} too with HTTP/2 on), or {@code null} for plain text. */
     private final SslContext httpTls;
+    /** TLS of the admin listener (ALPN {@code http/1.1} only), or {@code null} for plain text. */
+    private final SslContext adminTls;
     private final Server grpcServer;
     private final Channel adminListener;
     private final ServerMetrics metrics;
@@ -133,6 +136,9 @@ public final class FanoutServer implements AutoCloseable {
     /** Counted down when {@link #close()} has finished: a second {@link #stop} waits for it. */
     private final CountDownLatch terminated = new CountDownLatch(1);
     private boolean closed; // under this
+
+    /** Default {@link Builder#http2MaxConcurrentStreams}: {@value}. */
+    public static final int DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS = 256;
 
     /** Default most open upstream HTTP connections: {@value}. */
     public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
@@ -153,7 +159,8 @@ public final class FanoutServer implements AutoCloseable {
         this.backends = List.copyOf(b.backends);
         this.ownedDrivers = List.copyOf(b.ownedDrivers);
         // TLS first: a bad certificate fails start() before any thread or port is taken
-        this.httpTls = b.tlsCert == null ? null : Tls.http(b.tlsCert, b.tlsKey);
+        this.httpTls = b.tlsCert == null ? null : Tls.http(b.tlsCert, b.tlsKey, b.http2);
+        this.adminTls = b.tlsCert == null ? null : b.http2 ? Tls.http(b.tlsCert, b.tlsKey) : httpTls;
         SslContext grpcTls = b.tlsCert == null || b.grpcMethods.isEmpty() ? null
                 : Tls.grpc(b.tlsCert, b.tlsKey);
         this.io = new LoopGroup("io", b.ioThreads, b.transport);
@@ -305,6 +312,8 @@ public final class FanoutServer implements AutoCloseable {
         private final long maxConnectionAgeNanos;
         private final ErrorEncoder errorEncoder;
         private final long maxQueuedBytesTotal;
+        /** HTTP/2 on the HTTP port, or {@code null} when {@link Builder#http2} is off. */
+        private final Http2Upstream http2;
 
         Acceptor(Builder b, HttpRouter router) {
             this.maxQueuedBytesTotal = b.maxQueuedBytesTotal;
@@ -314,6 +323,30 @@ public final class FanoutServer implements AutoCloseable {
             this.maxConnections = b.maxConnections;
             this.maxConnectionAgeNanos = b.maxConnectionAge == null ? 0 : b.maxConnectionAge.toNanos();
             this.errorEncoder = b.errorEncoder;
+            this.http2 = !b.http2 ? null : new Http2Upstream(
+                    () -> new HttpFanoutHandler(engine, router, connectionLimits, engine.stats(), 0, maxQueuedBytesTotal,
+                            errorEncoder),
+                    b.http2MaxConcurrentStreams, limits.maxInitialLineLength(), limits.maxHeaderSize(),
+                    limits.idleTimeout().toMillis(), maxConnectionAgeNanos);
+        }
+
+        /** The HTTP/1.1 handlers, at the end of {@code p}; {@code h2c}: whether the first request may upgrade. */
+        private void addHttp1(io.netty.channel.ChannelPipeline p, boolean h2c) {
+            HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, connectionLimits, engine.stats(),
+                    maxConnectionAgeNanos, maxQueuedBytesTotal, errorEncoder);
+            if (h2c) {
+                handler.h2cUpgrade(http2);
+            }
+            p.addLast(Http2Upstream.HTTP1_IDLE,
+                    new HttpFanoutHandler.IdleAndBytesSeen(handler, limits.idleTimeout().toMillis()));
+            // No pipeline-depth limit in the codec (Netty's HttpServerCodec has one): bytes already
+            // read are still decoded after HttpFanoutHandler stops reading; what one read can hold
+            // bounds the depth.
+            p.addLast(Http2Upstream.HTTP1_CODEC, StrictRequestDecoder.codec(new HttpDecoderConfig()
+                    .setMaxInitialLineLength(limits.maxInitialLineLength())
+                    .setMaxHeaderSize(limits.maxHeaderSize())
+                    .setMaxChunkSize(8192)));
+            p.addLast(Http2Upstream.HTTP1_HANDLER, handler);
         }
 
         @Override
@@ -339,21 +372,17 @@ public final class FanoutServer implements AutoCloseable {
             child.pipeline().addLast(new ChannelInitializer<>() {
                 @Override
                 protected void initChannel(Channel ch) {
-                    HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, connectionLimits, engine.stats(),
-                            maxConnectionAgeNanos, maxQueuedBytesTotal, errorEncoder);
                     if (httpTls != null) {
                         ch.pipeline().addLast(httpTls.newHandler(ch.alloc()));
+                        if (http2 != null) { // ALPN picks HTTP/2 or HTTP/1.1 after the handshake
+                            ch.pipeline().addLast(http2.alpn(p -> addHttp1(p, false)));
+                            return;
+                        }
+                    } else if (http2 != null) {
+                        // the client preface switches the connection to HTTP/2 (prior knowledge)
+                        ch.pipeline().addLast(http2.prefaceDetector());
                     }
-                    ch.pipeline().addLast(
-                            new HttpFanoutHandler.IdleAndBytesSeen(handler, limits.idleTimeout().toMillis()),
-                            // No pipeline-depth limit in the codec (Netty's HttpServerCodec has
-                            // one): bytes already read are still decoded after HttpFanoutHandler
-                            // stops reading; what one read can hold bounds the depth.
-                            StrictRequestDecoder.codec(new HttpDecoderConfig()
-                                    .setMaxInitialLineLength(limits.maxInitialLineLength())
-                                    .setMaxHeaderSize(limits.maxHeaderSize())
-                                    .setMaxChunkSize(8192)),
-                            handler);
+                    addHttp1(ch.pipeline(), httpTls == null && http2 != null);
                 }
             });
             EventLoop loop = engine.nextFrontendLoop();
@@ -395,8 +424,8 @@ public final class FanoutServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        if (httpTls != null) {
-                            ch.pipeline().addLast(httpTls.newHandler(ch.alloc()));
+                        if (adminTls != null) {
+                            ch.pipeline().addLast(adminTls.newHandler(ch.alloc()));
                         }
                         ch.pipeline().addLast(
                                 new IdleStateHandler(0, 0, 60, TimeUnit.SECONDS),
@@ -795,6 +824,8 @@ public final class FanoutServer implements AutoCloseable {
         private int grpcPort = -1;
         private TuneSettings tune;
         private List<String> prepare = List.of();
+        private boolean http2 = true;
+        private int http2MaxConcurrentStreams = DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS;
 
         private Builder() {}
 
@@ -992,7 +1023,8 @@ public final class FanoutServer implements AutoCloseable {
          * Serves HTTP, gRPC and the admin listener over TLS with this certificate chain and private
          * key (PEM files; the key PKCS#8, unencrypted). OpenSSL (BoringSSL) is used when
          * {@code io.netty:netty-tcnative-boringssl-static} is on the class path, the JDK's TLS
-         * otherwise; ALPN offers {@code http/1.1} (HTTP) and {@code h2} (gRPC). The handshake must
+         * otherwise; ALPN offers {@code h2} and {@code http/1.1} (HTTP; {@code http/1.1} alone with
+         * {@link #http2} off or on the admin listener) and {@code h2} (gRPC). The handshake must
          * finish within Netty's default 10 s. Default: plain text. The files are read when the
          * server starts: a missing or malformed file fails {@link #start()} with the file named.
          *
@@ -1003,6 +1035,40 @@ public final class FanoutServer implements AutoCloseable {
         public Builder tls(Path certificateChainPem, Path privateKeyPem) {
             this.tlsCert = Objects.requireNonNull(certificateChainPem, "certificateChainPem");
             this.tlsKey = Objects.requireNonNull(privateKeyPem, "privateKeyPem");
+            return this;
+        }
+
+        /**
+         * Serves HTTP/2 on the HTTP port next to HTTP/1.1 (default: on): in plain text a connection
+         * that starts with the HTTP/2 client preface (prior knowledge, {@code curl
+         * --http2-prior-knowledge}) or whose first request asks for {@code Upgrade: h2c} (a request
+         * with a body is answered over HTTP/1.1 instead); with {@link #tls} a connection whose client
+         * chose {@code h2} by ALPN. The same routes, limits ({@link HttpLimits}) and error answers
+         * ({@link #errorEncoder}) as HTTP/1.1; each stream runs on its connection's loop. See
+         * docs/http2.md.
+         *
+         * @param on {@code false} for HTTP/1.1 only (ALPN then offers {@code http/1.1} alone)
+         * @return this builder
+         */
+        public Builder http2(boolean on) {
+            this.http2 = on;
+            return this;
+        }
+
+        /**
+         * Most streams a client may have open at once on one HTTP/2 connection ({@code
+         * SETTINGS_MAX_CONCURRENT_STREAMS}); default {@value FanoutServer#DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS}.
+         * It plays the part {@link HttpLimits#maxPipelined()} plays for HTTP/1.1.
+         *
+         * @param n streams, {@code 1 .. 2^31-1}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code n < 1}
+         */
+        public Builder http2MaxConcurrentStreams(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("http2MaxConcurrentStreams: " + n + " (expected: >= 1)");
+            }
+            this.http2MaxConcurrentStreams = n;
             return this;
         }
 

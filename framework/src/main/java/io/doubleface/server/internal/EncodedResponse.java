@@ -43,6 +43,16 @@ final class EncodedResponse extends DefaultByteBufHolder {
         this.contentType = prefix.contentType;
     }
 
+    /** {@return the answer's status} */
+    HttpResponseStatus status() {
+        return status;
+    }
+
+    /** {@return the answer's content type} */
+    String contentType() {
+        return contentType;
+    }
+
     /** The head's constant part for one status and content type; build once per binding and reuse. */
     static final class Prefix {
         final HttpResponseStatus status;

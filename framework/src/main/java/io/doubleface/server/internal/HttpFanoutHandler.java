@@ -105,6 +105,12 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
     private long progress;            // request heads and bodies completed
     private long progressAtCheck = -1;
     private ScheduledFuture<?> readCheck;
+    private boolean readChecksStarted;
+
+    /** Set on a cleartext connection with HTTP/2 on: its first request may ask for {@code h2c}; null after it. */
+    private Http2Upstream h2c;
+    /** Whether an HTTP/1.1 request needs a {@code Host} header (not on an HTTP/2 stream: {@code :authority} is optional). */
+    private boolean requireHost = true;
 
     // back-pressure: reading stops while either holds
     private boolean pausedByPipeline; // maxPipelined requests unanswered
@@ -140,19 +146,65 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         this.ringClose = new boolean[16];
     }
 
+    /**
+     * Lets the connection's first request upgrade it to HTTP/2 ({@code Upgrade: h2c}, see
+     * {@link Http2Upstream#upgrade}). Call before the connection is registered.
+     *
+     * @param upstream the server's HTTP/2 upstream
+     * @return this handler
+     */
+    public HttpFanoutHandler h2cUpgrade(Http2Upstream upstream) {
+        this.h2c = upstream;
+        return this;
+    }
+
+    /**
+     * Makes this the handler of one HTTP/2 stream: a request without {@code Host} is accepted, and
+     * the request read timeout runs only once the stream's codec says a body follows its head
+     * ({@link #awaitBody}); a head arrives whole, in one {@code HEADERS} frame.
+     */
+    HttpFanoutHandler http2Stream() {
+        this.requireHost = false;
+        this.readChecksStarted = true; // not at add or activation: see awaitBody
+        return this;
+    }
+
+    /** On an HTTP/2 stream: the request's body is still to come, so the request read timeout applies. */
+    void awaitBody() {
+        readChecksStarted = false;
+        startReadChecks();
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        if (ctx.channel().isActive()) { // added after the channel became active (after ALPN, on a stream)
+            startReadChecks();
+        }
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        startReadChecks();
+        ctx.fireChannelActive();
+    }
+
+    private void startReadChecks() {
+        if (readChecksStarted) {
+            return;
+        }
+        readChecksStarted = true;
         // The first check at a random point of the first period: connections opened together (a
         // client's pool, a burst after a pause) then do not all check in the same loop iteration
         // forever after. A request is still cut one to two periods after it stalled.
         long period = limits.requestReadTimeout().toNanos();
         scheduleReadCheck(period / 2 + ThreadLocalRandom.current().nextLong(period / 2 + 1));
-        ctx.fireChannelActive();
+    }
+
+    /** Removed from a live connection (an {@code h2c} upgrade): its timers and buffers go. */
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        release();
     }
 
     /**
@@ -262,9 +314,16 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
             reject(Outcome.BAD_REQUEST, "malformed request: Host header given " + hosts + " times (expected: once)");
             return;
         }
-        if (hosts == 0 && version.minorVersion() >= 1) {
+        if (hosts == 0 && requireHost && version.minorVersion() >= 1) {
             reject(Outcome.BAD_REQUEST, "malformed request: missing Host header (required in HTTP/1.1)");
             return;
+        }
+        if (h2c != null) { // the connection's first request only
+            Http2Upstream upgrade = h2c;
+            h2c = null;
+            if (req.headers().contains(HttpHeaderNames.UPGRADE) && upgrade.upgrade(ctx, req)) {
+                return; // answered on HTTP/2 stream 1; this handler leaves the pipeline
+            }
         }
         head = req;
         bodyBytes = 0;
@@ -904,6 +963,11 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        release();
+        ctx.fireChannelInactive();
+    }
+
+    private void release() {
         closed = true;
         releaseBehind();
         if (readCheck != null) {
@@ -916,7 +980,6 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         }
         releaseParked();
         releaseBody();
-        ctx.fireChannelInactive();
     }
 
     @Override

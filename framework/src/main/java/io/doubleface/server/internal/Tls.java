@@ -1,12 +1,14 @@
 package io.doubleface.server.internal;
 
 import io.grpc.netty.GrpcSslContexts;
+import io.netty.handler.codec.http2.Http2SecurityUtil;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,8 +16,8 @@ import javax.net.ssl.SSLException;
 
 /**
  * Server TLS contexts from PEM files: OpenSSL (BoringSSL) when {@code netty-tcnative-boringssl-static}
- * is on the class path, the JDK's TLS otherwise; ALPN {@code http/1.1} for the HTTP listeners,
- * {@code h2} for gRPC.
+ * is on the class path, the JDK's TLS otherwise; ALPN {@code h2} and {@code http/1.1} (or
+ * {@code http/1.1} alone) for the HTTP listeners, {@code h2} for gRPC.
  */
 public final class Tls {
 
@@ -35,15 +37,34 @@ public final class Tls {
      * @throws IllegalArgumentException if a file is missing or unreadable as PEM, with the file and reason
      */
     public static SslContext http(Path certChainPem, Path keyPem) {
+        return http(certChainPem, keyPem, false);
+    }
+
+    /**
+     * A server context for the HTTP listener: ALPN {@code h2} then {@code http/1.1} (the server's
+     * preference) with {@code http2}, with the cipher suites HTTP/2 allows (RFC 9113 §9.2.2);
+     * {@code http/1.1} alone without. A client that offers no ALPN gets HTTP/1.1.
+     *
+     * @param certChainPem the certificate chain, PEM
+     * @param keyPem the private key, PEM (PKCS#8, unencrypted)
+     * @param http2 whether to offer {@code h2}
+     * @return the context
+     * @throws IllegalArgumentException if a file is missing or unreadable as PEM, with the file and reason
+     */
+    public static SslContext http(Path certChainPem, Path keyPem, boolean http2) {
         check(certChainPem, "certificate");
         check(keyPem, "private key");
         try {
-            return SslContextBuilder.forServer(certChainPem.toFile(), keyPem.toFile())
-                    .sslProvider(provider())
-                    .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
+            SslContextBuilder b = SslContextBuilder.forServer(certChainPem.toFile(), keyPem.toFile())
+                    .sslProvider(provider());
+            if (http2) {
+                b.ciphers(Http2SecurityUtil.CIPHERS, SupportedCipherSuiteFilter.INSTANCE);
+            }
+            return b.applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
                             ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
                             ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-                            ApplicationProtocolNames.HTTP_1_1))
+                            http2 ? new String[] {ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1}
+                                    : new String[] {ApplicationProtocolNames.HTTP_1_1}))
                     .build();
         } catch (SSLException | IllegalArgumentException e) {
             throw bad(certChainPem, keyPem, e);
