@@ -31,8 +31,11 @@ import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * Warm start and readiness of a driver under every threading model, over real sockets: a server
@@ -45,6 +48,7 @@ import org.junit.jupiter.api.TestFactory;
  *
  * <p>A subclass gives the live shard and the driver.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class ReadinessContract {
 
     /** One or two configurations of each model. */
@@ -58,8 +62,30 @@ public abstract class ReadinessContract {
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
-    /** {@return the address of a live shard (both shards of the test serve it)} */
-    protected abstract InetSocketAddress liveShard() throws Exception;
+    /**
+     * A live shard the subclass started (both shards of the test serve it).
+     *
+     * @param address where it listens
+     * @param stop stops it
+     */
+    public record LiveShard(InetSocketAddress address, AutoCloseable stop) {}
+
+    private LiveShard live;
+
+    /** {@return a live shard, started now; stopped after the tests} */
+    protected abstract LiveShard startShard() throws Exception;
+
+    @BeforeAll
+    void startLiveShard() throws Exception {
+        live = startShard();
+    }
+
+    @AfterAll
+    void stopLiveShard() throws Exception {
+        if (live != null) {
+            live.stop().close();
+        }
+    }
 
     /** {@return a driver over {@code shards}; the server closes it} */
     protected abstract ShardDriver<?> driver(List<InetSocketAddress> shards) throws Exception;
@@ -79,7 +105,7 @@ public abstract class ReadinessContract {
 
     @SuppressWarnings({"unchecked", "rawtypes"})
     private void readiness(String model) throws Exception {
-        InetSocketAddress live = liveShard();
+        InetSocketAddress live = this.live.address();
         int deadPort = StallingProxy.closedLowPort();
         try (StallingProxy first = new StallingProxy(0, live)) {
             List<InetSocketAddress> shards = List.of(first.address(), new InetSocketAddress("127.0.0.1", deadPort));

@@ -8,8 +8,6 @@ import io.doubleface.testing.ReadinessContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -19,26 +17,15 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(600)
 class GrpcReadinessTest extends ReadinessContract {
 
-    private static TestLeaves leaf;
-
-    @BeforeAll
-    static void startLeaf() {
-        leaf = TestLeaves.start(1, 10, LoopGroup.Transport.AUTO);
-    }
-
-    @AfterAll
-    static void stopLeaf() {
-        leaf.close();
-    }
-
     @Override
     protected List<String> models() {
         return ONE_PER_MODEL;
     }
 
     @Override
-    protected InetSocketAddress liveShard() {
-        return leaf.addresses().get(0);
+    protected LiveShard startShard() {
+        TestLeaves leaf = TestLeaves.start(1, 10, LoopGroup.Transport.AUTO);
+        return new LiveShard(leaf.addresses().get(0), leaf);
     }
 
     @Override

@@ -5,29 +5,16 @@ import io.doubleface.driver.ShardDriver;
 import io.doubleface.testing.ReadinessContract;
 import java.net.InetSocketAddress;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 
 /** Warm start and readiness over KV leaves, under every model ({@link ReadinessContract}). */
 @Timeout(600)
 class KvReadinessTest extends ReadinessContract {
 
-    private static KvLeafServer leaf;
-
-    @BeforeAll
-    static void startLeaf() {
-        leaf = KvLeafServer.builder().shards(1).basePort(0).records(100).start();
-    }
-
-    @AfterAll
-    static void stopLeaf() {
-        leaf.close();
-    }
-
     @Override
-    protected InetSocketAddress liveShard() {
-        return leaf.addresses().get(0);
+    protected LiveShard startShard() {
+        KvLeafServer leaf = KvLeafServer.builder().shards(1).basePort(0).records(100).start();
+        return new LiveShard(leaf.addresses().get(0), leaf);
     }
 
     @Override

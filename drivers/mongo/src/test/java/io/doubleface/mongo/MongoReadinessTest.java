@@ -8,8 +8,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -20,21 +18,10 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(600)
 class MongoReadinessTest extends ReadinessContract {
 
-    private static MongoLeafServer leaf;
-
-    @BeforeAll
-    static void startLeaf() {
-        leaf = MongoLeafServer.builder().shards(1).start();
-    }
-
-    @AfterAll
-    static void stopLeaf() {
-        leaf.close();
-    }
-
     @Override
-    protected InetSocketAddress liveShard() {
-        return leaf.addresses().get(0);
+    protected LiveShard startShard() {
+        MongoLeafServer leaf = MongoLeafServer.builder().shards(1).start();
+        return new LiveShard(leaf.addresses().get(0), leaf);
     }
 
     @Override

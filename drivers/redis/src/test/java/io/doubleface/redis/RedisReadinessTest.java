@@ -8,8 +8,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,18 +20,6 @@ class RedisReadinessTest {
 
     static final DriverSettings SETTINGS = DriverSettings.DEFAULT
             .withCallTimeout(Duration.ofSeconds(10)).withConnectTimeout(Duration.ofSeconds(1));
-    static RedisServers servers;
-
-    @BeforeAll
-    static void start() {
-        servers = RedisServers.start(1, 0);
-    }
-
-    @AfterAll
-    static void stop() {
-        servers.close();
-    }
-
     /** The contract over {@code ?connection=mode}. */
     abstract static class Mode extends ReadinessContract {
         abstract String mode();
@@ -44,8 +30,9 @@ class RedisReadinessTest {
         }
 
         @Override
-        protected InetSocketAddress liveShard() {
-            return servers.addresses().get(0);
+        protected LiveShard startShard() {
+            RedisServers servers = RedisServers.start(1, 0);
+            return new LiveShard(servers.addresses().get(0), servers);
         }
 
         @Override
