@@ -111,8 +111,8 @@ public abstract class ReadinessContract {
             List<InetSocketAddress> shards = List.of(first.address(), new InetSocketAddress("127.0.0.1", deadPort));
             FanoutServer.Builder b = FanoutServer.builder();
             Backend backend = b.backend("b", (ShardDriver) driver(shards));
-            b.get("/read", new AllShards(backend, (IntFunction<Command<?>>) this::read), new Text())
-                    .port(0).adminPort(0).ioThreads(2).configuration(model).deadline(Duration.ofSeconds(10));
+            readRoute(b, backend, this::read).port(0).adminPort(0).ioThreads(2).configuration(model)
+                    .deadline(Duration.ofSeconds(10));
             FanoutServer server = b.start();
             StallingProxy second = null;
             try {
@@ -149,11 +149,7 @@ public abstract class ReadinessContract {
                 assertTrue(first.accepted() >= 1, "no connection to the first shard");
                 first.stopAccepting();
                 second.stopAccepting();
-                HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + server.port() + "/read")).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                assertEquals(200, answer.statusCode(), answer.body());
-                assertEquals("{\"replies\":2}", answer.body());
+                assertReadAll(server, 2);
 
                 // a drain: 503 at once, whatever the connections
                 assertDraining(server);
@@ -164,6 +160,26 @@ public abstract class ReadinessContract {
                 }
             }
         }
+    }
+
+    /**
+     * Adds {@code GET /read} to {@code b}: one call of {@code read} to every shard of
+     * {@code backend}, answered {@code {"replies":N}}.
+     *
+     * @return {@code b}
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static FanoutServer.Builder readRoute(FanoutServer.Builder b, Backend<?> backend,
+            IntFunction<Command<?>> read) {
+        return b.get("/read", new AllShards(backend, read), new Text());
+    }
+
+    /** Sends {@code GET /read} ({@link #readRoute}) and checks that every one of {@code shards} replied. */
+    public static void assertReadAll(FanoutServer server, int shards) throws Exception {
+        HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.port() + "/read")).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, answer.statusCode(), answer.body());
+        assertEquals("{\"replies\":" + shards + "}", answer.body());
     }
 
     /** Starts a drain and checks {@code /ready} (and {@code awaitReady}) during it; returns when stopped. */

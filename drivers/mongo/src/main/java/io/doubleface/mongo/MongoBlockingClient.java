@@ -198,7 +198,7 @@ final class MongoBlockingClient implements BlockingClient<Command<?>> {
     public void connect() throws ShardException {
         for (Shard s : shards) {
             try {
-                s.client().getDatabase("admin").runCommand(new org.bson.Document("ping", 1));
+                s.client().getDatabase("admin").runCommand(new org.bson.Document(MongoLoopClient.PING, 1));
             } catch (RuntimeException e) {
                 throw MongoErrors.map(e, s.id, s.address, null, closed);
             }

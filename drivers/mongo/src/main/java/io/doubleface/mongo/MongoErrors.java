@@ -88,7 +88,7 @@ final class MongoErrors {
             int shard, String address) {
         java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
         try {
-            client.getDatabase("admin").runCommand(new org.bson.Document("ping", 1))
+            client.getDatabase("admin").runCommand(new org.bson.Document(MongoLoopClient.PING, 1))
                     .subscribe(new org.reactivestreams.Subscriber<org.bson.Document>() {
                         @Override
                         public void onSubscribe(org.reactivestreams.Subscription s) {

@@ -73,6 +73,9 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
     /** How long after its call timeout the loop's sweep fails a call the driver has not answered: {@value} ms. */
     static final long GUARD_SLACK_MILLIS = 200;
 
+    /** The command {@link #connect()} runs on every shard: {@value}. */
+    static final String PING = "ping";
+
     /**
      * A snapshot of one loop client's counters.
      *
@@ -157,6 +160,9 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
 
         @Override
         public void commandStarted(CommandStartedEvent event) {
+            if (PING.equals(event.getCommandName())) {
+                return; // connect()'s, not a call's
+            }
             if (loop.inEventLoop()) {
                 sentOnLoop.increment();
             } else {

@@ -1,14 +1,19 @@
 package io.doubleface.redis;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.doubleface.api.Backend;
 import io.doubleface.driver.Command;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.ShardDriver;
+import io.doubleface.server.FanoutServer;
 import io.doubleface.testing.ReadinessContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -20,6 +25,30 @@ class RedisReadinessTest {
 
     static final DriverSettings SETTINGS = DriverSettings.DEFAULT
             .withCallTimeout(Duration.ofSeconds(10)).withConnectTimeout(Duration.ofSeconds(1));
+    /**
+     * A Redis Cluster: every master is connected on every loop before {@code awaitReady} returns,
+     * under the loop and the thread models (the latter through the cluster client on a driver loop).
+     */
+    @Test
+    void aClusterIsReadyOnceEveryMasterIsConnected() throws Exception {
+        try (RedisServers cluster = RedisServers.startCluster(3, 0, 0, "127.0.0.1")) {
+            for (String model : List.of("doubleface", "thread-8")) {
+                FanoutServer.Builder b = FanoutServer.builder();
+                Backend<RedisCommand<?>> backend = b.backend("c", RedisDriver.open(cluster.uri(), SETTINGS));
+                FanoutServer server = ReadinessContract.readRoute(b, backend, shard -> Redis.utf8().get("k" + shard))
+                        .port(0).adminPort(0).ioThreads(2).configuration(model).start();
+                try {
+                    server.awaitReady(Duration.ofSeconds(60));
+                    ReadinessContract.Answer r = ReadinessContract.get(server, "/ready");
+                    assertEquals(200, r.status(), r.toString());
+                    ReadinessContract.assertReadAll(server, 3);
+                } finally {
+                    server.close();
+                }
+            }
+        }
+    }
+
     /** The contract over {@code ?connection=mode}. */
     abstract static class Mode extends ReadinessContract {
         abstract String mode();
