@@ -72,6 +72,11 @@ public abstract class ReadinessContract {
 
     private LiveShard live;
 
+    /** {@return the address of the live shard ({@link #startShard()})} */
+    protected InetSocketAddress liveAddress() {
+        return live.address();
+    }
+
     /** {@return a live shard, started now; stopped after the tests} */
     protected abstract LiveShard startShard() throws Exception;
 
