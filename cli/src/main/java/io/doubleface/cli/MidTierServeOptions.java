@@ -50,6 +50,9 @@ class MidTierServeOptions {
     @Mixin
     LoopKnobOptions knobs;
 
+    @Mixin
+    ReadyOptions ready;
+
     @Option(names = "--io-threads", paramLabel = "N",
             description = "I/O event loops. Default: the number of CPUs.")
     Integer ioThreads;
@@ -108,6 +111,7 @@ class MidTierServeOptions {
             throw new CliException(e.getMessage(), e);
         }
         printBanner(env.out(), name, server, sample, grpcMethods, lines, profileSource);
+        ready.await(env.out(), server);
         if (readyFile != null) {
             ReadyFile.write(readyFile, server);
         }

@@ -250,6 +250,9 @@ final class ServeCommand {
         @Mixin
         LoopKnobOptions knobs;
 
+        @Mixin
+        ReadyOptions ready;
+
         @Option(names = "--ready-file", paramLabel = "FILE", description = "Once listening, write the ports as one "
                 + "JSON object to FILE (written whole, then renamed into place): {\"port\":…, \"admin_port\":…, "
                 + "\"grpc_port\":…, \"pid\":…}; -1 for a listener that is off. For programs that start the server.")
@@ -287,6 +290,7 @@ final class ServeCommand {
             AdapterOptions.Choice adaptive = adapter.resolve(config, "ycsb", spec.commandLine());
             KvLeafServer leaf = null;
             FanoutServer server = null;
+            HealthRoute health;
             try {
                 RecordStore<?> store;
                 if (shards == null) {
@@ -303,7 +307,7 @@ final class ServeCommand {
                 }
                 YcsbService.install(b, store, records, scanRecords, replyWorkMicros * 1000, grpcPort != null,
                         resilience);
-                HealthRoute health = new HealthRoute();
+                health = new HealthRoute();
                 b.get(HealthRoute.PATH, health, health);
                 b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
                         .maxConnections(maxConnections).maxQueuedBytesTotal(maxQueuedBytesTotal).admission(admission)
@@ -328,7 +332,9 @@ final class ServeCommand {
                 StopSignal.closeAll(leaf);
                 throw new CliException(e.getMessage(), e);
             }
+            health.readyOf(server);
             printBanner(env.out(), server, leaf, adaptive.profileSource());
+            ready.await(env.out(), server);
             if (readyFile != null) {
                 ReadyFile.write(readyFile, server);
             }

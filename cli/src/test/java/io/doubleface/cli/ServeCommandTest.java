@@ -56,11 +56,13 @@ class ServeCommandTest {
             HttpResponse<String> health = send(HttpRequest.newBuilder(base.resolve("/health")));
             assertEquals(200, health.statusCode(), health.body());
             assertEquals("ok\n", health.body(), "no shard call, answered by the merge of an empty plan");
+            assertEquals(200, send(HttpRequest.newBuilder(base.resolve("/health?ready"))).statusCode());
 
             String banner = r.out();
             assertTrue(banner.contains("curl '" + base + "/query?fanout=4&size=small&key=42'"), banner);
             assertTrue(banner.contains(admin + "/admin/stats"), banner);
             assertTrue(banner.contains("config   type1-4"), banner);
+            assertTrue(banner.contains("ready    every backend connected"), banner);
             assertTrue(banner.contains("4 shards on 127.0.0.1"), banner);
         } finally {
             assertEquals(0, r.stopAndAwait(exit), r.err());
@@ -84,6 +86,37 @@ class ServeCommandTest {
                 assertTrue(r.out().contains("shards   " + leaf.uri() + " (3 shards, 50 records each)"), r.out());
             } finally {
                 assertEquals(0, r.stopAndAwait(exit), r.err());
+            }
+        }
+    }
+
+    @Test
+    void healthReadyAnswers503UntilEveryShardIsConnected() throws Exception {
+        int deadPort = io.doubleface.testing.StallingProxy.closedLowPort();
+        CliRun r = new CliRun();
+        CompletableFuture<Integer> exit = r.start("serve", "ycsb", "--port", "0", "--admin-port", "0",
+                "--shards", "kv://127.0.0.1:" + deadPort, "--records", "50", "--io-threads", "1",
+                "--await-ready", "100ms");
+        FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
+        URI base = URI.create("http://127.0.0.1:" + server.port());
+        try {
+            assertTrue(r.out().contains("ready    not yet: "), r.out());
+            HttpResponse<String> ready = send(HttpRequest.newBuilder(base.resolve("/health?ready")));
+            assertEquals(503, ready.statusCode(), ready.body());
+            assertEquals("connecting\n", ready.body());
+            HttpResponse<String> live = send(HttpRequest.newBuilder(base.resolve("/health")));
+            assertEquals(200, live.statusCode(), "liveness does not wait for the shards: " + live.body());
+            try (KvLeafServer leaf = KvLeafServer.builder().shards(1).basePort(deadPort).records(50).start()) {
+                server.awaitReady(Duration.ofSeconds(30));
+                ready = send(HttpRequest.newBuilder(base.resolve("/health?ready")));
+                assertEquals(200, ready.statusCode(), ready.body());
+                assertEquals("ok\n", ready.body());
+            } finally {
+                assertEquals(0, r.stopAndAwait(exit), r.err());
+            }
+        } finally {
+            if (!exit.isDone()) {
+                r.stopAndAwait(exit);
             }
         }
     }

@@ -34,6 +34,23 @@ public interface BlockingClient<C extends Command<?>> extends AutoCloseable {
      */
     void callAll(int[] shards, java.util.List<C> commands, long timeoutNanos, Sink sink);
 
+    /**
+     * Connects to every shard now instead of on first use (warm start), and keeps the connections
+     * for the next calls: the server calls it for every blocking client of a configuration when the
+     * configuration is activated or prepared, on a thread of its own, and its readiness waits for
+     * it to return. Never called on the request path. "Connected" means what it means for
+     * {@link LoopClient#connect()}.
+     *
+     * <p>Blocks the calling thread for at most about the driver's connect timeout per shard; may
+     * be called again (a failed attempt is retried that way) and from several threads. The
+     * default does nothing: a driver that does not override it is taken as connected at once and
+     * connects on first use, as before.
+     *
+     * @throws ShardException naming the first shard that cannot be reached, its address and why
+     */
+    default void connect() throws ShardException {
+    }
+
     /** Receives the outcomes of {@link #callAll}; on the calling thread. */
     interface Sink {
         /**

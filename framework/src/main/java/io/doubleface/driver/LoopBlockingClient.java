@@ -97,6 +97,33 @@ final class LoopBlockingClient<C extends Command<?>> implements BlockingClient<C
         }
     }
 
+    /** Connects the loop client on its loop ({@link LoopClient#connect()}) and waits for it. */
+    @Override
+    public void connect() throws ShardException {
+        if (closed) {
+            throw new ShardException(Kind.CLOSED, -1, "client closed");
+        }
+        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+        try {
+            loop.execute(() -> {
+                try {
+                    client.connect().whenComplete((v, e) -> {
+                        if (e == null) {
+                            done.complete(null);
+                        } else {
+                            done.completeExceptionally(e);
+                        }
+                    });
+                } catch (RuntimeException e) {
+                    done.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            throw new ShardException(Kind.CLOSED, -1, "driver closed");
+        }
+        ShardDrivers.join(done);
+    }
+
     private record Outcome(int index, Object reply, ShardException failure) {}
 
     /** The outcomes of one caller's calls, handed from the loop to the waiting thread. */

@@ -92,6 +92,8 @@ public final class PipelinedConnection {
     /** Whether {@link #ejectedUntil} is set (so an unset one is never compared against the clock). */
     boolean ejected;
     private String lastConnectFailure;
+    /** Warm-up attempts ({@link #connectNow}) waiting for the connection being made; null when none. */
+    private java.util.List<java.util.concurrent.CompletableFuture<Void>> waiters;
 
     PipelinedConnection(PipelinedLoopClient<?> client, int shard, InetSocketAddress address) {
         this.client = client;
@@ -173,6 +175,51 @@ public final class PipelinedConnection {
         }
     }
 
+    /**
+     * Connects now if not connected or connecting (the reconnect backoff does not hold back an
+     * explicit attempt): {@link LoopClient#connect()} of the client.
+     *
+     * @return completed when the connection is made, exceptionally ({@code UNAVAILABLE}) if it cannot be
+     */
+    java.util.concurrent.CompletableFuture<Void> connectNow() {
+        if (connected) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+        if (channel == null) {
+            backoff = false;
+            connect();
+            if (channel == null) { // failed at once
+                return java.util.concurrent.CompletableFuture.failedFuture(new ShardException(
+                        ShardException.Kind.UNAVAILABLE, shard, address + " is down (" + lastConnectFailure + ")"));
+            }
+            if (connected) {
+                return java.util.concurrent.CompletableFuture.completedFuture(null);
+            }
+        }
+        java.util.concurrent.CompletableFuture<Void> f = new java.util.concurrent.CompletableFuture<>();
+        if (waiters == null) {
+            waiters = new java.util.ArrayList<>(2);
+        }
+        waiters.add(f);
+        return f;
+    }
+
+    /** Completes the warm-up attempts waiting for the connection: normally with {@code null}, else with {@code failure}. */
+    private void wake(ShardException failure) {
+        java.util.List<java.util.concurrent.CompletableFuture<Void>> w = waiters;
+        if (w == null) {
+            return;
+        }
+        waiters = null;
+        for (java.util.concurrent.CompletableFuture<Void> f : w) {
+            if (failure == null) {
+                f.complete(null);
+            } else {
+                f.completeExceptionally(failure);
+            }
+        }
+    }
+
     private void connect() {
         PipelinedConnection self = this;
         Bootstrap b = new Bootstrap()
@@ -206,11 +253,14 @@ public final class PipelinedConnection {
             channel = null;
             lastConnectFailure = "cannot connect: " + address + " refused (self-connect)";
             startBackoff();
-            failAll(new ShardException(ShardException.Kind.UNAVAILABLE, shard, lastConnectFailure));
+            ShardException e = new ShardException(ShardException.Kind.UNAVAILABLE, shard, lastConnectFailure);
+            wake(e);
+            failAll(e);
             return;
         }
         if (f.isSuccess()) {
             connected = true;
+            wake(null);
             if (out != null && !dirty) {
                 client.markDirty(this); // the calls queued while connecting
             }
@@ -221,8 +271,10 @@ public final class PipelinedConnection {
         lastConnectFailure = "cannot connect: " + cause;
         client.memberLost(address, lastConnectFailure);
         startBackoff();
-        failAll(new ShardException(ShardException.Kind.UNAVAILABLE, shard,
-                "cannot connect to " + address + ": " + cause, cause));
+        ShardException e = new ShardException(ShardException.Kind.UNAVAILABLE, shard,
+                "cannot connect to " + address + ": " + cause, cause);
+        wake(e);
+        failAll(e);
     }
 
     private void startBackoff() {
@@ -378,7 +430,9 @@ public final class PipelinedConnection {
         channel = null;
         connected = false;
         client.memberLost(address, "connection lost");
-        failAll(new ShardException(ShardException.Kind.UNAVAILABLE, shard, "connection to " + address + " lost"));
+        ShardException e = new ShardException(ShardException.Kind.UNAVAILABLE, shard, "connection to " + address + " lost");
+        wake(e);
+        failAll(e);
     }
 
     /** Fails every outstanding call with {@code CLOSED} and closes the channel. */
@@ -391,7 +445,9 @@ public final class PipelinedConnection {
             sweep = null;
         }
         batch.cancel();
-        failAll(new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
+        ShardException e = new ShardException(ShardException.Kind.CLOSED, shard, "client closed");
+        wake(e);
+        failAll(e);
         if (ch != null) {
             ch.close();
         }

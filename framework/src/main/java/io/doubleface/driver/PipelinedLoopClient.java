@@ -90,7 +90,7 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
     private boolean closed;
 
     /**
-     * A client on {@code loop}; it connects to nothing until the first send to a shard.
+     * A client on {@code loop}; it connects to nothing until {@link #connect()} or the first send to a shard.
      *
      * @param loop an epoll or NIO event loop (see {@link ShardDrivers#socketChannelClass})
      * @param shards the shards' addresses; shard {@code i} is {@code shards.get(i)}
@@ -235,6 +235,36 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
         } else {
             connection(shard, m).send(command, listener, tag);
         }
+    }
+
+    /**
+     * Connects to every member of every shard now ({@link LoopClient#connect()}); a shard whose
+     * group has no member right now fails it.
+     */
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> connect() {
+        ShardDrivers.requireOnLoop(loop, "connect");
+        if (closed) {
+            return java.util.concurrent.CompletableFuture.failedFuture(
+                    new ShardException(ShardException.Kind.CLOSED, -1, "client closed"));
+        }
+        if (groups.dynamic() && groups.current().version() != membersVersion) {
+            reconcile(groups.current());
+        }
+        List<java.util.concurrent.CompletableFuture<Void>> attempts = new java.util.ArrayList<>();
+        for (int shard = 0; shard < connections.length; shard++) {
+            if (connections[shard].length == 0) {
+                groups.refresh("shard " + shard + " has no member");
+                attempts.add(java.util.concurrent.CompletableFuture.failedFuture(new ShardException(
+                        ShardException.Kind.UNAVAILABLE, shard, "shard " + shard + " of " + groups.describe()
+                        + " has no member right now")));
+                continue;
+            }
+            for (int m = 0; m < connections[shard].length; m++) {
+                attempts.add(connection(shard, m).connectNow());
+            }
+        }
+        return ShardDrivers.allConnected(attempts);
     }
 
     private PipelinedConnection connection(int shard, int m) {

@@ -254,6 +254,11 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
         }
 
         @Override
+        public java.util.concurrent.CompletableFuture<Void> connect() {
+            return client.connect();
+        }
+
+        @Override
         public void close() {
             client.close();
         }
@@ -367,6 +372,11 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
 
         Blocking(BlockingClient<C> client) {
             this.client = client;
+        }
+
+        @Override
+        public void connect() throws ShardException {
+            client.connect();
         }
 
         @Override

@@ -66,8 +66,9 @@ public interface ShardDriver<C extends Command<?>> extends AutoCloseable {
     String describe();
 
     /**
-     * Opens an asynchronous client bound to {@code loop}. Connections are made lazily on first use
-     * of a shard (or eagerly, at the driver's choice) and reconnected after a failure.
+     * Opens an asynchronous client bound to {@code loop}. Connections are made when the server asks
+     * for them before traffic ({@link LoopClient#connect()}, at the activation or preparation of a
+     * configuration), else on first use of a shard, and reconnected after a failure.
      *
      * @param loop the event loop the client's connections are registered on and its callbacks run on;
      *     it stays the server's (the driver never shuts it down)

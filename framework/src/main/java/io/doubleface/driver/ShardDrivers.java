@@ -52,6 +52,78 @@ public final class ShardDrivers {
     }
 
     /**
+     * Checks that the calling thread is {@code loop}'s, as a loop client's methods require.
+     *
+     * @param loop the client's loop
+     * @param method the method called, for the message
+     * @throws IllegalStateException if called from another thread
+     */
+    public static void requireOnLoop(EventLoop loop, String method) {
+        if (!loop.inEventLoop()) {
+            throw new IllegalStateException(method + " from " + Thread.currentThread().getName()
+                    + " (expected: on the client's loop " + loop + ")");
+        }
+    }
+
+    /**
+     * The future of several connection attempts ({@link LoopClient#connect()}): completed when
+     * every one is, exceptionally as soon as one fails (with that failure).
+     *
+     * @param attempts the attempts, e.g. one per shard
+     * @return a new future
+     */
+    public static java.util.concurrent.CompletableFuture<Void> allConnected(
+            java.util.List<? extends java.util.concurrent.CompletableFuture<?>> attempts) {
+        java.util.concurrent.CompletableFuture<Void> all = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(attempts.size());
+        if (attempts.isEmpty()) {
+            all.complete(null);
+        }
+        for (java.util.concurrent.CompletableFuture<?> f : attempts) {
+            f.whenComplete((v, e) -> {
+                if (e != null) {
+                    all.completeExceptionally(unwrap(e));
+                } else if (left.decrementAndGet() == 0) {
+                    all.complete(null);
+                }
+            });
+        }
+        return all;
+    }
+
+    /**
+     * Waits for a connection attempt ({@link LoopClient#connect()}), for a blocking client's
+     * {@link BlockingClient#connect()} made of loop clients.
+     *
+     * @param attempt the attempt
+     * @throws ShardException its failure (a failure of another type becomes {@code UNAVAILABLE}), or
+     *     {@code CLOSED} if the thread is interrupted
+     */
+    public static void join(java.util.concurrent.CompletableFuture<?> attempt) throws ShardException {
+        try {
+            attempt.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ShardException(ShardException.Kind.CLOSED, -1, "interrupted while connecting");
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = unwrap(e);
+            if (cause instanceof ShardException se) {
+                throw se;
+            }
+            throw new ShardException(ShardException.Kind.UNAVAILABLE, -1, "cannot connect: " + cause, cause);
+        }
+    }
+
+    /** The cause under {@code CompletionException}/{@code ExecutionException} wrappers. */
+    private static Throwable unwrap(Throwable e) {
+        while ((e instanceof java.util.concurrent.CompletionException
+                || e instanceof java.util.concurrent.ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    /**
      * Closes a loop client on its own loop, as a driver's {@code close()} does for each client it
      * opened: at once when called on that loop, else as a task on the loop, waiting up to
      * {@code wait} for it (a wait that runs out is logged at WARN).

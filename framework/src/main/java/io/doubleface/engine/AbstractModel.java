@@ -20,6 +20,8 @@ abstract class AbstractModel implements ThreadingModel {
     final Configuration config;
     final ModelContext ctx;
     private final List<EventLoop> frontends;
+    /** The first connections of this model's clients; set once by {@link #connect()}. */
+    private volatile List<ClientWarmup> warmups = List.of();
 
     AbstractModel(Configuration config, ModelContext ctx) {
         this.config = config;
@@ -41,6 +43,30 @@ abstract class AbstractModel implements ThreadingModel {
     @Override
     public final List<EventLoop> frontendLoops() {
         return frontends;
+    }
+
+    /**
+     * Opens this model's clients that are not open yet and starts connecting them (warm start):
+     * called once by the engine when it builds the model, before the model takes traffic. Never
+     * on the request path.
+     */
+    final void connect() {
+        warmups = List.copyOf(startConnects());
+    }
+
+    /** Opens the clients and starts their first connections ({@link ModelContext} or the model's own). */
+    abstract List<ClientWarmup> startConnects();
+
+    /** {@return the first connections of this model's clients (empty before {@link #connect()})} */
+    final List<ClientWarmup> warmups() {
+        return warmups;
+    }
+
+    /** Stops retrying the first connections of the model's own clients, as the model closes. */
+    final void cancelWarmups() {
+        for (ClientWarmup w : warmups) {
+            w.cancel();
+        }
     }
 
     @Override

@@ -47,6 +47,12 @@ final class DoubleFaceModel extends AbstractModel {
         return p;
     }
 
+    /** Every backend's client on every I/O loop (shared by the DoubleFace configurations): a request may arrive on any. */
+    @Override
+    java.util.List<ClientWarmup> startConnects() {
+        return ctx.warmIoClients();
+    }
+
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
         int i = ctx.io().indexOf(ex.upstreamLoop());

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Switching: the active model is one atomic reference, read once when a request is admitted;
  * the request keeps that model to the end. A switch builds the new model on first use (its
- * threads start then, and are never created on the request path), parks the old one (threads
+ * threads start then, and are never created on the request path, and its clients start
+ * connecting to every shard: warm start; the switch does not wait for them), parks the old one (threads
  * and connections stay, so its in-flight requests finish normally) and publishes the new one.
  * Switches are serialized by a lock; admission takes no lock. {@link #prepare} builds
  * configurations ahead of time, so that later switches to them create no thread at all (the load
@@ -87,6 +88,8 @@ public final class FanoutEngine implements AutoCloseable {
     /** Admission control, or {@code null} when unlimited (then nothing is checked per request). */
     private final AdmissionLimiter admission;
     private volatile boolean draining;
+    /** Set once every client of the active configuration has connected (see {@link #isConnected()}). */
+    private volatile boolean connectedOnce;
     private final Map<String, Long> parkedAt = new HashMap<>(); // parked models: System.nanoTime() when parked
     private final Set<String> prepared = new HashSet<>();
 
@@ -212,14 +215,82 @@ public final class FanoutEngine implements AutoCloseable {
         return draining;
     }
 
+    /**
+     * A client of the active configuration whose first connection is not made yet.
+     *
+     * @param backend the backend's name
+     * @param client where the client runs: a loop's name (e.g. {@code io-0}, {@code t2a-be-1}) or
+     *     {@code blocking} (the blocking client of the thread and Type-1 models)
+     * @param failure why its last attempt failed (shard, address, cause), or {@code null} while the
+     *     first attempt is under way
+     */
+    public record Waiting(String backend, String client, String failure) {
+        @Override
+        public String toString() {
+            return "backend " + backend + " (" + client + "): " + (failure == null ? "connecting" : failure);
+        }
+    }
+
+    /**
+     * Whether every client of the active configuration has made its first connection to every
+     * shard (warm start). Once true it stays true: readiness covers the first connection, and a
+     * shard lost later (or a switch to a configuration still connecting) does not make it false
+     * again — the drivers reconnect on use.
+     *
+     * @return whether the server has been connected
+     */
+    public boolean isConnected() {
+        if (connectedOnce) {
+            return true;
+        }
+        for (ClientWarmup w : warmups(active.get())) {
+            if (!w.isConnected()) {
+                return false;
+            }
+        }
+        connectedOnce = true;
+        return true;
+    }
+
+    /**
+     * {@return a future completed when every client of the configuration active now has made its
+     * first connection; it never completes exceptionally (failed attempts are retried)}
+     */
+    public java.util.concurrent.CompletableFuture<Void> whenConnected() {
+        List<ClientWarmup> ws = warmups(active.get());
+        java.util.concurrent.CompletableFuture<?>[] fs = new java.util.concurrent.CompletableFuture<?>[ws.size()];
+        for (int i = 0; i < fs.length; i++) {
+            fs[i] = ws.get(i).whenConnected();
+        }
+        return java.util.concurrent.CompletableFuture.allOf(fs);
+    }
+
+    /** {@return the clients of the active configuration not connected yet (empty once {@link #isConnected()})} */
+    public List<Waiting> waiting() {
+        if (connectedOnce) {
+            return List.of();
+        }
+        List<Waiting> out = new ArrayList<>();
+        for (ClientWarmup w : warmups(active.get())) {
+            if (!w.isConnected()) {
+                out.add(new Waiting(w.backend(), w.where(), w.failure()));
+            }
+        }
+        return out;
+    }
+
+    private static List<ClientWarmup> warmups(ThreadingModel m) {
+        return m instanceof AbstractModel a ? a.warmups() : List.of();
+    }
+
     /** Installs (or, with {@code null}, removes) the listener of admissions and answers. */
     public void listener(EngineListener listener) {
         this.listener = listener;
     }
 
     /**
-     * Builds the configurations {@code names} now (threads started, connections opened lazily as
-     * usual) and leaves them parked, so that switching to them later creates no thread.
+     * Builds the configurations {@code names} now (threads started, every client opened and
+     * connecting, see {@link io.doubleface.driver.LoopClient#connect()}) and leaves them parked, so that switching to them later creates no thread.
      *
      * @return their canonical names
      * @throws IllegalArgumentException if a name is invalid or does not fit this server
@@ -301,6 +372,14 @@ public final class FanoutEngine implements AutoCloseable {
             }
         }
         ThreadingModel m = ThreadingModels.create(config, ctx);
+        if (m instanceof AbstractModel a) {
+            try {
+                a.connect(); // warm start: every client of the configuration connects now
+            } catch (RuntimeException e) {
+                m.close();
+                throw e;
+            }
+        }
         models.put(config.name(), m);
         return m;
     }

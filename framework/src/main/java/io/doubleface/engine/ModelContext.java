@@ -33,6 +33,9 @@ public final class ModelContext implements AutoCloseable {
     private final LoopClient<?>[][] ioClients;
     private final List<AutoCloseable> owned = new ArrayList<>();
     private final BlockingClient<?>[] blocking;
+    private final ClientWarmup[][] ioWarmups;
+    private final ClientWarmup[] blockingWarmups;
+    private boolean closed; // under this
     private volatile Consumer<LoopGroup> loopGroupStarted = g -> { };
 
     /**
@@ -68,6 +71,8 @@ public final class ModelContext implements AutoCloseable {
         this.queueLimit = queueLimit;
         this.ioClients = new LoopClient<?>[backends.size()][io.size()];
         this.blocking = new BlockingClient<?>[backends.size()];
+        this.ioWarmups = new ClientWarmup[backends.size()][io.size()];
+        this.blockingWarmups = new ClientWarmup[backends.size()];
     }
 
     public LoopGroup io() {
@@ -137,6 +142,66 @@ public final class ModelContext implements AutoCloseable {
         return c;
     }
 
+    /**
+     * Opens every backend's client on every I/O loop (those not open yet) and starts connecting
+     * them (warm start, once per client).
+     *
+     * @return the warm-ups of every I/O-loop client
+     */
+    synchronized List<ClientWarmup> warmIoClients() {
+        List<ClientWarmup> all = new ArrayList<>();
+        for (int b = 0; b < backends.size(); b++) {
+            for (int i = 0; i < io.size(); i++) {
+                LoopClient<?> c = ioClient(b, i);
+                ClientWarmup w = ioWarmups[b][i];
+                if (w == null && !closed) {
+                    w = ioWarmups[b][i] = ClientWarmup.start(backends.get(b).name(), io.name() + "-" + i, c);
+                }
+                if (w != null) {
+                    all.add(w);
+                }
+            }
+        }
+        return all;
+    }
+
+    /**
+     * Opens every backend's blocking client (those not open yet) and starts connecting them (warm
+     * start, once per client).
+     *
+     * @return the warm-ups of the blocking clients
+     */
+    synchronized List<ClientWarmup> warmBlockingClients() {
+        List<ClientWarmup> all = new ArrayList<>();
+        for (int b = 0; b < backends.size(); b++) {
+            BlockingClient<?> c = blocking(b);
+            ClientWarmup w = blockingWarmups[b];
+            if (w == null && !closed) {
+                w = blockingWarmups[b] = ClientWarmup.start(backends.get(b).name(), c);
+            }
+            if (w != null) {
+                all.add(w);
+            }
+        }
+        return all;
+    }
+
+    /**
+     * Starts connecting a model's own clients (warm start): {@code clients[i][b]}, the client of
+     * backend {@code b} on loop {@code i} of {@code group}.
+     *
+     * @return their warm-ups
+     */
+    List<ClientWarmup> warm(LoopGroup group, LoopClient<?>[][] clients) {
+        List<ClientWarmup> all = new ArrayList<>();
+        for (int i = 0; i < clients.length; i++) {
+            for (int b = 0; b < clients[i].length; b++) {
+                all.add(ClientWarmup.start(backends.get(b).name(), group.name() + "-" + i, clients[i][b]));
+            }
+        }
+        return all;
+    }
+
     /** Registers something to close with the context (e.g. a model's backend loops). */
     synchronized void own(AutoCloseable c) {
         owned.add(c);
@@ -144,6 +209,19 @@ public final class ModelContext implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        closed = true;
+        for (ClientWarmup[] perLoop : ioWarmups) {
+            for (ClientWarmup w : perLoop) {
+                if (w != null) {
+                    w.cancel();
+                }
+            }
+        }
+        for (ClientWarmup w : blockingWarmups) {
+            if (w != null) {
+                w.cancel();
+            }
+        }
         for (LoopClient<?>[] perLoop : ioClients) {
             for (LoopClient<?> c : perLoop) {
                 if (c != null) {

@@ -44,6 +44,12 @@ final class ThreadPerRequestModel extends AbstractModel {
                 : fixedPool("req", config.threads(), ctx.queueLimit());
     }
 
+    /** The shared blocking clients of the backends. */
+    @Override
+    List<ClientWarmup> startConnects() {
+        return ctx.warmBlockingClients();
+    }
+
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
         if (threads == null) {

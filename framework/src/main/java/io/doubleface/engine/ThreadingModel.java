@@ -10,7 +10,8 @@ import java.util.List;
  * the same under all of them.
  *
  * <p>Lifecycle: created (and its threads started) once when its configuration is first
- * activated; {@link #activate()} / {@link #park()} on every switch to / away from it — parked
+ * activated or prepared, and then its clients opened and connecting to every shard (warm start;
+ * the engine's readiness waits for those of the active configuration); {@link #activate()} / {@link #park()} on every switch to / away from it — parked
  * models keep their threads and connections, so in-flight requests finish under the model they
  * started with; {@link #close()} when the server stops.
  *

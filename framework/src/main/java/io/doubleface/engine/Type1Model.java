@@ -29,6 +29,12 @@ final class Type1Model extends AbstractModel {
         this.workers = fixedPool("t1-wk", config.workers(), ctx.queueLimit());
     }
 
+    /** The shared blocking clients of the backends. */
+    @Override
+    List<ClientWarmup> startConnects() {
+        return ctx.warmBlockingClients();
+    }
+
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
         if (ex.plan()) {

@@ -45,6 +45,12 @@ final class Type2aModel extends AbstractModel {
         return java.util.List.of(backend);
     }
 
+    /** The model's own client of every backend on every one of its loops. */
+    @Override
+    java.util.List<ClientWarmup> startConnects() {
+        return ctx.warm(backend, clients);
+    }
+
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
         if (workers == null) {
@@ -109,6 +115,7 @@ final class Type2aModel extends AbstractModel {
 
     @Override
     public void close() {
+        cancelWarmups();
         for (LoopClient<?>[] perBackend : clients) {
             for (LoopClient<?> c : perBackend) {
                 EventLoop loop = c.loop();

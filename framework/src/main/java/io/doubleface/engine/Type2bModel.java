@@ -46,6 +46,12 @@ final class Type2bModel extends AbstractModel {
         return List.of(reactors);
     }
 
+    /** The model's own client of every backend on every one of its loops. */
+    @Override
+    java.util.List<ClientWarmup> startConnects() {
+        return ctx.warm(reactors, clients);
+    }
+
     @Override
     public void execute(FanoutExchange<?, ?, ?> ex) {
         if (ex.plan()) {
@@ -91,6 +97,7 @@ final class Type2bModel extends AbstractModel {
 
     @Override
     public void close() {
+        cancelWarmups();
         for (LoopClient<?>[] perBackend : clients) {
             for (LoopClient<?> c : perBackend) {
                 c.loop().execute(c::close);

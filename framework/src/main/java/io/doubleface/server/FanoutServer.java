@@ -66,6 +66,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -608,6 +609,60 @@ public final class FanoutServer implements AutoCloseable {
      */
     public String switchTo(Configuration configuration) {
         return switchTo(Objects.requireNonNull(configuration, "configuration").name());
+    }
+
+    /**
+     * {@return whether the server is ready for traffic: every backend's clients of the active
+     * configuration have connected to every shard on every loop (warm start, see
+     * {@link io.doubleface.driver.LoopClient#connect()}), and no drain has started. What the admin
+     * listener's {@code /ready} answers}
+     *
+     * <p>Readiness covers the first connections: once connected, a shard lost later does not make
+     * the server unready (the drivers reconnect on use, and one shard's outage must not take the
+     * whole mid-tier out of rotation); only a drain does.
+     */
+    public boolean isReady() {
+        return !closing && !engine.isDraining() && engine.isConnected();
+    }
+
+    /**
+     * Waits until the server is ready ({@link #isReady()}): every client of the active
+     * configuration connected to every shard. The clients start connecting when the server starts
+     * (and when a configuration is prepared or switched to); this only waits for them.
+     *
+     * @param timeout how long to wait, not {@code null}
+     * @throws TimeoutException if not ready in time; its message names every backend and loop
+     *     still connecting, with the shard, address and cause of the last failed attempt
+     * @throws IllegalStateException if the server is draining or closed
+     * @throws InterruptedException if the calling thread is interrupted while waiting
+     */
+    public void awaitReady(Duration timeout) throws InterruptedException, TimeoutException {
+        long end = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
+        for (;;) {
+            if (closing || engine.isDraining()) {
+                throw new IllegalStateException("the server is " + (closing ? "closed" : "draining")
+                        + ": it will not be ready again");
+            }
+            if (engine.isConnected()) {
+                return;
+            }
+            try {
+                engine.whenConnected().get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("waiting for the connections failed", e.getCause());
+            } catch (TimeoutException e) {
+                if (engine.isConnected()) {
+                    return;
+                }
+                List<String> waiting = new ArrayList<>();
+                for (FanoutEngine.Waiting w : engine.waiting()) {
+                    waiting.add(w.toString());
+                }
+                throw new TimeoutException("not ready after " + timeout.toMillis() + " ms: "
+                        + waiting.size() + " clients of configuration " + engine.active().name()
+                        + " not connected: " + String.join("; ", waiting));
+            }
+        }
     }
 
     /** {@return the configuration requests admitted now run under} */

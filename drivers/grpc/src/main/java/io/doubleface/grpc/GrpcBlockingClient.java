@@ -167,6 +167,14 @@ final class GrpcBlockingClient implements BlockingClient<Command<?>> {
 
     private record Done(int index, Status status, Object reply) {}
 
+    /** Makes every shard's channel connect now and waits until each is {@code READY}; see {@link GrpcCalls#ready}. */
+    @Override
+    public void connect() throws ShardException {
+        for (int shard = 0; shard < channels.length; shard++) {
+            io.doubleface.driver.ShardDrivers.join(GrpcCalls.ready(channel(shard), shard, driver.where(shard)));
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {

@@ -46,6 +46,37 @@ final class GrpcCalls {
     }
 
     /**
+     * Makes {@code channel} connect now and waits for it (warm start): completed when the channel
+     * is {@code READY}; exceptionally ({@code UNAVAILABLE}) when it falls into
+     * {@code TRANSIENT_FAILURE} (its reconnect backoff is reset first, so an attempt made again
+     * connects at once), ({@code CLOSED}) when it is shut down.
+     *
+     * <p>The state watch runs on the channel's executor (the transport's thread: the channels use
+     * {@code directExecutor()}).
+     */
+    static java.util.concurrent.CompletableFuture<Void> ready(io.grpc.ManagedChannel channel, int shard, String where) {
+        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+        if (channel.getState(false) == io.grpc.ConnectivityState.TRANSIENT_FAILURE) {
+            channel.resetConnectBackoff();
+        }
+        watch(channel, shard, where, done);
+        return done;
+    }
+
+    private static void watch(io.grpc.ManagedChannel channel, int shard, String where,
+            java.util.concurrent.CompletableFuture<Void> done) {
+        io.grpc.ConnectivityState s = channel.getState(true);
+        switch (s) {
+            case READY -> done.complete(null);
+            case TRANSIENT_FAILURE -> done.completeExceptionally(new ShardException(ShardException.Kind.UNAVAILABLE,
+                    shard, "cannot connect to " + where + " (channel in TRANSIENT_FAILURE)"));
+            case SHUTDOWN -> done.completeExceptionally(new ShardException(ShardException.Kind.CLOSED, shard,
+                    "client closed"));
+            default -> channel.notifyWhenStateChanged(s, () -> watch(channel, shard, where, done));
+        }
+    }
+
+    /**
      * The failure of a call that ended with {@code status}: {@code DEADLINE_EXCEEDED} →
      * {@code TIMEOUT}, {@code UNAVAILABLE} → {@code UNAVAILABLE}, {@code RESOURCE_EXHAUSTED} →
      * {@code OVERLOADED}, {@code CANCELLED} → {@code CLOSED} if the client closed, else

@@ -230,6 +230,15 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
         offLoopHops.increment();
     }
 
+    /** {@return where {@code shard} is, for messages: its address, or its group} */
+    String where(int shard) {
+        if (groups != null) {
+            return "shard-" + shard + " of " + groups.describe();
+        }
+        InetSocketAddress a = shards.get(shard);
+        return a.getHostString() + ":" + a.getPort();
+    }
+
     /**
      * A channel to {@code shard} whose connection lives on {@code group} (one loop, or a group whose
      * {@code next()} picks one), callbacks run on the transport thread ({@code directExecutor}).

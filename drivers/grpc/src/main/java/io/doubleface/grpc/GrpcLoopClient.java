@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The asynchronous gRPC client of one event loop: one {@link ManagedChannel} (one HTTP/2
- * connection) per shard, built on that loop and made on the first send to the shard.
+ * connection) per shard, built on that loop and made by {@link #connect()} (before traffic) or on
+ * the first send to the shard.
  *
  * <p>Where things run: the channels use the loop as their event loop group and
  * {@code directExecutor()}, so the transport, grpc-java's deadline timers and every
@@ -114,6 +115,26 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
         } finally {
             sending = false;
         }
+    }
+
+    /** Makes every shard's channel connect now ({@code READY}); see {@link GrpcCalls#ready}. */
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> connect() {
+        ShardDrivers.requireOnLoop(loop, "connect");
+        java.util.List<java.util.concurrent.CompletableFuture<Void>> attempts = new java.util.ArrayList<>();
+        for (int shard = 0; shard < channels.length; shard++) {
+            if (closed) {
+                attempts.add(java.util.concurrent.CompletableFuture.failedFuture(
+                        new ShardException(ShardException.Kind.CLOSED, shard, "client closed")));
+                continue;
+            }
+            ManagedChannel ch = channels[shard];
+            if (ch == null) {
+                ch = channels[shard] = driver.newChannel(shard, loop, channelType);
+            }
+            attempts.add(GrpcCalls.ready(ch, shard, driver.where(shard)));
+        }
+        return ShardDrivers.allConnected(attempts);
     }
 
     /**

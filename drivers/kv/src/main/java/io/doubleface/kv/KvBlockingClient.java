@@ -179,6 +179,16 @@ final class KvBlockingClient implements BlockingClient<KvRequest> {
         }
     }
 
+    /** Connects to every shard that has no idle connection and pools the new connections for the next calls. */
+    @Override
+    public void connect() throws ShardException {
+        for (int shard = 0; shard < addresses.length; shard++) {
+            if (idle[shard].isEmpty()) {
+                giveBack(shard, borrow(shard, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis)));
+            }
+        }
+    }
+
     private void check(int shard, KvRequest request, long timeoutNanos) {
         Objects.checkIndex(shard, addresses.length);
         Objects.requireNonNull(request, "request");

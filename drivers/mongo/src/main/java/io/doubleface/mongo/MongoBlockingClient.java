@@ -193,6 +193,18 @@ final class MongoBlockingClient implements BlockingClient<Command<?>> {
         }
     }
 
+    /** A {@code ping} on every shard's server: selects it and leaves an open connection in the client's pool. */
+    @Override
+    public void connect() throws ShardException {
+        for (Shard s : shards) {
+            try {
+                s.client().getDatabase("admin").runCommand(new org.bson.Document(MongoLoopClient.PING, 1));
+            } catch (RuntimeException e) {
+                throw MongoErrors.map(e, s.id, s.address, null, closed);
+            }
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {

@@ -79,6 +79,45 @@ final class MongoErrors {
     }
 
     /**
+     * A {@code ping} on {@code client}'s server ({@code MongoLoopClient.connect}): selects the server
+     * and leaves an open connection in the client's pool.
+     *
+     * @return completed when the server answered, exceptionally with the failure mapped as a call's
+     */
+    static java.util.concurrent.CompletableFuture<Void> ping(com.mongodb.reactivestreams.client.MongoClient client,
+            int shard, String address) {
+        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+        try {
+            client.getDatabase("admin").runCommand(new org.bson.Document(MongoLoopClient.PING, 1))
+                    .subscribe(new org.reactivestreams.Subscriber<org.bson.Document>() {
+                        @Override
+                        public void onSubscribe(org.reactivestreams.Subscription s) {
+                            s.request(1);
+                        }
+
+                        @Override
+                        public void onNext(org.bson.Document d) {
+                            // the answer itself says nothing more
+                        }
+
+                        @Override
+                        public void onError(Throwable t) {
+                            done.completeExceptionally(map(t, shard, address,
+                                    downCause(client.getClusterDescription()), false));
+                        }
+
+                        @Override
+                        public void onComplete() {
+                            done.complete(null);
+                        }
+                    });
+        } catch (RuntimeException e) {
+            done.completeExceptionally(map(e, shard, address, null, false));
+        }
+        return done;
+    }
+
+    /**
      * The failure of a call to a shard its monitor saw failing with {@code cause}, failed at once:
      * TIMEOUT if the server stopped answering (a read or connect timed out: it may be stopped or
      * overloaded, the same as a slow call), else UNAVAILABLE (refused, reset, unknown host).

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The asynchronous MongoDB client of one event loop: per shard, one reactive-streams
  * {@code MongoClient} (made when the client opens, so its monitor has found the server before the
- * first call) whose connections run on this loop
+ * first call; {@link #connect()} also opens a pooled connection to each, which the server does
+ * when a configuration is activated or prepared) whose connections run on this loop
  * ({@link MongoDriver.Transport#NETTY}) or on JDK asynchronous channels (AIO).
  *
  * <p>Thread hops. A call is a {@code find} subscribed on the loop. The driver checks a connection
@@ -71,6 +72,9 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
 
     /** How long after its call timeout the loop's sweep fails a call the driver has not answered: {@value} ms. */
     static final long GUARD_SLACK_MILLIS = 200;
+
+    /** The command {@link #connect()} runs on every shard: {@value}. */
+    static final String PING = "ping";
 
     /**
      * A snapshot of one loop client's counters.
@@ -156,6 +160,9 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
 
         @Override
         public void commandStarted(CommandStartedEvent event) {
+            if (PING.equals(event.getCommandName())) {
+                return; // connect()'s, not a call's
+            }
             if (loop.inEventLoop()) {
                 sentOnLoop.increment();
             } else {
@@ -318,6 +325,36 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
         } finally {
             inSend = false;
         }
+    }
+
+    /**
+     * Makes every shard's {@code MongoClient} reach its server now: a {@code ping} on each, which
+     * selects the server and leaves an open connection in the client's pool for the first call.
+     */
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> connect() {
+        ShardDrivers.requireOnLoop(loop, "connect");
+        List<java.util.concurrent.CompletableFuture<Void>> pings = new ArrayList<>();
+        for (int i = 0; i < shards.length; i++) {
+            if (closed) {
+                pings.add(java.util.concurrent.CompletableFuture.failedFuture(
+                        new ShardException(ShardException.Kind.CLOSED, i, "client closed")));
+                continue;
+            }
+            Shard s = shards[i];
+            if (s == null) {
+                try {
+                    s = shards[i] = new Shard(i, transport());
+                } catch (RuntimeException e) {
+                    pings.add(java.util.concurrent.CompletableFuture.failedFuture(new ShardException(
+                            ShardException.Kind.UNAVAILABLE, i, "cannot create a client of " + driver.address(i) + ": "
+                            + e, e)));
+                    continue;
+                }
+            }
+            pings.add(MongoErrors.ping(s.client, i, s.address));
+        }
+        return ShardDrivers.allConnected(pings);
     }
 
     @SuppressWarnings("unchecked")

@@ -195,6 +195,16 @@ final class RedisBlockingClient implements BlockingClient<Command<?>> {
         sink.onReply(i, value);
     }
 
+    /** Connects to every shard that has no idle connection and pools the new connections for the next calls. */
+    @Override
+    public void connect() throws ShardException {
+        for (int shard = 0; shard < idle.length; shard++) {
+            if (idle[shard].isEmpty()) {
+                giveBack(shard, borrow(shard));
+            }
+        }
+    }
+
     @Override
     public void close() {
         if (closed) {

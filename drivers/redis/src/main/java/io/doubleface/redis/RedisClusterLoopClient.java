@@ -120,6 +120,42 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
         route(map, shard, command, slot, listener, tag);
     }
 
+    /**
+     * Connects to every master of the current slot map now (shard {@code i} is master {@code i});
+     * replicas connect on first use.
+     */
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> connect() {
+        ShardDrivers.requireOnLoop(loop, "connect");
+        if (closed) {
+            return java.util.concurrent.CompletableFuture.failedFuture(new ShardException(Kind.CLOSED, -1,
+                    "client closed"));
+        }
+        RedisClusterMap map = map();
+        List<RedisClusterMap.Node> ms = map.masters();
+        if (ms.isEmpty()) {
+            topology.requestRefresh("no master to connect to");
+            return java.util.concurrent.CompletableFuture.failedFuture(new ShardException(Kind.UNAVAILABLE, -1,
+                    "redis-cluster: slot map v" + map.version() + " has no master"));
+        }
+        List<java.util.concurrent.CompletableFuture<Void>> attempts = new java.util.ArrayList<>();
+        for (int i = 0; i < ms.size(); i++) {
+            int shard = i;
+            InetSocketAddress a = ms.get(i).address();
+            attempts.add(node(a, false).connect().handle((v, e) -> {
+                if (e != null) {
+                    Throwable c = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                            ? e.getCause() : e;
+                    throw new java.util.concurrent.CompletionException(new ShardException(
+                            c instanceof ShardException se ? se.kind() : Kind.UNAVAILABLE, shard,
+                            "redis-cluster master " + a.getHostString() + ":" + a.getPort() + ": " + c.getMessage(), c));
+                }
+                return null;
+            }));
+        }
+        return ShardDrivers.allConnected(attempts);
+    }
+
     private RedisClusterMap map() {
         RedisClusterMap m = topology.current();
         if (m != seen) {

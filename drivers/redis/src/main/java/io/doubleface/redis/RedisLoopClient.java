@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * {@link ClientResources} are the driver's, mutated to hand Lettuce this loop
  * ({@link LoopEventLoopGroupProvider}) and to set the channel class that matches the loop's I/O
  * handler on the bootstrap ({@link NettyCustomizer#afterBootstrapInitialized}, the last hook
- * before {@code connect}; reconnects reuse that bootstrap). One connection per shard, made on the
- * first send to it; sends meanwhile wait in a bounded list. So Lettuce's channel, its
+ * before {@code connect}; reconnects reuse that bootstrap). One connection per shard, made by
+ * {@link #connect()} (before traffic) or on the first send to it; sends meanwhile wait in a
+ * bounded list. So Lettuce's channel, its
  * {@code CommandHandler} and the completion of every command run on this loop: a request of the
  * DoubleFace model never changes thread. Connections run with auto-flush off: {@link #send}
  * only queues the command in Lettuce's command buffer and marks the connection dirty; a tail
@@ -84,6 +85,22 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         int waiting; // shared mode: calls waiting for the shared connection
         boolean dirty;
         FlushBatch batch; // per-loop mode: flushes under a per-write or batching FlushPolicy
+        List<CompletableFuture<Void>> waiters; // per-loop mode: warm-up attempts waiting for the connection
+
+        /** Completes the warm-up attempts: normally if {@code failure} is null. */
+        void wake(Throwable failure) {
+            List<CompletableFuture<Void>> w = waiters;
+            waiters = null;
+            if (w != null) {
+                for (CompletableFuture<Void> f : w) {
+                    if (failure == null) {
+                        f.complete(null);
+                    } else {
+                        f.completeExceptionally(failure);
+                    }
+                }
+            }
+        }
 
         Link(int shard) {
             this.shard = shard;
@@ -284,23 +301,63 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
                             + " (retrying after a short backoff)"));
                     return;
                 }
-                link.state = CONNECTING;
                 link.pending.add(c);
-                client.connectAsync(ByteArrayCodec.INSTANCE, uri(link.shard)).whenComplete((conn, e) -> {
-                    if (loop.inEventLoop() && !inSend) {
-                        onConnected(link, conn, e);
-                    } else {
-                        try {
-                            loop.execute(() -> onConnected(link, conn, e));
-                        } catch (RejectedExecutionException x) {
-                            if (conn != null) {
-                                conn.closeAsync();
-                            }
-                        }
-                    }
-                });
+                startConnect(link);
             }
         }
+    }
+
+    private void startConnect(Link link) {
+        link.state = CONNECTING;
+        client.connectAsync(ByteArrayCodec.INSTANCE, uri(link.shard)).whenComplete((conn, e) -> {
+            if (loop.inEventLoop() && !inSend) {
+                onConnected(link, conn, e);
+            } else {
+                try {
+                    loop.execute(() -> onConnected(link, conn, e));
+                } catch (RejectedExecutionException x) {
+                    if (conn != null) {
+                        conn.closeAsync();
+                    }
+                }
+            }
+        });
+    }
+
+    /**
+     * Connects to every shard now: per-loop, this loop's connection to each (the reconnect
+     * backoff does not hold back an explicit attempt); shared, the driver's shared connections.
+     */
+    @Override
+    public CompletableFuture<Void> connect() {
+        ShardDrivers.requireOnLoop(loop, "connect");
+        List<CompletableFuture<Void>> attempts = new ArrayList<>();
+        for (Link link : links) {
+            if (closed) {
+                attempts.add(CompletableFuture.failedFuture(new ShardException(Kind.CLOSED, link.shard, "client closed")));
+            } else if (!perLoop) {
+                int shard = link.shard;
+                attempts.add(driver.sharedConnection(shard).handle((conn, e) -> {
+                    if (e != null) {
+                        throw new java.util.concurrent.CompletionException(RedisErrors.map(e, shard, false));
+                    }
+                    return null;
+                }));
+            } else if (link.state == UP) {
+                attempts.add(CompletableFuture.completedFuture(null));
+            } else {
+                CompletableFuture<Void> f = new CompletableFuture<>();
+                if (link.waiters == null) {
+                    link.waiters = new ArrayList<>(2);
+                }
+                link.waiters.add(f);
+                attempts.add(f);
+                if (link.state == IDLE) {
+                    startConnect(link);
+                }
+            }
+        }
+        return ShardDrivers.allConnected(attempts);
     }
 
     private void onConnected(Link link, StatefulRedisConnection<byte[], byte[]> conn, Throwable e) {
@@ -314,6 +371,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
             link.state = IDLE;
             link.retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RedisDriver.RECONNECT_BACKOFF_MILLIS);
             ShardException se = RedisErrors.map(e, link.shard, false);
+            link.wake(se);
             for (Call c; (c = link.pending.poll()) != null; ) {
                 finish(c, null, se);
             }
@@ -323,6 +381,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         link.conn = conn;
         link.cmds = conn.async();
         link.state = UP;
+        link.wake(null);
         for (Call c; (c = link.pending.poll()) != null; ) {
             if (!c.done) {
                 issue(link.cmds, c);
@@ -525,7 +584,10 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         }
         for (Link l : links) {
             l.pending.clear();
-            l.batch.cancel();
+            if (l.batch != null) {
+                l.batch.cancel();
+            }
+            l.wake(new ShardException(Kind.CLOSED, l.shard, "client closed"));
         }
         closeOffLoop();
     }

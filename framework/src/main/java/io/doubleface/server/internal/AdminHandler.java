@@ -27,8 +27,13 @@ import java.util.List;
  * {@code GET /admin/stats} (JSON counters) and {@code GET /metrics} (Prometheus text). Runs on the
  * admin loop, apart from the measured I/O loops, so scraping does not disturb their counters.
  *
- * <p>Probes: {@code GET /ready} ({@code 200 {"ready":true}}, {@code 503 {"ready":false,"reason":"draining"}}
- * from the start of {@code FanoutServer.stop}) and {@code GET /live} ({@code 200}) need no credential.
+ * <p>Probes: {@code GET /ready} ({@code 200 {"ready":true}}; {@code 503
+ * {"ready":false,"reason":"connecting","waiting":[...]}} until every client of the active
+ * configuration has connected to every shard (warm start), one entry per client not connected
+ * yet, with its backend and loop, and — when reads need no token or the request carries it — why
+ * its last attempt failed; {@code 503 {"ready":false,"reason":"draining"}} from the start of
+ * {@code FanoutServer.stop}) and {@code GET /live} ({@code 200} while the process answers) need no
+ * credential.
  *
  * <p>Access: the state change is {@code PUT} only (a browser cannot send one cross-origin without
  * a CORS preflight, which this listener never grants). With a token, {@code PUT} needs
@@ -43,7 +48,10 @@ import java.util.List;
 @ChannelHandler.Sharable
 public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
 
-    /** Readiness: {@code 200} while the server takes requests, {@code 503} from the start of a drain: {@value}. */
+    /**
+     * Readiness: {@code 200} once every backend is connected and until a drain starts, {@code 503}
+     * before (connecting) and from the start of a drain: {@value}.
+     */
     public static final String READY_PATH = "/ready";
     /** Liveness: {@code 200} while the process answers: {@value}. */
     public static final String LIVE_PATH = "/live";
@@ -112,6 +120,9 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
             } else if (engine.isDraining()) {
                 send(ctx, req, HttpResponseStatus.SERVICE_UNAVAILABLE, "application/json",
                         "{\"ready\":false,\"reason\":\"draining\"}\n", false);
+            } else if (!engine.isConnected()) {
+                send(ctx, req, HttpResponseStatus.SERVICE_UNAVAILABLE, "application/json",
+                        connecting(!tokenForReads || (token != null && authorized(req))), false);
             } else {
                 send(ctx, req, HttpResponseStatus.OK, "application/json", "{\"ready\":true}\n", false);
             }
@@ -185,6 +196,22 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
             default -> send(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8",
                     "no such path: " + path + " (try /admin, /admin/config, /admin/stats, /admin/knobs, /metrics, /ready, /live)\n", false);
         }
+    }
+
+    /** The {@code /ready} answer while connecting: the clients not connected yet, with why if {@code details}. */
+    private String connecting(boolean details) {
+        StringBuilder b = new StringBuilder("{\"ready\":false,\"reason\":\"connecting\",\"waiting\":[");
+        String sep = "";
+        for (FanoutEngine.Waiting w : engine.waiting()) {
+            b.append(sep).append("{\"backend\":").append(Json.quote(w.backend()))
+                    .append(",\"client\":").append(Json.quote(w.client()));
+            if (details && w.failure() != null) {
+                b.append(",\"failure\":").append(Json.quote(w.failure()));
+            }
+            b.append('}');
+            sep = ",";
+        }
+        return b.append("]}\n").toString();
     }
 
     /** The live page, with headers that keep it from being framed, sniffed, cached or given other scripts. */

@@ -137,6 +137,11 @@ public final class OpMsgDriver implements ShardDriver<KvRequest> {
         }
 
         @Override
+        public void connect() throws ShardException {
+            client.connect();
+        }
+
+        @Override
         public Object call(int shard, KvRequest request, long timeoutNanos) throws ShardException {
             Object docs = client.call(shard, store.command(shard, request), timeoutNanos);
             try {

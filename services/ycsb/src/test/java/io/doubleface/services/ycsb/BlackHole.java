@@ -35,6 +35,22 @@ final class BlackHole implements AutoCloseable {
         return accepted.size();
     }
 
+    /**
+     * {@return the bytes that arrived on the accepted connections, unread: whether a call reached the
+     * shard (a connection alone does not say so: the server connects at start, before any call)}
+     */
+    int received() {
+        int n = 0;
+        for (Socket s : accepted) {
+            try {
+                n += s.getInputStream().available();
+            } catch (IOException closed) {
+                // nothing more will arrive on it
+            }
+        }
+        return n;
+    }
+
     @Override
     public void close() throws Exception {
         server.close();

@@ -76,6 +76,15 @@ final class TestCluster implements AutoCloseable {
             leaf.close();
             throw e;
         }
+        if (b.replaced.isEmpty()) { // every shard is up: start warm, as a deployment waiting for /ready does
+            try {
+                server.awaitReady(Duration.ofSeconds(30));
+            } catch (Exception e) {
+                server.close();
+                leaf.close();
+                throw new IllegalStateException("not ready", e);
+            }
+        }
     }
 
     /** A cluster of {@code shards} shards starting in {@code configuration}, with the test defaults. */
