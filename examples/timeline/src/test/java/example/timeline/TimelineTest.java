@@ -213,4 +213,53 @@ class TimelineTest {
             }
         }
     }
+
+    static HttpResponse<String> ready(FanoutServer s) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + s.adminPort() + "/ready"))
+                .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void readyOnlyOnceConnectedAndNoLongerFromTheStartOfADrain() throws Exception {
+        // a MongoDB shard whose port is bound but never listens: the server cannot become ready
+        try (java.net.Socket held = new java.net.Socket()) {
+            held.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            String posts = "mongodb://127.0.0.1:" + mongo.port(0) + ",127.0.0.1:" + held.getLocalPort();
+            FanoutServer.Builder b = FanoutServer.builder().port(0).adminPort(0).ioThreads(2);
+            TimelineApp.install(b, redis.uri(), posts);
+            try (FanoutServer waiting = b.configuration("doubleface").start()) {
+                HttpResponse<String> r = ready(waiting);
+                assertEquals(503, r.statusCode(), r.body());
+                JsonNode why = Json.MAPPER.readTree(r.body());
+                assertEquals(false, why.get("ready").asBoolean());
+                assertEquals("connecting", why.get("reason").asText());
+                assertEquals("posts", why.get("waiting").get(0).get("backend").asText(), r.body());
+                java.util.concurrent.TimeoutException e = org.junit.jupiter.api.Assertions.assertThrows(
+                        java.util.concurrent.TimeoutException.class, () -> waiting.awaitReady(Duration.ofMillis(500)));
+                assertTrue(e.getMessage().contains("posts"), e.getMessage());
+            }
+        }
+        FanoutServer.Builder b = FanoutServer.builder().port(0).adminPort(0).ioThreads(2);
+        TimelineApp.install(b, redis.uri(), mongo.uri());
+        FanoutServer s = b.configuration("doubleface").start();
+        try {
+            s.awaitReady(Duration.ofSeconds(30));
+            HttpResponse<String> r = ready(s);
+            assertEquals(200, r.statusCode(), r.body());
+            assertEquals(true, Json.MAPPER.readTree(r.body()).get("ready").asBoolean());
+            assertEquals(null, check(1, 4, get(s, "/users/1/timeline?limit=4")), "connected: serves");
+            // a drain keeps accepting for a while after /ready turned 503, so a balancer sees it first
+            Thread drain = Thread.ofPlatform().start(() -> s.stop(Duration.ofSeconds(2), Duration.ofSeconds(5)));
+            HttpResponse<String> draining;
+            do {
+                draining = ready(s);
+            } while (draining.statusCode() == 200);
+            assertEquals(503, draining.statusCode(), draining.body());
+            assertEquals("draining", Json.MAPPER.readTree(draining.body()).get("reason").asText());
+            assertEquals(null, check(2, 4, get(s, "/users/2/timeline?limit=4")), "still served while draining");
+            drain.join(30_000);
+        } finally {
+            s.close();
+        }
+    }
 }
