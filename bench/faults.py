@@ -294,6 +294,14 @@ class Toxiproxy:
     def stop(self):
         self.proc.stop()
 
+    def answers(self):
+        """Whether the API still answers (Toxiproxy can stop answering it while a toxic is removed)."""
+        try:
+            self.api("GET", "/version")
+            return True
+        except (urllib.error.URLError, OSError):
+            return False
+
 
 def start_leaf(jar, kind, logdir):
     base = free_block(SHARDS)
@@ -887,6 +895,22 @@ def main():
                     tp.proxy("shard%d" % i, base_proxy + i, base + i)
                 for model in a.models:
                     run_model(tp, backend, base_proxy, model, a, logdir, summary)
+                    if summary["runs"][-1]["error"] and not tp.answers():
+                        # The fault tool itself stopped answering its API (seen once with Toxiproxy
+                        # 2.5.0 while a toxic was being removed): not the mid-tier's failure. Start a
+                        # new Toxiproxy and run the model again, once; the lost run stays on record.
+                        lost = summary["runs"].pop()
+                        summary.setdefault("tool_restarts", []).append(
+                            {"backend": backend, "model": model, "error": lost["error"], "cells_done": len(lost["cells"])})
+                        log("%s-%s: Toxiproxy stopped answering its API (%s); restarting it and running %s again"
+                            % (backend, model, lost["error"], model))
+                        tp.stop()
+                        os.replace(os.path.join(logdir, "toxiproxy.log"),
+                                   os.path.join(logdir, "toxiproxy-%d.log" % len(summary["tool_restarts"])))
+                        tp = Toxiproxy(logdir)
+                        for i in range(SHARDS):
+                            tp.proxy("shard%d" % i, base_proxy + i, base + i)
+                        run_model(tp, backend, base_proxy, model, a, logdir, summary)
             finally:
                 for i in range(SHARDS):
                     tp.delete_proxy("shard%d" % i)
@@ -922,6 +946,9 @@ def main():
     print()
     for line in summary["failures"]:
         print("FAIL " + line)
+    for r in summary.get("tool_restarts", []):
+        print("NOTE Toxiproxy stopped answering its API during %s/%s after %d cells (%s): restarted, the run repeated"
+              % (r["backend"], r["model"], r["cells_done"], r["error"]))
     print("faults: %d runs, %d cells, %.0f s; %s; results in %s" % (
         len(summary["runs"]), sum(len(e["cells"]) for e in summary["runs"]), summary["elapsed_s"],
         "%d failures" % len(summary["failures"]) if summary["failures"] else "no wrong answer, stuck request, "
