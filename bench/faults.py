@@ -896,9 +896,9 @@ def main():
                 for model in a.models:
                     run_model(tp, backend, base_proxy, model, a, logdir, summary)
                     if summary["runs"][-1]["error"] and not tp.answers():
-                        # The fault tool itself stopped answering its API (seen once with Toxiproxy
-                        # 2.5.0 while a toxic was being removed): not the mid-tier's failure. Start a
-                        # new Toxiproxy and run the model again, once; the lost run stays on record.
+                        # The fault tool itself stopped answering its API (docs/reliability.md): not
+                        # the mid-tier's failure. Start a new Toxiproxy and run the model again, once;
+                        # the lost run stays on record.
                         lost = summary["runs"].pop()
                         summary.setdefault("tool_restarts", []).append(
                             {"backend": backend, "model": model, "error": lost["error"], "cells_done": len(lost["cells"])})

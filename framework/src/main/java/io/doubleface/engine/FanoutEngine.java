@@ -471,7 +471,7 @@ public final class FanoutEngine implements AutoCloseable {
 
     /** Times one admitted request for the listener, then answers through the real sink. */
     /** Tells the listener how each request ended; what the request's context reads passes through. */
-    private static final class ObservedSink<R> implements ResponseSink<R>, RequestInfo {
+    private static final class ObservedSink<R> implements ResponseSink<R> {
         private final ResponseSink<R> sink;
         private final EngineListener listener;
         private final ThreadingModel model;
@@ -485,28 +485,8 @@ public final class FanoutEngine implements AutoCloseable {
         }
 
         @Override
-        public String route() {
-            return RequestInfo.of(sink).route();
-        }
-
-        @Override
-        public String method() {
-            return RequestInfo.of(sink).method();
-        }
-
-        @Override
-        public String path() {
-            return RequestInfo.of(sink).path();
-        }
-
-        @Override
-        public String pathVariable(String name) {
-            return RequestInfo.of(sink).pathVariable(name);
-        }
-
-        @Override
-        public String header(String name) {
-            return RequestInfo.of(sink).header(name);
+        public RequestInfo info() {
+            return sink.info();
         }
 
         @Override

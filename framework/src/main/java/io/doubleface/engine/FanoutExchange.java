@@ -1038,27 +1038,27 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     @Override
     public String route() {
-        return RequestInfo.of(sink).route();
+        return sink.info().route();
     }
 
     @Override
     public String method() {
-        return RequestInfo.of(sink).method();
+        return sink.info().method();
     }
 
     @Override
     public String path() {
-        return RequestInfo.of(sink).path();
+        return sink.info().path();
     }
 
     @Override
     public String pathVariable(String name) {
-        return RequestInfo.of(sink).pathVariable(name);
+        return sink.info().pathVariable(name);
     }
 
     @Override
     public String header(String name) {
-        return RequestInfo.of(sink).header(name);
+        return sink.info().header(name);
     }
 
     @Override

@@ -2,7 +2,8 @@ package io.doubleface.engine;
 
 /**
  * What a listener knows about a request it submits: implemented by the listeners' response sinks
- * (no object of its own per request) and read through {@link io.doubleface.api.RequestContext}.
+ * (no object of its own per request), handed on by {@link ResponseSink#info()} and read through
+ * {@link io.doubleface.api.RequestContext}.
  * Values never change once the request is submitted; read from any thread.
  */
 public interface RequestInfo {
@@ -58,12 +59,4 @@ public interface RequestInfo {
         }
     };
 
-    /**
-     * {@return what {@code sink} knows of its request: itself if it is a {@code RequestInfo}, else {@link #NONE}}
-     *
-     * @param sink a request's response sink
-     */
-    static RequestInfo of(Object sink) {
-        return sink instanceof RequestInfo i ? i : NONE;
-    }
 }

@@ -29,4 +29,12 @@ public interface ResponseSink<R> {
     default void fail(io.doubleface.api.StatusException answer) {
         fail(Outcome.SERVICE_STATUS, answer.getMessage());
     }
+
+    /**
+     * {@return what the listener knows of the request this sink answers (route, headers, …), read
+     * through {@link io.doubleface.api.RequestContext}; {@link RequestInfo#NONE} by default}
+     */
+    default RequestInfo info() {
+        return RequestInfo.NONE;
+    }
 }

@@ -151,6 +151,11 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
         }
 
         @Override
+        public io.doubleface.engine.RequestInfo info() {
+            return this;
+        }
+
+        @Override
         public String route() {
             return routeStats.name();
         }

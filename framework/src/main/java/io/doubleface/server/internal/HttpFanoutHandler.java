@@ -671,6 +671,11 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         }
 
         @Override
+        public io.doubleface.engine.RequestInfo info() {
+            return this;
+        }
+
+        @Override
         public String route() {
             return routeStats.name();
         }
