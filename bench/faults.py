@@ -271,7 +271,9 @@ class Toxiproxy:
                                      headers={"Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=10) as r:
             text = r.read()
-            return json.loads(text) if text.strip() else None
+            if r.headers.get_content_type() != "application/json" or not text.strip():
+                return text.decode(errors="replace")  # e.g. GET /version is plain text in 2.5.0
+            return json.loads(text)
 
     def proxy(self, name, listen, upstream):
         self.api("POST", "/proxies", {"name": name, "listen": "127.0.0.1:%d" % listen,
@@ -288,7 +290,7 @@ class Toxiproxy:
     def delete_proxy(self, name):
         try:
             self.api("DELETE", "/proxies/" + name)
-        except urllib.error.URLError:
+        except OSError:  # URLError, or a timeout when the API hangs: the process is stopped next
             pass
 
     def stop(self):
@@ -299,7 +301,7 @@ class Toxiproxy:
         try:
             self.api("GET", "/version")
             return True
-        except (urllib.error.URLError, OSError):
+        except (OSError, ValueError):
             return False
 
 
