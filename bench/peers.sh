@@ -3,7 +3,7 @@
 #
 #   bench/peers.sh [--systems "vertx reactor helidon ceiling doubleface"] [--configs "doubleface type2a-1f1b"]
 #                  [--cells "1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"]
-#                  [--repeats 3] [--duration 15] [--warmup 10] [--out DIR]
+#                  [--repeats 3] [--duration 15] [--warmup 10] [--layout pinned|unpinned] [--out DIR]
 #                  [--open-fraction F [--open-from DIR] [--open-warmup S] [--trace-stages | --kernel-stages]]
 #
 # Workload, identical in every system (bench/peers/, one shaded jar each): GET /?fanout=K&size=small|large
@@ -57,6 +57,10 @@
 # generator's first read, a server thread's wake-up and preemption delays (and what preempted it on
 # CPU 0): runs/open-*.kernel.txt, kernel.csv and a section of report.md. A diagnostic: the probes cost
 # CPU on both cores.
+# --layout unpinned: the layout a team runs instead of the pinned one above: no process pinned, every
+# server with as many I/O threads (loops, verticles, carriers) as the machine has cores, wrk with as
+# many threads (each with its share of the connections); the shards and the generator share the cores
+# with the server. Ratios compare systems within one layout only (environment.json records it).
 # Bounded: every wrk run has a duration, every wait a timeout; every process is killed on exit.
 # Environment: JAVA_HOME (or JAVA), JAVA_OPTS (extra JVM options for every system, default none),
 # PORT (8480), ADMIN_PORT (8481, --trace-stages), REDIS_BASE_PORT (6400).
@@ -73,7 +77,7 @@ cd "$(dirname "$SELF")/.."
 ROOT=$PWD
 SYSTEMS="vertx reactor helidon ceiling doubleface"; CONFIGS="doubleface type2a-1f1b"
 CELLS="1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"
-REPEATS=3; DURATION=15; WARMUP=10; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""; OPEN_WARMUP=""; TRACE=""; KSTAGES=""
+REPEATS=3; DURATION=15; WARMUP=10; LAYOUT=pinned; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""; OPEN_WARMUP=""; TRACE=""; KSTAGES=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --systems) SYSTEMS=$2; shift 2;;
@@ -83,6 +87,7 @@ while [[ $# -gt 0 ]]; do
     --duration) DURATION=$2; shift 2;;
     --warmup) WARMUP=$2; shift 2;;
     --out) OUT=$2; shift 2;;
+    --layout) LAYOUT=$2; shift 2;;
     --open-fraction) OPEN_FRACTION=$2; shift 2;;
     --open-from) OPEN_FROM=$2; shift 2;;
     --open-warmup) OPEN_WARMUP=$2; shift 2;;
@@ -105,6 +110,11 @@ for n in "$REPEATS" "$DURATION" "$WARMUP" "$OPEN_WARMUP"; do [[ $n =~ ^[0-9]+$ &
 [[ -z $KSTAGES || -n $OPEN_FRACTION ]] || die "--kernel-stages needs --open-fraction (it traces the open-loop runs)"
 [[ -z $KSTAGES || -z $TRACE ]] || die "--kernel-stages and --trace-stages: one at a time"
 [[ -z $OPEN_FROM || -f $OPEN_FROM/raw.csv ]] || die "--open-from: $OPEN_FROM/raw.csv not found"
+case $LAYOUT in
+  pinned) PIN_SERVER=(taskset -c 0); PIN_LOAD=(taskset -c 1); IO_THREADS=1; WRK_THREADS=1;;
+  unpinned) PIN_SERVER=(); PIN_LOAD=(); IO_THREADS=$(nproc); WRK_THREADS=$(nproc);;
+  *) die "--layout: '$LAYOUT' (expected pinned or unpinned)";;
+esac
 for c in $CELLS; do [[ $c =~ ^[0-9]+:(small|large):[0-9]+$ ]] || die "cell '$c' (expected FANOUT:small|large:CONNECTIONS)"; done
 install_pkg() { command -v "$1" >/dev/null 2>&1 && return 0; log "installing $2"
   { apt-get update -qq && apt-get install -y -qq "$2"; } >/dev/null 2>&1 || die "$1 not found and apt-get install $2 failed"; }
@@ -167,9 +177,9 @@ LAST=$((REDIS_BASE_PORT + SHARDS - 1))
 for ((p = REDIS_BASE_PORT; p <= LAST; p++)); do port_open $p && die "port $p is in use (another run's shards?): set REDIS_BASE_PORT"; done
 port_open $PORT && die "port $PORT is in use: set PORT"
 [[ -z $TRACE ]] || ! port_open $ADMIN_PORT || die "port $ADMIN_PORT is in use: set ADMIN_PORT"
-log "starting $SHARDS redis-server shards on ports $REDIS_BASE_PORT-$LAST, pinned to CPU 1"
+log "starting $SHARDS redis-server shards on ports $REDIS_BASE_PORT-$LAST, ${PIN_LOAD:+pinned to CPU 1}${PIN_LOAD:-unpinned}"
 for ((p = REDIS_BASE_PORT; p <= LAST; p++)); do
-  taskset -c 1 redis-server --save '' --appendonly no --port $p --bind 127.0.0.1 --daemonize no \
+  "${PIN_LOAD[@]}" redis-server --save '' --appendonly no --port $p --bind 127.0.0.1 --daemonize no \
     > "$OUT/runs/redis-$p.log" 2>&1 &
   SHARD_PIDS+=($!)
 done
@@ -181,7 +191,7 @@ done
 log "loading $KEYS keys of 100 B and of 20,000 B into every shard"
 LOADERS=()
 for ((p = REDIS_BASE_PORT; p <= LAST; p++)); do
-  taskset -c 1 timeout 120 redis-cli -p $p --pipe < "$WORK/dataset.resp" > "$OUT/runs/load-$p.log" 2>&1 &
+  "${PIN_LOAD[@]}" timeout 120 redis-cli -p $p --pipe < "$WORK/dataset.resp" > "$OUT/runs/load-$p.log" 2>&1 &
   LOADERS+=($!)
 done
 for l in "${LOADERS[@]}"; do wait "$l" || die "loading a shard failed (see $OUT/runs/load-*.log)"; done
@@ -196,7 +206,7 @@ start() { # system log -> SERVER_PID, once "ready on PORT" is printed
   [[ $s == */* ]] && cfg=("${s#*/}")
   [[ -n ${3:-} && $m == doubleface ]] && admin=$ADMIN_PORT
   # shellcheck disable=SC2086
-  PEER_ADMIN_PORT=$admin taskset -c 0 "$JAVA" ${JAVA_OPTS:-} -jar "$WORK/peer-$m.jar" $PORT 1 $REDIS_BASE_PORT $SHARDS "${cfg[@]}" > "$2" 2>&1 &
+  PEER_ADMIN_PORT=$admin "${PIN_SERVER[@]}" "$JAVA" ${JAVA_OPTS:-} -jar "$WORK/peer-$m.jar" $PORT $IO_THREADS $REDIS_BASE_PORT $SHARDS "${cfg[@]}" > "$2" 2>&1 &
   SERVER_PID=$!
   local deadline=$(( $(date +%s) + 60 ))
   until grep -q "^ready on $PORT" "$2"; do
@@ -227,8 +237,9 @@ run_one() { # repeat cell system
   local tag="r$1-$fan-$size-$conns-${3//\//-}"
   start "$3" "$OUT/runs/$tag.log"
   local url="http://127.0.0.1:$PORT/?fanout=$fan&size=$size"
-  taskset -c 1 wrk -t1 -c"$conns" -d"${WARMUP}s" "$url" > "$OUT/runs/$tag.warmup.txt" 2>&1 || true
-  taskset -c 1 wrk -t1 -c"$conns" -d"${DURATION}s" --latency "$url" > "$OUT/runs/$tag.wrk.txt" 2>&1 || true
+  local wt=$((conns < WRK_THREADS ? conns : WRK_THREADS))
+  "${PIN_LOAD[@]}" wrk -t$wt -c"$conns" -d"${WARMUP}s" "$url" > "$OUT/runs/$tag.warmup.txt" 2>&1 || true
+  "${PIN_LOAD[@]}" wrk -t$wt -c"$conns" -d"${DURATION}s" --latency "$url" > "$OUT/runs/$tag.wrk.txt" 2>&1 || true
   stop "$SERVER_PID"; SERVER_PID=""
   python3 bench/peers_report.py row "$1" "$2" "$3" "$OUT/runs/$tag.wrk.txt" >> "$OUT/raw.csv"
   log "repeat $1 cell $2 $3: $(tail -1 "$OUT/raw.csv" | cut -d, -f4-) (req/s,p50,p99,errors)"
@@ -400,9 +411,9 @@ if [[ -n $OPEN_FRACTION ]]; then
 fi
 
 # --- environment and report ---------------------------------------------------------------------
-python3 - "$OUT" "$WORK" "$JAVA" "$REPEATS" "$DURATION" "$WARMUP" "$CELLS" "${RUN_SYSTEMS[*]}" "${JAVA_OPTS:-}" "$OPEN_FRACTION" "$OPEN_FROM" "$OPEN_WARMUP" <<'PY'
+python3 - "$OUT" "$WORK" "$JAVA" "$REPEATS" "$DURATION" "$WARMUP" "$CELLS" "${RUN_SYSTEMS[*]}" "${JAVA_OPTS:-}" "$OPEN_FRACTION" "$OPEN_FROM" "$OPEN_WARMUP" "$LAYOUT" "$IO_THREADS" <<'PY'
 import json, os, platform, re, subprocess, sys
-out, work, java, repeats, duration, warmup, cells, systems, java_opts, open_fraction, open_from, open_warmup = sys.argv[1:13]
+out, work, java, repeats, duration, warmup, cells, systems, java_opts, open_fraction, open_from, open_warmup, layout, io = sys.argv[1:15]
 def run(*c):
     p = subprocess.run(c, capture_output=True, text=True); return (p.stdout or p.stderr).strip()
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
@@ -414,7 +425,10 @@ json.dump({"script": "bench/peers.sh", "git_commit": run("git", "rev-parse", "HE
            "java": run(java, "-version").splitlines()[0], "java_opts": java_opts, "kernel": platform.release(),
            "cpu_model": cpu, "cpus": os.cpu_count(), "wrk": run("wrk", "-v").splitlines()[0],
            "redis_server": run("redis-server", "--version"),
-           "pinning": {"server": "cpu 0, 1 I/O thread", "redis_shards": "cpu 1", "wrk": "cpu 1 (with the shards)"},
+           "layout": layout,
+           "pinning": {"server": "cpu 0, 1 I/O thread", "redis_shards": "cpu 1", "wrk": "cpu 1 (with the shards)"}
+                      if layout == "pinned" else
+                      {"server": "unpinned, %s I/O threads" % io, "redis_shards": "unpinned", "wrk": "unpinned, %s threads" % io},
            "systems": systems.split(), "peer_versions_pom": versions, "peer_ready_lines": ready,
            "cells": cells.split(), "repeats": int(repeats), "duration_s": int(duration), "warmup_s": int(warmup),
            "shards": 20, "keys": 1000, "value_bytes": {"small": 100, "large": 20000},

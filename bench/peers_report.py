@@ -268,6 +268,20 @@ def open_section(out, env):
     return lines
 
 
+FRAMEWORK_PEERS = ("vertx", "reactor", "helidon")
+
+
+def spread(ratios):
+    """median (min–max), or n/a"""
+    return f"{statistics.median(ratios):.3f} ({min(ratios):.3f}–{max(ratios):.3f})" if ratios else "n/a"
+
+
+def best_peer(runs, cell, repeat):
+    """The fastest framework peer's req/s in one repeat of one cell (None without one)."""
+    rates = [float(runs[(cell, p, repeat)]["requests_per_s"]) for p in FRAMEWORK_PEERS if (cell, p, repeat) in runs]
+    return max(rates) if rates and max(rates) > 0 else None
+
+
 def report(out):
     rows = list(csv.DictReader(open(os.path.join(out, "raw.csv"))))
     env = json.load(open(os.path.join(out, "environment.json")))
@@ -286,8 +300,9 @@ def report(out):
     for cell in cells:
         fanout, size, conns = cell.split(":")
         lines += [f"## fanout {fanout}, {size} ({SMALL if size == 'small' else LARGE} B values), {conns} connections", "",
-                  "| system | req/s (median) | p50 ms | p99 ms | / ceiling (median, min–max over repeats) | errors | runs |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| system | req/s (median) | p50 ms | p99 ms | / ceiling (median, min–max over repeats) "
+                  "| / best framework peer (same) | errors | runs |",
+                  "|---|---|---|---|---|---|---|---|"]
         for s in systems:
             mine = [r for r in rows if r["cell"] == cell and r["system"] == s]
             if not mine:
@@ -300,14 +315,21 @@ def report(out):
                 c = runs.get((cell, "ceiling", r["repeat"]))
                 if c and float(c["requests_per_s"]) > 0:
                     ratios.append(float(r["requests_per_s"]) / float(c["requests_per_s"]))
-            ratio = (f"{statistics.median(ratios):.3f} ({min(ratios):.3f}–{max(ratios):.3f})" if ratios else "n/a")
+            ratio = spread(ratios)
+            peer = spread([float(r["requests_per_s"]) / best for r in mine
+                           for best in [best_peer(runs, cell, r["repeat"])] if best]) if s.startswith("doubleface") else ""
             name = f"**{s}**" if s == "ceiling" else s
-            lines.append(f"| {name} | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {ratio} | "
+            lines.append(f"| {name} | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {ratio} | {peer} | "
                          f"{sum(int(r['errors']) for r in mine)} | {len(mine)} |")
         lines.append("")
-    lines += [f"wrk -t1 -cN, {env['repeats']} repeat(s) of {env['duration_s']} s after a {env['warmup_s']} s warm-up "
-              "(a fresh JVM per run). Each server pinned to CPU 0 with 1 I/O thread; the 20 redis-server shards "
-              "and wrk share CPU 1. Systems in rotated order per repeat and cell; a ratio pairs a run with the "
+    layout = (f"Each server pinned to CPU 0 with 1 I/O thread; the 20 redis-server shards and wrk share CPU 1."
+              if env.get("layout", "pinned") == "pinned" else
+              f"Unpinned: each server with {env['pinning']['server'].split(', ')[1]}; the 20 redis-server shards and "
+              f"wrk ({env['pinning']['wrk'].split(', ')[1]}) share the {env['cpus']} cores with it.")
+    wrk_t = "1" if env.get("layout", "pinned") == "pinned" else "T"
+    lines += [f"wrk -t{wrk_t} -cN, {env['repeats']} repeat(s) of {env['duration_s']} s after a {env['warmup_s']} s warm-up "
+              f"(a fresh JVM per run). {layout} The best framework peer is, per repeat, the fastest of Vert.x, "
+              "Reactor Netty and Helidon in that run. Systems in rotated order per repeat and cell; a ratio pairs a run with the "
               "ceiling's run of the same repeat and cell. wrk's p99 is closed-loop (MEASURE.md rule 3): it shows "
               "queueing at saturation, not the latency at a given load.", "",
               f"Environment: {out}/environment.json (git {env['git_commit'][:10]}{' dirty' if env.get('dirty') else ''}, "
