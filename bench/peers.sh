@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The peers and the hand-written ceiling beside doubleface, on equal work (issue 18).
 #
-#   bench/peers.sh [--systems "vertx reactor helidon ceiling doubleface"] [--configs "doubleface type2a-1f1b"]
+#   bench/peers.sh [--systems "vertx reactor helidon ceiling doubleface"] [--configs "doubleface type2a-1f1b"]  (also: vertx5, Vert.x 5.0)
 #                  [--cells "1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"]
 #                  [--repeats 3] [--duration 15] [--warmup 10] [--layout pinned|unpinned] [--out DIR]
 #                  [--open-fraction F [--open-from DIR] [--open-warmup S] [--trace-stages | --kernel-stages]]
@@ -131,9 +131,9 @@ for t in taskset python3 curl; do command -v $t >/dev/null || die "$t not found"
 RUN_SYSTEMS=()
 for s in $SYSTEMS; do
   case "$s" in
-    vertx|reactor|helidon|ceiling|ceiling/composite) RUN_SYSTEMS+=("$s");;
+    vertx|vertx5|reactor|helidon|ceiling|ceiling/composite) RUN_SYSTEMS+=("$s");;
     doubleface) for c in $CONFIGS; do RUN_SYSTEMS+=("doubleface/$c"); done;;
-    *) die "unknown system '$s' (expected: vertx reactor helidon ceiling ceiling/composite doubleface)";;
+    *) die "unknown system '$s' (expected: vertx vertx5 reactor helidon ceiling ceiling/composite doubleface)";;
   esac
 done
 MODULES=$(printf '%s\n' "${RUN_SYSTEMS[@]}" | cut -d/ -f1 | sort -u)

@@ -268,7 +268,7 @@ def open_section(out, env):
     return lines
 
 
-FRAMEWORK_PEERS = ("vertx", "reactor", "helidon")
+FRAMEWORK_PEERS = ("vertx", "vertx5", "reactor", "helidon")
 
 
 def spread(ratios):
@@ -328,7 +328,7 @@ def report(out):
               f"wrk ({env['pinning']['wrk'].split(', ')[1]}) share the {env['cpus']} cores with it.")
     wrk_t = "1" if env.get("layout", "pinned") == "pinned" else "T"
     lines += [f"wrk -t{wrk_t} -cN, {env['repeats']} repeat(s) of {env['duration_s']} s after a {env['warmup_s']} s warm-up "
-              f"(a fresh JVM per run). {layout} The best framework peer is, per repeat, the fastest of Vert.x, "
+              f"(a fresh JVM per run). {layout} The best framework peer is, per repeat, the fastest of Vert.x (4.5 and 5), "
               "Reactor Netty and Helidon in that run. Systems in rotated order per repeat and cell; a ratio pairs a run with the "
               "ceiling's run of the same repeat and cell. wrk's p99 is closed-loop (MEASURE.md rule 3): it shows "
               "queueing at saturation, not the latency at a given load.", "",
