@@ -308,7 +308,7 @@ def report(out):
     lines += [f"wrk -t1 -cN, {env['repeats']} repeat(s) of {env['duration_s']} s after a {env['warmup_s']} s warm-up "
               "(a fresh JVM per run). Each server pinned to CPU 0 with 1 I/O thread; the 20 redis-server shards "
               "and wrk share CPU 1. Systems in rotated order per repeat and cell; a ratio pairs a run with the "
-              "ceiling's run of the same repeat and cell. wrk's p99 is closed-loop (MEASURE.md rule 3): it shows "
+              "ceiling's run of the same repeat and cell. wrk's p99 is closed-loop (docs/measuring.md#open-and-closed-loop-coordinated-omission): it shows "
               "queueing at saturation, not the latency at a given load.", "",
               f"Environment: {out}/environment.json (git {env['git_commit'][:10]}{' dirty' if env.get('dirty') else ''}, "
               f"{env['java']}, {env['cpu_model']}, kernel {env['kernel']}).", ""]
