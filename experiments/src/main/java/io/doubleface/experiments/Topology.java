@@ -746,13 +746,13 @@ final class Topology implements AutoCloseable {
         };
     }
 
-    /** One load run's summary (the {@code --json} object) and interval log. */
     /** Work that may fail with an {@link IOException}. */
     @FunctionalInterface
     interface IoRunnable {
         void run() throws IOException;
     }
 
+    /** One load run's summary (the {@code --json} object) and interval log. */
     record LoadRun(String id, Path hlog, Map<String, Object> summary) {
         Double number(String key) {
             Object v = summary.get(key);
