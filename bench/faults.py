@@ -56,6 +56,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import urllib.error
@@ -735,6 +736,22 @@ def failures(summary):
     return out
 
 
+def load_summary(path):
+    """A finished run's summary.json; a slimmed one (docs/results/README.md: its "runs" are in the run's
+    raw.tar.xz as summary.full.json) is read whole from the archive."""
+    with open(path) as f:
+        summary = json.load(f)
+    if "runs" in summary:
+        return summary
+    here = os.path.dirname(os.path.abspath(path))
+    top = here
+    while not os.path.exists(os.path.join(top, "raw.tar.xz")) and os.path.dirname(top) != top:
+        top = os.path.dirname(top)
+    member = os.path.relpath(os.path.join(here, "summary.full.json"), top).replace(os.sep, "/")
+    with tarfile.open(os.path.join(top, "raw.tar.xz"), "r:xz") as t:
+        return json.load(t.extractfile(member))
+
+
 def table(summary):
     """Markdown: one row per backend x toxic x model."""
     lines = ["| backend | toxic on shard 0's replies | model | requests | 2xx | 503 | 504 | other | wrong | stuck "
@@ -851,8 +868,7 @@ def main():
     ap.add_argument("--write", action="store_true", help="with --table: also write table.md beside it again")
     a = ap.parse_args()
     if a.table:
-        with open(a.table) as f:
-            summary = json.load(f)
+        summary = load_summary(a.table)
         print(compact_table(summary) + "\n\n" + table(summary))
         env_file = os.path.join(os.path.dirname(a.table), "environment.json")
         if a.write and os.path.exists(env_file):

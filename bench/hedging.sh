@@ -72,7 +72,7 @@ load() { # $@ = load options; prints the JSON summary
     --warmup "${WARMUP}s" --duration "${DURATION}s" --timeout 5s --max-connections 4096 "$@"
 }
 
-write_environment() { # MEASURE.md rule 8
+write_environment() { # docs/measuring.md#the-environment-file
   python3 - "$OUT" "$CONFIG" "$FANOUT" "$SLOW" "$HEDGE" "$LOADS" "$REPEATS" "$WORK" "$DURATION" "$WARMUP" "$JAVA" <<'PY'
 import json, os, platform, subprocess, sys
 out, config, fanout, slow, hedge, loads, repeats, work, duration, warmup, java = sys.argv[1:12]

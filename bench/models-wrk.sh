@@ -264,7 +264,9 @@ for f in "$OUT/server.log" "$OUT/leaf.log"; do  # keep results directories small
 done
 
 python3 "$HELPER" report "$OUT"
-# per-run wrk outputs and snapshots: one archive instead of hundreds of files
-tar -czf "$OUT/runs.tar.gz" -C "$OUT" runs && rm -rf "$OUT/runs"
+# per-run wrk outputs and snapshots (runs/): into raw.tar.xz with the other raw files (docs/results/README.md)
+if [[ $(realpath "$OUT") == "$ROOT"/docs/results/* ]]; then
+  python3 "$ROOT/bench/results-pack.py" "$OUT"
+fi
 log "report: $OUT/report.md"
 sed -n '/^## Ratio/,$p' "$OUT/report.md" >&2

@@ -282,6 +282,40 @@ def best_peer(runs, cell, repeat):
     return max(rates) if rates and max(rates) > 0 else None
 
 
+def basis_section(out, rows, cells, env):
+    """With --open-from the closed-loop rows are a copy of another run's raw.csv (or a hand-made one): they
+    only set each cell's offered rate, and are shown as that basis, labelled in the table, not as this
+    run's measurements."""
+    ol = env.get("open_loop") or {}
+    src = ol.get("capacities_from")
+    offered = {}
+    path = os.path.join(out, "open.csv")
+    if os.path.exists(path):
+        for r in csv.DictReader(open(path)):
+            offered.setdefault(r["cell"], r["offered_rps"])
+    lines = ["## Offered-rate basis (not a measurement)", "",
+             f"No closed-loop run was made here: raw.csv is a copy of {src}/raw.csv (--open-from), used only to set "
+             f"each cell's offered rate, {ol.get('fraction')} x the slowest system's median req/s in the cell. Only "
+             "the open-loop section below was measured in this run.", "",
+             "| cell | slowest system's req/s (copied; of the systems run here) | offered req/s | what this row is |", "|---|---|---|---|"]
+    for cell in [c for c in cells if c in offered] or cells:
+        ran = set(env.get("systems") or [])
+        mine = [r for r in rows if r["cell"] == cell and (not ran or r["system"] in ran)] \
+            or [r for r in rows if r["cell"] == cell]
+        medians = {}
+        for r in mine:
+            medians.setdefault(r["system"], []).append(float(r["requests_per_s"]))
+        slowest = min(statistics.median(v) for v in medians.values())
+        # a hand-made basis: one rate for every system, no latency
+        made = all(float(r["p50_ms"] or 0) == 0 and float(r["p99_ms"] or 0) == 0 for r in mine)
+        what = "not a measurement" if made else "measured there, not in this run"
+        lines.append(f"| {cell} | {slowest:,.0f} | {offered.get(cell, 'n/a')} | "
+                     f"{what}: offered-rate basis copied from {src} |")
+    lines += ["", f"Environment: {out}/environment.json (git {env['git_commit'][:10]}"
+                  f"{' dirty' if env.get('dirty') else ''}, {env['java']}, {env['cpu_model']}, kernel {env['kernel']}).", ""]
+    return lines
+
+
 def report(out):
     rows = list(csv.DictReader(open(os.path.join(out, "raw.csv"))))
     env = json.load(open(os.path.join(out, "environment.json")))
@@ -294,10 +328,10 @@ def report(out):
     runs = {(r["cell"], r["system"], r["repeat"]): r for r in rows}
     lines = ["# The peers and the hand-written ceiling beside doubleface (bench/peers.sh)", ""]
     ol = env.get("open_loop") or {}
-    if ol and ol.get("capacities_from") != out:
-        lines += [f"**The closed-loop tables below are copied from {ol['capacities_from']} (not re-run here)**; "
-                  "only the open-loop section at the end was measured in this run.", ""]
-    for cell in cells:
+    copied = bool(ol) and ol.get("capacities_from") != out
+    if copied:
+        lines += basis_section(out, rows, cells, env)
+    for cell in ([] if copied else cells):
         fanout, size, conns = cell.split(":")
         lines += [f"## fanout {fanout}, {size} ({SMALL if size == 'small' else LARGE} B values), {conns} connections", "",
                   "| system | req/s (median) | p50 ms | p99 ms | / ceiling (median, min–max over repeats) "
@@ -327,10 +361,10 @@ def report(out):
               f"Unpinned: each server with {env['pinning']['server'].split(', ')[1]}; the 20 redis-server shards and "
               f"wrk ({env['pinning']['wrk'].split(', ')[1]}) share the {env['cpus']} cores with it.")
     wrk_t = "1" if env.get("layout", "pinned") == "pinned" else "T"
-    lines += [f"wrk -t{wrk_t} -cN, {env['repeats']} repeat(s) of {env['duration_s']} s after a {env['warmup_s']} s warm-up "
+    lines += [] if copied else [f"wrk -t{wrk_t} -cN, {env['repeats']} repeat(s) of {env['duration_s']} s after a {env['warmup_s']} s warm-up "
               f"(a fresh JVM per run). {layout} The best framework peer is, per repeat, the fastest of Vert.x (4.5 and 5), "
               "Reactor Netty and Helidon in that run. Systems in rotated order per repeat and cell; a ratio pairs a run with the "
-              "ceiling's run of the same repeat and cell. wrk's p99 is closed-loop (MEASURE.md rule 3): it shows "
+              "ceiling's run of the same repeat and cell. wrk's p99 is closed-loop (docs/measuring.md#open-and-closed-loop-coordinated-omission): it shows "
               "queueing at saturation, not the latency at a given load.", "",
               f"Environment: {out}/environment.json (git {env['git_commit'][:10]}{' dirty' if env.get('dirty') else ''}, "
               f"{env['java']}, {env['cpu_model']}, kernel {env['kernel']}).", ""]

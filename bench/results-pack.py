@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Keeps docs/results light: packs each run's raw files into archives and writes the index of runs.
 
-A run directory keeps in git what a reader opens: its *.md (report.md, table.md, README.md, notes),
-plots (*.png, *.svg), small tables (*.csv, *.txt), summary.json, environment.json, profile.json and
-quality.json, at any depth (a run may hold sub-runs) except inside logs/, runs/ and intervals/. Its other
-files are raw:
+docs/results holds at most 10 MB in git (bench/check-results-size.py, run by CI). A run directory keeps
+in git what a reader opens: its *.md (report.md, table.md, README.md, notes), plots (*.png, *.svg), small
+tables (*.csv, *.txt; not the *.lag.csv series), summary.json, environment.json, profile.json,
+quality.json and jmh.json, at any depth (a run may hold sub-runs) except inside logs/, runs/ and
+intervals/. A summary.json over 16 KB that lists every load run ("runs") is slimmed: the runs go into
+raw.tar.xz with the whole file, as summary.full.json, and summary.json keeps the rest (the results its
+report renders) and a "runs_archived" note. Plots are stored with a 256-colour palette (pngquant, when
+installed). Its other files are raw:
   - raw.tar.xz (in git): every other raw file: process logs, logs/ and runs/ of each load run, the
     generator's JSON, ready files, JFR recordings, ...
   - intervals.tar.xz (not in git, docs/results/.gitignore): the HdrHistogram interval logs (*.hlog).
@@ -31,16 +35,28 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
 
 ARCHIVE = "raw.tar.xz"
 INTERVALS = "intervals.tar.xz"
+# A summary.json holding a list of every load run ("runs": each run's load summary, mid-tier deltas,
+# per-second adapter series, ...) bigger than this keeps in git only what its report renders (the
+# other keys: results, configurations, ...); the whole file goes into raw.tar.xz as summary.full.json.
+SLIM_OVER = 16 * 1024
+SLIM_NOTE = "runs_archived"
+FULL = "summary.full.json"
+# Runs whose summary.json is read whole by a test (experiments' ReportReplayTest renders their report
+# again from the runs): left whole, written without indentation.
+WHOLE = {"concurrency-20261124T145907Z", "fanout-20261123T190132Z"}
 # Files kept in git, wherever they are in the run (a run may hold sub-runs), except inside RAW_DIRS.
 KEEP = ["*.md", "*.png", "*.svg", "*.csv", "*.txt", "summary.json", "environment.json", "profile.json",
-        "quality.json"]
+        "quality.json", "jmh.json"]
 RAW_DIRS = {"logs", "runs", "intervals"}
+# Raw although KEEP matches them: series one row per request or per send (the generator's --lag-log).
+RAW_NAMES = ["*.lag.csv"]
 UNPACKED = "raw"
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 RESULTS = os.path.join(ROOT, "docs", "results")
@@ -48,7 +64,8 @@ RESULTS = os.path.join(ROOT, "docs", "results")
 
 def kept(rel):
     *dirs, name = rel.split("/")
-    return not RAW_DIRS.intersection(dirs) and any(fnmatch.fnmatch(name, g) for g in KEEP)
+    return (not RAW_DIRS.intersection(dirs) and any(fnmatch.fnmatch(name, g) for g in KEEP)
+            and not any(fnmatch.fnmatch(name, g) for g in RAW_NAMES))
 
 
 def raw_files(run):
@@ -84,12 +101,88 @@ def write_archive(archive, run, files):
     os.replace(tmp, archive)
 
 
+def slim_text(text):
+    """text (a summary.json written indented, one key a line) without its top-level "runs" list,
+    which becomes a note naming the archived copy; None when it has no such list."""
+    lines = text.split("\n")
+    indent = lines[1][:len(lines[1]) - len(lines[1].lstrip())] if len(lines) > 1 else ""
+    try:
+        start = lines.index(indent + '"runs": [')
+    except ValueError:
+        return None
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith(indent + "]"))
+    count = len(json.loads(text)["runs"])
+    comma = "," if lines[end].rstrip().endswith(",") else ""
+    note = f'{indent}"{SLIM_NOTE}": "{count} runs, in {ARCHIVE} as {FULL} (python3 bench/results-pack.py --unpack)"{comma}'
+    slim = "\n".join(lines[:start] + [note] + lines[end + 1:])
+    full, kept_part = json.loads(text), json.loads(slim)
+    del full["runs"], kept_part[SLIM_NOTE]
+    assert full == kept_part, "slimming changed more than the runs"
+    return slim
+
+
+def slim(run):
+    """Slims run's big summary.json files (SLIM_OVER): the whole file is left beside it as
+    summary.full.json, a raw file that pack() then archives. Returns the slimmed paths."""
+    if os.path.basename(os.path.normpath(run)) in WHOLE:
+        return []
+    done = []
+    for root, dirs, files in os.walk(run):
+        dirs[:] = [d for d in dirs if d not in RAW_DIRS and not (root == run and d == UNPACKED)]
+        path = os.path.join(root, "summary.json")
+        if "summary.json" not in files or os.path.getsize(path) <= SLIM_OVER:
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        slimmed = slim_text(text)
+        if slimmed is None:
+            continue
+        os.replace(path, os.path.join(root, FULL))
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(slimmed)
+        done.append(os.path.relpath(path, run))
+    return done
+
+
+def palette_png(path):
+    """True when the PNG at path is already palette-based (colour type 3)."""
+    with open(path, "rb") as f:
+        head = f.read(26)
+    return len(head) == 26 and head[25] == 3
+
+
+def quantize_plots(run):
+    """Plots (*.png over 8 KB) stored with a 256-colour palette by pngquant (quality 90-100: the anti-aliased
+    edges change shade, the lines, points and text do not), when pngquant is installed: a plot is a rendering
+    of numbers that the report and summary.json keep. Returns how many bytes it saved."""
+    if not shutil.which("pngquant"):
+        return 0
+    saved = 0
+    for root, dirs, files in os.walk(run):
+        dirs[:] = [d for d in dirs if d not in RAW_DIRS and not (root == run and d == UNPACKED)]
+        for f in files:
+            path = os.path.join(root, f)
+            if not f.endswith(".png") or os.path.getsize(path) <= 8 * 1024 or palette_png(path):
+                continue
+            tmp = path + ".q.png"
+            r = subprocess.run(["pngquant", "--quality=90-100", "--speed", "1", "--strip", "--skip-if-larger",
+                                "--force", "--output", tmp, path], capture_output=True)
+            if r.returncode == 0 and os.path.exists(tmp):
+                saved += os.path.getsize(path) - os.path.getsize(tmp)
+                os.replace(tmp, path)
+            elif os.path.exists(tmp):
+                os.remove(tmp)
+    return saved
+
+
 def pack(run):
     """Packs run's raw files; returns a line saying what it did."""
+    slimmed = slim(run)
+    saved = quantize_plots(run)
     files = raw_files(run)
     name = os.path.basename(os.path.normpath(run))
     if not files:
-        return f"{name}: nothing to pack"
+        return f"{name}: " + (f"nothing to pack, plots {saved} bytes smaller" if saved else "nothing to pack")
     hlogs = [f for f in files if f.endswith(".hlog")]
     other = [f for f in files if not f.endswith(".hlog")]
     said = []
@@ -97,6 +190,10 @@ def pack(run):
         if group:
             write_archive(os.path.join(run, archive), run, group)
             said.append(f"{len(group)} files into {archive} ({os.path.getsize(os.path.join(run, archive))} bytes)")
+    if slimmed:
+        said.append(f"slimmed {', '.join(slimmed)}")
+    if saved:
+        said.append(f"plots {saved} bytes smaller")
     for rel in files:
         os.remove(os.path.join(run, rel))
     for root, dirs, _ in os.walk(run, topdown=False):
@@ -220,6 +317,26 @@ in git what a reader opens (report, tables, `summary.json`, `environment.json`, 
 --unpack docs/results/RUN` puts the raw files and interval logs back into `RUN/raw/` (the interval logs of
 runs committed before 2026-11-26 from the git history, so a full clone is needed). How the results are
 packed and why: `bench/results-pack.py`; this page is written by `python3 bench/results-pack.py --index`.
+
+## The rule: at most 10 MB in git
+
+`python3 bench/check-results-size.py` fails when the files git tracks under `docs/results` pass 10,000,000
+bytes, or when a run keeps a `summary.json` that `bench/results-pack.py` would slim. A run directory holds:
+
+- `report.md` (or `README.md` / `table.md` / `notes.md`): what was run, the tables, what they show;
+- `environment.json`: the machine, the commit, the command (docs/measuring.md, "The environment file");
+- every figure that README.md or docs/*.md quotes, in a file of the run kept in git: a table in its
+  report, `summary.json` (its `results`, not its `runs`), a small `*.csv` or `*.txt`; plots beside them;
+- everything else packed in `raw.tar.xz`: process and run logs, the generator's JSON, per-request and
+  per-send series (`*.lag.csv`), JFR recordings, and the whole `summary.json` (every load run, the
+  per-second series) as `summary.full.json`. `python3 bench/results-pack.py docs/results/RUN` packs and
+  slims a new run; commit it after that.
+
+A run that no page cites (README.md, docs/, CHANGELOG.md, bench/, another run's report) may be removed
+from the tree: the git history keeps it. Removed on 2026-11-29, for the budget: `api-before-after-kv-final-20261125`,
+`api-before-after-kv-head-20261125`, `api-before-after-kv-opt-20261125`, `api-before-after-redis-warm20-20261125`,
+`jmh-exchange-20261125`, `kv-fresh-jvm-tail-20261127`, `peers-20k-nocopy-20261127`, `peers-f20-pool-20261127`,
+`peers-open-5x20k-traced-20261127`, `slow-reader-ab-redis-20261125`, `syscalls-20261122-f1`.
 
 | run | date | command | what it shows | open |
 |---|---|---|---|---|

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cross-checks of `doubleface load` (MEASURE.md rule 7, issue 3 "Trust the tool"):
+# Cross-checks of `doubleface load` (docs/measuring.md#checking-the-tool):
 #  1. closed loop vs wrk at the same connection count: throughput and p50 within 10%;
 #  2. a 200 ms SIGSTOP of the server during an open-loop run shows up in p99.9/max (vs a run without).
 # Server: `serve ycsb` with embedded shards on CPU 0; generators on CPU 1. Runs interleaved.
@@ -87,6 +87,6 @@ print("|---|---|---|---|---|---|---|")
 for r in csv.DictReader(open(out + "/sigstop.csv")):
     na = lambda v: "n/a" if v in ("None", "") else v
     print(f"| {r['run']} | {r['repeat']} | {r['requests']} | {na(r['p99_ms'])} | {na(r['p999_ms'])} | {r['max_ms']} | {r['send_lag_p99_ms']} |")
-print("\np99.9 is not reported: 20,000 samples are fewer than the 100,000 that MEASURE.md rule 4 asks for (p99.9 of this run would need 100 s at 1,000 req/s). A 200 ms stall delays the ~200 requests due during it by up to 200 ms, i.e. 1% of the run: the max must rise by about 200 ms over the baseline and p99 must rise clearly; the server itself never saw those requests late — only measuring from intended send times shows them.")
+print("\np99.9 is not reported: 20,000 samples are fewer than the 100,000 that docs/measuring.md#samples-per-percentile asks for (p99.9 of this run would need 100 s at 1,000 req/s). A 200 ms stall delays the ~200 requests due during it by up to 200 ms, i.e. 1% of the run: the max must rise by about 200 ms over the baseline and p99 must rise clearly; the server itself never saw those requests late — only measuring from intended send times shows them.")
 PY
 echo "wrote $OUT/report.md" >&2

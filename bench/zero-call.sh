@@ -112,7 +112,7 @@ for s, rs in by.items():
     lines.append(f"| doubleface `{s}` GET /health | {med(rs.values(),'requests_per_s'):,.0f} | {statistics.median(ratios):.3f} ({min(ratios):.3f}–{max(ratios):.3f}) | {med(rs.values(),'p50_ms'):.2f} | {med(rs.values(),'p99_ms'):.2f} | {sum(int(x['errors']) for x in rs.values())} |")
 txt = ("# A zero-call route against raw Netty (bench/zero-call.sh)\n\n" + "\n".join(lines) +
        f"\n\nwrk -t1 -c{conns}, {repeats} repeats of {duration} s after a {warmup} s warm-up; servers pinned to CPU 0 with one I/O thread, wrk on CPU 1; "
-       "ratios pair the runs of one repeat. wrk's p99 is closed-loop (MEASURE.md rule 3).\n")
+       "ratios pair the runs of one repeat. wrk's p99 is closed-loop (docs/measuring.md#open-and-closed-loop-coordinated-omission).\n")
 open(os.path.join(out, "report.md"), "w").write(txt); print(txt)
 def run(*c):
     p = subprocess.run(c, capture_output=True, text=True); return (p.stdout or p.stderr).strip()

@@ -102,7 +102,7 @@ final class DemoCommand implements Callable<Integer> {
      * Shortest default open-loop measured time: {@value} s ({@code --quick}: 2 s). The default is
      * the time {@link #OPEN_SAMPLES} requests take at the rate, within {@value} to
      * {@link #MAX_OPEN_DURATION_SECONDS} s: p99.9 needs 100/(1-0.999) = 100,000 samples
-     * (MEASURE.md rule 4), 25 s at 4,000 requests/s.
+     * (docs/measuring.md#samples-per-percentile), 25 s at 4,000 requests/s.
      */
     static final int MIN_OPEN_DURATION_SECONDS = 10;
     /** Longest default open-loop measured time: {@value} s (keeps the default demo under 3 minutes). */

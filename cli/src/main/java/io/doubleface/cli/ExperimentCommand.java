@@ -189,7 +189,7 @@ final class ExperimentCommand implements Callable<Integer> {
 
     @Option(names = "--global-warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             description = "Closed-loop warm-up of each configuration before the first run (default: 10s as "
-                + "MEASURE.md asks, --quick 1s).")
+                + "docs/measuring.md#warm-up asks, --quick 1s).")
     Duration globalWarmup;
 
     @Option(names = "--reply-work-us", paramLabel = "MICROS",

@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * The loop knobs of issue 12 every {@code serve} mid-tier takes (a picocli mixin of
+ * The loop knobs every {@code serve} mid-tier takes (a picocli mixin of
  * {@code serve ycsb} and {@link MidTierServeOptions}): {@code --flush-policy} and
  * {@code --pin-io-threads}, both changeable at run time with {@code PUT /admin/knobs}, and the
  * per-stage tracing that measures them, {@code --trace-stages}.

@@ -107,7 +107,7 @@ final class TrainCommand implements Callable<Integer> {
     Duration warmup;
 
     @Option(names = "--global-warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-            description = "Closed-loop warm-up of each configuration before the first step (MEASURE.md: at least "
+            description = "Closed-loop warm-up of each configuration before the first step (docs/measuring.md#warm-up: at least "
                 + "10 s or 50k requests).", defaultValue = "10s")
     Duration globalWarmup;
 

@@ -61,7 +61,7 @@ class TrainCommandTest {
     void trainsAProfileAndTheAdapterRunsOverIt(@TempDir Path tmp) throws Exception {
         Path profileFile = tmp.resolve("p.json");
         CliRun r = new CliRun();
-        // 6 s steps: 15,000+ samples, more than the 10,000 a p99 needs (MEASURE.md rule 4)
+        // 6 s steps: 15,000+ samples, more than the 10,000 a p99 needs (docs/measuring.md#samples-per-percentile)
         int exit = r.run("train", "--no-pin", "--configs", "doubleface,sdb", "--loads", "2500,3000", "--duration", "6s",
                 "--warmup", "300ms", "--global-warmup", "1s", "--shard-count", "5", "--out", profileFile.toString(),
                 "--results", tmp.toString());
@@ -130,7 +130,7 @@ class TrainCommandTest {
         Path profileFile = tmp.resolve("running.json");
         try (RunningMidTier m = new RunningMidTier(tmp)) {
             CliRun r = new CliRun();
-            // 6 s at 2,000 req/s: 12,000 samples, more than the 10,000 a p99 needs (MEASURE.md rule 4)
+            // 6 s at 2,000 req/s: 12,000 samples, more than the 10,000 a p99 needs (docs/measuring.md#samples-per-percentile)
             int exit = r.run("train", "--keep-raw", "--midtier", m.midTier(), "--admin", m.admin(), "--admin-token-file",
                     m.tokenFile.toString(), "--configs", "doubleface,sip", "--loads", "2000", "--duration", "6s",
                     "--warmup", "300ms", "--global-warmup", "1s", "--out", profileFile.toString(), "--results",

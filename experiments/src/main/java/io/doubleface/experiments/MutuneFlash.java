@@ -86,7 +86,7 @@ final class MutuneFlash implements Experiments.Experiment {
         report.text("100 req/s for " + calm + " s, " + report.prepared().get("spike_rps") + " req/s for 1 s (" + (report.prepared().get("capacity_rps")
                 == null ? "--loads" : "90% of doubleface's closed-loop capacity, " + report.prepared().get("capacity_rps") + " req/s")
                 + "), 100 req/s for " + calm + " s. "
-                + "At 100 req/s a p99 needs 100 s of samples (MEASURE.md rule 4), so the calm phases report p50/p90 "
+                + "At 100 req/s a p99 needs 100 s of samples (docs/measuring.md#samples-per-percentile), so the calm phases report p50/p90 "
                 + "and the recovery is judged on each second's worst request: recovered = the first second after "
                 + "the spike whose max is within 2x of the calm seconds' median max.\n");
         List<List<String>> body = new ArrayList<>();

@@ -81,7 +81,7 @@ final class MutuneModels implements Experiments.Experiment {
 
     /**
      * At least the experiment's run time, and long enough for {@link #MIN_P99_SAMPLES} samples
-     * at the point's rate: a p99 needs 100/(1-0.99) = 10,000 (MEASURE.md rule 4).
+     * at the point's rate: a p99 needs 100/(1-0.99) = 10,000 (docs/measuring.md#samples-per-percentile).
      */
     @Override
     public double runSeconds(ExperimentRunner.Options o, Point p, Map<String, Object> prepared) {

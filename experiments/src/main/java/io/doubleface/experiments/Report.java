@@ -283,10 +283,13 @@ final class Report {
         void write(Path file) throws IOException;
     }
 
-    /** The {@code q}th percentile of {@code h} in ms, null below 100/(1-q/100) samples (MEASURE.md rule 4). */
+    /**
+     * The {@code q}th percentile of {@code h} in ms, null below 100/(1-q/100) samples
+     * (docs/measuring.md#samples-per-percentile).
+     */
     static Double percentile(Histogram h, double q) {
         if (h.getTotalCount() < 100 / (1 - q / 100) - 1e-9) {
-            return null; // MEASURE.md rule 4
+            return null; // docs/measuring.md#samples-per-percentile
         }
         return h.getValueAtPercentile(q) / 1000.0;
     }

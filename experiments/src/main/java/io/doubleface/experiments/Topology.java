@@ -644,7 +644,7 @@ final class Topology implements AutoCloseable {
      * thread, N connections, zero think time) pinned like the generator, a discarded run for the
      * warm-up, then the measured one with {@code --latency}. The key is left out of the URL: the
      * service picks a uniformly random one. wrk keeps no interval log; its percentiles are
-     * closed-loop latency and follow MEASURE.md rule 4 (p99 needs 10,000 requests).
+     * closed-loop latency and follow docs/measuring.md#samples-per-percentile (p99 needs 10,000 requests).
      */
     private LoadRun loadWrk(String label, List<String> args, Duration timeout) throws IOException {
         int n = ++loadRuns;
@@ -746,13 +746,13 @@ final class Topology implements AutoCloseable {
         };
     }
 
-    /** One load run's summary (the {@code --json} object) and interval log. */
     /** Work that may fail with an {@link IOException}. */
     @FunctionalInterface
     interface IoRunnable {
         void run() throws IOException;
     }
 
+    /** One load run's summary (the {@code --json} object) and interval log. */
     record LoadRun(String id, Path hlog, Map<String, Object> summary) {
         Double number(String key) {
             Object v = summary.get(key);

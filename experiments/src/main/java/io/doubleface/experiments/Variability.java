@@ -72,7 +72,6 @@ final class Variability implements Experiments.Experiment {
         return c;
     }
 
-    /** The stage sums are read when the warm-up ends: the warm-up's requests (a fresh generator JVM) stay out. */
     /** Runs on a running mid-tier only if it traces every request's stages ({@code serve --trace-stages all}). */
     @Override
     public String externalRefusal(ExternalTopology e) {
@@ -80,6 +79,7 @@ final class Variability implements Experiments.Experiment {
                 + "the mid-tier with --trace-stages all";
     }
 
+    /** The stage sums are read when the warm-up ends: the warm-up's requests (a fresh generator JVM) stay out. */
     @Override
     public boolean sampleAfterWarmup() {
         return true;

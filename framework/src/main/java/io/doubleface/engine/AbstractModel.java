@@ -83,7 +83,6 @@ abstract class AbstractModel implements ThreadingModel {
     public void close() {
     }
 
-    /** Runs the exchange's merge on its upstream loop (a hop unless we are already there). */
     /**
      * Sends call {@code c} of {@code ex}'s current round on {@code client}; with OpenTelemetry on,
      * the call's trace headers go with it ({@link CallTrace}).
@@ -103,6 +102,7 @@ abstract class AbstractModel implements ThreadingModel {
         }
     }
 
+    /** Runs the exchange's merge on its upstream loop (a hop unless we are already there). */
     static void mergeOnUpstream(FanoutExchange<?, ?, ?> ex) {
         EventLoop loop = ex.upstreamLoop();
         if (loop.inEventLoop()) {

@@ -74,8 +74,8 @@ public final class FanoutEngine implements AutoCloseable {
      * Most pool threads the live configurations may start together (request threads, workers,
      * backend loops and reactors; the server's I/O loops and on-demand pools not counted):
      * {@value}. Building one that would go over first closes long-parked configurations as
-     * above; if that is not enough, the switch is refused. Without it three admin requests for
-     * {@code thread-2000}, {@code thread-2001}, {@code thread-2002} started 6,000 threads.
+     * above; if that is not enough, the switch is refused, so that admin requests for
+     * configurations with large pools cannot start threads without bound (docs/reliability.md).
      */
     public static final int MAX_LIVE_POOL_THREADS = 4096;
 
@@ -469,7 +469,6 @@ public final class FanoutEngine implements AutoCloseable {
         return ctx;
     }
 
-    /** Times one admitted request for the listener, then answers through the real sink. */
     /** Tells the listener how each request ended; what the request's context reads passes through. */
     private static final class ObservedSink<R> implements ResponseSink<R> {
         private final ResponseSink<R> sink;

@@ -144,10 +144,10 @@ public final class FanoutServer implements AutoCloseable {
     /** Default most open upstream HTTP connections: {@value}. */
     public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
 
-    /** Write-buffer water marks of upstream HTTP connections: 512 KiB / 1 MiB. */
     /** Default {@link Builder#maxQueuedBytesTotal}: {@value} bytes (256 MiB). */
     public static final long DEFAULT_MAX_QUEUED_BYTES_TOTAL = 256L << 20;
 
+    /** Write-buffer water marks of upstream HTTP connections: 512 KiB / 1 MiB. */
     static final WriteBufferWaterMark UPSTREAM_WATER_MARK = new WriteBufferWaterMark(512 << 10, 1 << 20);
 
     private FanoutServer(Builder b) throws InterruptedException {
@@ -520,7 +520,7 @@ public final class FanoutServer implements AutoCloseable {
         engine.stages().reset();
     }
 
-    // ---- loop knobs (issue 12): flush policy, CPU pinning -------------------------------------
+    // ---- loop knobs: flush policy, CPU pinning -------------------------------------------
 
     /** Applies the flush policy and the pinning to {@code g}'s loops (a new group, or all on a change). */
     private void applyLoopKnobs(LoopGroup g) {

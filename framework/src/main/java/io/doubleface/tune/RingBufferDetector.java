@@ -16,7 +16,7 @@ import java.util.Arrays;
  * {@code ln 2 / rate}. A median is robust: a burst of fewer than N/2 back-to-back arrivals, or
  * fewer than N/2 long pauses, leaves it where it was; and a real step is seen after about N/2
  * arrivals at the new rate, in either direction. (μTune sorted a freshly zeroed array as its
- * "median"; see MEASURE.md.) The estimate describes the last N arrivals, so it does not decay
+ * "median".) The estimate describes the last N arrivals, so it does not decay
  * between arrivals — which would make it flicker after a step down, a new arrival putting it
  * back up each time; only after {@value #IDLE_MILLIS} ms without any arrival is it capped by
  * {@code (N-1) / silence}, so that a stopped load reads as (nearly) zero. With periodic (not

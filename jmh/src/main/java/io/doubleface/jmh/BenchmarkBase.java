@@ -12,7 +12,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * The shared defaults of every doubleface microbenchmark: average time per operation in
  * nanoseconds, one fork, short iterations sized for the project's 2-core shared machines.
  * Command-line options ({@code -f -wi -w -i -r}) override them; results are only compared
- * within one run (see {@code MEASURE.md}, "Ratios in one run").
+ * within one run (see {@code docs/measuring.md}, "Ratios in one run").
  *
  * <p>Build and list: {@code ./mvnw -B -q -pl jmh -am package -DskipTests && java -jar jmh/target/benchmarks.jar -l}
  */

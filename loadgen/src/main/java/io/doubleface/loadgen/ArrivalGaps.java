@@ -6,7 +6,8 @@ import java.util.SplittableRandom;
  * Inter-arrival gaps of an open-loop run, of mean {@code 1/rate}, drawn from {@link Arrivals}: for
  * Poisson arrivals exponentially distributed, {@code -ln(U) / rate} (coefficient of variation 1) —
  * not a Poisson-distributed integer with mean {@code 1/rate}, which gives nearly periodic arrivals
- * (MEASURE.md); constant for deterministic ones; a mix of two exponentials for bursty {@code h2}.
+ * (docs/measuring.md#open-and-closed-loop-coordinated-omission); constant for deterministic ones;
+ * a mix of two exponentials for bursty {@code h2}.
  *
  * <p>With a {@link Schedule}, {@link #next} walks a piecewise-constant rate: a gap that would cross a
  * segment boundary is redrawn from the boundary at the new rate (exact for Poisson, which is

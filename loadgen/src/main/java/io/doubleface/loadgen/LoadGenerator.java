@@ -73,7 +73,7 @@ public final class LoadGenerator {
 
     /** Default measured duration: {@value} s. */
     public static final int DEFAULT_DURATION_SECONDS = 30;
-    /** Default warm-up (MEASURE.md rule 5): {@value} s. */
+    /** Default warm-up (docs/measuring.md#warm-up): {@value} s. */
     public static final int DEFAULT_WARMUP_SECONDS = 10;
     /** Default per-request timeout, from the intended send time: {@value} s. */
     public static final int DEFAULT_TIMEOUT_SECONDS = 5;

@@ -13,7 +13,7 @@ import org.HdrHistogram.Histogram;
  * histograms (µs) of the measured part. Latency is from the intended send time to the end of the
  * response, for every response (4xx/5xx included; timeouts and connection failures are errors
  * only). A percentile is reported only when there are at least {@code 100/(1-p)} samples
- * (MEASURE.md rule 4): {@link #percentileMillis} returns {@code null} otherwise. A mix of two or
+ * (docs/measuring.md#samples-per-percentile): {@link #percentileMillis} returns {@code null} otherwise. A mix of two or
  * more templates also has the latency of each template, its {@linkplain #classes() class}.
  *
  * <p>Immutable after construction (the histograms are copies; do not modify them); thread-safe.

@@ -33,7 +33,7 @@ public final class DemoReport {
     private DemoReport() {}
 
     /**
-     * The demo's settings and environment, recorded in {@code environment.json} (MEASURE.md rule 8).
+     * The demo's settings and environment, recorded in {@code environment.json} (docs/measuring.md#the-environment-file).
      *
      * @param timestamp UTC start time, ISO-8601
      * @param version the project's version
@@ -201,7 +201,7 @@ public final class DemoReport {
                 + "samples).%n", env.openRate(), env.rateSource(), env.warmupSeconds(), env.openDurationSeconds()));
         b.append("5. events/wake-up and ctx-sw/request are deltas of the mid-tier's loop counters and of its threads' "
                 + "context switches (/proc) over the open-loop run (closed-loop deltas in summary.json). "
-                + "A short tour, not interleaved repetitions: see MEASURE.md before quoting a number.\n\n");
+                + "A short tour, not interleaved repetitions: see docs/measuring.md before quoting a number.\n\n");
         b.append("## Environment\n\n```json\n").append(Json.write(env.toMap())).append("```\n");
         return b.toString();
     }

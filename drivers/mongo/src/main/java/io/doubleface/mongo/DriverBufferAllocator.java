@@ -10,10 +10,8 @@ import io.netty.buffer.UnpooledDirectByteBuf;
  * The allocator the MongoDB driver's Netty transport gets: unpooled direct buffers (every kind of
  * request answers one) that Netty's leak detector does not track.
  *
- * <p>Why: mongodb-driver-core 5.8.0 drops buffers it owns in some races — a heartbeat reply read
- * while its client closes (the monitor thread is interrupted and never takes the result), a reply
- * read after a client-side operation timeout (CSOT), a write after the channel closed with CSOT on
- * (see docs/mongo.md). From a pooled allocator such a buffer is a leak of pool memory; from this
+ * <p>Why: the MongoDB driver drops buffers it owns in some races (docs/mongo.md lists them, with
+ * the driver version they were found in). From a pooled allocator such a buffer is a leak of pool memory; from this
  * one it is a {@link java.nio.ByteBuffer#allocateDirect} buffer whose memory the GC's cleaner
  * frees, and doubleface's own buffers (the replies handed to
  * listeners, from {@link io.netty.buffer.PooledByteBufAllocator#DEFAULT}) stay leak-checked. The

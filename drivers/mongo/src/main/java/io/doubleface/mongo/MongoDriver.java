@@ -152,8 +152,8 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
      *     back is used again, and a shard that went away is failed fast
      * @param csot whether loop clients bound calls with the driver's client-side operation timeout
      *     ({@code timeoutMS}; URI {@code csot=true}) rather than with {@code socketTimeoutMS} and
-     *     {@code maxWaitTimeMS} (default): in driver 5.8.0 a CSOT timeout on the Netty transport
-     *     leaks pooled ByteBufs (see docs/mongo.md). The blocking client always uses CSOT.
+     *     {@code maxWaitTimeMS} (default): a CSOT timeout on the driver's Netty transport can drop
+     *     buffers the driver owns (docs/mongo.md). The blocking client always uses CSOT.
      * @param connectTimeout connection and server-selection timeout
      * @param callTimeout time limit of every call
      * @param maxOutstanding most calls outstanding per shard per loop client; beyond, OVERLOADED
@@ -536,13 +536,13 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
         return new ShardList(List.copyOf(out), Map.copyOf(opts));
     }
 
-    /** Index of the '/' that ends the hosts of a connection string, or -1 if there is none. */
     /** A port range in a shard list's authority, e.g. {@code :7301-7304}. */
     private static final java.util.regex.Pattern PORT_RANGE = java.util.regex.Pattern.compile(":\\d+-\\d+");
 
     /** A database name the short form accepts. */
     private static final java.util.regex.Pattern DB_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,63}");
 
+    /** Index of the '/' that ends the hosts of a connection string, or -1 if there is none. */
     private static int authorityEnd(String s) {
         int start = s.indexOf("://") + 3;
         int q = s.indexOf('?', start);

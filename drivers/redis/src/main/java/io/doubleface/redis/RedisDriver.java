@@ -102,7 +102,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
          */
         NATIVE;
 
-        /** {@return the URI spelling: {@code per-loop} or {@code shared}} */
+        /** {@return the URI spelling: {@code per-loop}, {@code shared} or {@code native}} */
         public String label() {
             return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }

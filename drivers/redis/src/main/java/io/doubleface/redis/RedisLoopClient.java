@@ -172,8 +172,8 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
     // Outstanding calls, a doubly linked list in send order. Every call of this client has the same
     // timeout, so send order is deadline order: one scheduled sweep at the oldest call's deadline
     // times out what is due and re-arms for the next, instead of a scheduled task per call (two
-    // priority-queue operations on the loop's timer heap for each call, measured at 5.7-7.5% of
-    // the mid-tier's samples in issue 18's profile).
+    // priority-queue operations on the loop's timer heap for each call, a measurable share of the
+    // mid-tier's profile, docs/benchmarks.md).
     private Call oldest;
     private Call newest;
     private int outstandingCount;

@@ -51,8 +51,8 @@ final class RespReplyDecoder extends ByteToMessageDecoder {
             return;
         }
         // Framing and Lettuce's decoder read byte by byte; on a direct buffer each read is a checked
-        // access (without Unsafe, as on JDK 24+ by default: 12% of the mid-tier's samples at fanout
-        // 5 in the issue 18 profile). So the received bytes are copied to the heap once per read and
+        // access (without Unsafe, as on JDK 24+ by default), which showed in the mid-tier's profile
+        // (docs/redis.md). So the received bytes are copied to the heap once per read and
         // framed and decoded there.
         // Only up to COPY_LIMIT readable bytes: a large reply arriving in many reads would otherwise be
         // copied again on each, and a large value is better sliced than copied once more (its framing

@@ -192,7 +192,7 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
                     notAllowed(ctx, req, "GET");
                 }
             }
-            case KnobsEndpoint.PATH -> knobs(ctx, req, q); // issue 12 knobs, see below
+            case KnobsEndpoint.PATH -> knobs(ctx, req, q); // the loop knobs, see below
             default -> send(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8",
                     "no such path: " + path + " (try /admin, /admin/config, /admin/stats, /admin/knobs, /metrics, /ready, /live)\n", false);
         }
@@ -228,7 +228,7 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
         write(ctx, req, r, false);
     }
 
-    // ---- /admin/knobs (issue 12: flush policy, CPU pinning); the logic is in KnobsEndpoint ----
+    // ---- /admin/knobs (flush policy, CPU pinning); the logic is in KnobsEndpoint ----
 
     private volatile KnobsEndpoint knobs;
 

@@ -227,8 +227,8 @@ public final class HttpFanoutHandler extends ChannelInboundHandlerAdapter {
         /**
          * {@code idleMillis} plus up to a tenth of it, at random. Connections that went idle
          * together (a client's pool after a burst) would otherwise all close in one loop iteration,
-         * and a few hundred closes there delay every request that iteration serves (measured: a
-         * 19-ms stall at 19,000 req/s, docs/benchmarks.md); spread over the tenth they cost nothing
+         * and a few hundred closes there delay every request that iteration serves
+         * (docs/benchmarks.md, "Fanout 1: the idle close"); spread over the tenth they cost nothing
          * visible.
          */
         static long spread(long idleMillis) {

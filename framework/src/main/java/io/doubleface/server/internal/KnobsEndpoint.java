@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * {@code /admin/knobs} of the admin listener: the run-time loop knobs of issue 12.
+ * {@code /admin/knobs} of the admin listener: the run-time loop knobs (flush policy, CPU pinning).
  *
  * <pre>
  *   GET /admin/knobs                                   {"flush_policy":"per-iteration","pin_io_threads":null}

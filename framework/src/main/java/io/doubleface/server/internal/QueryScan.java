@@ -3,8 +3,8 @@ package io.doubleface.server.internal;
 /**
  * One query parameter read straight from the raw query string, without building the map of every
  * parameter that {@code QueryStringDecoder.parameters()} builds (a {@code HashMap}, a list and
- * strings per parameter, per request: ~2% of the mid-tier's samples at fanout 5 in the issue 18
- * profile). Only for raw queries that need no decoding: {@link #plain} says which; for the others
+ * strings per parameter, per request, which showed in the mid-tier's profiles, docs/benchmarks.md).
+ * Only for raw queries that need no decoding: {@link #plain} says which; for the others
  * the caller uses the decoder, so both paths give the same answers.
  */
 final class QueryScan {

@@ -308,12 +308,12 @@ public final class ServerMetrics {
      */
     static final String VERSION = ServerMetrics.class.getPackage().getImplementationVersion();
 
-    /** The URI scheme a driver's description starts with ({@code redis} of {@code redis://h:p}), or {@code null}. */
     /** The {@code status} tag of an outcome: its HTTP status, or {@code service} where the service chose it. */
     static String statusTag(Outcome o) {
         return o == Outcome.SERVICE_STATUS ? "service" : Integer.toString(o.status());
     }
 
+    /** The URI scheme a driver's description starts with ({@code redis} of {@code redis://h:p}), or {@code null}. */
     static String scheme(String description) {
         int i = description == null ? -1 : description.indexOf("://");
         return i > 0 && description.substring(0, i).matches("[A-Za-z][A-Za-z0-9+.-]*") ? description.substring(0, i)
