@@ -93,7 +93,7 @@ def compare(wl, costs, a, policies=("fifo", "cf"), loops=1, assignment=None, n=N
             for x, k in zip(res.latencies_us, res.fanouts):
                 by_class[p].setdefault(k, []).append(x)
             if i == 0:
-                util.append(res.stats.busy_us / res.stats.span_us / loops)
+                util.append(res.stats.busy_us / res.stats.span_us)  # summed over loops: the mean per loop
         ratios.append(p99[policies[0]] / p99[policies[1]])
     out = {}
     for p in policies:
