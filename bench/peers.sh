@@ -22,7 +22,8 @@
 # byte for byte (fanout 1, 5, 20 small and 5 large, key=42) and fails loudly on a mismatch; then, for each
 # repeat and cell, runs every system in rotated order: start it pinned to CPU 0 with 1 I/O thread, warm up
 # (wrk -t1 -cN -dW, discarded), measure (wrk -t1 -cN -dD --latency; wrk pinned to CPU 1 with the shards),
-# stop it. Writes into DIR (default docs/results/peers-<UTC date>): raw.csv (one row per run),
+# stop it. Writes into DIR (default docs/results/peers-<UTC date>): raw.csv (one row per run, with the
+# server process's CPU time (user + system, /proc) per request over the measured window),
 # environment.json (JDK, kernel, CPU, pinning, versions of every peer), report.md (per cell: median
 # req/s, p50, p99 per system and its ratio to the ceiling with min-max over repeats), runs/ (logs; packed
 # into raw.tar.xz by bench/results-pack.py when DIR is under docs/results).
@@ -232,6 +233,9 @@ check() { # system: the bodies, byte for byte, with a fixed key
   stop "$SERVER_PID"; SERVER_PID=""
   log "$s answers correctly: $(cat "$WORK/ready-${s//\//-}")"
 }
+cpu_ticks() { # pid: its user + system CPU time so far, in clock ticks (/proc/PID/stat fields 14 and 15)
+  local f; f=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+  f=${f##*) }; set -- $f; echo $(( ${12} + ${13} )); }
 run_one() { # repeat cell system
   local fan size conns; IFS=: read -r fan size conns <<<"$2"
   local tag="r$1-$fan-$size-$conns-${3//\//-}"
@@ -239,10 +243,12 @@ run_one() { # repeat cell system
   local url="http://127.0.0.1:$PORT/?fanout=$fan&size=$size"
   local wt=$((conns < WRK_THREADS ? conns : WRK_THREADS))
   "${PIN_LOAD[@]}" wrk -t$wt -c"$conns" -d"${WARMUP}s" "$url" > "$OUT/runs/$tag.warmup.txt" 2>&1 || true
+  local cpu0; cpu0=$(cpu_ticks "$SERVER_PID")
   "${PIN_LOAD[@]}" wrk -t$wt -c"$conns" -d"${DURATION}s" --latency "$url" > "$OUT/runs/$tag.wrk.txt" 2>&1 || true
+  echo $(( $(cpu_ticks "$SERVER_PID") - cpu0 )) "$(getconf CLK_TCK)" > "$OUT/runs/$tag.cpu"
   stop "$SERVER_PID"; SERVER_PID=""
-  python3 bench/peers_report.py row "$1" "$2" "$3" "$OUT/runs/$tag.wrk.txt" >> "$OUT/raw.csv"
-  log "repeat $1 cell $2 $3: $(tail -1 "$OUT/raw.csv" | cut -d, -f4-) (req/s,p50,p99,errors)"
+  python3 bench/peers_report.py row "$1" "$2" "$3" "$OUT/runs/$tag.wrk.txt" "$OUT/runs/$tag.cpu" >> "$OUT/raw.csv"
+  log "repeat $1 cell $2 $3: $(tail -1 "$OUT/raw.csv" | cut -d, -f4-) (req/s,p50,p99,errors,server CPU µs/request)"
 }
 
 admin_put() { # QUERY: PUT /admin/knobs?QUERY on the admin listener, the answer on stdout. bash's own
