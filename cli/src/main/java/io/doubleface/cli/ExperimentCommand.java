@@ -188,8 +188,8 @@ final class ExperimentCommand implements Callable<Integer> {
     boolean keepRaw;
 
     @Option(names = "--global-warmup", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-            description = "Closed-loop warm-up of each configuration before the first run (default: 10s as "
-                + "docs/measuring.md#warm-up asks, --quick 1s).")
+            description = "Closed-loop warm-up of each configuration before the first run (default: 10s, "
+                + "--quick 1s; why: docs/measuring.md#warm-up).")
     Duration globalWarmup;
 
     @Option(names = "--reply-work-us", paramLabel = "MICROS",
