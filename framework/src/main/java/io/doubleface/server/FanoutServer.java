@@ -44,6 +44,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.ServerChannel;
+import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -108,6 +109,9 @@ public final class FanoutServer implements AutoCloseable {
 
     /** After a failed accept (e.g. out of file descriptors), accepting pauses for {@value} ms. */
     static final long ACCEPT_BACKOFF_MILLIS = 1000;
+
+    /** Most connections accepted per read of the listening socket (Netty's default is 16): {@value}. */
+    static final int ACCEPTS_PER_READ = 1024;
 
     /** Most concurrent calls on one gRPC upstream connection (HTTP/2 streams): {@value}. */
     public static final int GRPC_MAX_CONCURRENT_CALLS = 1024;
@@ -244,6 +248,17 @@ public final class FanoutServer implements AutoCloseable {
                 backends);
     }
 
+    /**
+     * The listening sockets' read policy: up to {@link #ACCEPTS_PER_READ} connections per read, until
+     * accept() finds the queue empty, whatever the transport's "maybe more data" test says.
+     */
+    static ServerChannelRecvByteBufAllocator acceptAllocator() {
+        ServerChannelRecvByteBufAllocator accepts = new ServerChannelRecvByteBufAllocator();
+        accepts.maxMessagesPerRead(ACCEPTS_PER_READ);
+        accepts.respectMaybeMoreData(false);
+        return accepts;
+    }
+
     private Channel bindUpstream(Builder b, HttpRouter router) throws InterruptedException {
         ServerChannel server;
         try {
@@ -253,6 +268,13 @@ public final class FanoutServer implements AutoCloseable {
         }
         server.config().setOption(ChannelOption.SO_BACKLOG, 1024);
         server.config().setOption(ChannelOption.SO_REUSEADDR, true);
+        // A burst of new connections (a client pool opening, a balancer failing over) is taken in
+        // one read of the listening socket, until accept() finds the queue empty. Netty's epoll
+        // transport (level-triggered) otherwise accepts one connection per read: its "maybe more
+        // data" test compares the accepted descriptor with one byte attempted. The listener shares
+        // a loop with requests, and under load each iteration is long, so the last connections of
+        // a few hundred waited one iteration each (docs/benchmarks.md, "The layouts users run").
+        server.config().setRecvByteBufAllocator(acceptAllocator());
         server.pipeline().addLast(new Acceptor(b, router));
         io.loops().get(0).register(server).sync();
         try {
@@ -285,6 +307,7 @@ public final class FanoutServer implements AutoCloseable {
                 .workerEventLoopGroup(new FrontendLoopGroup(io, engine::nextFrontendLoop))
                 .channelType(io.serverChannelClass())
                 .withOption(ChannelOption.SO_REUSEADDR, true)
+                .withOption(ChannelOption.RCVBUF_ALLOCATOR, acceptAllocator()) // bursts of connections: bindUpstream
                 .withChildOption(ChannelOption.TCP_NODELAY, true)
                 .directExecutor() // calls run on their connection's loop; the engine dispatches per model
                 .maxConcurrentCallsPerConnection(GRPC_MAX_CONCURRENT_CALLS)
