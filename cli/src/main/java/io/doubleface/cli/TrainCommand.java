@@ -5,6 +5,7 @@ import io.doubleface.experiments.ExternalTopology;
 import io.doubleface.experiments.ServiceSpec;
 import io.doubleface.model.Configuration;
 import io.doubleface.tune.Profile;
+import io.doubleface.tune.TuneSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,8 +112,12 @@ final class TrainCommand implements Callable<Integer> {
                 + "10 s or 50k requests).", defaultValue = "10s")
     Duration globalWarmup;
 
-    @Option(names = "--repeats", paramLabel = "N", description = "Passes over all steps; the profile takes medians.")
-    int repeats = 1;
+    @Option(names = "--repeats", paramLabel = "N", description = "Passes over all steps, interleaved; the profile "
+            + "keeps each step's median p99 and the range of the repeats' p99s, and the adapter leaves the "
+            + "peak-sustaining configuration only where another's range lies wholly below its own (with 3 repeats "
+            + "each, a 1-in-20 chance when the two do not differ). 1 gives no spread to compare: the adapter then "
+            + "switches on the medians alone (--quick: 1).")
+    int repeats = 3;
 
     @Option(names = "--quick", description = "Four configurations, four loads, short steps (a smoke run).")
     boolean quick;
@@ -162,6 +167,9 @@ final class TrainCommand implements Callable<Integer> {
         }
         if (!List.of("kv", "redis", "mongo", "grpc").contains(driver)) {
             throw new ParameterException(spec.commandLine(), "--driver: " + driver + " (expected: kv, redis, mongo, grpc)");
+        }
+        if (quick && spec.commandLine().getParseResult().matchedOption("--repeats") == null) {
+            repeats = 1;
         }
         if (shardCount < 1 || records < 1 || repeats < 1) {
             throw new ParameterException(spec.commandLine(), "--shard-count, --records and --repeats must be > 0");
@@ -243,6 +251,13 @@ final class TrainCommand implements Callable<Integer> {
             }
             env.out().printf(Locale.ROOT, "train: profile %s (%d configurations; peak-sustaining %s), plot %s%n", out,
                     p.configurations().size(), p.peakSustaining(), png);
+            for (Profile.Band band : p.bands(TuneSettings.DEFAULT_MARGIN, TuneSettings.DEFAULT_HYSTERESIS)) {
+                env.out().printf(Locale.ROOT, "train:   at %.0f req/s: %s — %s%n", band.load(), band.choice(), band.reason());
+            }
+            if (repeats < 2) {
+                env.out().println("train: one repeat per step: the profile has no spread, so the adapter switches on "
+                        + "medians that may be noise; train with --repeats 3 for decisions beyond the noise");
+            }
             if (!keepRaw) {
                 env.out().println("train: " + ExperimentRunner.packRaw(dir));
             }

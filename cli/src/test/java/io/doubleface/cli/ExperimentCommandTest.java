@@ -156,6 +156,19 @@ class ExperimentCommandTest {
         assertTrue(report.contains("p99 of doubleface-fifo / p99 of doubleface-cfa"), report);
         assertTrue(report.contains("By request class"), report);
         assertTrue(report.contains("replies per tail batch"), report);
+        // the regime beside the figures: per configuration, its run's batches and send lag
+        assertTrue(report.contains("Regime of Lfan/Sfan 5/3"), report);
+        for (Object o : runs) {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> run = (Map<String, Object>) o;
+            String mix = MiniJson.path(run, "params", "mix").asString();
+            String config = String.valueOf(run.get("config"));
+            Map<String, Object> regime = MiniJson.path(summary, "results", "regime Lfan/Sfan " + mix, config).asMap();
+            assertEquals(MiniJson.path(run, "mid_tier", "loops", "io", "replies_per_tail_batch").asDouble(),
+                    ((Number) regime.get("replies_per_tail_batch")).doubleValue(), 1e-9, regime + " " + run);
+            assertEquals(MiniJson.path(run, "load", "send_lag_p99_ms").asDouble(),
+                    ((Number) regime.get("send_lag_p99_ms")).doubleValue(), 1e-3, regime + " " + run);
+        }
     }
 
     @Test

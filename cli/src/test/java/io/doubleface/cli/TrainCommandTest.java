@@ -63,6 +63,7 @@ class TrainCommandTest {
         CliRun r = new CliRun();
         // 6 s steps: 15,000+ samples, more than the 10,000 a p99 needs (docs/measuring.md#samples-per-percentile)
         int exit = r.run("train", "--no-pin", "--configs", "doubleface,sdb", "--loads", "2500,3000", "--duration", "6s",
+                "--repeats", "2",
                 "--warmup", "300ms", "--global-warmup", "1s", "--shard-count", "5", "--out", profileFile.toString(),
                 "--results", tmp.toString());
         assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
@@ -76,7 +77,13 @@ class TrainCommandTest {
             assertEquals(2500, at2500.load(), 2500 * 0.05, c);
             assertTrue(at2500.p99Micros() >= at2500.p50Micros() && at2500.p50Micros() > 0, at2500.toString());
             assertTrue(at2500.throughput() > 0, at2500.toString());
+            // two repeats: the median and the range of the two repeats' p99s
+            assertEquals(2, at2500.repeats(), at2500.toString());
+            assertTrue(at2500.p99LowMicros() <= at2500.p99Micros() && at2500.p99Micros() <= at2500.p99HighMicros()
+                    && at2500.p99LowMicros() > 0, at2500.toString());
         }
+        assertTrue(r.out().matches("(?s).*train:   at 2\\d{3} req/s: .*"),
+                "the bands printed: " + r.out());
         assertTrue(Files.size(tmp.resolve("p.png")) > 0, "the plot next to the profile");
         assertTrue(report.contains("p99 relative to the best configuration"), report);
         assertTrue(r.out().contains("train: profile " + profileFile), r.out());
@@ -132,7 +139,7 @@ class TrainCommandTest {
             CliRun r = new CliRun();
             // 6 s at 2,000 req/s: 12,000 samples, more than the 10,000 a p99 needs (docs/measuring.md#samples-per-percentile)
             int exit = r.run("train", "--keep-raw", "--midtier", m.midTier(), "--admin", m.admin(), "--admin-token-file",
-                    m.tokenFile.toString(), "--configs", "doubleface,sip", "--loads", "2000", "--duration", "6s",
+                    m.tokenFile.toString(), "--configs", "doubleface,sip", "--loads", "2000", "--duration", "6s", "--repeats", "1",
                     "--warmup", "300ms", "--global-warmup", "1s", "--out", profileFile.toString(), "--results",
                     tmp.toString());
             assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());

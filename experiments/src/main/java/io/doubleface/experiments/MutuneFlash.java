@@ -142,6 +142,7 @@ final class MutuneFlash implements Experiments.Experiment {
         report.table(List.of("configuration", "p50 before", "p90 before", "p50 spike (-0.5..+2.5 s)", "p90 spike", "max spike",
                 "p90 after (from +3 s)", "max overall", "back to calm"), body);
         report.lostAndSwitches(pt);
+        report.regime(pt, "the whole run (calm, spike, calm)");
         report.result("flash", out);
         report.chart(ch, "mutune-flash-max.png");
     }

@@ -204,6 +204,9 @@ final class MutuneModels implements Experiments.Experiment {
         report.table(header, body);
         report.heading("p99 relative to the best configuration at each load (1.00 = best)");
         report.table(header, norm);
+        for (Point p : pts) {
+            report.regime(p, String.format(Locale.ROOT, "%.0f req/s", offered(report, p, report.configs().get(0))));
+        }
         report.result("p99_ms_by_load", out);
         report.chart(ch, "mutune-models-p99.png");
         Profile profile = profile(report);
@@ -211,6 +214,15 @@ final class MutuneModels implements Experiments.Experiment {
             profile.write(report.dir().resolve("profile.json"));
             report.text("\nProfile of these runs: `profile.json` (peak-sustaining configuration: " + profile.peakSustaining()
                     + "; capacity per configuration: " + capacities(profile) + ").\n");
+            report.heading("What the adapter runs at each load of this profile, and why (default margin and hysteresis; "
+                    + "another configuration than the peak-sustaining one only where its repeats' p99s lie wholly below "
+                    + "the peak-sustaining one's)");
+            List<List<String>> rows = new ArrayList<>();
+            for (Profile.Band band : profile.bands(io.doubleface.tune.TuneSettings.DEFAULT_MARGIN,
+                    io.doubleface.tune.TuneSettings.DEFAULT_HYSTERESIS)) {
+                rows.add(List.of(String.format(Locale.ROOT, "%.0f", band.load()), band.choice(), band.reason()));
+            }
+            report.table(List.of("load req/s", "runs", "why"), rows);
         }
     }
 
@@ -222,7 +234,10 @@ final class MutuneModels implements Experiments.Experiment {
         return String.join(", ", l);
     }
 
-    /** The load-adapter profile of a mutune-models run: one point per (configuration, load). */
+    /**
+     * The load-adapter profile of a mutune-models run: one point per (configuration, load), the
+     * median over repeats with the range of the repeats' p99s.
+     */
     static Profile profile(Report report) {
         boolean ycsb = report.options().service().isYcsb();
         Profile.Builder b = Profile.builder()
@@ -248,10 +263,15 @@ final class MutuneModels implements Experiments.Experiment {
                 }
                 double thr = median(report.values(p, c, "throughput_rps"));
                 double cpu = median(report.midValues(p, c, d -> d.seconds() > 0 ? d.cpuMillis() / 1000.0 / d.seconds() : 0));
-                b.point(c, new Profile.Point(load, p50 * 1000, Math.max(p50, p99) * 1000,
-                        Double.isNaN(p999) ? Double.NaN : Math.max(Math.max(p50, p99), p999) * 1000,
+                double[] repeats = Arrays.stream(report.values(p, c, "p99_ms")).filter(v -> !Double.isNaN(v)).toArray();
+                double median = Math.max(p50, p99);
+                double low = Math.min(median, Arrays.stream(repeats).min().orElse(median));
+                double high = Math.max(median, Arrays.stream(repeats).max().orElse(median));
+                b.point(c, new Profile.Point(load, p50 * 1000, median * 1000,
+                        Double.isNaN(p999) ? Double.NaN : Math.max(median, p999) * 1000,
                         Double.isNaN(thr) ? 0 : thr,
-                        Double.isNaN(cpu) ? 0 : cpu, saturated(report, p, c)));
+                        Double.isNaN(cpu) ? 0 : cpu, saturated(report, p, c), low * 1000, high * 1000,
+                        Math.max(1, repeats.length)));
                 n++;
             }
         }

@@ -216,6 +216,7 @@ final class MutuneSteady implements Experiments.Experiment {
         sh.addAll(report.configs());
         report.table(sh, spreadBody);
         report.lostAndSwitches(pt);
+        report.regime(pt, "the whole run (all steps)");
         report.result("steps", out);
         report.result("adapter_choices", chosen);
         report.chart(ch, "mutune-steady-p99.png");

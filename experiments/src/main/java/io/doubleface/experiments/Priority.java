@@ -196,16 +196,7 @@ final class Priority implements Experiments.Experiment {
                 out.put(variant.equals("doubleface-cf") ? "p99_fifo_over_cf" : "p99_fifo_over_cfa",
                         MidTierSample.round(median(ratio)));
             }
-            List<String> batchRows = new ArrayList<>();
-            for (String c : report.configs()) {
-                if (c.startsWith("doubleface")) {
-                    batchRows.add(c + ": events per wake-up " + cell(report.midValues(p, c, d -> d.eventsPerWakeup("io")), "%.2f")
-                            + ", replies per tail batch " + cell(report.midValues(p, c, d -> d.repliesPerTailBatch("io")), "%.2f"));
-                }
-            }
-            if (!batchRows.isEmpty()) {
-                report.text("\nThe I/O loop's batches (median over repeats): " + String.join("; ", batchRows) + ".\n");
-            }
+            report.regime(p, title);
             classTable(report, p, out);
             report.result(title, out);
             report.chart(ch, "priority-" + mix.replace('/', '-') + ".png");

@@ -134,6 +134,47 @@ final class Report {
         return rows(p, config).stream().mapToDouble(r -> f.applyAsDouble(r.mid())).toArray();
     }
 
+    /**
+     * The regime point {@code p} ran in, per configuration (medians over repeats, with spreads):
+     * events per wake-up and replies per tail batch of the I/O loops, and the load generator's
+     * send lag p99 beside the run's p99. Completion-first ordering can only reorder a tail batch
+     * that holds replies of several requests, and a generator that sends late measures its own
+     * delay: the table tells a reader whether a run could have shown either effect. Also written
+     * to {@code summary.json} under {@code regime <label>}.
+     */
+    void regime(Experiments.Point p, String label) {
+        List<List<String>> body = new ArrayList<>();
+        Map<String, Object> out = new LinkedHashMap<>();
+        double fewest = Double.NaN;
+        for (String c : configs()) {
+            double[] ev = midValues(p, c, d -> d.eventsPerWakeup("io"));
+            double[] rb = midValues(p, c, d -> d.repliesPerTailBatch("io"));
+            double[] lag = values(p, c, "send_lag_p99_ms");
+            double[] p99 = values(p, c, "p99_ms");
+            body.add(List.of(c, cell(ev, "%.2f"), cell(rb, "%.2f"), cell(lag, "%.2f"), cell(p99, "%.2f")));
+            Map<String, Object> d = new LinkedHashMap<>();
+            d.put("events_per_wakeup", MidTierSample.round(median(ev)));
+            d.put("replies_per_tail_batch", MidTierSample.round(median(rb)));
+            d.put("send_lag_p99_ms", MidTierSample.round(median(lag)));
+            out.put(c, d);
+            double m = median(rb);
+            if (!Double.isNaN(m) && (Double.isNaN(fewest) || m < fewest)) {
+                fewest = m;
+            }
+        }
+        md.heading("Regime of " + label + ": the I/O loops' batches and the generator's send lag (median over repeats)");
+        md.table(List.of("configuration", "events per wake-up", "replies per tail batch", "send lag p99 (ms)", "p99 (ms)"),
+                body);
+        if (!Double.isNaN(fewest)) {
+            md.text(fewest < 2
+                    ? "Under 2 replies per tail batch: most batches hold one request's replies, so completion-first has "
+                            + "little to reorder in this run.\n"
+                    : "At least 2 replies per tail batch under every DoubleFace configuration: batches held replies of "
+                            + "several requests to reorder.\n");
+        }
+        result("regime " + label, out);
+    }
+
     // ---- markdown --------------------------------------------------------------------------
 
     void heading(String h) {

@@ -57,7 +57,7 @@ public interface DecisionPolicy {
     /**
      * The reasons this policy may give beyond the built-in ones ({@code better},
      * {@code far-better}, {@code infeasible}, {@code saturated}, {@code probe},
-     * {@code probe-abort}, {@code unknown-load}), so that {@code /metrics} has a
+     * {@code probe-abort}, {@code unknown-load}, {@code noise}), so that {@code /metrics} has a
      * {@code doubleface_tune_switches_total{reason=…}} counter for each from the start. A reason
      * not listed is still logged and counted in {@link LoadAdapter#switchesByReason()}, but has
      * no metric. Called once, when the adapter is created.
@@ -181,6 +181,16 @@ public interface DecisionPolicy {
          * the live p99 exceeds it by more than 2×; without a profile the live p99; NaN if unknown.
          */
         double predictedP99(String config, double load);
+
+        /**
+         * Whether {@code x} beats {@code than} at {@code load} by more than the measured noise:
+         * its predicted p99 better by the hysteresis and, where the profile has repeats behind
+         * both, the highest repeat of {@code x} below the lowest of {@code than} (both raised by
+         * their live latencies as in {@link #predictedP99}). By default, the hysteresis alone.
+         */
+        default boolean beyondNoise(String x, String than, double load) {
+            return predictedP99(x, load) < predictedP99(than, load) * (1 - settings().hysteresis());
+        }
 
         /**
          * Whether {@code config} may run at {@code load}: {@code load × (1 + margin)} within its

@@ -98,6 +98,33 @@ final class LatencyTable {
     }
 
     /**
+     * How much the live p99 raised {@code config}'s profile prediction at {@code load}
+     * ({@link #predictedP99}); 1 when it did not or there is no profile.
+     */
+    double lift(String config, double load) {
+        if (profile == null) {
+            return 1;
+        }
+        double p = profile.p99(config, load);
+        double l = live.p99(live.index(config), LiveLatency.bucket(load));
+        return Double.isNaN(p) || Double.isNaN(l) || !(p > 0) ? 1 : Math.max(1, (l / p) / DRIFT_LIMIT);
+    }
+
+    /**
+     * Whether {@code x} beats {@code than} at {@code load} beyond the profile's noise
+     * ({@link Profile#beyondNoise}), both raised by their live latencies; without a profile, by
+     * the predicted p99s and the hysteresis alone.
+     */
+    boolean beyondNoise(String x, String than, double load, double hysteresis) {
+        if (profile == null) {
+            double px = predictedP99(x, load);
+            double pt = predictedP99(than, load);
+            return px < pt * (1 - hysteresis);
+        }
+        return profile.beyondNoise(x, lift(x, load), than, lift(than, load), load, hysteresis);
+    }
+
+    /**
      * Whether {@code config} may run at {@code load} at time {@code now}: within its profiled
      * capacity and its saturation cap, with the margin, and not failing live.
      */

@@ -89,7 +89,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * @param to new configuration
      * @param predictedP99Micros the new configuration's predicted p99 at that load ({@code NaN} if unknown)
      * @param reason {@code better}, {@code far-better}, {@code infeasible}, {@code saturated}, {@code probe},
-     *     {@code probe-abort}, {@code unknown-load}, or a reason of your own {@link DecisionPolicy}
+     *     {@code probe-abort}, {@code unknown-load}, {@code noise}, or a reason of your own {@link DecisionPolicy}
      */
     public record SwitchEvent(Instant at, double load, String from, String to, double predictedP99Micros, String reason) {}
 
@@ -112,7 +112,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     /** The built-in policies' reasons, in the order of {@link #switchesByReason()}. */
     enum Reason {
         BETTER("better"), FAR_BETTER("far-better"), INFEASIBLE("infeasible"), SATURATED("saturated"), PROBE("probe"),
-        PROBE_ABORT("probe-abort"), UNKNOWN_LOAD("unknown-load");
+        PROBE_ABORT("probe-abort"), UNKNOWN_LOAD("unknown-load"), NOISE("noise");
 
         final String label;
 
@@ -384,7 +384,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     /**
      * Switches by reason label: the built-in reasons (in this order: {@code better},
      * {@code far-better}, {@code infeasible}, {@code saturated}, {@code probe},
-     * {@code probe-abort}, {@code unknown-load}), the policy's {@link DecisionPolicy#reasons()},
+     * {@code probe-abort}, {@code unknown-load}, {@code noise}), the policy's {@link DecisionPolicy#reasons()},
      * then any other reason it gave, in order of first use.
      */
     public Map<String, Long> switchesByReason() {

@@ -104,6 +104,11 @@ final class PolicyContext implements DecisionPolicy.Context {
     }
 
     @Override
+    public boolean beyondNoise(String x, String than, double load) {
+        return table.beyondNoise(x, than, load, settings().hysteresis());
+    }
+
+    @Override
     public boolean feasible(String config, double load) {
         return table.feasible(config, load, now);
     }

@@ -43,17 +43,24 @@ public final class Profile {
     /**
      * One measured load step of one configuration. Latencies in microseconds.
      *
+     * <p>A step measured more than once (training's {@code --repeats}) keeps the median p99 and the
+     * range of the repeats' p99s: the load adapter leaves the peak-sustaining configuration for
+     * another only where the other's range lies wholly below its own ({@link #beyondNoise}).
+     *
      * @param load offered load, requests per second (&gt; 0)
      * @param p50Micros median latency
-     * @param p99Micros 99th percentile
+     * @param p99Micros 99th percentile (the median over repeats)
      * @param p999Micros 99.9th percentile, or {@code NaN} when not measured (a p99.9 needs
      *     100,000 samples; written as {@code null})
      * @param throughput answered requests per second
      * @param cpu CPU used by the mid-tier, in cores (1.0 = one core busy)
      * @param saturated the offered load was not sustained (or p99 exploded): infeasible here
+     * @param p99LowMicros the lowest repeat's p99 ({@code p99Micros} with one repeat)
+     * @param p99HighMicros the highest repeat's p99 ({@code p99Micros} with one repeat)
+     * @param repeats how many repeats the point summarises (&ge; 1)
      */
     public record Point(double load, double p50Micros, double p99Micros, double p999Micros, double throughput,
-            double cpu, boolean saturated) {
+            double cpu, boolean saturated, double p99LowMicros, double p99HighMicros, int repeats) {
         public Point {
             positive("load", load);
             nonNegative("p50", p50Micros);
@@ -67,8 +74,32 @@ public final class Profile {
                 throw new IllegalArgumentException("percentiles at load " + load + ": p50 " + p50Micros + ", p99 "
                         + p99Micros + ", p99.9 " + p999Micros + " (expected: p50 <= p99 <= p99.9)");
             }
+            if (repeats < 1) {
+                throw new IllegalArgumentException("repeats at load " + load + ": " + repeats + " (expected: >= 1)");
+            }
+            nonNegative("p99 low", p99LowMicros);
+            nonNegative("p99 high", p99HighMicros);
+            if (p99LowMicros > p99Micros || p99HighMicros < p99Micros) {
+                throw new IllegalArgumentException("p99 range at load " + load + ": " + p99LowMicros + ".." + p99HighMicros
+                        + " does not hold the p99 " + p99Micros + " (expected: low <= p99 <= high)");
+            }
+        }
+
+        /** A step measured once: its p99 range is the p99 itself. */
+        public Point(double load, double p50Micros, double p99Micros, double p999Micros, double throughput, double cpu,
+                boolean saturated) {
+            this(load, p50Micros, p99Micros, p999Micros, throughput, cpu, saturated, p99Micros, p99Micros, 1);
         }
     }
+
+    /**
+     * What a trained profile says to run at one of its loads, and why ({@link #bands}).
+     *
+     * @param load the measured load, requests per second
+     * @param choice the configuration the adapter's profile rule picks there
+     * @param reason why, in words (printed by {@code doubleface train} and written in the profile)
+     */
+    public record Band(double load, String choice, String reason) {}
 
     /** Where and how a profile was trained. Any field may be empty. */
     public record Metadata(String service, String shards, String machine, String date, String commit) {
@@ -137,6 +168,35 @@ public final class Profile {
      * outside the measured range. {@code NaN} if the configuration has no unsaturated point.
      */
     public double p99(String config, double load) {
+        return interpolate(config, load, Point::p99Micros);
+    }
+
+    /** The lowest repeat's p99 of {@code config} at {@code load}, interpolated as {@link #p99}. */
+    public double p99Low(String config, double load) {
+        return interpolate(config, load, Point::p99LowMicros);
+    }
+
+    /** The highest repeat's p99 of {@code config} at {@code load}, interpolated as {@link #p99}. */
+    public double p99High(String config, double load) {
+        return interpolate(config, load, Point::p99HighMicros);
+    }
+
+    /**
+     * The fewest repeats behind any unsaturated point of {@code config} (0 if it has none): a
+     * configuration measured once somewhere has no spread to compare there.
+     */
+    public int repeats(String config) {
+        int r = Integer.MAX_VALUE;
+        for (Point p : points(config)) {
+            if (p.saturated()) {
+                break;
+            }
+            r = Math.min(r, p.repeats());
+        }
+        return r == Integer.MAX_VALUE ? 0 : r;
+    }
+
+    private double interpolate(String config, double load, java.util.function.ToDoubleFunction<Point> value) {
         List<Point> pts = points(config);
         Point below = null;
         for (Point p : pts) {
@@ -145,14 +205,94 @@ public final class Profile {
             }
             if (p.load() >= load) {
                 if (below == null) {
-                    return p.p99Micros();
+                    return value.applyAsDouble(p);
                 }
                 double f = (load - below.load()) / (p.load() - below.load());
-                return below.p99Micros() + f * (p.p99Micros() - below.p99Micros());
+                double b = value.applyAsDouble(below);
+                return b + f * (value.applyAsDouble(p) - b);
             }
             below = p;
         }
-        return below == null ? Double.NaN : below.p99Micros();
+        return below == null ? Double.NaN : value.applyAsDouble(below);
+    }
+
+    /**
+     * Whether {@code x} beats {@code than} at {@code load} by more than the noise the profile
+     * measured: with at least two repeats behind both, the highest repeat's p99 of {@code x} below
+     * the lowest of {@code than} (their ranges do not overlap: with three repeats each, a chance of
+     * 1 in 20 when the two do not differ); with fewer, only the p99 better by {@code hysteresis}
+     * (a profile without repeats has no spread to compare).
+     *
+     * @param lift how much live latencies raised both predictions ({@code x}'s, {@code than}'s);
+     *     1 when they did not
+     */
+    boolean beyondNoise(String x, double liftX, String than, double liftThan, double load, double hysteresis) {
+        double px = p99(x, load) * liftX;
+        double pt = p99(than, load) * liftThan;
+        if (Double.isNaN(px) || Double.isNaN(pt) || !(px < pt * (1 - hysteresis))) {
+            return false;
+        }
+        if (repeats(x) < 2 || repeats(than) < 2) {
+            return true;
+        }
+        return p99High(x, load) * liftX < p99Low(than, load) * liftThan;
+    }
+
+    /**
+     * What the profile says to run at each of its measured loads, and why: the configuration with
+     * the lowest p99 among those with capacity for the load plus {@code margin}, where it beats
+     * the peak-sustaining one beyond the noise ({@link #beyondNoise}); the peak-sustaining one
+     * otherwise. The adapter applies the same rule live (docs/tuning.md, "Decisions"); this is
+     * its offline reading, for the trainer's output and the profile file.
+     */
+    public List<Band> bands(double margin, double hysteresis) {
+        String anchor = peakSustaining();
+        java.util.TreeSet<Double> loads = new java.util.TreeSet<>();
+        configurations.values().forEach(ps -> ps.forEach(p -> loads.add(p.load())));
+        List<Band> out = new ArrayList<>();
+        for (double l : loads) {
+            String best = null;
+            for (String c : configurations.keySet()) {
+                if (c.equals(anchor) || l * (1 + margin) > capacity(c) || Double.isNaN(p99(c, l))) {
+                    continue;
+                }
+                if (beyondNoise(c, 1, anchor, 1, l, hysteresis) && (best == null || p99(c, l) < p99(best, l))) {
+                    best = c;
+                }
+            }
+            out.add(new Band(l, best == null ? anchor : best, best == null ? anchorReason(anchor, l, margin, hysteresis)
+                    : String.format(java.util.Locale.ROOT, "p99 %s below %s's %s", range(best, l), anchor, range(anchor, l))));
+        }
+        return List.copyOf(out);
+    }
+
+    private String anchorReason(String anchor, double l, double margin, double hysteresis) {
+        String closest = null;
+        for (String c : configurations.keySet()) {
+            if (!c.equals(anchor) && l * (1 + margin) <= capacity(c) && !Double.isNaN(p99(c, l))
+                    && (closest == null || p99(c, l) < p99(closest, l))) {
+                closest = c;
+            }
+        }
+        if (closest == null) {
+            return "peak-sustaining; no other configuration has capacity for this load plus the margin";
+        }
+        if (!(p99(closest, l) < p99(anchor, l) * (1 - hysteresis))) {
+            return String.format(java.util.Locale.ROOT, "peak-sustaining and best: %s %s vs %s", anchor, range(anchor, l),
+                    closest + " " + range(closest, l));
+        }
+        return String.format(java.util.Locale.ROOT, "peak-sustaining; %s's lower p99 %s is within the noise of %s",
+                closest, range(closest, l), range(anchor, l));
+    }
+
+    /** {@code 420 µs} or, with repeats, {@code 420 µs (310–610, 3 repeats)}. */
+    private String range(String c, double l) {
+        double p = p99(c, l);
+        if (repeats(c) < 2) {
+            return String.format(java.util.Locale.ROOT, "%.0f µs (1 repeat)", p);
+        }
+        return String.format(java.util.Locale.ROOT, "%.0f µs (%.0f–%.0f, %d repeats)", p, p99Low(c, l), p99High(c, l),
+                repeats(c));
     }
 
     /**
@@ -248,8 +388,25 @@ public final class Profile {
                     throw new IllegalArgumentException(pw + ": expected an object");
                 }
                 try {
-                    b.point(n, new Point(num(p, "load"), num(p, "p50_us"), num(p, "p99_us"), p.get("p999_us") == null ? Double.NaN : num(p, "p999_us"),
-                            num(p, "throughput"), num(p, "cpu"), bool(p, "saturated")));
+                    double p99 = num(p, "p99_us");
+                    double lo = p99;
+                    double hi = p99;
+                    int repeats = 1;
+                    if (p.get("p99_range_us") != null) {
+                        if (!(p.get("p99_range_us") instanceof List<?> r) || r.size() != 2 || !(r.get(0) instanceof Double a)
+                                || !(r.get(1) instanceof Double z)) {
+                            throw new IllegalArgumentException("\"p99_range_us\": expected [low, high]");
+                        }
+                        lo = a;
+                        hi = z;
+                        double k = num(p, "repeats");
+                        if (k != Math.rint(k) || k < 1 || k > Integer.MAX_VALUE) {
+                            throw new IllegalArgumentException("\"repeats\": " + k + " (expected: an integer >= 1)");
+                        }
+                        repeats = (int) k;
+                    }
+                    b.point(n, new Point(num(p, "load"), num(p, "p50_us"), p99, p.get("p999_us") == null ? Double.NaN : num(p, "p999_us"),
+                            num(p, "throughput"), num(p, "cpu"), bool(p, "saturated"), lo, hi, repeats));
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException(pw + ": " + e.getMessage(), e);
                 }
@@ -285,7 +442,11 @@ public final class Profile {
 
     // ---- writing --------------------------------------------------------------------------------
 
-    /** The profile as a JSON document (the format {@link #parse} reads), one point per line. */
+    /**
+     * The profile as a JSON document (the format {@link #parse} reads), one point per line, and
+     * its {@link #bands} at the default margin and hysteresis (for readers; {@link #parse}
+     * ignores them and the adapter applies the rule live).
+     */
     public String toJson() {
         StringBuilder b = new StringBuilder(4096);
         b.append("{\n  \"version\": ").append(VERSION).append(",\n");
@@ -307,10 +468,22 @@ public final class Profile {
                 b.append("      {\"load\": ").append(num(p.load())).append(", \"p50_us\": ").append(num(p.p50Micros()))
                         .append(", \"p99_us\": ").append(num(p.p99Micros())).append(", \"p999_us\": ")
                         .append(num(p.p999Micros())).append(", \"throughput\": ").append(num(p.throughput()))
-                        .append(", \"cpu\": ").append(num(p.cpu())).append(", \"saturated\": ").append(p.saturated())
-                        .append('}');
+                        .append(", \"cpu\": ").append(num(p.cpu())).append(", \"saturated\": ").append(p.saturated());
+                if (p.repeats() > 1) {
+                    b.append(", \"p99_range_us\": [").append(num(p.p99LowMicros())).append(", ").append(num(p.p99HighMicros()))
+                            .append("], \"repeats\": ").append(p.repeats());
+                }
+                b.append('}');
             }
             b.append("\n    ]}");
+        }
+        b.append("\n  ],\n  \"bands\": [");
+        boolean firstB = true;
+        for (Band band : bands(TuneSettings.DEFAULT_MARGIN, TuneSettings.DEFAULT_HYSTERESIS)) {
+            b.append(firstB ? "\n" : ",\n");
+            firstB = false;
+            b.append("    {\"load\": ").append(num(band.load())).append(", \"choice\": ").append(Json.quote(band.choice()))
+                    .append(", \"reason\": ").append(Json.quote(band.reason())).append('}');
         }
         b.append("\n  ]\n}\n");
         return b.toString();

@@ -4,11 +4,17 @@ package io.doubleface.tune;
  * μTune's decisions over a trained profile ({@link DecisionPolicy#profileDriven()}): the lowest
  * predicted p99 among the feasible configurations.
  *
+ * <p>A configuration other than the anchor (the peak-sustaining one) is a candidate at a load
+ * only where it beats the anchor beyond the profile's noise ({@link Context#beyondNoise}: with
+ * repeats, the ranges of the repeats' p99s do not overlap); one running without that licence goes
+ * back to the anchor after a dwell ({@code noise}).
+ *
  * <pre>
  *   saturated                    → the best one rated for more than the active one's capacity  (saturated)
  *   active infeasible            → at once, the best feasible at max(load, fast)             (infeasible)
  *   best ≥ {@value #FAR_FACTOR}× better and rated for more load, for a smoothing window → best   (far-better)
  *   best better by the hysteresis for a dwell, a dwell after the last switch → best          (better)
+ *   active unlicensed at this load, for a dwell, a dwell after the last switch → best        (noise)
  * </pre>
  *
  * <p>Why each rule, with the runs that showed it: docs/tuning.md, "Decisions" and "Saturation".
@@ -70,17 +76,21 @@ final class ProfilePolicy implements DecisionPolicy {
             // estimate too (on a real step up the count lags and would lead from one too-small
             // configuration to the next); when nothing is, the peak-sustaining one copes best
             beatenSince = -1;
-            String to = ctx.bestFeasible(Math.max(l, ctx.fastLoad()), l);
+            String to = target(ctx, Math.max(l, ctx.fastLoad()), l);
             return new Decision(to == null ? ctx.anchor() : to, LoadAdapter.Reason.INFEASIBLE.label);
         }
-        String best = ctx.bestFeasible(l, l);
+        String best = target(ctx, l, l);
         if (best == null || best.equals(current)) {
             beatenSince = -1;
             return null;
         }
         double pc = ctx.predictedP99(current, l);
         double pb = ctx.predictedP99(best, l);
-        if (!(Double.isNaN(pc) || pb < pc * (1 - ctx.settings().hysteresis()))) {
+        boolean better = Double.isNaN(pc) || pb < pc * (1 - ctx.settings().hysteresis());
+        // away from the peak-sustaining configuration without evidence at this load (the load moved,
+        // or live latencies raised it): back, after a dwell, even if its point estimate is lower
+        boolean unlicensed = !licensed(ctx, current, l);
+        if (!better && !unlicensed) {
             beatenSince = -1;
             farSince = -1;
             return null;
@@ -93,7 +103,7 @@ final class ProfilePolicy implements DecisionPolicy {
         if (now - beatenSince >= dwell && now - ctx.lastSwitch() >= dwell) {
             beatenSince = -1;
             farSince = -1;
-            return new Decision(best, LoadAdapter.Reason.BETTER.label);
+            return new Decision(best, better ? LoadAdapter.Reason.BETTER.label : LoadAdapter.Reason.NOISE.label);
         }
         // beaten FAR_FACTOR× over by one rated for more is not noise but a configuration past its
         // knee — typically one saturating below its profiled capacity, which admits only what it
@@ -115,6 +125,41 @@ final class ProfilePolicy implements DecisionPolicy {
             farSince = -1;
         }
         return null;
+    }
+
+    /**
+     * The choice to run at {@code load}: the lowest predicted p99 among those feasible at
+     * {@code feasibleAt} and {@linkplain #licensed licensed} there; {@code null} if none has a
+     * prediction.
+     */
+    private static String target(Context ctx, double feasibleAt, double load) {
+        String best = null;
+        double bestP = Double.POSITIVE_INFINITY;
+        for (String c : ctx.choices()) {
+            if (!ctx.feasible(c, feasibleAt) || !licensed(ctx, c, load)) {
+                continue;
+            }
+            double p = ctx.predictedP99(c, load);
+            if (!Double.isNaN(p) && p < bestP) {
+                best = c;
+                bestP = p;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Whether the adapter may run {@code config} at {@code load}: it is the anchor (the
+     * peak-sustaining configuration), or beats the anchor there beyond the profile's noise
+     * ({@link Context#beyondNoise}), or the anchor cannot be compared (not feasible there, or
+     * nothing known of it).
+     */
+    private static boolean licensed(Context ctx, String config, double load) {
+        String anchor = ctx.anchor();
+        if (config.equals(anchor) || !ctx.feasible(anchor, load) || Double.isNaN(ctx.predictedP99(anchor, load))) {
+            return true;
+        }
+        return ctx.beyondNoise(config, anchor, load);
     }
 
     @Override

@@ -125,7 +125,7 @@ class DecisionPolicyTest {
             }
         };
         Driver d = new Driver(LoadAdapterTest.settings().withDecisionPolicy(() -> flip));
-        assertEquals(List.of("better", "far-better", "infeasible", "saturated", "probe", "probe-abort", "unknown-load",
+        assertEquals(List.of("better", "far-better", "infeasible", "saturated", "probe", "probe-abort", "unknown-load", "noise",
                 "down"), List.copyOf(d.adapter.switchesByReason().keySet()), "declared ones from the start");
         d.run(1000, 40);
         assertTrue(d.adapter.switches() >= 2, "switches: " + d.adapter.switchLog());

@@ -624,4 +624,28 @@ class LoadAdapterTest {
         assertEquals("doubleface", d.engine.active());
         assertEquals("unknown-load", d.adapter.switchLog().get(d.adapter.switchLog().size() - 1).reason());
     }
+
+    @Test
+    void aLowerP99WithinTheRepeatsSpreadDoesNotLeaveThePeakSustainingConfiguration() {
+        Driver d = new Driver(TuneSettings.of(TunePolicy.ADAPTIVE, ProfileTest.repeated()).withDetector("ring-16")
+                .withDwell(Duration.ofMillis(100)));
+        assertEquals("sdb-1n-64w", d.engine.active(), "starts on the peak-sustaining one");
+        // at 1,000 req/s sip's median p99 is 29% below sdb's, but the repeats overlap: noise
+        assertEquals("sdb-1n-64w", d.run(1000 / Math.log(2), 2000));
+        assertEquals(0, d.adapter.switches(), "switches: " + d.adapter.switchLog());
+    }
+
+    @Test
+    void aLowerP99BeyondTheSpreadIsTakenAndLeftWhereTheLoadMovesIntoTheNoise() {
+        Driver d = new Driver(TuneSettings.of(TunePolicy.ADAPTIVE, ProfileTest.repeated()).withDetector("ring-16")
+                .withDwell(Duration.ofMillis(100)));
+        assertEquals("sip", d.run(100 / Math.log(2), 1000));
+        assertEquals("better", d.adapter.switchLog().getLast().reason());
+        // at 1,000 sip still has the lower point estimate, but no longer beyond the noise: back to
+        // the peak-sustaining one after a dwell, for that reason
+        assertEquals("sdb-1n-64w", d.run(1000 / Math.log(2), 1000));
+        assertEquals("noise", d.adapter.switchLog().getLast().reason());
+        assertEquals(List.of("sip", "sdb-1n-64w"), d.engine.switches);
+        assertEquals(1L, d.adapter.switchesByReason().get("noise"));
+    }
 }

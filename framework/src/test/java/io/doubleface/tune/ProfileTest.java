@@ -131,4 +131,73 @@ class ProfileTest {
     void missingFileIsAnIoError(@TempDir Path dir) {
         assertThrows(NoSuchFileException.class, () -> Profile.read(dir.resolve("none.json")));
     }
+
+    /**
+     * The peak-sustaining sdb and the low-load sip, each step measured three times: at 100 req/s
+     * sip's repeats lie wholly below sdb's; at 1,000 its median is lower but the ranges overlap.
+     */
+    static Profile repeated() {
+        return Profile.builder().service("ycsb").shards("test").machine("test").date("2026-11-29").commit("test")
+                .point("sip", new Profile.Point(100, 100, 200, Double.NaN, 100, 0.01, false, 150, 250, 3))
+                .point("sip", new Profile.Point(1000, 150, 300, Double.NaN, 1000, 0.1, false, 250, 450, 3))
+                .point("sip", new Profile.Point(2000, 300, 1000, Double.NaN, 2000, 0.2, false, 800, 1300, 3))
+                .point("sip", new Profile.Point(4000, 900, 90_000, Double.NaN, 2000, 1.0, true, 80_000, 95_000, 3))
+                .point("sdb", new Profile.Point(100, 200, 420, Double.NaN, 100, 0.01, false, 350, 500, 3))
+                .point("sdb", new Profile.Point(1000, 200, 420, Double.NaN, 1000, 0.1, false, 350, 500, 3))
+                .point("sdb", new Profile.Point(4000, 300, 700, Double.NaN, 4000, 0.4, false, 600, 900, 3))
+                .point("sdb", new Profile.Point(12_000, 800, 2500, Double.NaN, 12_000, 1.2, false, 2000, 3100, 3))
+                .build();
+    }
+
+    @Test
+    void repeatRangesSurviveTheFileAndInterpolate(@TempDir Path dir) throws IOException {
+        Profile p = repeated();
+        Path f = dir.resolve("p.json");
+        p.write(f);
+        String json = Files.readString(f);
+        assertTrue(json.contains("\"p99_range_us\": [150, 250], \"repeats\": 3"), json);
+        Profile q = Profile.read(f);
+        assertEquals(p.points("sip"), q.points("sip"));
+        assertEquals(3, q.repeats("sip"));
+        assertEquals(200, q.p99Low("sip", 550), 1e-9, "halfway between 150 and 250");
+        assertEquals(350, q.p99High("sip", 550), 1e-9, "halfway between 250 and 450");
+        // a single-repeat profile reads as before: its range is the p99 itself
+        Profile once = synthetic();
+        assertEquals(1, once.repeats("sip"));
+        assertEquals(once.p99("sip", 550), once.p99High("sip", 550), 1e-9);
+        assertTrue(!once.toJson().contains("p99_range_us"), "no range written for one repeat");
+    }
+
+    @Test
+    void bandsTakeALowerP99OnlyBeyondTheRepeatsSpread() {
+        List<Profile.Band> bands = repeated().bands(0.10, 0.10);
+        assertEquals(List.of(100.0, 1000.0, 2000.0, 4000.0, 12_000.0), bands.stream().map(Profile.Band::load).toList());
+        assertEquals("sip", bands.get(0).choice(), bands.get(0).reason());
+        assertEquals("p99 200 µs (150–250, 3 repeats) below sdb-1n-64w's 420 µs (350–500, 3 repeats)",
+                bands.get(0).reason());
+        // at 1,000 sip's median is 29% lower, but one of its repeats (450) is above one of sdb's (350)
+        assertEquals("sdb-1n-64w", bands.get(1).choice());
+        assertEquals("peak-sustaining; sip's lower p99 300 µs (250–450, 3 repeats) is within the noise of "
+                + "420 µs (350–500, 3 repeats)", bands.get(1).reason());
+        assertEquals("sdb-1n-64w", bands.get(3).choice());
+        assertTrue(bands.get(3).reason().startsWith("peak-sustaining; no other configuration has capacity"),
+                bands.get(3).reason());
+        // without repeats the hysteresis alone decides, as before
+        assertEquals("sip", synthetic().bands(0.10, 0.10).get(0).choice());
+        assertTrue(repeated().toJson().contains("\"bands\": [\n    {\"load\": 100, \"choice\": \"sip\""),
+                repeated().toJson());
+    }
+
+    @Test
+    void aRangeThatDoesNotHoldItsP99IsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new Profile.Point(100, 100, 200, Double.NaN, 100, 0.01, false, 250, 300, 3));
+        assertTrue(e.getMessage().contains("does not hold the p99 200"), e.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> new Profile.Point(100, 100, 200, Double.NaN, 100, 0.01, false, 150, 250, 0));
+        String bad = repeated().toJson().replace("\"p99_range_us\": [150, 250]", "\"p99_range_us\": [150]");
+        e = assertThrows(IllegalArgumentException.class, () -> Profile.parse(bad, "bad.json"));
+        assertEquals("profile bad.json: configurations[0] (sip).points[0]: \"p99_range_us\": expected [low, high]",
+                e.getMessage());
+    }
 }
