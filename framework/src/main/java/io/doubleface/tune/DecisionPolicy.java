@@ -57,7 +57,7 @@ public interface DecisionPolicy {
     /**
      * The reasons this policy may give beyond the built-in ones ({@code better},
      * {@code far-better}, {@code infeasible}, {@code saturated}, {@code probe},
-     * {@code probe-abort}, {@code unknown-load}, {@code noise}), so that {@code /metrics} has a
+     * {@code probe-abort}, {@code unknown-load}, {@code noise}, {@code rising}), so that {@code /metrics} has a
      * {@code doubleface_tune_switches_total{reason=…}} counter for each from the start. A reason
      * not listed is still logged and counted in {@link LoadAdapter#switchesByReason()}, but has
      * no metric. Called once, when the adapter is created.
@@ -147,6 +147,16 @@ public interface DecisionPolicy {
 
         /** The detector's estimate, median over {@link TuneSettings#smoothing()}. */
         double fastLoad();
+
+        /**
+         * The load as it is rising: the smaller of {@link #fastLoad()} and the admissions counted
+         * over the last quarter of {@link TuneSettings#countWindow()}, never below {@link #load()}
+         * — a step up shows here four times sooner than in {@link #load()}. By default
+         * {@link #load()}.
+         */
+        default double risingLoad() {
+            return load();
+        }
 
         /**
          * The highest busy share (0..1) of the I/O loops over {@link TuneSettings#saturationWindow()};

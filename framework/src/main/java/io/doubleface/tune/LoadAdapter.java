@@ -89,7 +89,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * @param to new configuration
      * @param predictedP99Micros the new configuration's predicted p99 at that load ({@code NaN} if unknown)
      * @param reason {@code better}, {@code far-better}, {@code infeasible}, {@code saturated}, {@code probe},
-     *     {@code probe-abort}, {@code unknown-load}, {@code noise}, or a reason of your own {@link DecisionPolicy}
+     *     {@code probe-abort}, {@code unknown-load}, {@code noise}, {@code rising}, or a reason of your own {@link DecisionPolicy}
      */
     public record SwitchEvent(Instant at, double load, String from, String to, double predictedP99Micros, String reason) {}
 
@@ -112,7 +112,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     /** The built-in policies' reasons, in the order of {@link #switchesByReason()}. */
     enum Reason {
         BETTER("better"), FAR_BETTER("far-better"), INFEASIBLE("infeasible"), SATURATED("saturated"), PROBE("probe"),
-        PROBE_ABORT("probe-abort"), UNKNOWN_LOAD("unknown-load"), NOISE("noise");
+        PROBE_ABORT("probe-abort"), UNKNOWN_LOAD("unknown-load"), NOISE("noise"), RISING("rising");
 
         final String label;
 
@@ -362,6 +362,11 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         return monitor.fastLoad();
     }
 
+    /** The latest rising-load reading, requests per second ({@link DecisionPolicy.Context#risingLoad()}). */
+    public double risingLoad() {
+        return monitor.risingLoad();
+    }
+
     /** The active configuration's predicted p99 at the latest load, µs ({@code NaN} if unknown). */
     public double predictedActiveP99() {
         return predictedActive;
@@ -384,7 +389,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     /**
      * Switches by reason label: the built-in reasons (in this order: {@code better},
      * {@code far-better}, {@code infeasible}, {@code saturated}, {@code probe},
-     * {@code probe-abort}, {@code unknown-load}, {@code noise}), the policy's {@link DecisionPolicy#reasons()},
+     * {@code probe-abort}, {@code unknown-load}, {@code noise}, {@code rising}), the policy's {@link DecisionPolicy#reasons()},
      * then any other reason it gave, in order of first use.
      */
     public Map<String, Long> switchesByReason() {

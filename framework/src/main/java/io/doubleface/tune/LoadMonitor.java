@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
  *   adapter thread, sample(now):
  *      fastLoad    = median of detector.rate(now) over the smoothing window
  *      load        = min(fastLoad, admissions over the count window / count window)
+ *      risingLoad  = min(fastLoad, admissions over the last quarter of the count window / that time)
  *      utilization = highest busy share of the loops over the saturation window
  *      bucket      = LiveLatency.bucket(load), and since when it has not changed
  * </pre>
@@ -66,6 +67,7 @@ final class LoadMonitor {
     // published readings
     private volatile double load;
     private volatile double fastLoad;
+    private volatile double risingLoad;
     private volatile double utilization = Double.NaN;
     private volatile int bucket;
 
@@ -102,12 +104,14 @@ final class LoadMonitor {
     /** Takes the readings at {@code now}. */
     void sample(long now) {
         double fast = smoothed(now, detector.rate(now));
-        double counted = counted(now);
+        double counted = counted(now, countWindowNanos);
+        double recent = counted(now, countWindowNanos / RISE_FRACTION);
         utilization = utilization(now);
         double l = Double.isNaN(counted) ? fast : Math.min(fast, counted);
         int b = LiveLatency.bucket(l);
         load = l;
         fastLoad = fast;
+        risingLoad = Double.isNaN(recent) ? l : Math.max(l, Math.min(fast, recent));
         bucket = b;
         if (b != stableBucket) {
             stableBucket = b;
@@ -124,6 +128,20 @@ final class LoadMonitor {
     double fastLoad() {
         return fastLoad;
     }
+
+    /**
+     * The load as it is rising, requests/s: the smaller of {@link #fastLoad()} and the admissions
+     * counted over the last {@value #RISE_FRACTION}th of the count window, and never below
+     * {@link #load()}. On a step up it reads the new load {@value #RISE_FRACTION}× sooner than the
+     * count; admissions bunched by a shared core move it only by the bursts a quarter window
+     * holds, where the detector alone reads many times the load.
+     */
+    double risingLoad() {
+        return risingLoad;
+    }
+
+    /** The share of the count window {@link #risingLoad()} counts over: one {@value}th. */
+    static final int RISE_FRACTION = 4;
 
     /** The live-table load bucket of {@link #load()}. */
     int bucket() {
@@ -181,11 +199,12 @@ final class LoadMonitor {
     }
 
     /**
-     * Admissions counted over the last {@link TuneSettings#countWindow()} (or since the first
-     * sample, while younger) per second; NaN when counting is off or no time has passed yet.
+     * Admissions counted over the last {@code window} (or since the first sample, while younger)
+     * per second; NaN when counting is off or no time has passed yet. Samples are kept for the
+     * count window; {@code window} is at most that.
      */
-    private double counted(long now) {
-        if (countWindowNanos == 0) {
+    private double counted(long now, long window) {
+        if (window == 0) {
             return Double.NaN;
         }
         long c = admissions.sum();
@@ -200,7 +219,7 @@ final class LoadMonitor {
         int from = Math.floorMod(countHead - counts, COUNT_SLOTS);
         for (int i = 1; i <= counts; i++) {
             int k = Math.floorMod(countHead - i, COUNT_SLOTS);
-            if (now - countAt[k] >= countWindowNanos) {
+            if (now - countAt[k] >= window) {
                 from = k;
                 break;
             }

@@ -74,6 +74,11 @@ final class PolicyContext implements DecisionPolicy.Context {
     }
 
     @Override
+    public double risingLoad() {
+        return monitor.risingLoad();
+    }
+
+    @Override
     public double utilization() {
         return monitor.utilization();
     }

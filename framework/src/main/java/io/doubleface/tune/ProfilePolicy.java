@@ -12,6 +12,7 @@ package io.doubleface.tune;
  * <pre>
  *   saturated                    → the best one rated for more than the active one's capacity  (saturated)
  *   active infeasible            → at once, the best feasible at max(load, fast)             (infeasible)
+ *   rising load past capacity × (1 + margin) → at once, the best feasible there, more capacity (rising)
  *   best ≥ {@value #FAR_FACTOR}× better and rated for more load, for a smoothing window → best   (far-better)
  *   best better by the hysteresis for a dwell, a dwell after the last switch → best          (better)
  *   active unlicensed at this load, for a dwell, a dwell after the last switch → best        (noise)
@@ -78,6 +79,21 @@ final class ProfilePolicy implements DecisionPolicy {
             beatenSince = -1;
             String to = target(ctx, Math.max(l, ctx.fastLoad()), l);
             return new Decision(to == null ? ctx.anchor() : to, LoadAdapter.Reason.INFEASIBLE.label);
+        }
+        double rising = ctx.risingLoad();
+        if (rising > l && rising > ctx.profile().capacity(current) * (1 + ctx.settings().margin())) {
+            // a step up the count has not caught up with yet: leave now for a configuration rated
+            // for it and for the fast estimate (the step may not have ended), before the backlog
+            // builds (towards more capacity only). Past the capacity by
+            // the margin, not merely within the margin of it: a short count's noise near capacity
+            // would otherwise move the adapter off a configuration that carries the load
+            String to = target(ctx, Math.max(rising, ctx.fastLoad()), l);
+            to = to == null ? ctx.anchor() : to;
+            if (!to.equals(current) && ctx.profile().capacity(to) > ctx.profile().capacity(current)) {
+                beatenSince = -1;
+                farSince = -1;
+                return new Decision(to, LoadAdapter.Reason.RISING.label);
+            }
         }
         String best = target(ctx, l, l);
         if (best == null || best.equals(current)) {

@@ -78,7 +78,7 @@ class DecisionPolicyTest {
         assertEquals(builtIn.engine.switches, decorated.engine.switches);
         assertEquals(1, made.size(), "one policy per adapter");
         assertSame(made.get(0), decorated.adapter.policy());
-        assertEquals(List.of("sip:better", "sdp-1n-64w:better", "sdb-1n-64w:infeasible", "sip:better"),
+        assertEquals(List.of("sip:better", "sdp-1n-64w:better", "sdb-1n-64w:rising", "sip:better"),
                 made.get(0).decisions);
         assertTrue(made.get(0).calls > 1000, "asked every interval: " + made.get(0).calls);
         assertEquals(builtIn.adapter.switchesByReason(), decorated.adapter.switchesByReason());
@@ -125,7 +125,7 @@ class DecisionPolicyTest {
             }
         };
         Driver d = new Driver(LoadAdapterTest.settings().withDecisionPolicy(() -> flip));
-        assertEquals(List.of("better", "far-better", "infeasible", "saturated", "probe", "probe-abort", "unknown-load", "noise",
+        assertEquals(List.of("better", "far-better", "infeasible", "saturated", "probe", "probe-abort", "unknown-load", "noise", "rising",
                 "down"), List.copyOf(d.adapter.switchesByReason().keySet()), "declared ones from the start");
         d.run(1000, 40);
         assertTrue(d.adapter.switches() >= 2, "switches: " + d.adapter.switchLog());

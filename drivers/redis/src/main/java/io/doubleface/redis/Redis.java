@@ -1,6 +1,5 @@
 package io.doubleface.redis;
 
-import io.doubleface.api.ShardRouting;
 
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.codec.RedisCodec;
@@ -174,8 +173,7 @@ public final class Redis<K, V> {
             k.get(k.position(), resp, at, n);
         }
         put(resp, at + n, CRLF);
-        return new RedisCommand<>(type, codec, a -> a.addKey(key), output, bulkSlice, resp,
-                ShardRouting.redisSlot(resp, at, n));
+        return new RedisCommand<>(type, codec, a -> a.addKey(key), output, bulkSlice, resp, at, n);
     }
 
     private static int digits(int v) {

@@ -40,6 +40,10 @@ public final class RedisCommand<V> implements Command<V> {
     private final byte[] encoded;
     /** The hash slot of the first key: {@link #SLOT_UNKNOWN} until computed, {@link #NO_KEY} for none. */
     private int slot;
+    /** Where the first key starts in {@link #encoded} when a one-key command knows it; -1 otherwise. */
+    private int keyAt = -1;
+    /** The first key's length in {@link #encoded}, with {@link #keyAt}. */
+    private int keyLength;
     /** The keys of a command a cluster client may split by slot ({@code MGET}, {@code DEL}, …); or {@code null}. */
     private final MultiKey multiKey;
     /** Each key's hash slot, for {@link #multiKey}; computed on first use (an idempotent race). */
@@ -95,11 +99,17 @@ public final class RedisCommand<V> implements Command<V> {
         this.multiKey = null;
     }
 
-    /** A command of one key whose slot is already known ({@link Redis}'s one-key commands). */
+    /**
+     * A command of one key whose encoded bytes hold the key at {@code keyAt} ({@link Redis}'s
+     * one-key commands): its slot, needed by cluster clients only, is computed from those bytes on
+     * first use.
+     */
     <K, W> RedisCommand(ProtocolKeyword type, RedisCodec<K, W> codec, Consumer<CommandArgs<K, W>> args,
-            Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output, boolean bulkSlice, byte[] encoded, int slot) {
+            Function<RedisCodec<K, W>, CommandOutput<K, W, V>> output, boolean bulkSlice, byte[] encoded, int keyAt,
+            int keyLength) {
         this(type, codec, args, output, bulkSlice, encoded);
-        this.slot = slot;
+        this.keyAt = keyAt;
+        this.keyLength = keyLength;
     }
 
     /** A multi-key command a cluster client splits by slot when its keys span several. */
@@ -123,7 +133,10 @@ public final class RedisCommand<V> implements Command<V> {
      */
     int slot() {
         int s = slot;
-        if (s == SLOT_UNKNOWN) {
+        if (s == SLOT_UNKNOWN && keyAt >= 0) {
+            s = ShardRouting.redisSlot(encoded, keyAt, keyLength);
+            slot = s;
+        } else if (s == SLOT_UNKNOWN) {
             ByteBuffer k = newArgs().getFirstEncodedKey();
             s = k == null ? NO_KEY : slotOf(k);
             slot = s;
