@@ -25,6 +25,7 @@ public final class DriverClients {
 
     private final String name;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final List<Registry<?>> registries = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * The state of an open driver.
@@ -37,7 +38,21 @@ public final class DriverClients {
 
     /** {@return a new, empty registry of clients of this driver} */
     public <T> Registry<T> registry() {
-        return new Registry<>();
+        Registry<T> r = new Registry<>();
+        registries.add(r);
+        return r;
+    }
+
+    /**
+     * Forgets a client in whichever registry holds it, as the client's own {@code close()} tells
+     * the driver.
+     *
+     * @param client the client, registered or not
+     */
+    public void forget(Object client) {
+        for (Registry<?> r : registries) {
+            r.clients.remove(client);
+        }
     }
 
     /** {@return whether {@link #close()} was called} */

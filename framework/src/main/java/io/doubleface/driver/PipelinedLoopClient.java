@@ -178,10 +178,7 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
 
     @Override
     public void send(int shard, C command, ReplyListener listener, int tag) {
-        if (!loop.inEventLoop()) {
-            throw new IllegalStateException("send from " + Thread.currentThread().getName()
-                    + " (expected: on the client's loop " + loop + ")");
-        }
+        ShardDrivers.requireOnLoop(loop, "send");
         Objects.checkIndex(shard, connections.length);
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(listener, "listener");
@@ -454,12 +451,9 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
      */
     @Override
     public void close() {
-        if (!loop.inEventLoop()) {
-            try {
-                loop.execute(this::close);
-            } catch (RejectedExecutionException e) {
+        if (ShardDrivers.handToLoop(loop, this::close, () -> {
                 onClose.accept(this); // the loop is gone, and its channels with it
-            }
+        })) {
             return;
         }
         if (closed) {

@@ -33,6 +33,10 @@ class DriverClientsTest {
         Client b = r.add(new Client());
         Client gone = r.add(new Client());
         r.remove(gone);
+        DriverClients.Registry<Client> other = d.registry();
+        Client forgotten = other.add(new Client());
+        d.forget(forgotten);
+        assertTrue(other.snapshot().isEmpty(), "forget finds the client in its registry");
         assertEquals(2, r.snapshot().size());
         assertFalse(d.isClosed());
         assertTrue(d.close());

@@ -80,10 +80,7 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
 
     @Override
     public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
-        if (!loop.inEventLoop()) {
-            throw new IllegalStateException("send from " + Thread.currentThread().getName()
-                    + " (expected: on the client's loop " + loop + ")");
-        }
+        ShardDrivers.requireOnLoop(loop, "send");
         Objects.checkIndex(shard, channels.length);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(listener, "listener");
@@ -243,13 +240,10 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
      */
     @Override
     public void close() {
-        if (!loop.inEventLoop()) {
-            try {
-                loop.execute(this::close);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+        if (ShardDrivers.handToLoop(loop, this::close, () -> {
                 shutdownChannels(); // the loop is gone, and the connections with it
-                driver.closed(this);
-            }
+                driver.clients.forget(this);
+        })) {
             return;
         }
         if (closed) {
@@ -267,7 +261,7 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
             }
         }
         shutdownChannels();
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     private void shutdownChannels() {

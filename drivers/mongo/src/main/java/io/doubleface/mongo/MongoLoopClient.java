@@ -269,10 +269,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
 
     @Override
     public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
-        if (!loop.inEventLoop()) {
-            throw new IllegalStateException("send from " + Thread.currentThread().getName()
-                    + " (expected: on the client's loop " + loop + ")");
-        }
+        ShardDrivers.requireOnLoop(loop, "send");
         Objects.checkIndex(shard, shards.length);
         Objects.requireNonNull(request, "request");
         if (!(request instanceof MongoCommand<?>)) {
@@ -485,14 +482,11 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
      */
     @Override
     public void close() {
-        if (!loop.inEventLoop()) {
-            try {
-                loop.execute(this::close);
-            } catch (RejectedExecutionException e) {
+        if (ShardDrivers.handToLoop(loop, this::close, () -> {
                 closed = true; // the loop is gone, and with it every call's listener
                 closeClients();
-                driver.closed(this);
-            }
+                driver.clients.forget(this);
+        })) {
             return;
         }
         if (closed) {
@@ -515,7 +509,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
             c = next;
         }
         driver.closeLater(this::closeClients);
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     private void closeClients() {

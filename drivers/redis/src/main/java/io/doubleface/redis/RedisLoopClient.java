@@ -250,10 +250,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
 
     @Override
     public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
-        if (!loop.inEventLoop()) {
-            throw new IllegalStateException("send from " + Thread.currentThread().getName()
-                    + " (expected: on the client's loop " + loop + ")");
-        }
+        ShardDrivers.requireOnLoop(loop, "send");
         Objects.checkIndex(shard, links.length);
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(listener, "listener");
@@ -553,12 +550,9 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
      */
     @Override
     public void close() {
-        if (!loop.inEventLoop()) {
-            try {
-                loop.execute(this::close);
-            } catch (RejectedExecutionException e) {
+        if (ShardDrivers.handToLoop(loop, this::close, () -> {
                 closeOffLoop();
-            }
+        })) {
             return;
         }
         if (closed) {
@@ -599,7 +593,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         } else {
             shutdown.complete(null);
         }
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     /** Releases Lettuce's side when the loop is gone (no callback can run any more). */
