@@ -172,6 +172,41 @@ public final class UriOptions {
         return error(name + "=" + get(name) + " (expected: " + expected + ")");
     }
 
+    /**
+     * The constant of {@code type} an option value names: its name in lower case with {@code -} for
+     * {@code _} ({@code PER_LOOP} is {@code per-loop}).
+     *
+     * @param <E> the enum type
+     * @param name the option's name, for the message
+     * @param value the value given
+     * @param type the enum of the values taken
+     * @return the constant
+     * @throws IllegalArgumentException naming the option, the value and every value taken
+     */
+    public static <E extends Enum<E>> E choice(String name, String value, Class<E> type) {
+        E[] all = type.getEnumConstants();
+        StringBuilder expected = new StringBuilder();
+        for (int i = 0; i < all.length; i++) {
+            String label = label(all[i]);
+            if (label.equals(value)) {
+                return all[i];
+            }
+            expected.append(i == 0 ? "" : i == all.length - 1 ? " or " : ", ").append(label);
+        }
+        throw new IllegalArgumentException(name + "=" + value + " (expected: " + expected + ")");
+    }
+
+    /**
+     * The URI spelling of an option value: the constant's name in lower case with {@code -} for
+     * {@code _}.
+     *
+     * @param value the constant
+     * @return its spelling, e.g. {@code replica-preferred}
+     */
+    public static String label(Enum<?> value) {
+        return value.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
     @Override
     public String toString() {
         return uri;

@@ -73,4 +73,17 @@ class UriOptionsTest {
         assertEquals("mine: option 'y' is not NAME=VALUE", e.getMessage());
         assertThrows(NullPointerException.class, () -> UriOptions.parse("test URI", null));
     }
+
+    enum Mode { PER_LOOP, SHARED, NATIVE }
+
+    @Test
+    void choicesAreReadByTheirLabelsAndRefusedWithEveryLabel() {
+        assertEquals(Mode.PER_LOOP, UriOptions.choice("connection", "per-loop", Mode.class));
+        assertEquals(Mode.NATIVE, UriOptions.choice("connection", "native", Mode.class));
+        assertThrows(IllegalArgumentException.class, () -> UriOptions.choice("connection", "NATIVE", Mode.class));
+        assertEquals("per-loop", UriOptions.label(Mode.PER_LOOP));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> UriOptions.choice("connection", "pooled", Mode.class));
+        assertEquals("connection=pooled (expected: per-loop, shared or native)", e.getMessage());
+    }
 }

@@ -131,14 +131,6 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
         /** JDK asynchronous channels on a fixed pool of {@link Options#aioThreads} threads per loop client. URI value {@code aio-fixed}. */
         AIO_FIXED;
 
-        static Transport parse(String s) {
-            return switch (s.toLowerCase(Locale.ROOT)) {
-                case "netty" -> NETTY;
-                case "aio" -> AIO;
-                case "aio-fixed" -> AIO_FIXED;
-                default -> throw new IllegalArgumentException("transport: '" + s + "' (expected: netty, aio or aio-fixed)");
-            };
-        }
     }
 
     /**
@@ -344,7 +336,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
                     continue; // connection settings, not Options: see parse and the constructor
                 }
                 o = switch (e.getKey()) {
-                    case "transport" -> o.withTransport(Transport.parse(v));
+                    case "transport" -> o.withTransport(UriOptions.choice(e.getKey(), v.toLowerCase(Locale.ROOT), Transport.class));
                     case "aioThreads" -> o.withAioThreads(intParam(e.getKey(), v));
                     case "poolSize" -> o.withPoolSize(intParam(e.getKey(), v));
                     case "heartbeatMS" -> o.withHeartbeat(Duration.ofMillis(intParam(e.getKey(), v)));
@@ -440,7 +432,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
         }
         this.addresses = List.copyOf(a);
         this.description = describe(this.shards) + (options.transport() == Transport.NETTY ? ""
-                : " (" + options.transport().name().toLowerCase(Locale.ROOT).replace('_', '-') + ")");
+                : " (" + UriOptions.label(options.transport()) + ")");
         this.clients = new DriverClients("mongodb driver " + description);
         this.loopClients = clients.registry();
         this.blockingClients = clients.registry();

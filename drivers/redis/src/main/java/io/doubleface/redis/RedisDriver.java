@@ -106,17 +106,9 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
         /** {@return the URI spelling: {@code per-loop}, {@code shared} or {@code native}} */
         public String label() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+            return UriOptions.label(this);
         }
 
-        static ConnectionMode parse(String s) {
-            for (ConnectionMode m : values()) {
-                if (m.label().equals(s)) {
-                    return m;
-                }
-            }
-            throw new IllegalArgumentException("connection=" + s + " (expected: per-loop, shared or native)");
-        }
     }
 
     /** Where a {@code redis-cluster://} backend sends read-only commands ({@code ?read-from=}). */
@@ -130,17 +122,9 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
         /** {@return the URI spelling: {@code master}, {@code replica-preferred} or {@code replica}} */
         public String label() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+            return UriOptions.label(this);
         }
 
-        static ReadFrom parse(String s) {
-            for (ReadFrom r : values()) {
-                if (r.label().equals(s)) {
-                    return r;
-                }
-            }
-            throw new IllegalArgumentException("read-from=" + s + " (expected: master, replica-preferred or replica)");
-        }
     }
 
     /** Scheme of a Redis Cluster backend: {@value}. */
@@ -301,10 +285,11 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             String kv = k + "=" + v;
             switch (k) {
                 case "connection" -> {
-                    mode = ConnectionMode.parse(v);
+                    mode = UriOptions.choice(k, v, ConnectionMode.class);
                     modeGiven = true;
                     if (isCluster && mode == ConnectionMode.SHARED) {
-                        throw o.error("a Redis Cluster runs on " + "per-loop node connections: connection=native (the default for " + CLUSTER_SCHEME
+                        throw o.error("a Redis Cluster runs on per-loop node connections: connection=native (the default for "
+                                + CLUSTER_SCHEME
                                 + "://) or connection=per-loop (Lettuce's), not shared");
                     }
                     if (mode != (isCluster ? ConnectionMode.NATIVE : ConnectionMode.PER_LOOP)) {
@@ -316,7 +301,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                         throw o.error(k + " needs " + CLUSTER_SCHEME + "://");
                     }
                     switch (k) {
-                        case "read-from" -> readFrom = ReadFrom.parse(v);
+                        case "read-from" -> readFrom = UriOptions.choice(k, v, ReadFrom.class);
                         case "refresh" -> refresh = duration(o, k, v, false);
                         default -> floor = duration(o, k, v, true);
                     }
@@ -324,7 +309,8 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                 }
                 case "dns-refresh", "dns-min-ttl", "dns-server" -> {
                     if (!grouped) {
-                        throw o.error(k + " is for " + "replica groups and DNS names (redis://dns:///name:port, redis://host:port|host:port)");
+                        throw o.error(k + " is for replica groups and DNS names (redis://dns:///name:port, "
+                                + "redis://host:port|host:port)");
                     }
                     names.put(k, v);
                     kept.add(kv);
@@ -352,7 +338,8 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                     };
                     kept.add(kv);
                 }
-                default -> throw o.unknown(k, "connection=per-loop|shared|native" + (secure ? ", cacert=PEM, verify=full|ca|none"
+                default -> throw o.unknown(k, "connection=per-loop|shared|native"
+                        + (secure ? ", cacert=PEM, verify=full|ca|none"
                         : isCluster ? ", read-from=master|replica-preferred|replica, refresh=DURATION, "
                         + "refresh-floor=DURATION" : "; rediss:// adds cacert=PEM, verify=full|ca|none; "
                         + CLUSTER_SCHEME + ":// adds read-from, refresh, refresh-floor; groups and DNS names add "
@@ -375,7 +362,8 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                     + masters.size() + " masters at start)", t, readFrom, null);
         }
         if (secure && mode == ConnectionMode.NATIVE) {
-            throw o.error("connection=native speaks plain TCP " + "(use connection=per-loop or shared with " + TLS_SCHEME + "://)");
+            throw o.error("connection=native speaks plain TCP (use connection=per-loop or shared with "
+                    + TLS_SCHEME + "://)");
         }
         if (secure) {
             List<InetSocketAddress> shards = ShardAddresses.parse(TLS_SCHEME, base);
@@ -384,7 +372,8 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
         if (grouped) {
             if (modeGiven && mode != ConnectionMode.NATIVE) {
-                throw o.error("replica groups and DNS names run on " + "native connections (connection=native, their default), not connection=" + mode.label());
+                throw o.error("replica groups and DNS names run on native connections (connection=native, "
+                        + "their default), not connection=" + mode.label());
             }
             ShardGroups g = ShardGroups.parse("redis", base, names);
             List<InetSocketAddress> first = new java.util.ArrayList<>();
