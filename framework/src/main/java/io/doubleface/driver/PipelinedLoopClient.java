@@ -178,10 +178,7 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
 
     @Override
     public void send(int shard, C command, ReplyListener listener, int tag) {
-        ShardDrivers.requireOnLoop(loop, "send");
-        Objects.checkIndex(shard, connections.length);
-        Objects.requireNonNull(command, "command");
-        Objects.requireNonNull(listener, "listener");
+        ShardDrivers.checkSend(loop, shard, connections.length, command, listener);
         if (closed) {
             failLater(listener, tag, new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
             return;

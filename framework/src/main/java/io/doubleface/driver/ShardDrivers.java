@@ -66,6 +66,26 @@ public final class ShardDrivers {
     }
 
     /**
+     * The checks at the start of a loop client's {@code send}: on the client's loop, a shard in
+     * range, a command and a listener.
+     *
+     * @param loop the client's loop
+     * @param shard the shard sent to
+     * @param shardCount the client's shard count
+     * @param command the command sent
+     * @param listener the call's listener
+     * @throws IllegalStateException if called from another thread
+     * @throws IndexOutOfBoundsException if {@code shard} is not in {@code 0 .. shardCount-1}
+     * @throws NullPointerException if {@code command} or {@code listener} is {@code null}
+     */
+    public static void checkSend(EventLoop loop, int shard, int shardCount, Object command, ReplyListener listener) {
+        requireOnLoop(loop, "send");
+        java.util.Objects.checkIndex(shard, shardCount);
+        java.util.Objects.requireNonNull(command, "command");
+        java.util.Objects.requireNonNull(listener, "listener");
+    }
+
+    /**
      * The start of a loop client's {@code close()}, which does its work on the client's loop: called
      * on another thread, it hands {@code close} to {@code loop} (or, when the loop takes no more
      * tasks, runs {@code ifLoopGone} here: the loop's channels went with it) and returns {@code true};

@@ -80,10 +80,7 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
 
     @Override
     public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
-        ShardDrivers.requireOnLoop(loop, "send");
-        Objects.checkIndex(shard, channels.length);
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(listener, "listener");
+        ShardDrivers.checkSend(loop, shard, channels.length, request, listener);
         GrpcCalls.check(request);
         if (closed) {
             failLater(listener, tag, new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));

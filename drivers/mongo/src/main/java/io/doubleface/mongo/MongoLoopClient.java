@@ -269,9 +269,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
 
     @Override
     public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
-        ShardDrivers.requireOnLoop(loop, "send");
-        Objects.checkIndex(shard, shards.length);
-        Objects.requireNonNull(request, "request");
+        ShardDrivers.checkSend(loop, shard, shards.length, request, listener);
         if (!(request instanceof MongoCommand<?>)) {
             throw new IllegalArgumentException("command: " + request.getClass().getName()
                     + " (expected: a MongoCommand, see io.doubleface.mongo.Mongo)");

@@ -250,10 +250,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
 
     @Override
     public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
-        ShardDrivers.requireOnLoop(loop, "send");
-        Objects.checkIndex(shard, links.length);
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(listener, "listener");
+        ShardDrivers.checkSend(loop, shard, links.length, request, listener);
         redisCommand(request);
         Call c = new Call(shard, request, listener, tag, System.nanoTime() + callTimeoutNanos);
         inSend = true;
