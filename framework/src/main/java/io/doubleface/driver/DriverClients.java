@@ -36,7 +36,12 @@ public final class DriverClients {
         this.name = Objects.requireNonNull(name, "name");
     }
 
-    /** {@return a new, empty registry of clients of this driver} */
+    /**
+     * A new, empty registry of clients of this driver, one per kind of client.
+     *
+     * @param <T> the client type
+     * @return the registry; {@link #forget} and the closed state cover it
+     */
     public <T> Registry<T> registry() {
         Registry<T> r = new Registry<>();
         registries.add(r);
