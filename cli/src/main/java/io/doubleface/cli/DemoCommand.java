@@ -235,7 +235,7 @@ final class DemoCommand implements Callable<Integer> {
             try {
                 leaf = KvLeafServer.builder().shards(shards).basePort(0).records(records).transport(transport).start();
                 FanoutServer.Builder b = FanoutServer.builder();
-                service = YcsbService.install(b, new KvRecords(new KvDriver(leaf.addresses())), records,
+                service = YcsbService.install(b, new KvRecords(KvDriver.of(leaf.addresses())), records,
                         YcsbService.DEFAULT_SCAN_RECORDS, 0, false);
                 server = b.port(0).ioThreads(ioThreads).transport(transport)
                         .deadline(Duration.ofSeconds(DEADLINE_SECONDS))

@@ -161,7 +161,7 @@ final class LeafRedisCommand implements Callable<Integer> {
     private static void loadPeersData(String uri) {
         Redis<String, String> r = Redis.utf8();
         long timeout = TimeUnit.SECONDS.toNanos(10);
-        try (RedisDriver d = RedisDriver.open(uri, DriverSettings.DEFAULT);
+        try (RedisDriver d = RedisDriver.of(uri, DriverSettings.DEFAULT);
                 BlockingClient<RedisCommand<?>> c = d.openBlocking()) {
             writePeerKeys(d, c, r, timeout);
         }

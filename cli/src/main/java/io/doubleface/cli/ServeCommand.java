@@ -297,7 +297,7 @@ final class ServeCommand {
                     // the embedded default: loopback only, whatever --host says; nobody else needs the shards
                     leaf = KvLeafServer.builder().shards(embeddedShards).basePort(0).records(records)
                             .transport(transport).start();
-                    store = new KvRecords(new KvDriver(leaf.addresses()));
+                    store = new KvRecords(KvDriver.of(leaf.addresses()));
                 } else {
                     store = RecordStores.open(shards, DriverSettings.DEFAULT, records);
                 }

@@ -81,10 +81,10 @@ final class ServeSocialCommand implements Callable<Integer> {
         SocialData data = social.data();
         PostIds ids = new PostIds(serverId, firstSequence != null ? firstSequence : PostIds.clockSequence());
         return serve.serve(env, "social", (b, grpc) -> {
-            RedisDriver r = RedisDriver.open(redis, serve.driverSettings());
+            RedisDriver r = RedisDriver.of(redis, serve.driverSettings());
             MongoDriver m;
             try {
-                m = MongoDriver.open(mongo, MongoDriver.Options.DEFAULT.with(serve.driverSettings()));
+                m = MongoDriver.of(mongo, MongoDriver.Options.DEFAULT.with(serve.driverSettings()));
             } catch (RuntimeException e) {
                 r.close();
                 throw e;

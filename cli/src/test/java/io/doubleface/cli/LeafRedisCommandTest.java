@@ -40,7 +40,7 @@ class LeafRedisCommandTest {
     }
 
     private static void assertPeerKeys(String uri) throws Exception {
-        try (RedisDriver d = RedisDriver.open(uri, DriverSettings.DEFAULT);
+        try (RedisDriver d = RedisDriver.of(uri, DriverSettings.DEFAULT);
                 BlockingClient<RedisCommand<?>> c = d.openBlocking()) {
             for (int i : new int[] {0, 7, 999}) {
                 RedisCommand<String> small = U.get("s:" + i);

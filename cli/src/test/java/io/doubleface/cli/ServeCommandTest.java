@@ -168,7 +168,7 @@ class ServeCommandTest {
         CliRun r = new CliRun();
         CompletableFuture<Integer> exit = r.start("leaf", "kv", "--shards", "2", "--base-port", "0", "--records", "10");
         KvLeafServer leaf = r.leaf.get(30, TimeUnit.SECONDS);
-        try (KvDriver driver = new KvDriver(leaf.addresses()); BlockingClient client = driver.openBlocking()) {
+        try (KvDriver driver = KvDriver.of(leaf.addresses()); BlockingClient client = driver.openBlocking()) {
             assertTrue(r.out().startsWith("listening on 127.0.0.1:"), r.out());
             assertTrue(r.out().contains("(2 shards, 10 records)"), r.out());
             ByteBuf reply = (ByteBuf) client.call(1, KvRequest.readRecord(3), TimeUnit.SECONDS.toNanos(5));

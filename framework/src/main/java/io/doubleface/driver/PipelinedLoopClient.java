@@ -178,13 +178,7 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
 
     @Override
     public void send(int shard, C command, ReplyListener listener, int tag) {
-        if (!loop.inEventLoop()) {
-            throw new IllegalStateException("send from " + Thread.currentThread().getName()
-                    + " (expected: on the client's loop " + loop + ")");
-        }
-        Objects.checkIndex(shard, connections.length);
-        Objects.requireNonNull(command, "command");
-        Objects.requireNonNull(listener, "listener");
+        ShardDrivers.checkSend(loop, shard, connections.length, command, listener);
         if (closed) {
             failLater(listener, tag, new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
             return;
@@ -454,12 +448,9 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
      */
     @Override
     public void close() {
-        if (!loop.inEventLoop()) {
-            try {
-                loop.execute(this::close);
-            } catch (RejectedExecutionException e) {
+        if (ShardDrivers.handToLoop(loop, this::close, () -> {
                 onClose.accept(this); // the loop is gone, and its channels with it
-            }
+        })) {
             return;
         }
         if (closed) {

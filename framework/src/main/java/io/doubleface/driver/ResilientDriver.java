@@ -229,10 +229,7 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
 
         @Override
         public void send(int shard, C command, ReplyListener listener, int tag) {
-            if (!loop.inEventLoop()) {
-                throw new IllegalStateException("send from " + Thread.currentThread().getName()
-                        + " (expected: on the client's loop " + loop + ")");
-            }
+            ShardDrivers.requireOnLoop(loop, "send");
             Objects.checkIndex(shard, circuits != null ? circuits.length : inner.shardCount());
             Objects.requireNonNull(listener, "listener");
             long now = System.nanoTime();

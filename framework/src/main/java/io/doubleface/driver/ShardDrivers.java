@@ -66,6 +66,49 @@ public final class ShardDrivers {
     }
 
     /**
+     * The checks at the start of a loop client's {@code send}: on the client's loop, a shard in
+     * range, a command and a listener.
+     *
+     * @param loop the client's loop
+     * @param shard the shard sent to
+     * @param shardCount the client's shard count
+     * @param command the command sent
+     * @param listener the call's listener
+     * @throws IllegalStateException if called from another thread
+     * @throws IndexOutOfBoundsException if {@code shard} is not in {@code 0 .. shardCount-1}
+     * @throws NullPointerException if {@code command} or {@code listener} is {@code null}
+     */
+    public static void checkSend(EventLoop loop, int shard, int shardCount, Object command, ReplyListener listener) {
+        requireOnLoop(loop, "send");
+        java.util.Objects.checkIndex(shard, shardCount);
+        java.util.Objects.requireNonNull(command, "command");
+        java.util.Objects.requireNonNull(listener, "listener");
+    }
+
+    /**
+     * The start of a loop client's {@code close()}, which does its work on the client's loop: called
+     * on another thread, it hands {@code close} to {@code loop} (or, when the loop takes no more
+     * tasks, runs {@code ifLoopGone} here: the loop's channels went with it) and returns {@code true};
+     * on the loop it returns {@code false} and the caller closes now.
+     *
+     * @param loop the client's loop
+     * @param close the client's {@code close}
+     * @param ifLoopGone releases what the client holds off the loop, once the loop is gone
+     * @return {@code true} if the calling thread is not {@code loop}'s and the close was handed on
+     */
+    public static boolean handToLoop(EventLoop loop, Runnable close, Runnable ifLoopGone) {
+        if (loop.inEventLoop()) {
+            return false;
+        }
+        try {
+            loop.execute(close);
+        } catch (RejectedExecutionException e) {
+            ifLoopGone.run();
+        }
+        return true;
+    }
+
+    /**
      * The future of several connection attempts ({@link LoopClient#connect()}): completed when
      * every one is, exceptionally as soon as one fails (with that failure).
      *

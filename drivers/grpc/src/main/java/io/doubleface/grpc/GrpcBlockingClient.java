@@ -193,7 +193,7 @@ final class GrpcBlockingClient implements BlockingClient<Command<?>> {
             }
         }
         group.close();
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     @Override

@@ -2,7 +2,9 @@ package io.doubleface.grpc;
 
 import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.DriverClients;
 import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.UriOptions;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
 import io.doubleface.driver.ShardGroups;
@@ -24,7 +26,6 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -50,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * (it does not on the paths we know of, see {@code docs/grpc.md}); the loop client then hops onto
  * its loop and counts the hop in {@link #offLoopHops()}.
  *
- * <p>Threading: the constructor, {@link #openOn}, {@link #openBlocking} and {@link #close} are
+ * <p>Threading: the factories, {@link #openOn}, {@link #openBlocking} and {@link #close} are
  * thread-safe. The driver closes every client it opened in {@link #close()}; it never shuts down
  * an event loop it was given.
  */
@@ -84,26 +85,31 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
 
     private final List<InetSocketAddress> shards;
     /** The shards as replica groups (DNS names, a file, {@code a|b} lists); {@code null} for a fixed list. */
-    private ShardGroups groups;
+    private final ShardGroups groups;
     private final DriverSettings settings;
     private final SslContext ssl; // null: plaintext
     private final String description;
-    private final Set<GrpcLoopClient> loopClients = ConcurrentHashMap.newKeySet();
-    private final Set<GrpcBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
+    /** The driver's open/closed state and its clients; a client's {@code close()} forgets itself here. */
+    final DriverClients clients;
+    private final DriverClients.Registry<GrpcLoopClient> loopClients;
+    private final DriverClients.Registry<GrpcBlockingClient> blockingClients;
     private final LongAdder offLoopHops = new LongAdder();
-    private volatile boolean closed;
 
     /**
      * A driver of {@code shards} (shard i at index i).
      *
      * @param shards the leaf addresses, at least one
      * @param settings timeouts and the outstanding-call bound
+     * @deprecated use {@link #of(List, DriverSettings)}
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public GrpcDriver(List<InetSocketAddress> shards, DriverSettings settings) {
-        this(shards, settings, null, null);
+        this(shards, settings, null, null, null);
     }
 
-    private GrpcDriver(List<InetSocketAddress> shards, DriverSettings settings, SslContext ssl, String description) {
+    /** The one constructor: {@code ssl} {@code null} for plaintext, {@code groups} for a fixed list. */
+    private GrpcDriver(List<InetSocketAddress> shards, DriverSettings settings, SslContext ssl, String description,
+            ShardGroups groups) {
         if (shards == null || shards.isEmpty()) {
             throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
         }
@@ -113,7 +119,23 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
         this.shards = List.copyOf(shards);
         this.settings = Objects.requireNonNull(settings, "settings");
         this.ssl = ssl;
+        this.groups = groups;
         this.description = description != null ? description : describe(this.shards);
+        this.clients = new DriverClients("grpc driver " + this.description);
+        this.loopClients = clients.registry();
+        this.blockingClients = clients.registry();
+    }
+
+    /**
+     * A driver of the leaves {@code shards} (shard i at index i). Connects nothing yet.
+     *
+     * @param shards the leaf addresses, at least one
+     * @param settings timeouts and the outstanding-call bound
+     * @return a driver of {@link GrpcCall}s; the caller closes it
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
+     */
+    public static GrpcDriver of(List<InetSocketAddress> shards, DriverSettings settings) {
+        return new GrpcDriver(shards, settings, null, null, null);
     }
 
     /**
@@ -143,28 +165,18 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
             for (List<InetSocketAddress> m : g.current().members()) {
                 first.add(m.get(0));
             }
-            GrpcDriver d = new GrpcDriver(first, settings, null, g.describe());
-            d.groups = g;
-            return d;
+            return new GrpcDriver(first, settings, null, g.describe(), g);
         }
         if (!uri.startsWith(TLS_SCHEME + "://")) {
-            return new GrpcDriver(parse(uri), settings);
+            return of(parse(uri), settings);
         }
-        int q = uri.indexOf('?');
-        String base = q < 0 ? uri : uri.substring(0, q);
-        List<InetSocketAddress> shards = ShardAddresses.parse(TLS_SCHEME, base);
+        UriOptions o = UriOptions.parse("grpc shard URI", uri).requireKnown(Set.of("cacert"), "cacert=PEM");
+        List<InetSocketAddress> shards = ShardAddresses.parse(TLS_SCHEME, o.base());
         java.io.File caCert = null;
-        if (q >= 0) {
-            for (String kv : uri.substring(q + 1).split("&", -1)) {
-                if (!kv.startsWith("cacert=")) {
-                    throw new IllegalArgumentException("grpc shard URI '" + uri + "': unknown option '" + kv
-                            + "' (known: cacert=PEM)");
-                }
-                caCert = new java.io.File(kv.substring("cacert=".length()));
-                if (!caCert.canRead()) {
-                    throw new IllegalArgumentException("grpc shard URI '" + uri + "': cacert file " + caCert
-                            + " is not readable");
-                }
+        if (o.get("cacert") != null) {
+            caCert = new java.io.File(o.get("cacert"));
+            if (!caCert.canRead()) {
+                throw o.error("cacert file " + caCert + " is not readable");
             }
         }
         SslContext ssl;
@@ -175,7 +187,7 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
             throw new IllegalArgumentException("grpc shard URI '" + uri + "': " + e.getMessage(), e);
         }
         return new GrpcDriver(shards, settings, ssl, ShardAddresses.describe(TLS_SCHEME, shards)
-                + (q < 0 ? "" : uri.substring(q)));
+                + uri.substring(o.base().length()), null);
     }
 
     /**
@@ -278,14 +290,8 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
 
     private LoopClient<?> openAny(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
-        requireOpen();
-        GrpcLoopClient c = new GrpcLoopClient(this, loop, ShardDrivers.socketChannelClass(loop));
-        loopClients.add(c);
-        if (closed) { // lost a race with close()
-            loopClients.remove(c);
-            throw new IllegalStateException("grpc driver " + description + " is closed");
-        }
-        return c;
+        clients.requireOpen();
+        return loopClients.add(new GrpcLoopClient(this, loop, ShardDrivers.socketChannelClass(loop)));
     }
 
     @Override
@@ -294,29 +300,8 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
     }
 
     private BlockingClient<?> openAnyBlocking() {
-        requireOpen();
-        GrpcBlockingClient c = new GrpcBlockingClient(this);
-        blockingClients.add(c);
-        if (closed) {
-            blockingClients.remove(c);
-            c.close();
-            throw new IllegalStateException("grpc driver " + description + " is closed");
-        }
-        return c;
-    }
-
-    private void requireOpen() {
-        if (closed) {
-            throw new IllegalStateException("grpc driver " + description + " is closed");
-        }
-    }
-
-    void closed(GrpcLoopClient c) {
-        loopClients.remove(c);
-    }
-
-    void closed(GrpcBlockingClient c) {
-        blockingClients.remove(c);
+        clients.requireOpen();
+        return blockingClients.add(new GrpcBlockingClient(this), GrpcBlockingClient::close);
     }
 
     /**
@@ -325,17 +310,11 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
      */
     @Override
     public void close() {
-        if (closed) {
+        if (!clients.close()) {
             return;
         }
-        closed = true;
-        for (GrpcBlockingClient c : List.copyOf(blockingClients)) {
-            c.close();
-        }
-        for (GrpcLoopClient c : List.copyOf(loopClients)) {
-            ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
-        }
-        loopClients.clear();
+        blockingClients.closeAll(GrpcBlockingClient::close);
+        DriverClients.closeOnLoops(loopClients, Duration.ofMillis(CLOSE_WAIT_MILLIS));
         if (groups != null) {
             groups.close();
         }

@@ -80,13 +80,7 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
 
     @Override
     public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
-        if (!loop.inEventLoop()) {
-            throw new IllegalStateException("send from " + Thread.currentThread().getName()
-                    + " (expected: on the client's loop " + loop + ")");
-        }
-        Objects.checkIndex(shard, channels.length);
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(listener, "listener");
+        ShardDrivers.checkSend(loop, shard, channels.length, request, listener);
         GrpcCalls.check(request);
         if (closed) {
             failLater(listener, tag, new ShardException(ShardException.Kind.CLOSED, shard, "client closed"));
@@ -243,13 +237,10 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
      */
     @Override
     public void close() {
-        if (!loop.inEventLoop()) {
-            try {
-                loop.execute(this::close);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+        if (ShardDrivers.handToLoop(loop, this::close, () -> {
                 shutdownChannels(); // the loop is gone, and the connections with it
-                driver.closed(this);
-            }
+                driver.clients.forget(this);
+        })) {
             return;
         }
         if (closed) {
@@ -267,7 +258,7 @@ final class GrpcLoopClient implements LoopClient<Command<?>> {
             }
         }
         shutdownChannels();
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     private void shutdownChannels() {

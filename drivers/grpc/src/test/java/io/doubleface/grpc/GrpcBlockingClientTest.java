@@ -38,7 +38,7 @@ class GrpcBlockingClientTest {
     @Test
     void callAndCallAllGiveEachShardsReply() throws Exception {
         TestLeaves leaf = closeLater(TestLeaves.start(4, GrpcLoopClientTest.RECORDS, LoopGroup.Transport.AUTO));
-        GrpcDriver driver = closeLater(new GrpcDriver(leaf.addresses(), GrpcLoopClientTest.GENEROUS));
+        GrpcDriver driver = closeLater(GrpcDriver.of(leaf.addresses(), GrpcLoopClientTest.GENEROUS));
         BlockingClient<GrpcCall<?, ?>> client = driver.openBlocking();
         assertEquals(TestLeaves.reply(1, 5, 200), client.call(1, TestLeaves.get(5, 200), LONG));
         assertEquals(TestLeaves.reply(3, 90, TestLeaves.MAX_SIZE),
@@ -84,7 +84,7 @@ class GrpcBlockingClientTest {
     void silentShardTimesOutAndAStoppedOneIsUnavailable() throws Exception {
         SilentShard silent = closeLater(new SilentShard());
         TestLeaves leaf = closeLater(TestLeaves.start(1, GrpcLoopClientTest.RECORDS, LoopGroup.Transport.AUTO));
-        GrpcDriver driver = closeLater(new GrpcDriver(List.of(silent.address(), leaf.addresses().get(0)),
+        GrpcDriver driver = closeLater(GrpcDriver.of(List.of(silent.address(), leaf.addresses().get(0)),
                 GrpcLoopClientTest.GENEROUS));
         BlockingClient<GrpcCall<?, ?>> client = driver.openBlocking();
         ShardException e = assertThrows(ShardException.class,

@@ -35,7 +35,7 @@ class GrpcDriverContractTest extends DriverContract<GrpcCall<?, ?>> {
 
     @Override
     protected ShardDriver<GrpcCall<?, ?>> open(List<InetSocketAddress> shards, DriverSettings settings) {
-        return new GrpcDriver(shards, settings);
+        return GrpcDriver.of(shards, settings);
     }
 
     @Override

@@ -73,7 +73,7 @@ class GrpcLoopClientTest {
             throws Exception {
         TestLeaves leaf = leaf(3, transport);
         EventLoop loop = clientLoop(transport);
-        GrpcDriver driver = new GrpcDriver(leaf.addresses(), GENEROUS);
+        GrpcDriver driver = GrpcDriver.of(leaf.addresses(), GENEROUS);
         LoopClient<GrpcCall<?, ?>> client = open(driver, loop);
         int[][] requests = { // {key, reply size}
             {0, 0},                      // an empty message is a reply too
@@ -103,7 +103,7 @@ class GrpcLoopClientTest {
     void thousandConcurrentCallsOnOneChannelAllCompleteWithTheirOwnReply() throws Exception {
         TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(leaf.addresses(), GENEROUS), loop);
+        LoopClient<GrpcCall<?, ?>> client = open(GrpcDriver.of(leaf.addresses(), GENEROUS), loop);
         int n = 1000;
         Outcomes out = new Outcomes(loop, n);
         onLoop(client, c -> {
@@ -121,7 +121,7 @@ class GrpcLoopClientTest {
     void errorStatusesFailWithTheirKindAndTheChannelStaysUsable() throws Exception {
         TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(leaf.addresses(), GENEROUS), loop);
+        LoopClient<GrpcCall<?, ?>> client = open(GrpcDriver.of(leaf.addresses(), GENEROUS), loop);
         Outcomes out = new Outcomes(loop, 5);
         onLoop(client, c -> {
             c.send(0, TestLeaves.get(RECORDS, 10), out, 0);                 // key beyond the records
@@ -152,7 +152,7 @@ class GrpcLoopClientTest {
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         Duration timeout = Duration.ofMillis(300);
         LoopClient<GrpcCall<?, ?>> client = open(
-                new GrpcDriver(List.of(shard.address()), GENEROUS.withCallTimeout(timeout)), loop);
+                GrpcDriver.of(List.of(shard.address()), GENEROUS.withCallTimeout(timeout)), loop);
         Outcomes out = new Outcomes(loop, 3);
         long start = System.nanoTime();
         onLoop(client, c -> {
@@ -174,7 +174,7 @@ class GrpcLoopClientTest {
         TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
         int port = leaf.port(0);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        GrpcDriver driver = new GrpcDriver(leaf.addresses(), GENEROUS);
+        GrpcDriver driver = GrpcDriver.of(leaf.addresses(), GENEROUS);
         LoopClient<GrpcCall<?, ?>> client = open(driver, loop);
         Outcomes warm = new Outcomes(loop, 1);
         onLoop(client, c -> c.send(0, TestLeaves.get(3, 100), warm, 0));
@@ -225,7 +225,7 @@ class GrpcLoopClientTest {
     void sendsBeyondMaxOutstandingFailOverloadedAndCloseFailsTheRestClosed() throws Exception {
         SilentShard shard = closeLater(new SilentShard());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        GrpcDriver driver = closeLater(new GrpcDriver(List.of(shard.address()),
+        GrpcDriver driver = closeLater(GrpcDriver.of(List.of(shard.address()),
                 GENEROUS.withMaxOutstanding(4).withCallTimeout(Duration.ofMinutes(5))));
         LoopClient<GrpcCall<?, ?>> client = driver.openOn(loop);
         Outcomes out = new Outcomes(loop, 6);
@@ -250,7 +250,7 @@ class GrpcLoopClientTest {
     void driverCloseFailsOutstandingCallsOfItsLoopClientsWithClosed() throws Exception {
         SilentShard shard = closeLater(new SilentShard());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        GrpcDriver driver = new GrpcDriver(List.of(shard.address()), GENEROUS.withCallTimeout(Duration.ofMinutes(5)));
+        GrpcDriver driver = GrpcDriver.of(List.of(shard.address()), GENEROUS.withCallTimeout(Duration.ofMinutes(5)));
         LoopClient<GrpcCall<?, ?>> client = driver.openOn(loop);
         Outcomes out = new Outcomes(loop, 2);
         onLoop(client, c -> {
@@ -273,7 +273,7 @@ class GrpcLoopClientTest {
             nowhere = s.address();
         }
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(List.of(nowhere), GENEROUS.withMaxOutstanding(1)),
+        LoopClient<GrpcCall<?, ?>> client = open(GrpcDriver.of(List.of(nowhere), GENEROUS.withMaxOutstanding(1)),
                 loop);
         boolean[] insideSend = new boolean[1];
         boolean[] calledInsideSend = new boolean[1];
@@ -312,7 +312,7 @@ class GrpcLoopClientTest {
     @Test
     void sendFromAnotherThreadIsRejected() {
         TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
-        LoopClient<GrpcCall<?, ?>> client = open(new GrpcDriver(leaf.addresses(), GENEROUS),
+        LoopClient<GrpcCall<?, ?>> client = open(GrpcDriver.of(leaf.addresses(), GENEROUS),
                 clientLoop(LoopGroup.Transport.AUTO));
         assertThrows(IllegalStateException.class, () -> client.send(0, TestLeaves.get(1, 10),
                 new Outcomes(client.loop(), 1), 0));

@@ -30,7 +30,7 @@ class GrpcReadinessTest extends ReadinessContract {
 
     @Override
     protected ShardDriver<?> driver(List<InetSocketAddress> shards) {
-        return new GrpcDriver(shards, DriverSettings.DEFAULT.withCallTimeout(Duration.ofSeconds(10))
+        return GrpcDriver.of(shards, DriverSettings.DEFAULT.withCallTimeout(Duration.ofSeconds(10))
                 .withConnectTimeout(Duration.ofSeconds(1)));
     }
 

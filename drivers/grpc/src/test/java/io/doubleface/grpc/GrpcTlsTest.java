@@ -93,6 +93,6 @@ class GrpcTlsTest {
                 () -> GrpcDriver.of(uri("grpcs", "?cacert=/no/such.pem"), SETTINGS));
         assertTrue(e.getMessage().contains("not readable"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> GrpcDriver.of(uri("grpcs", "?verify=none"), SETTINGS));
-        assertTrue(e.getMessage().contains("unknown option 'verify=none' (known: cacert=PEM)"), e.getMessage());
+        assertTrue(e.getMessage().contains("unknown option 'verify' (known: cacert=PEM)"), e.getMessage());
     }
 }

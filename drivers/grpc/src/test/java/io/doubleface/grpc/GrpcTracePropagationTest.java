@@ -145,7 +145,7 @@ class GrpcTracePropagationTest {
                 .build();
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try (TestLeaves leaves = TestLeaves.start(3, 100, LoopGroup.Transport.AUTO);
-                GrpcDriver driver = new GrpcDriver(leaves.addresses(), DriverSettings.DEFAULT)) {
+                GrpcDriver driver = GrpcDriver.of(leaves.addresses(), DriverSettings.DEFAULT)) {
             FanoutServer.Builder b = FanoutServer.builder();
             Backend<GrpcCall<?, ?>> backend = b.backend("leaf", driver, false);
             LeafFanout service = new LeafFanout(backend);

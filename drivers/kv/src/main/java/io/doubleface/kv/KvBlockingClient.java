@@ -368,7 +368,7 @@ final class KvBlockingClient implements BlockingClient<KvRequest> {
         for (Conn c : open) {
             closeQuietly(c); // unblocks threads reading from it
         }
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.doubleface.kv;
 
 import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.DriverClients;
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.PipelinedLoopClient;
@@ -14,8 +15,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The driver of the built-in KV shards ({@link KvLeafServer}, wire format {@link KvProtocol}).
@@ -30,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Shard lists: {@link #parse} reads {@code kv://host:port-port} and
  * {@code kv://host:port,host:port,...}.
  *
- * <p>Threading: the constructor, {@link #openOn}, {@link #openBlocking} and {@link #close} are
+ * <p>Threading: the factories, {@link #openOn}, {@link #openBlocking} and {@link #close} are
  * thread-safe. The driver closes every client it opened in {@link #close()}; it never shuts down
  * an event loop it was given.
  */
@@ -100,6 +99,21 @@ public final class KvDriver implements ShardDriver<KvRequest> {
             }
         }
 
+        /** {@return the store-neutral part of these options: timeouts and the outstanding-call bound} */
+        public DriverSettings settings() {
+            return new DriverSettings(connectTimeout, callTimeout, maxOutstanding);
+        }
+
+        /**
+         * These options with the timeouts and bound of {@code s}.
+         *
+         * @param s the store-neutral settings
+         * @return new options; the reconnect backoff is kept
+         */
+        public Options with(DriverSettings s) {
+            return new Options(s.connectTimeout(), s.callTimeout(), s.maxOutstanding(), reconnectBackoff);
+        }
+
         /**
          * These options with another connect timeout.
          *
@@ -150,21 +164,91 @@ public final class KvDriver implements ShardDriver<KvRequest> {
     private final ShardGroups groups;
     private final Options options;
     private final String description;
-    private final Set<PipelinedLoopClient<KvRequest>> loopClients = ConcurrentHashMap.newKeySet();
-    private final Set<KvBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
-    private final Set<BlockingClient<KvRequest>> groupBlocking = ConcurrentHashMap.newKeySet();
+    /** The driver's open/closed state and its clients; a client's {@code close()} forgets itself here. */
+    final DriverClients clients;
+    private final DriverClients.Registry<PipelinedLoopClient<KvRequest>> loopClients;
+    private final DriverClients.Registry<KvBlockingClient> blockingClients;
+    private final DriverClients.Registry<BlockingClient<KvRequest>> groupBlocking;
     /** The loop of the blocking clients over replica groups, created on first use (guarded by {@code this}). */
     private io.doubleface.loop.LoopGroup blockingLoop;
-    private volatile boolean closed;
+
+    /**
+     * A driver of {@code shards} (shard i at index i) with the default options.
+     *
+     * @param shards the shard addresses, at least one, none {@code null}; copied
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
+     * @deprecated use {@link #of(List)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public KvDriver(List<InetSocketAddress> shards) {
+        this(fixed(shards), null, Options.DEFAULT);
+    }
+
+    /**
+     * A driver of {@code shards} (shard i at index i).
+     *
+     * @param shards the shard addresses, at least one, none {@code null}; copied
+     * @param options timeouts and bounds, not {@code null}
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
+     * @throws NullPointerException if an address or {@code options} is {@code null}
+     * @deprecated use {@link #of(List, Options)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public KvDriver(List<InetSocketAddress> shards, Options options) {
+        this(fixed(shards), null, options);
+    }
+
+    /**
+     * A driver of shards that are replica groups.
+     *
+     * @param groups the shards' members, not {@code null}
+     * @param options timeouts and bounds, not {@code null}
+     * @deprecated use {@link #of(ShardGroups, Options)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public KvDriver(ShardGroups groups, Options options) {
+        this(firstMembers(groups), groups, options);
+    }
+
+    /** The one constructor: {@code groups} is {@code null} for a fixed list. */
+    private KvDriver(List<InetSocketAddress> shards, ShardGroups groups, Options options) {
+        this.shards = shards;
+        this.groups = groups;
+        this.options = Objects.requireNonNull(options, "options");
+        this.description = groups == null ? describe(shards) : groups.describe();
+        this.clients = new DriverClients("kv driver " + description);
+        this.loopClients = clients.registry();
+        this.blockingClients = clients.registry();
+        this.groupBlocking = clients.registry();
+    }
+
+    private static List<InetSocketAddress> fixed(List<InetSocketAddress> shards) {
+        if (shards == null || shards.isEmpty()) {
+            throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
+        }
+        for (InetSocketAddress a : shards) {
+            Objects.requireNonNull(a, "shard address");
+        }
+        return List.copyOf(shards);
+    }
+
+    private static List<InetSocketAddress> firstMembers(ShardGroups groups) {
+        List<InetSocketAddress> first = new java.util.ArrayList<>();
+        for (List<InetSocketAddress> g : Objects.requireNonNull(groups, "groups").current().members()) {
+            first.add(g.get(0));
+        }
+        return List.copyOf(first);
+    }
 
     /**
      * A driver of {@code shards} (shard i at index i) with the default options. Connects nothing yet.
      *
      * @param shards the shard addresses, at least one, none {@code null}; copied
+     * @return the driver; the caller closes it
      * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
      */
-    public KvDriver(List<InetSocketAddress> shards) {
-        this(shards, Options.DEFAULT);
+    public static KvDriver of(List<InetSocketAddress> shards) {
+        return of(shards, Options.DEFAULT);
     }
 
     /**
@@ -173,20 +257,12 @@ public final class KvDriver implements ShardDriver<KvRequest> {
      *
      * @param shards the shard addresses, at least one, none {@code null}; copied
      * @param options timeouts and bounds, not {@code null}
+     * @return the driver; the caller closes it
      * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
      * @throws NullPointerException if an address or {@code options} is {@code null}
      */
-    public KvDriver(List<InetSocketAddress> shards, Options options) {
-        if (shards == null || shards.isEmpty()) {
-            throw new IllegalArgumentException("shards: " + shards + " (expected: at least one address)");
-        }
-        for (InetSocketAddress a : shards) {
-            Objects.requireNonNull(a, "shard address");
-        }
-        this.shards = List.copyOf(shards);
-        this.groups = null;
-        this.options = Objects.requireNonNull(options, "options");
-        this.description = describe(this.shards);
+    public static KvDriver of(List<InetSocketAddress> shards, Options options) {
+        return new KvDriver(fixed(shards), null, options);
     }
 
     /**
@@ -199,16 +275,21 @@ public final class KvDriver implements ShardDriver<KvRequest> {
      *
      * @param groups the shards' members, not {@code null}
      * @param options timeouts and bounds, not {@code null}
+     * @return the driver; the caller closes it
      */
-    public KvDriver(ShardGroups groups, Options options) {
-        this.groups = Objects.requireNonNull(groups, "groups");
-        List<InetSocketAddress> first = new java.util.ArrayList<>();
-        for (List<InetSocketAddress> g : groups.current().members()) {
-            first.add(g.get(0));
-        }
-        this.shards = List.copyOf(first);
-        this.options = Objects.requireNonNull(options, "options");
-        this.description = groups.describe();
+    public static KvDriver of(ShardGroups groups, Options options) {
+        return new KvDriver(firstMembers(groups), groups, options);
+    }
+
+    /**
+     * A driver of the shards in {@code uri} with the default options ({@link #of(String, Options)}).
+     *
+     * @param uri the shard list, e.g. {@code kv://127.0.0.1:7101-7120}
+     * @return the driver; the caller closes it
+     * @throws IllegalArgumentException if {@code uri} is not a shard list
+     */
+    public static KvDriver of(String uri) {
+        return of(uri, Options.DEFAULT);
     }
 
     /**
@@ -222,26 +303,28 @@ public final class KvDriver implements ShardDriver<KvRequest> {
      * @throws IllegalArgumentException if {@code uri} is malformed
      * @throws IllegalStateException if a DNS name does not resolve or the file cannot be read
      */
-    public static KvDriver open(String uri, Options options) {
+    public static KvDriver of(String uri, Options options) {
         if (!ShardGroups.isGroupList(uri)) {
             if (uri.indexOf('?') >= 0) {
                 throw new IllegalArgumentException("kv shard list '" + uri + "': options are for DNS names and files "
                         + "only (dns-refresh, dns-min-ttl, dns-server)");
             }
-            return new KvDriver(parse(uri), options);
+            return of(parse(uri), options);
         }
-        return new KvDriver(ShardGroups.open("kv", uri), options);
+        return of(ShardGroups.open("kv", uri), options);
     }
 
     /**
-     * A driver of the shards in {@code uri} ({@link #parse}) with the default options.
+     * {@link #of(String, Options)}.
      *
-     * @param uri the shard list, e.g. {@code kv://127.0.0.1:7101-7120}
+     * @param uri the shard list
+     * @param options timeouts and bounds
      * @return the driver; the caller closes it
-     * @throws IllegalArgumentException if {@code uri} is not a shard list
+     * @deprecated use {@link #of(String, Options)}
      */
-    public static KvDriver of(String uri) {
-        return new KvDriver(parse(uri));
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public static KvDriver open(String uri, Options options) {
+        return of(uri, options);
     }
 
     /**
@@ -294,25 +377,18 @@ public final class KvDriver implements ShardDriver<KvRequest> {
     @Override
     public LoopClient<KvRequest> openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
-        requireOpen();
-        PipelinedLoopClient<KvRequest> c = groups != null
-                ? new PipelinedLoopClient<>(loop, groups, KvClientProtocol.INSTANCE,
-                        new DriverSettings(options.connectTimeout(), options.callTimeout(), options.maxOutstanding()),
+        clients.requireOpen();
+        DriverSettings settings = options.settings();
+        return loopClients.add(groups != null
+                ? new PipelinedLoopClient<>(loop, groups, KvClientProtocol.INSTANCE, settings,
                         options.reconnectBackoff(), description, loopClients::remove)
-                : new PipelinedLoopClient<>(loop, shards, KvClientProtocol.INSTANCE,
-                new DriverSettings(options.connectTimeout(), options.callTimeout(), options.maxOutstanding()),
-                options.reconnectBackoff(), description, loopClients::remove);
-        loopClients.add(c);
-        if (closed) { // lost a race with close()
-            loopClients.remove(c);
-            throw new IllegalStateException("kv driver " + description + " is closed");
-        }
-        return c;
+                : new PipelinedLoopClient<>(loop, shards, KvClientProtocol.INSTANCE, settings,
+                        options.reconnectBackoff(), description, loopClients::remove));
     }
 
     @Override
     public BlockingClient<KvRequest> openBlocking() {
-        requireOpen();
+        clients.requireOpen();
         if (groups != null) {
             EventLoop loop;
             synchronized (this) {
@@ -325,27 +401,9 @@ public final class KvDriver implements ShardDriver<KvRequest> {
                     new java.util.concurrent.atomic.AtomicReference<>();
             BlockingClient<KvRequest> g = ShardDrivers.blockingOver(openOn(loop), () -> groupBlocking.remove(self.get()));
             self.set(g);
-            groupBlocking.add(g);
-            return g;
+            return groupBlocking.add(g, BlockingClient::close);
         }
-        KvBlockingClient c = new KvBlockingClient(this);
-        blockingClients.add(c);
-        if (closed) {
-            blockingClients.remove(c);
-            c.close();
-            throw new IllegalStateException("kv driver " + description + " is closed");
-        }
-        return c;
-    }
-
-    private void requireOpen() {
-        if (closed) {
-            throw new IllegalStateException("kv driver " + description + " is closed");
-        }
-    }
-
-    void closed(KvBlockingClient c) {
-        blockingClients.remove(c);
+        return blockingClients.add(new KvBlockingClient(this), KvBlockingClient::close);
     }
 
     /**
@@ -354,20 +412,12 @@ public final class KvDriver implements ShardDriver<KvRequest> {
      */
     @Override
     public void close() {
-        if (closed) {
+        if (!clients.close()) {
             return;
         }
-        closed = true;
-        for (KvBlockingClient c : List.copyOf(blockingClients)) {
-            c.close();
-        }
-        for (BlockingClient<KvRequest> c : List.copyOf(groupBlocking)) {
-            c.close();
-        }
-        for (PipelinedLoopClient<KvRequest> c : List.copyOf(loopClients)) {
-            ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
-        }
-        loopClients.clear();
+        blockingClients.closeAll(KvBlockingClient::close);
+        groupBlocking.closeAll(BlockingClient::close);
+        DriverClients.closeOnLoops(loopClients, Duration.ofMillis(CLOSE_WAIT_MILLIS));
         io.doubleface.loop.LoopGroup bl;
         synchronized (this) {
             bl = blockingLoop;

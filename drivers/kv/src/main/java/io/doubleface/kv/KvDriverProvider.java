@@ -24,7 +24,6 @@ public final class KvDriverProvider implements ShardDriverProvider {
 
     @Override
     public ShardDriver<?> open(String uri, DriverSettings s) {
-        return KvDriver.open(uri, KvDriver.Options.DEFAULT.withConnectTimeout(s.connectTimeout())
-                .withCallTimeout(s.callTimeout()).withMaxOutstanding(s.maxOutstanding()));
+        return KvDriver.of(uri, KvDriver.Options.DEFAULT.with(s));
     }
 }

@@ -68,7 +68,7 @@ class KvBlockingClientTest {
     @Test
     void callRepliesAreByteIdenticalToRecordsWriteReply() throws Exception {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(2).records(RECORDS).start());
-        BlockingClient client = open(new KvDriver(leaf.addresses()));
+        BlockingClient client = open(KvDriver.of(leaf.addresses()));
         for (int i = 0; i < REQUESTS.size(); i++) {
             KvRequest r = REQUESTS.get(i);
             assertArrayEquals(TestShards.expected(r, RECORDS), bytes((ByteBuf) client.call(i % 2, r, GENEROUS)), r.toString());
@@ -78,7 +78,7 @@ class KvBlockingClientTest {
     @Test
     void callAllGivesEveryIndexItsOwnReplyOrFailureExactlyOnce() throws Exception {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(REQUESTS.size()).records(RECORDS).start());
-        BlockingClient client = open(new KvDriver(leaf.addresses()));
+        BlockingClient client = open(KvDriver.of(leaf.addresses()));
         int n = REQUESTS.size() + 1;
         int[] shards = new int[n];
         KvRequest[] requests = new KvRequest[n];
@@ -121,7 +121,7 @@ class KvBlockingClientTest {
     @Test
     void sequentialCallsReuseOnePooledConnectionPerShard() throws Exception {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(2).records(RECORDS).start());
-        KvBlockingClient client = (KvBlockingClient) open(new KvDriver(leaf.addresses()));
+        KvBlockingClient client = (KvBlockingClient) open(KvDriver.of(leaf.addresses()));
         for (int i = 0; i < 50; i++) {
             assertArrayEquals(TestShards.expected(KvRequest.readField(i, i % 10), RECORDS),
                     bytes(client.call(i % 2, KvRequest.readField(i, i % 10), GENEROUS)));
@@ -133,7 +133,7 @@ class KvBlockingClientTest {
     @Test
     void keyBeyondTheRecordsFailsWithShardErrorAndTheConnectionIsReused() throws Exception {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(1).records(RECORDS).start());
-        BlockingClient client = open(new KvDriver(leaf.addresses()));
+        BlockingClient client = open(KvDriver.of(leaf.addresses()));
         ShardException e = assertThrows(ShardException.class,
                 () -> client.call(0, KvRequest.readRecord(RECORDS), GENEROUS));
         assertEquals(Kind.SHARD_ERROR, e.kind());
@@ -145,7 +145,7 @@ class KvBlockingClientTest {
     @Test
     void manyThreadsCallAtOnceEachGettingItsOwnReply() throws Exception {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(4).records(RECORDS).start());
-        BlockingClient client = open(new KvDriver(leaf.addresses()));
+        BlockingClient client = open(KvDriver.of(leaf.addresses()));
         ExecutorService pool = Executors.newFixedThreadPool(16, Threads.platform("kv-callers"));
         closeLater(pool::shutdownNow);
         List<Future<?>> done = new ArrayList<>();
@@ -167,7 +167,7 @@ class KvBlockingClientTest {
     @Test
     void shardThatNeverAnswersFailsTheCallWithTimeout() throws Exception {
         FakeShard shard = closeLater(FakeShard.silent());
-        BlockingClient client = open(new KvDriver(List.of(shard.address())));
+        BlockingClient client = open(KvDriver.of(List.of(shard.address())));
         long timeout = TimeUnit.MILLISECONDS.toNanos(200);
         long start = System.nanoTime();
         ShardException e = assertThrows(ShardException.class, () -> client.call(0, KvRequest.readRecord(1), timeout));
@@ -179,7 +179,7 @@ class KvBlockingClientTest {
     void callAllReportsTimeoutForTheSilentShardAndRepliesForTheOthers() throws Exception {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(1).records(RECORDS).start());
         FakeShard silent = closeLater(FakeShard.silent());
-        BlockingClient client = open(new KvDriver(List.of(silent.address(), leaf.addresses().get(0))));
+        BlockingClient client = open(KvDriver.of(List.of(silent.address(), leaf.addresses().get(0))));
         KvRequest[] requests = {KvRequest.readRecord(1), KvRequest.readRecord(2)};
         Object[] outcome = new Object[2];
         client.callAll(new int[] {0, 1}, java.util.Arrays.asList(requests), TimeUnit.MILLISECONDS.toNanos(300), new BlockingClient.Sink() {
@@ -202,7 +202,7 @@ class KvBlockingClientTest {
     void shardDownFailsUnavailableAndAfterItRestartsOnTheSamePortCallsSucceedAgain() throws Exception {
         KvLeafServer leaf = KvLeafServer.builder().shards(1).records(RECORDS).start();
         int port = leaf.port(0);
-        BlockingClient client = open(new KvDriver(leaf.addresses(),
+        BlockingClient client = open(KvDriver.of(leaf.addresses(),
                 KvDriver.Options.DEFAULT.withConnectTimeout(Duration.ofSeconds(5))));
         bytes((ByteBuf) client.call(0, KvRequest.readRecord(1), GENEROUS)); // a pooled connection now exists
         leaf.close();
@@ -217,7 +217,7 @@ class KvBlockingClientTest {
     void pooledConnectionToARestartedShardIsReplacedWithoutFailingTheCall() throws Exception {
         KvLeafServer leaf = KvLeafServer.builder().shards(1).records(RECORDS).start();
         int port = leaf.port(0);
-        BlockingClient client = open(new KvDriver(leaf.addresses()));
+        BlockingClient client = open(KvDriver.of(leaf.addresses()));
         bytes((ByteBuf) client.call(0, KvRequest.readRecord(1), GENEROUS));
         leaf.close();
         closeLater(KvLeafServer.builder().shards(1).basePort(port).records(RECORDS).start());
@@ -228,7 +228,7 @@ class KvBlockingClientTest {
     @Test
     void closeUnblocksACallWaitingForAReplyWithClosed() throws Exception {
         FakeShard shard = closeLater(FakeShard.silent());
-        BlockingClient client = open(new KvDriver(List.of(shard.address())));
+        BlockingClient client = open(KvDriver.of(List.of(shard.address())));
         ExecutorService pool = Executors.newSingleThreadExecutor(Threads.platform("kv-caller"));
         closeLater(pool::shutdownNow);
         Future<ShardException> call = pool.submit(() -> assertThrows(ShardException.class,

@@ -36,7 +36,7 @@ class KvDriverContractTest extends DriverContract<KvRequest> {
 
     @Override
     protected ShardDriver<KvRequest> open(List<InetSocketAddress> shards, DriverSettings s) {
-        return new KvDriver(shards, KvDriver.Options.DEFAULT.withConnectTimeout(s.connectTimeout())
+        return KvDriver.of(shards, KvDriver.Options.DEFAULT.withConnectTimeout(s.connectTimeout())
                 .withCallTimeout(s.callTimeout()).withMaxOutstanding(s.maxOutstanding()));
     }
 

@@ -62,7 +62,7 @@ class KvFlushPolicyTest {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(3).records(RECORDS).start());
         EventLoop loop = clientLoop();
         LoopFlush.set(loop, FlushPolicy.parse(spec));
-        KvDriver driver = closeLater(new KvDriver(leaf.addresses()));
+        KvDriver driver = closeLater(KvDriver.of(leaf.addresses()));
         LoopClient<KvRequest> client = driver.openOn(loop);
         int n = 300; // 1 to 7 calls per loop task: full batches, partial ones, single calls
         Outcomes out = new Outcomes(loop, n);
@@ -111,7 +111,7 @@ class KvFlushPolicyTest {
 
     /** A connected client to a counting shard (a first call made the connection and was flushed). */
     private LoopClient<KvRequest> connectedTo(FakeShard shard, AtomicLong received, EventLoop loop) {
-        KvDriver driver = closeLater(new KvDriver(List.of(shard.address()),
+        KvDriver driver = closeLater(KvDriver.of(List.of(shard.address()),
                 KvDriver.Options.DEFAULT.withCallTimeout(Duration.ofMinutes(5))));
         LoopClient<KvRequest> client = driver.openOn(loop);
         onLoop(client, c -> c.send(0, KvRequest.readRecord(0), new Outcomes(loop, 1), 0));
@@ -180,7 +180,7 @@ class KvFlushPolicyTest {
 
         // and against a real leaf: one call, a batch of 1000, answered
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(1).records(RECORDS).start());
-        LoopClient<KvRequest> real = closeLater(new KvDriver(leaf.addresses())).openOn(loop);
+        LoopClient<KvRequest> real = closeLater(KvDriver.of(leaf.addresses())).openOn(loop);
         Outcomes warm = new Outcomes(loop, 1);
         onLoop(real, c -> c.send(0, KvRequest.readRecord(1), warm, 0)); // connects (flushed on connect)
         warm.await();
@@ -194,7 +194,7 @@ class KvFlushPolicyTest {
     void switchingThePolicyUnderLoadLosesNoCallAndAnswersEachOnce() throws Exception {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(4).records(RECORDS).start());
         EventLoop loop = clientLoop();
-        KvDriver driver = closeLater(new KvDriver(leaf.addresses(), KvDriver.Options.DEFAULT
+        KvDriver driver = closeLater(KvDriver.of(leaf.addresses(), KvDriver.Options.DEFAULT
                 .withMaxOutstanding(1 << 20).withCallTimeout(Duration.ofSeconds(30))));
         LoopClient<KvRequest> client = driver.openOn(loop);
         int n = 20_000;

@@ -245,7 +245,7 @@ class KvLeafServerTest {
 
     @Test
     void blockingClientReadsEveryRecordOfTheKeySpaceByteIdentical() throws Exception {
-        try (KvDriver driver = new KvDriver(leaf.addresses())) {
+        try (KvDriver driver = KvDriver.of(leaf.addresses())) {
             BlockingClient client = driver.openBlocking();
             for (int key = 0; key < RECORDS; key++) {
                 ByteBuf b = (ByteBuf) client.call(key % 2, KvRequest.readRecord(key), TimeUnit.SECONDS.toNanos(30));

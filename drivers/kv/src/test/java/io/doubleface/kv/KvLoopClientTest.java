@@ -67,7 +67,7 @@ class KvLoopClientTest {
     void repliesAreByteIdenticalToRecordsWriteReply(LoopGroup.Transport transport) throws Exception {
         KvLeafServer leaf = leaf(3, transport);
         EventLoop loop = clientLoop(transport);
-        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         List<KvRequest> requests = List.of(
                 KvRequest.readField(0, 0),
                 KvRequest.readField(42, 9),
@@ -94,7 +94,7 @@ class KvLoopClientTest {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(2).records(RECORDS)
                 .slowCalls(0, 1.0, Duration.ofMillis(300)).start());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         Outcomes out = new Outcomes(loop, 2);
         long start = System.nanoTime();
         onLoop(client, c -> {
@@ -114,7 +114,7 @@ class KvLoopClientTest {
     void thousandPipelinedCallsOnOneConnectionAllCompleteWithTheirOwnReply() throws Exception {
         KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         int n = 1000;
         Outcomes out = new Outcomes(loop, n);
         onLoop(client, c -> {
@@ -132,7 +132,7 @@ class KvLoopClientTest {
     void twentySendsInOneLoopTaskAreFlushedAtTheEndOfTheIterationAndAllAnswered() throws Exception {
         KvLeafServer leaf = leaf(20, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         // warm up: connections exist, so the next sends go through the end-of-iteration flush
         Outcomes warm = new Outcomes(loop, 20);
         onLoop(client, c -> {
@@ -161,7 +161,7 @@ class KvLoopClientTest {
     void keyBeyondTheRecordsFailsWithShardError() throws Exception {
         KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         Outcomes out = new Outcomes(loop, 3);
         onLoop(client, c -> {
             c.send(0, KvRequest.readRecord(RECORDS), out, 0);
@@ -179,7 +179,7 @@ class KvLoopClientTest {
     void callsOutstandingWhenTheShardDropsTheConnectionFailUnavailableAndTheNextSendReconnects() throws Exception {
         FakeShard shard = closeLater(FakeShard.silentOnLowPort());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        KvDriver driver = new KvDriver(List.of(shard.address()), KvDriver.Options.DEFAULT
+        KvDriver driver = KvDriver.of(List.of(shard.address()), KvDriver.Options.DEFAULT
                 .withCallTimeout(Duration.ofMinutes(5)).withReconnectBackoff(Duration.ZERO));
         LoopClient client = open(driver, loop);
         Outcomes outstanding = new Outcomes(loop, 10);
@@ -212,7 +212,7 @@ class KvLoopClientTest {
         KvLeafServer leaf = KvLeafServer.builder().shards(1).records(RECORDS).start();
         int port = leaf.port(0);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        KvDriver driver = new KvDriver(leaf.addresses(), KvDriver.Options.DEFAULT
+        KvDriver driver = KvDriver.of(leaf.addresses(), KvDriver.Options.DEFAULT
                 .withCallTimeout(Duration.ofMinutes(5)).withReconnectBackoff(Duration.ZERO));
         LoopClient client = open(driver, loop);
         int n = 2000;
@@ -243,7 +243,7 @@ class KvLoopClientTest {
         InetSocketAddress address = shard.address();
         shard.close(); // nothing listens there now
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        KvDriver driver = new KvDriver(List.of(address), KvDriver.Options.DEFAULT.withReconnectBackoff(Duration.ofHours(1)));
+        KvDriver driver = KvDriver.of(List.of(address), KvDriver.Options.DEFAULT.withReconnectBackoff(Duration.ofHours(1)));
         LoopClient client = open(driver, loop);
         Outcomes first = new Outcomes(loop, 1);
         onLoop(client, c -> c.send(0, KvRequest.readRecord(1), first, 0));
@@ -259,7 +259,7 @@ class KvLoopClientTest {
         FakeShard shard = closeLater(FakeShard.silent());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         Duration timeout = Duration.ofMillis(200);
-        LoopClient client = open(new KvDriver(List.of(shard.address()), KvDriver.Options.DEFAULT.withCallTimeout(timeout)), loop);
+        LoopClient client = open(KvDriver.of(List.of(shard.address()), KvDriver.Options.DEFAULT.withCallTimeout(timeout)), loop);
         Outcomes out = new Outcomes(loop, 3);
         long start = System.nanoTime();
         onLoop(client, c -> {
@@ -293,7 +293,7 @@ class KvLoopClientTest {
             }
         }));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new KvDriver(List.of(shard.address()),
+        LoopClient client = open(KvDriver.of(List.of(shard.address()),
                 KvDriver.Options.DEFAULT.withCallTimeout(Duration.ofMillis(300))), loop);
         Outcomes out = new Outcomes(loop, 1);
         onLoop(client, c -> c.send(0, KvRequest.readRecord(1), out, 0));
@@ -304,7 +304,7 @@ class KvLoopClientTest {
     void sendsBeyondMaxOutstandingFailOverloadedAndCloseFailsTheRestClosed() throws Exception {
         FakeShard shard = closeLater(FakeShard.silent());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        KvDriver driver = closeLater(new KvDriver(List.of(shard.address()),
+        KvDriver driver = closeLater(KvDriver.of(List.of(shard.address()),
                 KvDriver.Options.DEFAULT.withMaxOutstanding(4).withCallTimeout(Duration.ofMinutes(5))));
         LoopClient client = driver.openOn(loop);
         Outcomes out = new Outcomes(loop, 6);
@@ -329,7 +329,7 @@ class KvLoopClientTest {
     void driverCloseFailsOutstandingCallsOfItsLoopClientsWithClosed() throws Exception {
         FakeShard shard = closeLater(FakeShard.silent());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        KvDriver driver = new KvDriver(List.of(shard.address()), KvDriver.Options.DEFAULT.withCallTimeout(Duration.ofMinutes(5)));
+        KvDriver driver = KvDriver.of(List.of(shard.address()), KvDriver.Options.DEFAULT.withCallTimeout(Duration.ofMinutes(5)));
         LoopClient client = driver.openOn(loop);
         Outcomes out = new Outcomes(loop, 2);
         onLoop(client, c -> {
@@ -347,7 +347,7 @@ class KvLoopClientTest {
     void failuresFoundInsideSendAreDeliveredOnTheLoopAfterSendReturns() throws Exception {
         FakeShard shard = closeLater(FakeShard.silent());
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new KvDriver(List.of(shard.address()),
+        LoopClient client = open(KvDriver.of(List.of(shard.address()),
                 KvDriver.Options.DEFAULT.withMaxOutstanding(1).withCallTimeout(Duration.ofMinutes(5))), loop);
         boolean[] insideSend = new boolean[1];
         boolean[] calledInsideSend = new boolean[1];
@@ -374,7 +374,7 @@ class KvLoopClientTest {
     @Test
     void sendFromAnotherThreadIsRejected() {
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new KvDriver(List.of(new InetSocketAddress("127.0.0.1", 1))), loop);
+        LoopClient client = open(KvDriver.of(List.of(new InetSocketAddress("127.0.0.1", 1))), loop);
         Outcomes out = new Outcomes(loop, 1);
         assertThrows(IllegalStateException.class, () -> client.send(0, KvRequest.readRecord(1), out, 0));
     }
@@ -384,7 +384,7 @@ class KvLoopClientTest {
         assertThrows(IllegalArgumentException.class, () -> new KvRequest(KvRequest.Op.SCAN, 1, 77, 2));
         KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
-        LoopClient client = open(new KvDriver(leaf.addresses()), loop);
+        LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         Outcomes out = new Outcomes(loop, 2);
         KvRequest projected = new KvRequest(KvRequest.Op.SCAN, 1, 7, 2);
         onLoop(client, c -> {

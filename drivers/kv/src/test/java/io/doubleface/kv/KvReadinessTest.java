@@ -35,7 +35,7 @@ class KvReadinessTest extends ReadinessContract {
     void aPreparedConfigurationIsConnectedBeforeTheSwitch() throws Exception {
         try (StallingProxy shard = new StallingProxy(liveAddress())) {
             FanoutServer.Builder b = FanoutServer.builder();
-            Backend<KvRequest> backend = b.backend("b", new KvDriver(List.of(shard.address())));
+            Backend<KvRequest> backend = b.backend("b", KvDriver.of(List.of(shard.address())));
             FanoutServer server = readRoute(b, backend, s -> read(s)).port(0).adminPort(0).ioThreads(2)
                     .configuration("doubleface").prepare(List.of("type2a-1f2b")).start();
             try {
@@ -54,7 +54,7 @@ class KvReadinessTest extends ReadinessContract {
 
     @Override
     protected ShardDriver<?> driver(List<InetSocketAddress> shards) {
-        return new KvDriver(shards);
+        return KvDriver.of(shards);
     }
 
     @Override

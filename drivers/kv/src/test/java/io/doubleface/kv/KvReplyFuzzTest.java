@@ -52,7 +52,7 @@ class KvReplyFuzzTest {
             throw new ExceptionInInitializerError(e);
         }
         Thread.ofPlatform().daemon().name("kv-fuzz-shard").start(KvReplyFuzzTest::serve);
-        DRIVER = new KvDriver(List.of(new InetSocketAddress("127.0.0.1", SHARD.getLocalPort())),
+        DRIVER = KvDriver.of(List.of(new InetSocketAddress("127.0.0.1", SHARD.getLocalPort())),
                 KvDriver.Options.DEFAULT.withCallTimeout(Duration.ofMillis(150))
                         .withConnectTimeout(Duration.ofSeconds(2)).withReconnectBackoff(Duration.ZERO));
         CLIENT = DRIVER.openOn(LOOPS.loops().get(0));

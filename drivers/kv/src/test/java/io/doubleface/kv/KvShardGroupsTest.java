@@ -134,7 +134,7 @@ class KvShardGroupsTest {
             dns.srv("_kv._tcp.leaves.test", new DnsTestServer.Srv("127.0.0.1", a.port(0)));
             String uri = "kv://dns+srv:///_kv._tcp.leaves.test?dns-server=127.0.0.1:" + dns.address().getPort()
                     + "&dns-min-ttl=200ms&dns-refresh=1s";
-            try (KvDriver driver = KvDriver.open(uri, OPTIONS)) {
+            try (KvDriver driver = KvDriver.of(uri, OPTIONS)) {
                 assertEquals(1, driver.shardCount());
                 Load load = new Load(group.loops().get(0), driver);
                 load.start();
@@ -174,7 +174,7 @@ class KvShardGroupsTest {
                 KvLeafServer b = KvLeafServer.builder().host("127.0.0.3").basePort(port).shards(1).records(RECORDS).start();
                 LoopGroup group = new LoopGroup("kvgroups", 1, LoopGroup.Transport.AUTO)) {
             dns.a("leaves.test", InetAddress.getByName("127.0.0.2"), InetAddress.getByName("127.0.0.3"));
-            try (KvDriver driver = KvDriver.open("kv://dns:///leaves.test:" + port + "?dns-server=127.0.0.1:"
+            try (KvDriver driver = KvDriver.of("kv://dns:///leaves.test:" + port + "?dns-server=127.0.0.1:"
                     + dns.address().getPort(), OPTIONS)) {
                 long a0 = events(a);
                 long b0 = events(b);
@@ -192,14 +192,14 @@ class KvShardGroupsTest {
     @Test
     void aNameThatDoesNotResolveFailsTheOpenWithTheName() {
         try (DnsTestServer dns = new DnsTestServer()) {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> KvDriver.open(
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> KvDriver.of(
                     "kv://dns:///nowhere.test:7101?dns-server=127.0.0.1:" + dns.address().getPort(), OPTIONS));
             assertTrue(e.getMessage().contains("nowhere.test"), e.getMessage());
             IllegalArgumentException noPort = assertThrows(IllegalArgumentException.class,
-                    () -> KvDriver.open("kv://dns:///nowhere.test", OPTIONS));
+                    () -> KvDriver.of("kv://dns:///nowhere.test", OPTIONS));
             assertTrue(noPort.getMessage().contains("has no port"), noPort.getMessage());
             IllegalArgumentException opt = assertThrows(IllegalArgumentException.class,
-                    () -> KvDriver.open("kv://dns:///x.test:1?dns-ttl=1s", OPTIONS));
+                    () -> KvDriver.of("kv://dns:///x.test:1?dns-ttl=1s", OPTIONS));
             assertTrue(opt.getMessage().contains("unknown option 'dns-ttl'"), opt.getMessage());
         }
     }
@@ -212,7 +212,7 @@ class KvShardGroupsTest {
                 LoopGroup group = new LoopGroup("kvgroups", 1, LoopGroup.Transport.AUTO)) {
             dead.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
             int deadPort = dead.getLocalPort();
-            try (KvDriver driver = KvDriver.open("kv://127.0.0.1:" + deadPort + "|127.0.0.1:" + live.port(0), OPTIONS)) {
+            try (KvDriver driver = KvDriver.of("kv://127.0.0.1:" + deadPort + "|127.0.0.1:" + live.port(0), OPTIONS)) {
                 Load load = new Load(group.loops().get(0), driver);
                 load.start();
                 Thread.sleep(500);
@@ -233,7 +233,7 @@ class KvShardGroupsTest {
                 KvLeafServer a = KvLeafServer.builder().host("127.0.0.2").basePort(port).shards(2).records(RECORDS).start();
                 KvLeafServer b = KvLeafServer.builder().host("127.0.0.3").basePort(port).shards(2).records(RECORDS).start()) {
             dns.a("leaves.test", InetAddress.getByName("127.0.0.2"), InetAddress.getByName("127.0.0.3"));
-            try (KvDriver driver = KvDriver.open("kv://dns:///leaves.test:" + port + "-" + (port + 1)
+            try (KvDriver driver = KvDriver.of("kv://dns:///leaves.test:" + port + "-" + (port + 1)
                     + "?dns-server=127.0.0.1:" + dns.address().getPort(), OPTIONS)) {
                 assertEquals(2, driver.shardCount());
                 List<?> shards = (List<?>) driver.topology().get("shards");
@@ -254,7 +254,7 @@ class KvShardGroupsTest {
         try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
                 KvLeafServer live = KvLeafServer.builder().shards(1).records(RECORDS).start();
                 LoopGroup group = new LoopGroup("kvgroups", 1, LoopGroup.Transport.AUTO);
-                KvDriver driver = KvDriver.open("kv://127.0.0.1:" + silent.getLocalPort() + "|127.0.0.1:" + live.port(0),
+                KvDriver driver = KvDriver.of("kv://127.0.0.1:" + silent.getLocalPort() + "|127.0.0.1:" + live.port(0),
                         OPTIONS.withCallTimeout(Duration.ofMillis(200)))) {
             EventLoop loop = group.loops().get(0);
             LoopClient<KvRequest> client = driver.openOn(loop);
@@ -289,7 +289,7 @@ class KvShardGroupsTest {
                 LoopGroup group = new LoopGroup("kvgroups", 1, LoopGroup.Transport.AUTO)) {
             Path f = dir.resolve("shards.json");
             Files.writeString(f, "{\"shards\": [[\"127.0.0.1:" + a.port(0) + "\"]]}");
-            try (KvDriver driver = KvDriver.open("kv://file:" + f, OPTIONS)) {
+            try (KvDriver driver = KvDriver.of("kv://file:" + f, OPTIONS)) {
                 Load load = new Load(group.loops().get(0), driver);
                 load.start();
                 Thread.sleep(200);

@@ -214,7 +214,7 @@ final class MongoBlockingClient implements BlockingClient<Command<?>> {
         for (Shard s : shards) {
             s.close();
         }
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     @Override

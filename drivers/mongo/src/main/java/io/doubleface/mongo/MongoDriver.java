@@ -6,7 +6,9 @@ import com.mongodb.connection.NettyTransportSettings;
 import com.mongodb.connection.TransportSettings;
 import com.mongodb.event.CommandListener;
 import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.DriverClients;
 import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.UriOptions;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
 import io.doubleface.driver.ShardDriver;
@@ -32,8 +34,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -84,7 +84,7 @@ import org.slf4j.LoggerFactory;
  * {@code ?df.cacert=PEM} (full form): the Java driver reads no {@code tlsCAFile}. Every transport
  * speaks it: Netty on the loop, the JDK's TLS channels for AIO, and the blocking client.
  *
- * <p>Threading: the constructor, {@link #openOn}, {@link #openBlocking}, {@link #stats} and
+ * <p>Threading: the factories, {@link #openOn}, {@link #openBlocking}, {@link #stats} and
  * {@link #close} are thread-safe. The driver closes every client it opened in {@link #close()};
  * it never shuts down an event loop it was given.
  */
@@ -131,14 +131,6 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
         /** JDK asynchronous channels on a fixed pool of {@link Options#aioThreads} threads per loop client. URI value {@code aio-fixed}. */
         AIO_FIXED;
 
-        static Transport parse(String s) {
-            return switch (s.toLowerCase(Locale.ROOT)) {
-                case "netty" -> NETTY;
-                case "aio" -> AIO;
-                case "aio-fixed" -> AIO_FIXED;
-                default -> throw new IllegalArgumentException("transport: '" + s + "' (expected: netty, aio or aio-fixed)");
-            };
-        }
     }
 
     /**
@@ -206,8 +198,11 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
          * @return new options; transport, threads, pool size, heartbeat and CSOT are kept
          */
         public Options with(DriverSettings s) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, csot, s.connectTimeout(), s.callTimeout(),
-                    s.maxOutstanding());
+            return copy(b -> {
+                b.connectTimeout = s.connectTimeout();
+                b.callTimeout = s.callTimeout();
+                b.maxOutstanding = s.maxOutstanding();
+            });
         }
 
         /**
@@ -217,7 +212,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
          * @return new options
          */
         public Options withCsot(boolean on) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, on, connectTimeout, callTimeout, maxOutstanding);
+            return copy(b -> b.csot = on);
         }
 
         /**
@@ -227,7 +222,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
          * @return new options
          */
         public Options withTransport(Transport t) {
-            return new Options(t, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding);
+            return copy(b -> b.transport = t);
         }
 
         /**
@@ -238,7 +233,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
          * @throws IllegalArgumentException if {@code n < 1}
          */
         public Options withAioThreads(int n) {
-            return new Options(transport, n, poolSize, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding);
+            return copy(b -> b.aioThreads = n);
         }
 
         /**
@@ -249,7 +244,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
          * @throws IllegalArgumentException if {@code n < 1}
          */
         public Options withPoolSize(int n) {
-            return new Options(transport, aioThreads, n, heartbeat, csot, connectTimeout, callTimeout, maxOutstanding);
+            return copy(b -> b.poolSize = n);
         }
 
         /**
@@ -260,7 +255,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
          * @throws IllegalArgumentException if {@code d} is under {@value #MIN_HEARTBEAT_MILLIS} ms
          */
         public Options withHeartbeat(Duration d) {
-            return new Options(transport, aioThreads, poolSize, d, csot, connectTimeout, callTimeout, maxOutstanding);
+            return copy(b -> b.heartbeat = d);
         }
 
         /**
@@ -271,7 +266,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
          * @throws IllegalArgumentException if {@code d} is not positive
          */
         public Options withCallTimeout(Duration d) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, d, maxOutstanding);
+            return copy(b -> b.callTimeout = d);
         }
 
         /**
@@ -282,7 +277,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
          * @throws IllegalArgumentException if {@code d} is not positive
          */
         public Options withConnectTimeout(Duration d) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, csot, d, callTimeout, maxOutstanding);
+            return copy(b -> b.connectTimeout = d);
         }
 
         /**
@@ -293,7 +288,43 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
          * @throws IllegalArgumentException if {@code n < 1}
          */
         public Options withMaxOutstanding(int n) {
-            return new Options(transport, aioThreads, poolSize, heartbeat, csot, connectTimeout, callTimeout, n);
+            return copy(b -> b.maxOutstanding = n);
+        }
+
+        /** {@return the store-neutral part of these options: timeouts and the outstanding-call bound} */
+        public DriverSettings settings() {
+            return new DriverSettings(connectTimeout, callTimeout, maxOutstanding);
+        }
+
+        /** These options with the changes {@code change} makes to a mutable copy of them, checked again. */
+        private Options copy(java.util.function.Consumer<Copy> change) {
+            Copy c = new Copy(this);
+            change.accept(c);
+            return new Options(c.transport, c.aioThreads, c.poolSize, c.heartbeat, c.csot, c.connectTimeout,
+                    c.callTimeout, c.maxOutstanding);
+        }
+
+        /** The components of an {@link Options} as fields, for {@link #copy} to change one or a few. */
+        private static final class Copy {
+            Transport transport;
+            int aioThreads;
+            int poolSize;
+            Duration heartbeat;
+            boolean csot;
+            Duration connectTimeout;
+            Duration callTimeout;
+            int maxOutstanding;
+
+            Copy(Options o) {
+                transport = o.transport;
+                aioThreads = o.aioThreads;
+                poolSize = o.poolSize;
+                heartbeat = o.heartbeat;
+                csot = o.csot;
+                connectTimeout = o.connectTimeout;
+                callTimeout = o.callTimeout;
+                maxOutstanding = o.maxOutstanding;
+            }
         }
 
         /** Applies driver options given as URI parameters ({@code transport}, {@code aioThreads}, {@code poolSize}, {@code heartbeatMS}). */
@@ -305,7 +336,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
                     continue; // connection settings, not Options: see parse and the constructor
                 }
                 o = switch (e.getKey()) {
-                    case "transport" -> o.withTransport(Transport.parse(v));
+                    case "transport" -> o.withTransport(UriOptions.choice(e.getKey(), v.toLowerCase(Locale.ROOT), Transport.class));
                     case "aioThreads" -> o.withAioThreads(intParam(e.getKey(), v));
                     case "poolSize" -> o.withPoolSize(intParam(e.getKey(), v));
                     case "heartbeatMS" -> o.withHeartbeat(Duration.ofMillis(intParam(e.getKey(), v)));
@@ -347,29 +378,29 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
     private volatile SslContext nettyTls;
     private volatile SSLContext jdkTls;
     private final String description;
-    private final Set<LoopClient> loopClients = ConcurrentHashMap.newKeySet();
-    private final Set<MongoBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
+    /** The driver's open/closed state and its clients; a client's {@code close()} forgets itself here. */
+    final DriverClients clients;
+    private final DriverClients.Registry<LoopClient<?>> loopClients;
+    private final DriverClients.Registry<MongoBlockingClient> blockingClients;
     /** Closes the {@code MongoClient}s of loop clients closed on their own loop (closing blocks). */
     private final ExecutorService closer;
-    private volatile boolean closed;
 
     /**
-     * A driver of {@code shards} (connection string i is shard i). Connects nothing yet: clients
-     * connect when they are opened.
+     * A driver of {@code shards} (connection string i is shard i).
      *
      * @param shards the connection strings, at least one; copied
      * @param options the driver options, not {@code null}
      * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
      * @throws NullPointerException if {@code options} is {@code null}
+     * @deprecated use {@link #of(List, Options)}
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public MongoDriver(List<ConnectionString> shards, Options options) {
-        this(shards, options, null);
+        this(options, shards, null);
     }
 
     /**
-     * A driver of {@code shards} whose TLS connections (a connection string with {@code tls=true})
-     * verify the shards against the CA certificate(s) in {@code caCert} instead of the JVM's trust
-     * store (the Java driver reads no {@code tlsCAFile}). Connects nothing yet.
+     * A driver of {@code shards} whose TLS connections verify the shards against {@code caCert}.
      *
      * @param shards the connection strings, at least one; copied
      * @param options the driver options, not {@code null}
@@ -377,8 +408,15 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
      * @throws IllegalArgumentException if {@code shards} is {@code null} or empty, or {@code caCert}
      *     is not a readable file
      * @throws NullPointerException if {@code options} is {@code null}
+     * @deprecated use {@link #of(List, Options, File)}
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public MongoDriver(List<ConnectionString> shards, Options options, File caCert) {
+        this(options, shards, caCert);
+    }
+
+    /** The one constructor (its parameters in another order than the deprecated public ones'). */
+    private MongoDriver(Options options, List<ConnectionString> shards, File caCert) {
         if (caCert != null && !caCert.canRead()) {
             throw new IllegalArgumentException("caCert: " + caCert + " is not a readable file");
         }
@@ -394,8 +432,57 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
         }
         this.addresses = List.copyOf(a);
         this.description = describe(this.shards) + (options.transport() == Transport.NETTY ? ""
-                : " (" + options.transport().name().toLowerCase(Locale.ROOT).replace('_', '-') + ")");
+                : " (" + UriOptions.label(options.transport()) + ")");
+        this.clients = new DriverClients("mongodb driver " + description);
+        this.loopClients = clients.registry();
+        this.blockingClients = clients.registry();
         this.closer = Executors.newSingleThreadExecutor(Threads.platform("mongo-close"));
+    }
+
+    /**
+     * A driver of {@code shards} (connection string i is shard i). Connects nothing yet: clients
+     * connect when they are opened.
+     *
+     * @param shards the connection strings, at least one; copied
+     * @param options the driver options, not {@code null}
+     * @return the driver; the caller closes it
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
+     * @throws NullPointerException if {@code options} is {@code null}
+     */
+    public static MongoDriver of(List<ConnectionString> shards, Options options) {
+        return new MongoDriver(options, shards, null);
+    }
+
+    /**
+     * A driver of {@code shards} whose TLS connections (a connection string with {@code tls=true})
+     * verify the shards against the CA certificate(s) in {@code caCert} instead of the JVM's trust
+     * store (the Java driver reads no {@code tlsCAFile}). Connects nothing yet.
+     *
+     * @param shards the connection strings, at least one; copied
+     * @param options the driver options, not {@code null}
+     * @param caCert a PEM file of the CA certificate(s) to trust; {@code null}: the JVM's trust store
+     * @return the driver; the caller closes it
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty, or {@code caCert}
+     *     is not a readable file
+     * @throws NullPointerException if {@code options} is {@code null}
+     */
+    public static MongoDriver of(List<ConnectionString> shards, Options options, File caCert) {
+        return new MongoDriver(options, shards, caCert);
+    }
+
+    /**
+     * The MongoDB shards of {@code uri} as a backend of native commands ({@link Mongo}), with the
+     * default options: {@code builder.backend("posts", MongoDriver.of("mongodb://127.0.0.1:7301-7304/app"))}.
+     * The URI forms and options are those of {@link #parse}; the database in the URI is the one
+     * commands use unless they name another ({@link MongoCommand#inDatabase}).
+     *
+     * @param uri the shard list, in one of the forms of {@link #parse}
+     * @return the driver of {@link MongoCommand}s; the caller (or the server, see
+     *     {@code FanoutServer.Builder#backend}) closes it
+     * @throws IllegalArgumentException if {@code uri} is malformed
+     */
+    public static MongoDriver of(String uri) {
+        return of(uri, Options.DEFAULT);
     }
 
     /**
@@ -406,10 +493,23 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
      * @return the driver; the caller closes it
      * @throws IllegalArgumentException if {@code uri} is malformed or has an unknown or bad option
      */
-    public static MongoDriver open(String uri, Options options) {
+    public static MongoDriver of(String uri, Options options) {
         ShardList l = parse(uri);
         String ca = l.options().get(CACERT);
-        return new MongoDriver(l.shards(), options.withParameters(l.options()), ca == null ? null : new File(ca));
+        return of(l.shards(), options.withParameters(l.options()), ca == null ? null : new File(ca));
+    }
+
+    /**
+     * {@link #of(String, Options)}.
+     *
+     * @param uri the shard list
+     * @param options the options the URI's options apply to
+     * @return the driver; the caller closes it
+     * @deprecated use {@link #of(String, Options)}
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public static MongoDriver open(String uri, Options options) {
+        return of(uri, options);
     }
 
     /**
@@ -443,20 +543,11 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
                 }
                 trimmed = trimmed.substring(0, slash) + (q < 0 ? "" : trimmed.substring(q));
             }
-            int q = trimmed.indexOf('?');
-            String list = q < 0 ? trimmed : trimmed.substring(0, q);
-            if (q >= 0) {
-                for (String kv : trimmed.substring(q + 1).split("&")) {
-                    if (kv.isEmpty()) {
-                        continue;
-                    }
-                    int eq = kv.indexOf('=');
-                    if (eq <= 0) {
-                        throw bad(uri, "option '" + kv + "' is not NAME=VALUE");
-                    }
-                    String k = kv.substring(0, eq);
-                    opts.put(k.startsWith("df.") ? k.substring(3) : k, kv.substring(eq + 1));
-                }
+            UriOptions given = UriOptions.parseWith(trimmed, d -> bad(uri, d));
+            String list = given.base();
+            for (Map.Entry<String, String> e : given.entries()) {
+                String k = e.getKey();
+                opts.put(k.startsWith("df.") ? k.substring(3) : k, e.getValue());
             }
             for (InetSocketAddress a : ShardAddresses.parse(SCHEME, list)) {
                 String host = a.getHostString();
@@ -474,21 +565,15 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
                 if (!(part.startsWith("mongodb://") || part.startsWith("mongodb+srv://")) || authorityEnd(part) < 0) {
                     throw bad(uri, "'" + part + "' is not a full connection string mongodb://HOSTS/[DB][?OPTIONS]");
                 }
-                int q = part.indexOf('?');
-                StringBuilder kept = new StringBuilder(q < 0 ? part : part.substring(0, q));
-                if (q >= 0) {
-                    String sep = "?";
-                    for (String kv : part.substring(q + 1).split("&")) {
-                        if (kv.startsWith("df.")) {
-                            int eq = kv.indexOf('=');
-                            if (eq < 0) {
-                                throw bad(uri, "option '" + kv + "' is not NAME=VALUE");
-                            }
-                            opts.put(kv.substring(3, eq), kv.substring(eq + 1));
-                        } else if (!kv.isEmpty()) {
-                            kept.append(sep).append(kv);
-                            sep = "&";
-                        }
+                UriOptions given = UriOptions.parseWith(part, d -> bad(uri, d));
+                StringBuilder kept = new StringBuilder(given.base());
+                String sep = "?";
+                for (Map.Entry<String, String> e : given.entries()) {
+                    if (e.getKey().startsWith("df.")) {
+                        opts.put(e.getKey().substring(3), e.getValue());
+                    } else { // the connection string's own option
+                        kept.append(sep).append(e.getKey()).append('=').append(e.getValue());
+                        sep = "&";
                     }
                 }
                 try {
@@ -703,64 +788,17 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
     @Override
     public LoopClient<MongoCommand<?>> openOn(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
-        requireOpen();
+        clients.requireOpen();
         if (options.transport() == Transport.NETTY) {
             ShardDrivers.socketChannelClass(loop); // fail fast on a loop Netty cannot use
         }
-        MongoLoopClient c = new MongoLoopClient(this, loop);
-        loopClients.add(c);
-        if (closed) {
-            loopClients.remove(c);
-            c.close();
-            throw new IllegalStateException("mongodb driver " + description + " is closed");
-        }
-        return ShardDrivers.narrow(c);
+        return ShardDrivers.narrow(loopClients.add(new MongoLoopClient(this, loop), MongoLoopClient::close));
     }
 
     @Override
     public BlockingClient<MongoCommand<?>> openBlocking() {
-        requireOpen();
-        MongoBlockingClient c = new MongoBlockingClient(this);
-        blockingClients.add(c);
-        if (closed) {
-            blockingClients.remove(c);
-            c.close();
-            throw new IllegalStateException("mongodb driver " + description + " is closed");
-        }
-        return ShardDrivers.narrow(c);
-    }
-
-    /**
-     * The MongoDB shards of {@code uri} as a backend of native commands ({@link Mongo}), with the
-     * default options: {@code builder.backend("posts", MongoDriver.of("mongodb://127.0.0.1:7301-7304/app"))}.
-     * The URI forms and options are those of {@link #parse}; the database in the URI is the one
-     * commands use unless they name another ({@link MongoCommand#inDatabase}).
-     *
-     * @param uri the shard list, in one of the forms of {@link #parse}
-     * @return the driver of {@link MongoCommand}s; the caller (or the server, see
-     *     {@code FanoutServer.Builder#backend}) closes it
-     * @throws IllegalArgumentException if {@code uri} is malformed
-     */
-    public static MongoDriver of(String uri) {
-        return of(uri, Options.DEFAULT);
-    }
-
-    /**
-     * {@link #of(String)} with {@code options}.
-     *
-     * @param uri the shard list, in one of the forms of {@link #parse}
-     * @param options the options the URI's options apply to, not {@code null}
-     * @return the driver of {@link MongoCommand}s; the caller (or the server) closes it
-     * @throws IllegalArgumentException if {@code uri} is malformed
-     */
-    public static MongoDriver of(String uri, Options options) {
-        return open(uri, options);
-    }
-
-    private void requireOpen() {
-        if (closed) {
-            throw new IllegalStateException("mongodb driver " + description + " is closed");
-        }
+        clients.requireOpen();
+        return ShardDrivers.narrow(blockingClients.add(new MongoBlockingClient(this), MongoBlockingClient::close));
     }
 
     /**
@@ -772,7 +810,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
      */
     public List<MongoLoopClient.Stats> stats() {
         List<MongoLoopClient.Stats> out = new ArrayList<>();
-        for (LoopClient c : loopClients) {
+        for (LoopClient<?> c : loopClients.snapshot()) {
             if (c instanceof MongoLoopClient m) {
                 out.add(m.stats());
             }
@@ -789,14 +827,6 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
         }
     }
 
-    void closed(LoopClient c) {
-        loopClients.remove(c);
-    }
-
-    void closed(MongoBlockingClient c) {
-        blockingClients.remove(c);
-    }
-
     /**
      * Closes every client this driver opened: blocking clients at once, loop clients on their loops
      * (failing their calls with CLOSED), then waits up to {@value #CLOSE_WAIT_MILLIS} ms for their
@@ -804,19 +834,15 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
      */
     @Override
     public void close() {
-        if (closed) {
+        if (!clients.close()) {
             return;
         }
-        closed = true;
-        for (MongoBlockingClient c : List.copyOf(blockingClients)) {
-            c.close();
-        }
-        for (LoopClient c : List.copyOf(loopClients)) {
+        blockingClients.closeAll(MongoBlockingClient::close);
+        loopClients.closeAll(c -> {
             if (!ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS)) && c.loop().isShuttingDown()) {
                 c.close(); // the loop is gone: close the client's own side from here
             }
-        }
-        loopClients.clear();
+        });
         closer.shutdown();
         try {
             if (!closer.awaitTermination(CLOSER_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {

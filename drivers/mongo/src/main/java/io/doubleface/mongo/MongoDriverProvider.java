@@ -28,6 +28,6 @@ public final class MongoDriverProvider implements ShardDriverProvider {
 
     @Override
     public ShardDriver<?> open(String uri, DriverSettings s) {
-        return MongoDriver.open(uri, MongoDriver.Options.DEFAULT.with(s));
+        return MongoDriver.of(uri, MongoDriver.Options.DEFAULT.with(s));
     }
 }

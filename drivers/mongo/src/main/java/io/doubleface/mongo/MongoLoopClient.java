@@ -269,12 +269,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
 
     @Override
     public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
-        if (!loop.inEventLoop()) {
-            throw new IllegalStateException("send from " + Thread.currentThread().getName()
-                    + " (expected: on the client's loop " + loop + ")");
-        }
-        Objects.checkIndex(shard, shards.length);
-        Objects.requireNonNull(request, "request");
+        ShardDrivers.checkSend(loop, shard, shards.length, request, listener);
         if (!(request instanceof MongoCommand<?>)) {
             throw new IllegalArgumentException("command: " + request.getClass().getName()
                     + " (expected: a MongoCommand, see io.doubleface.mongo.Mongo)");
@@ -485,14 +480,11 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
      */
     @Override
     public void close() {
-        if (!loop.inEventLoop()) {
-            try {
-                loop.execute(this::close);
-            } catch (RejectedExecutionException e) {
+        if (ShardDrivers.handToLoop(loop, this::close, () -> {
                 closed = true; // the loop is gone, and with it every call's listener
                 closeClients();
-                driver.closed(this);
-            }
+                driver.clients.forget(this);
+        })) {
             return;
         }
         if (closed) {
@@ -515,7 +507,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
             c = next;
         }
         driver.closeLater(this::closeClients);
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     private void closeClients() {

@@ -38,7 +38,7 @@ class MongoBlockingClientTest {
     @BeforeAll
     static void start() throws Exception {
         leaf = MongoLeafServer.builder().shards(3).start();
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
                 BlockingClient<MongoCommand<?>> c = d.openBlocking()) {
             for (int shard = 0; shard < 3; shard++) {
                 MongoTestData.load(c, shard, RECORDS);
@@ -53,7 +53,7 @@ class MongoBlockingClientTest {
 
     @Test
     void callReturnsTheStoredDocuments() throws Exception {
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
                 BlockingClient<MongoCommand<?>> c = d.openBlocking()) {
             for (Query q : MongoLoopClientTest.QUERIES) {
                 for (int shard = 0; shard < 3; shard++) {
@@ -74,7 +74,7 @@ class MongoBlockingClientTest {
     /** A record that is not there is no document, not an error; a command the server refuses is a SHARD_ERROR. */
     @Test
     void missingRecordIsNoDocumentAndAServerErrorIsAShardError() throws Exception {
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
                 BlockingClient<MongoCommand<?>> c = d.openBlocking()) {
             Query missing = MongoTestData.read(RECORDS, RECORDS);
             missing.check(c.call(0, missing.command(), LONG), "on shard 0");
@@ -98,7 +98,7 @@ class MongoBlockingClientTest {
     void callAllGivesEveryIndexOneOutcomeOnTheCallingThread() throws Exception {
         int records = 200;
         try (MongoLeafServer own = MongoLeafServer.builder().shards(3).start();
-                MongoDriver d = new MongoDriver(MongoDriver.parse(own.uri()).shards(),
+                MongoDriver d = MongoDriver.of(MongoDriver.parse(own.uri()).shards(),
                         MongoLoopClientTest.options().withConnectTimeout(Duration.ofMillis(500)));
                 BlockingClient<MongoCommand<?>> c = d.openBlocking()) {
             for (int shard = 0; shard < 3; shard++) {
@@ -166,7 +166,7 @@ class MongoBlockingClientTest {
     @Test
     void shardThatStopsAnsweringTimesOut() throws Exception {
         try (StallingProxy proxy = new StallingProxy(leaf.addresses().get(0));
-                MongoDriver d = new MongoDriver(MongoDriver.parse("mongodb://127.0.0.1:" + proxy.port()).shards(),
+                MongoDriver d = MongoDriver.of(MongoDriver.parse("mongodb://127.0.0.1:" + proxy.port()).shards(),
                         MongoLoopClientTest.options());
                 BlockingClient<MongoCommand<?>> c = d.openBlocking()) {
             MongoTestData.read(1, RECORDS).check(c.call(0, MongoTestData.read(1, RECORDS).command(), LONG), "through the proxy");
@@ -179,7 +179,7 @@ class MongoBlockingClientTest {
 
     @Test
     void closedClientFailsWithClosed() throws Exception {
-        MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
+        MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
         BlockingClient<MongoCommand<?>> c = d.openBlocking();
         MongoTestData.read(1, RECORDS).check(c.call(0, MongoTestData.read(1, RECORDS).command(), LONG), "before close");
         d.close();

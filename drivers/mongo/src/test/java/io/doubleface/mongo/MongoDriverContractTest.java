@@ -40,7 +40,7 @@ class MongoDriverContractTest extends DriverContract<MongoCommand<?>> {
     protected ShardDriver<MongoCommand<?>> open(List<InetSocketAddress> shards, DriverSettings settings) {
         String uri = "mongodb://" + shards.stream().map(a -> a.getHostString() + ":" + a.getPort())
                 .collect(Collectors.joining(","));
-        return MongoDriver.open(uri, MongoDriver.Options.DEFAULT.with(settings));
+        return MongoDriver.of(uri, MongoDriver.Options.DEFAULT.with(settings));
     }
 
     @Override

@@ -27,7 +27,7 @@ class MongoDriverParseTest {
         assertEquals(List.of("a:1", "b:2"), hosts("mongodb://a:1,b:2"));
         assertEquals(List.of("[::1]:7301"), hosts("mongodb://[::1]:7301"));
         assertTrue(MongoDriver.parse("mongodb://a:1,b:2").shards().stream().allMatch(cs -> cs.isDirectConnection()));
-        try (MongoDriver d = MongoDriver.open("mongodb://127.0.0.1:7301-7320", MongoDriver.Options.DEFAULT)) {
+        try (MongoDriver d = MongoDriver.of("mongodb://127.0.0.1:7301-7320", MongoDriver.Options.DEFAULT)) {
             assertEquals(20, d.shardCount());
             assertEquals("mongodb://127.0.0.1:7301-7320", d.describe());
         }
@@ -54,13 +54,13 @@ class MongoDriverParseTest {
         assertEquals(Map.of("transport", "aio"), l.options());
         // a '/' after the hosts makes one full connection string: one replica-set shard
         assertEquals(1, MongoDriver.parse("mongodb://a:1,b:2/?replicaSet=rs").shards().size());
-        try (MongoDriver d = MongoDriver.open("mongodb://a:1/;mongodb://b:2/?df.transport=aio-fixed&df.aioThreads=3",
+        try (MongoDriver d = MongoDriver.of("mongodb://a:1/;mongodb://b:2/?df.transport=aio-fixed&df.aioThreads=3",
                 MongoDriver.Options.DEFAULT)) {
             assertEquals(MongoDriver.Transport.AIO_FIXED, d.options().transport());
             assertEquals(3, d.options().aioThreads());
             assertEquals(MongoDriver.DEFAULT_DATABASE, d.database(0), "no database in the connection string");
         }
-        try (MongoDriver d = MongoDriver.open("mongodb://a:1/;mongodb://c:1/mydb?maxPoolSize=5", MongoDriver.Options.DEFAULT)) {
+        try (MongoDriver d = MongoDriver.of("mongodb://a:1/;mongodb://c:1/mydb?maxPoolSize=5", MongoDriver.Options.DEFAULT)) {
             assertNull(d.shard(0).getDatabase());
             assertEquals("test", d.database(0));
             assertEquals("mydb", d.shard(1).getDatabase());
@@ -92,7 +92,7 @@ class MongoDriverParseTest {
 
     @Test
     void driverOptionsInTheShortForm() {
-        try (MongoDriver d = MongoDriver.open("mongodb://h:1-2?transport=aio&poolSize=7&heartbeatMS=600&csot=true",
+        try (MongoDriver d = MongoDriver.of("mongodb://h:1-2?transport=aio&poolSize=7&heartbeatMS=600&csot=true",
                 MongoDriver.Options.DEFAULT)) {
             assertEquals(MongoDriver.Transport.AIO, d.options().transport());
             assertEquals(7, d.options().poolSize());
@@ -109,7 +109,7 @@ class MongoDriverParseTest {
             // the YCSB face is gone: no OP_MSG loop transport, no scheme of its own, no records option
             "mongodb://h:1?transport=loop", "mongodb://a:1/?df.transport=loop", "mongodb+loop://h:1-3",
             "mongodb://h:1-3?records=50", "mongodb://a:1/?df.records=50"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MongoDriver.open(bad,
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> MongoDriver.of(bad,
                     MongoDriver.Options.DEFAULT), bad);
             assertTrue(e.getMessage().contains("mongodb") || e.getMessage().contains("heartbeat"), e.getMessage());
         }

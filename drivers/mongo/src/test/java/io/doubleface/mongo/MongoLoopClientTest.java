@@ -43,7 +43,7 @@ class MongoLoopClientTest {
     static void start() throws Exception {
         leaf = MongoLeafServer.builder().shards(3).start();
         loops = new LoopGroup("mt", 1, LoopGroup.Transport.AUTO);
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), options())) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             for (int shard = 0; shard < 3; shard++) {
                 load(c, shard, RECORDS);
@@ -96,7 +96,7 @@ class MongoLoopClientTest {
     @ParameterizedTest
     @EnumSource(MongoDriver.Transport.class)
     void repliesAreTheStoredDocumentsOverEveryTransport(MongoDriver.Transport transport) throws Exception {
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options().withTransport(transport))) {
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), options().withTransport(transport))) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             int n = QUERIES.size() * 3;
             Outcomes o = run(c, n, out -> {
@@ -156,7 +156,7 @@ class MongoLoopClientTest {
      */
     @Test
     void recordsOnWhichThreadsTheDriverCompletesAndSends() throws Exception {
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), options())) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             int n = 60;
             Outcomes o = run(c, n, out -> {
@@ -181,7 +181,7 @@ class MongoLoopClientTest {
     /** A record that is not there is no document, not an error; a command the server refuses is a SHARD_ERROR. */
     @Test
     void missingRecordIsNoDocumentAndAServerErrorIsAShardError() throws Exception {
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), options())) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             Query missing = MongoTestData.read(RECORDS + 5, RECORDS);
             Outcomes o = run(c, 4, out -> {
@@ -207,7 +207,7 @@ class MongoLoopClientTest {
 
     @Test
     void callsBeyondMaxOutstandingAreOverloaded() throws Exception {
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options().withMaxOutstanding(2))) {
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), options().withMaxOutstanding(2))) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             Outcomes o = run(c, 6, out -> {
                 for (int i = 0; i < 5; i++) {
@@ -230,7 +230,7 @@ class MongoLoopClientTest {
     @Test
     void shardThatStopsAnsweringTimesOutAndCloseFailsTheRest() throws Exception {
         try (StallingProxy proxy = new StallingProxy(leaf.addresses().get(0));
-                MongoDriver d = new MongoDriver(MongoDriver.parse("mongodb://127.0.0.1:" + proxy.port()).shards(),
+                MongoDriver d = MongoDriver.of(MongoDriver.parse("mongodb://127.0.0.1:" + proxy.port()).shards(),
                         options().withCallTimeout(Duration.ofMillis(300)))) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             warmUp(c, 0);
@@ -245,7 +245,7 @@ class MongoLoopClientTest {
             o.assertFailed(2, ShardException.Kind.TIMEOUT);
 
             // calls outstanding at close fail with CLOSED
-            MongoDriver d2 = new MongoDriver(MongoDriver.parse("mongodb://127.0.0.1:" + proxy.port()).shards(),
+            MongoDriver d2 = MongoDriver.of(MongoDriver.parse("mongodb://127.0.0.1:" + proxy.port()).shards(),
                     options().withCallTimeout(Duration.ofSeconds(30)));
             LoopClient<MongoCommand<?>> c2 = d2.openOn(loop());
             Outcomes closing = new Outcomes(loop(), 3);
@@ -269,7 +269,7 @@ class MongoLoopClientTest {
     void stoppedShardIsUnavailableAndUsedAgainWhenItReturns() throws Exception {
         int records = 50;
         try (MongoLeafServer own = MongoLeafServer.builder().shards(2).start();
-                MongoDriver d = new MongoDriver(MongoDriver.parse(own.uri()).shards(),
+                MongoDriver d = MongoDriver.of(MongoDriver.parse(own.uri()).shards(),
                         options().withConnectTimeout(Duration.ofMillis(500)).withHeartbeat(Duration.ofMillis(500)))) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             load(c, 0, records);
@@ -313,7 +313,7 @@ class MongoLoopClientTest {
     @Test
     void closingTheDriverStopsItsThreads() throws Exception {
         long before = driverThreads();
-        MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options());
+        MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), options());
         LoopClient<MongoCommand<?>> c = d.openOn(loop());
         Outcomes o = run(c, 3, out -> {
             for (int i = 0; i < 3; i++) {
@@ -360,7 +360,7 @@ class MongoLoopClientTest {
 
     @Test
     void sendFromAnotherThreadIsRefused() throws Exception {
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), options())) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             connected(c);
             assertThrows(IllegalStateException.class,
@@ -372,7 +372,7 @@ class MongoLoopClientTest {
     @Test
     @SuppressWarnings({"unchecked", "rawtypes"})
     void commandOfAnotherFamilyIsRefused() throws Exception {
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), options())) {
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), options())) {
             LoopClient raw = d.openOn(loop());
             connected(raw);
             Outcomes never = new Outcomes(loop(), 1);

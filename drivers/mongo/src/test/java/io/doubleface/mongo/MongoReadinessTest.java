@@ -28,7 +28,7 @@ class MongoReadinessTest extends ReadinessContract {
     protected ShardDriver<?> driver(List<InetSocketAddress> shards) {
         String uris = shards.stream().map(a -> "mongodb://" + a.getHostString() + ":" + a.getPort() + "/test")
                 .collect(Collectors.joining(";"));
-        return MongoDriver.open(uris, MongoDriver.Options.DEFAULT
+        return MongoDriver.of(uris, MongoDriver.Options.DEFAULT
                 .withConnectTimeout(Duration.ofSeconds(1)).withCallTimeout(Duration.ofSeconds(10)));
     }
 

@@ -42,7 +42,7 @@ class MongoTlsTest {
                 .addSanIpAddress("127.0.0.1").setIsCertificateAuthority(true).ecp256().buildSelfSigned();
         certPem = cert.toTempCertChainPem();
         leaf = MongoLeafServer.builder().shards(1).start();
-        try (MongoDriver d = new MongoDriver(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
+        try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), MongoLoopClientTest.options());
                 BlockingClient<MongoCommand<?>> c = d.openBlocking()) {
             MongoTestData.load(c, 0, RECORDS);
         }
@@ -65,7 +65,7 @@ class MongoTlsTest {
     @EnumSource(MongoDriver.Transport.class)
     void loopClientsReadOverTlsOnEveryTransport(MongoDriver.Transport transport) throws Exception {
         Query q = MongoTestData.scan(3, 20, RECORDS);
-        try (MongoDriver d = MongoDriver.open(uri("?tls=true&cacert=" + certPem),
+        try (MongoDriver d = MongoDriver.of(uri("?tls=true&cacert=" + certPem),
                 MongoLoopClientTest.options().withTransport(transport))) {
             LoopClient<MongoCommand<?>> c = d.openOn(loops.loops().get(0));
             Outcomes o = new Outcomes(c.loop(), 2);
@@ -85,7 +85,7 @@ class MongoTlsTest {
         Query q = MongoTestData.read(11, RECORDS);
         for (String u : new String[] {uri("?tls=true&cacert=" + certPem),
                 "mongodb://127.0.0.1:" + proxy.port() + "/?directConnection=true&tls=true&df.cacert=" + certPem}) {
-            try (MongoDriver d = MongoDriver.open(u, MongoLoopClientTest.options());
+            try (MongoDriver d = MongoDriver.of(u, MongoLoopClientTest.options());
                     BlockingClient<MongoCommand<?>> c = d.openBlocking()) {
                 q.check(c.call(0, q.command(), LONG), u);
             }
@@ -98,7 +98,7 @@ class MongoTlsTest {
                 .withCallTimeout(Duration.ofSeconds(3));
         // tls=true without cacert: the JVM's trust store, which does not hold the test's certificate
         for (String u : new String[] {uri("?tls=true"), uri("")}) {
-            try (MongoDriver d = MongoDriver.open(u, quick);
+            try (MongoDriver d = MongoDriver.of(u, quick);
                     BlockingClient<MongoCommand<?>> c = d.openBlocking()) {
                 ShardException e = assertThrows(ShardException.class,
                         () -> c.call(0, MongoTestData.read(1, RECORDS).command(), TimeUnit.SECONDS.toNanos(5)), u);

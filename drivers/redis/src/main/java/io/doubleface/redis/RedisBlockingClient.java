@@ -218,7 +218,7 @@ final class RedisBlockingClient implements BlockingClient<Command<?>> {
             d.clear();
         }
         client.shutdown(0, 2, TimeUnit.SECONDS);
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     @Override

@@ -92,10 +92,7 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
 
     @Override
     public void send(int shard, RedisCommand<?> command, ReplyListener listener, int tag) {
-        if (!loop.inEventLoop()) {
-            throw new IllegalStateException("send from " + Thread.currentThread().getName()
-                    + " (expected: on the client's loop " + loop + ")");
-        }
+        ShardDrivers.requireOnLoop(loop, "send");
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(listener, "listener");
         if (closed) {
@@ -500,12 +497,9 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
     /** Fails outstanding calls with {@code CLOSED} and closes every node connection. Any thread. */
     @Override
     public void close() {
-        if (!loop.inEventLoop()) {
-            try {
-                loop.execute(this::close);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                driver.closed(this);
-            }
+        if (ShardDrivers.handToLoop(loop, this::close, () -> {
+                driver.clients.forget(this);
+        })) {
             return;
         }
         if (closed) {
@@ -520,7 +514,7 @@ final class RedisClusterLoopClient implements LoopClient<RedisCommand<?>> {
         }
         masters.clear();
         readers.clear();
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     @Override

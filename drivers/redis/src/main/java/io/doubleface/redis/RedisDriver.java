@@ -3,7 +3,9 @@ package io.doubleface.redis;
 import io.doubleface.driver.PipelinedLoopClient;
 import io.doubleface.driver.ShardDrivers;
 import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.DriverClients;
 import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.UriOptions;
 import io.doubleface.driver.LoopClient;
 import io.doubleface.driver.ShardAddresses;
 import io.doubleface.driver.ShardGroups;
@@ -104,17 +106,9 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
         /** {@return the URI spelling: {@code per-loop}, {@code shared} or {@code native}} */
         public String label() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+            return UriOptions.label(this);
         }
 
-        static ConnectionMode parse(String s) {
-            for (ConnectionMode m : values()) {
-                if (m.label().equals(s)) {
-                    return m;
-                }
-            }
-            throw new IllegalArgumentException("connection=" + s + " (expected: per-loop, shared or native)");
-        }
     }
 
     /** Where a {@code redis-cluster://} backend sends read-only commands ({@code ?read-from=}). */
@@ -128,17 +122,9 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
         /** {@return the URI spelling: {@code master}, {@code replica-preferred} or {@code replica}} */
         public String label() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+            return UriOptions.label(this);
         }
 
-        static ReadFrom parse(String s) {
-            for (ReadFrom r : values()) {
-                if (r.label().equals(s)) {
-                    return r;
-                }
-            }
-            throw new IllegalArgumentException("read-from=" + s + " (expected: master, replica-preferred or replica)");
-        }
     }
 
     /** Scheme of a Redis Cluster backend: {@value}. */
@@ -160,8 +146,10 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
      */
     private final ShardGroups groups;
     private final ReadFrom readFrom;
-    private final Set<RedisClusterLoopClient> clusterClients = ConcurrentHashMap.newKeySet();
-    private final Set<BlockingClient<RedisCommand<?>>> clusterBlocking = ConcurrentHashMap.newKeySet();
+    /** The driver's open/closed state and its clients; a client's {@code close()} forgets itself here. */
+    final DriverClients clients;
+    private final DriverClients.Registry<RedisClusterLoopClient> clusterClients;
+    private final DriverClients.Registry<BlockingClient<RedisCommand<?>>> clusterBlocking;
     /** The loop of the cluster's blocking clients, created on first use under {@link #sharedLock}. */
     private io.doubleface.loop.LoopGroup blockingLoop;
     private final DriverSettings settings;
@@ -171,15 +159,14 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     /** Created on first use ({@link #resources()}), under {@link #sharedLock}. */
     private DefaultClientResources resources;
     private final RedisURI[] uris;
-    private final Set<RedisLoopClient> loopClients = ConcurrentHashMap.newKeySet();
-    private final Set<PipelinedLoopClient<RedisCommand<?>>> nativeClients = ConcurrentHashMap.newKeySet();
-    private final Set<RedisBlockingClient> blockingClients = ConcurrentHashMap.newKeySet();
+    private final DriverClients.Registry<RedisLoopClient> loopClients;
+    private final DriverClients.Registry<PipelinedLoopClient<RedisCommand<?>>> nativeClients;
+    private final DriverClients.Registry<RedisBlockingClient> blockingClients;
     private final LongAdder offLoopCompletions = new LongAdder();
     private final Object sharedLock = new Object();
     private RedisClient sharedClient; // guarded by sharedLock
     private final AtomicReferenceArray<CompletableFuture<StatefulRedisConnection<byte[], byte[]>>> shared;
     private final long[] sharedRetryAt; // guarded by sharedLock
-    private volatile boolean closed;
 
     /**
      * A driver of standalone {@code shards} (shard i at index i), per-loop connections. Connects
@@ -189,9 +176,25 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
      * @param settings timeouts and outstanding-call bound, not {@code null}
      * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
      * @throws NullPointerException if {@code settings} is {@code null}
+     * @deprecated use {@link #of(List, DriverSettings)}
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public RedisDriver(List<InetSocketAddress> shards, DriverSettings settings) {
         this(shards, settings, ConnectionMode.PER_LOOP, null, null, null, ReadFrom.MASTER, null);
+    }
+
+    /**
+     * A driver of standalone {@code shards} (shard i at index i), per-loop connections. Connects
+     * nothing yet: connections are made when clients first use a shard.
+     *
+     * @param shards the {@code redis-server} addresses, at least one; copied
+     * @param settings timeouts and outstanding-call bound, not {@code null}
+     * @return the driver; the caller closes it
+     * @throws IllegalArgumentException if {@code shards} is {@code null} or empty
+     * @throws NullPointerException if {@code settings} is {@code null}
+     */
+    public static RedisDriver of(List<InetSocketAddress> shards, DriverSettings settings) {
+        return new RedisDriver(shards, settings, ConnectionMode.PER_LOOP, null, null, null, ReadFrom.MASTER, null);
     }
 
     /**
@@ -238,6 +241,12 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
         this.shared = new AtomicReferenceArray<>(shards.size());
         this.sharedRetryAt = new long[shards.size()];
+        this.clients = new DriverClients("redis driver " + this.description);
+        this.clusterClients = clients.registry();
+        this.clusterBlocking = clients.registry();
+        this.loopClients = clients.registry();
+        this.nativeClients = clients.registry();
+        this.blockingClients = clients.registry();
     }
 
     /**
@@ -254,10 +263,10 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
      * @throws IllegalStateException for {@code redis-cluster://}, if no seed answers {@code CLUSTER NODES}
      *     within the connect timeout or the cluster has no master serving slots
      */
-    public static RedisDriver open(String uri, DriverSettings settings) {
+    public static RedisDriver of(String uri, DriverSettings settings) {
         Objects.requireNonNull(uri, "uri");
-        int q = uri.indexOf('?');
-        String base = q < 0 ? uri : uri.substring(0, q);
+        UriOptions o = UriOptions.parse("redis shard URI", uri);
+        String base = o.base();
         boolean secure = base.startsWith(TLS_SCHEME + "://");
         boolean isCluster = base.startsWith(CLUSTER_SCHEME + "://");
         ConnectionMode mode = isCluster ? ConnectionMode.NATIVE : ConnectionMode.PER_LOOP;
@@ -270,84 +279,78 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         java.nio.file.Path caCert = null;
         SslVerifyMode verify = SslVerifyMode.FULL;
         List<String> kept = new java.util.ArrayList<>();
-        if (q >= 0) {
-            for (String kv : uri.substring(q + 1).split("&", -1)) {
-                int eq = kv.indexOf('=');
-                String k = eq < 0 ? kv : kv.substring(0, eq);
-                String v = eq < 0 ? "" : kv.substring(eq + 1);
-                switch (k) {
-                    case "connection" -> {
-                        mode = ConnectionMode.parse(v);
-                        modeGiven = true;
-                        if (isCluster && mode == ConnectionMode.SHARED) {
-                            throw new IllegalArgumentException("redis shard URI '" + uri + "': a Redis Cluster runs on "
-                                    + "per-loop node connections: connection=native (the default for " + CLUSTER_SCHEME
-                                    + "://) or connection=per-loop (Lettuce's), not shared");
-                        }
-                        if (mode != (isCluster ? ConnectionMode.NATIVE : ConnectionMode.PER_LOOP)) {
-                            kept.add(kv);
-                        }
+        for (Map.Entry<String, String> option : o.entries()) {
+            String k = option.getKey();
+            String v = option.getValue();
+            String kv = k + "=" + v;
+            switch (k) {
+                case "connection" -> {
+                    mode = UriOptions.choice(k, v, ConnectionMode.class);
+                    modeGiven = true;
+                    if (isCluster && mode == ConnectionMode.SHARED) {
+                        throw o.error("a Redis Cluster runs on per-loop node connections: connection=native (the default for "
+                                + CLUSTER_SCHEME
+                                + "://) or connection=per-loop (Lettuce's), not shared");
                     }
-                    case "read-from", "refresh", "refresh-floor" -> {
-                        if (!isCluster) {
-                            throw new IllegalArgumentException("redis shard URI '" + uri + "': " + k + " needs "
-                                    + CLUSTER_SCHEME + "://");
-                        }
-                        switch (k) {
-                            case "read-from" -> readFrom = ReadFrom.parse(v);
-                            case "refresh" -> refresh = duration(uri, k, v, false);
-                            default -> floor = duration(uri, k, v, true);
-                        }
+                    if (mode != (isCluster ? ConnectionMode.NATIVE : ConnectionMode.PER_LOOP)) {
                         kept.add(kv);
                     }
-                    case "dns-refresh", "dns-min-ttl", "dns-server" -> {
-                        if (!grouped) {
-                            throw new IllegalArgumentException("redis shard URI '" + uri + "': " + k + " is for "
-                                    + "replica groups and DNS names (redis://dns:///name:port, redis://host:port|host:port)");
-                        }
-                        names.put(k, v);
-                        kept.add(kv);
-                    }
-                    case "cacert" -> {
-                        if (!secure) {
-                            throw new IllegalArgumentException("redis shard URI '" + uri + "': cacert needs "
-                                    + TLS_SCHEME + "://");
-                        }
-                        caCert = java.nio.file.Path.of(v);
-                        if (!java.nio.file.Files.isReadable(caCert)) {
-                            throw new IllegalArgumentException("redis shard URI '" + uri + "': cacert file " + v
-                                    + " is not readable");
-                        }
-                        kept.add(kv);
-                    }
-                    case "verify" -> {
-                        if (!secure) {
-                            throw new IllegalArgumentException("redis shard URI '" + uri + "': verify needs "
-                                    + TLS_SCHEME + "://");
-                        }
-                        verify = switch (v) {
-                            case "full" -> SslVerifyMode.FULL;
-                            case "ca" -> SslVerifyMode.CA;
-                            case "none" -> SslVerifyMode.NONE;
-                            default -> throw new IllegalArgumentException("redis shard URI '" + uri
-                                    + "': verify=" + v + " (expected: full, ca or none)");
-                        };
-                        kept.add(kv);
-                    }
-                    default -> throw new IllegalArgumentException("redis shard URI '" + uri + "': unknown option '"
-                            + k + "' (known: connection=per-loop|shared|native" + (secure ? ", cacert=PEM, verify=full|ca|none"
-                            : isCluster ? ", read-from=master|replica-preferred|replica, refresh=DURATION, "
-                            + "refresh-floor=DURATION" : "; rediss:// adds cacert=PEM, verify=full|ca|none; "
-                            + CLUSTER_SCHEME + ":// adds read-from, refresh, refresh-floor; groups and DNS names add "
-                            + "dns-refresh, dns-min-ttl, dns-server") + ")");
                 }
+                case "read-from", "refresh", "refresh-floor" -> {
+                    if (!isCluster) {
+                        throw o.error(k + " needs " + CLUSTER_SCHEME + "://");
+                    }
+                    switch (k) {
+                        case "read-from" -> readFrom = UriOptions.choice(k, v, ReadFrom.class);
+                        case "refresh" -> refresh = duration(o, k, v, false);
+                        default -> floor = duration(o, k, v, true);
+                    }
+                    kept.add(kv);
+                }
+                case "dns-refresh", "dns-min-ttl", "dns-server" -> {
+                    if (!grouped) {
+                        throw o.error(k + " is for replica groups and DNS names (redis://dns:///name:port, "
+                                + "redis://host:port|host:port)");
+                    }
+                    names.put(k, v);
+                    kept.add(kv);
+                }
+                case "cacert" -> {
+                    if (!secure) {
+                        throw o.error("cacert needs " + TLS_SCHEME + "://");
+                    }
+                    caCert = java.nio.file.Path.of(v);
+                    if (!java.nio.file.Files.isReadable(caCert)) {
+                        throw o.error("cacert file " + v
+                                + " is not readable");
+                    }
+                    kept.add(kv);
+                }
+                case "verify" -> {
+                    if (!secure) {
+                        throw o.error("verify needs " + TLS_SCHEME + "://");
+                    }
+                    verify = switch (v) {
+                        case "full" -> SslVerifyMode.FULL;
+                        case "ca" -> SslVerifyMode.CA;
+                        case "none" -> SslVerifyMode.NONE;
+                        default -> throw o.error("verify=" + v + " (expected: full, ca or none)");
+                    };
+                    kept.add(kv);
+                }
+                default -> throw o.unknown(k, "connection=per-loop|shared|native"
+                        + (secure ? ", cacert=PEM, verify=full|ca|none"
+                        : isCluster ? ", read-from=master|replica-preferred|replica, refresh=DURATION, "
+                        + "refresh-floor=DURATION" : "; rediss:// adds cacert=PEM, verify=full|ca|none; "
+                        + CLUSTER_SCHEME + ":// adds read-from, refresh, refresh-floor; groups and DNS names add "
+                        + "dns-refresh, dns-min-ttl, dns-server"));
             }
         }
         String suffix = kept.isEmpty() ? "" : "?" + String.join("&", kept);
         if (isCluster) {
             List<InetSocketAddress> seeds = ShardAddresses.parse(CLUSTER_SCHEME, base);
             if (mode == ConnectionMode.PER_LOOP && readFrom != ReadFrom.MASTER) {
-                throw new IllegalArgumentException("redis shard URI '" + uri + "': read-from=" + readFrom.label()
+                throw o.error("read-from=" + readFrom.label()
                         + " needs connection=native (its replica connections start with READONLY)");
             }
             RedisClusterTopology t = RedisClusterTopology.open(seeds, settings.connectTimeout(), refresh, floor);
@@ -359,8 +362,8 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                     + masters.size() + " masters at start)", t, readFrom, null);
         }
         if (secure && mode == ConnectionMode.NATIVE) {
-            throw new IllegalArgumentException("redis shard URI '" + uri + "': connection=native speaks plain TCP "
-                    + "(use connection=per-loop or shared with " + TLS_SCHEME + "://)");
+            throw o.error("connection=native speaks plain TCP (use connection=per-loop or shared with "
+                    + TLS_SCHEME + "://)");
         }
         if (secure) {
             List<InetSocketAddress> shards = ShardAddresses.parse(TLS_SCHEME, base);
@@ -369,8 +372,8 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
         if (grouped) {
             if (modeGiven && mode != ConnectionMode.NATIVE) {
-                throw new IllegalArgumentException("redis shard URI '" + uri + "': replica groups and DNS names run on "
-                        + "native connections (connection=native, their default), not connection=" + mode.label());
+                throw o.error("replica groups and DNS names run on native connections (connection=native, "
+                        + "their default), not connection=" + mode.label());
             }
             ShardGroups g = ShardGroups.parse("redis", base, names);
             List<InetSocketAddress> first = new java.util.ArrayList<>();
@@ -385,10 +388,10 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     }
 
     /** {@code 250ms}, {@code 30s}, {@code 2m}: a positive duration (zero allowed if {@code zeroOk}). */
-    private static Duration duration(String uri, String key, String v, boolean zeroOk) {
+    private static Duration duration(UriOptions o, String key, String v, boolean zeroOk) {
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d{1,9})(ms|s|m)").matcher(v);
         if (!m.matches()) {
-            throw new IllegalArgumentException("redis shard URI '" + uri + "': " + key + "=" + v
+            throw o.error(key + "=" + v
                     + " (expected: a duration such as 250ms, 30s or 2m)");
         }
         long n = Long.parseLong(m.group(1));
@@ -398,7 +401,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             default -> Duration.ofMinutes(n);
         };
         if (d.isZero() && !zeroOk) {
-            throw new IllegalArgumentException("redis shard URI '" + uri + "': " + key + "=" + v + " (expected: > 0)");
+            throw o.error(key + "=" + v + " (expected: > 0)");
         }
         return d;
     }
@@ -559,7 +562,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     ClientResources resources() {
         synchronized (sharedLock) {
             if (resources == null) {
-                if (closed) {
+                if (clients.isClosed()) {
                     throw new IllegalStateException("driver closed");
                 }
                 resources = DefaultClientResources.builder()
@@ -612,39 +615,20 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
     private LoopClient<?> openAny(EventLoop loop) {
         Objects.requireNonNull(loop, "loop");
-        requireOpen();
+        clients.requireOpen();
         if (cluster != null) {
-            RedisClusterLoopClient c = new RedisClusterLoopClient(this, cluster, loop);
-            clusterClients.add(c);
-            if (closed) {
-                clusterClients.remove(c);
-                throw new IllegalStateException("redis driver " + description + " is closed");
-            }
-            return c;
+            return clusterClients.add(new RedisClusterLoopClient(this, cluster, loop));
         }
         if (mode == ConnectionMode.NATIVE) {
-            PipelinedLoopClient<RedisCommand<?>> n = groups != null
+            return nativeClients.add(groups != null
                     ? new PipelinedLoopClient<>(loop, groups, RespProtocol.INSTANCE, settings,
                             Duration.ofMillis(RECONNECT_BACKOFF_MILLIS), description, nativeClients::remove)
                     : new PipelinedLoopClient<>(loop, shards, RespProtocol.INSTANCE, settings,
-                            Duration.ofMillis(RECONNECT_BACKOFF_MILLIS), description, nativeClients::remove);
-            nativeClients.add(n);
-            if (closed) {
-                nativeClients.remove(n);
-                throw new IllegalStateException("redis driver " + description + " is closed");
-            }
-            return n;
+                            Duration.ofMillis(RECONNECT_BACKOFF_MILLIS), description, nativeClients::remove));
         }
-        RedisLoopClient c = mode == ConnectionMode.PER_LOOP
+        return loopClients.add(mode == ConnectionMode.PER_LOOP
                 ? new RedisLoopClient(this, loop, ShardDrivers.socketChannelClass(loop))
-                : new RedisLoopClient(this, loop, null);
-        loopClients.add(c);
-        if (closed) {
-            loopClients.remove(c);
-            c.close();
-            throw new IllegalStateException("redis driver " + description + " is closed");
-        }
-        return c;
+                : new RedisLoopClient(this, loop, null), RedisLoopClient::close);
     }
 
     @Override
@@ -653,7 +637,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     }
 
     private BlockingClient<?> openAnyBlocking() {
-        requireOpen();
+        clients.requireOpen();
         if (cluster != null || groups != null) {
             EventLoop loop;
             synchronized (sharedLock) {
@@ -669,28 +653,15 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
                     new java.util.concurrent.atomic.AtomicReference<>();
             BlockingClient<RedisCommand<?>> c = ShardDrivers.blockingOver(lc, () -> clusterBlocking.remove(self.get()));
             self.set(c);
-            clusterBlocking.add(c);
-            if (closed) {
-                clusterBlocking.remove(c);
-                c.close();
-                throw new IllegalStateException("redis driver " + description + " is closed");
-            }
-            return c;
+            return clusterBlocking.add(c, BlockingClient::close);
         }
-        RedisBlockingClient c = new RedisBlockingClient(this);
-        blockingClients.add(c);
-        if (closed) {
-            blockingClients.remove(c);
-            c.close();
-            throw new IllegalStateException("redis driver " + description + " is closed");
-        }
-        return c;
+        return blockingClients.add(new RedisBlockingClient(this), RedisBlockingClient::close);
     }
 
     /**
      * The Redis shards of {@code uri} as a backend of native commands, with the default settings:
      * {@code builder.backend("cache", RedisDriver.of("redis://127.0.0.1:7201-7220"))}. The URI
-     * forms and options are those of {@link #open(String, DriverSettings)}.
+     * forms and options are those of {@link #of(String, DriverSettings)}.
      *
      * @param uri the shard list, not {@code null}
      * @return the driver of {@link RedisCommand}s; the caller (or the server, see
@@ -703,26 +674,20 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     }
 
     /**
-     * {@link #of(String)} with {@code settings} (timeouts, outstanding-call bound).
+     * {@link #of(String, DriverSettings)}.
      *
      * @param uri the shard list, not {@code null}
      * @param settings timeouts and outstanding-call bound, not {@code null}
-     * @return the driver of {@link RedisCommand}s; the caller (or the server) closes it
-     * @throws IllegalArgumentException if {@code uri} is malformed
-     * @throws IllegalStateException for {@code redis-cluster://}, if the cluster's masters cannot be found
+     * @return the driver; the caller closes it
+     * @deprecated use {@link #of(String, DriverSettings)}
      */
-    public static RedisDriver of(String uri, DriverSettings settings) {
-        return open(uri, settings);
-    }
-
-    private void requireOpen() {
-        if (closed) {
-            throw new IllegalStateException("redis driver " + description + " is closed");
-        }
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    public static RedisDriver open(String uri, DriverSettings settings) {
+        return of(uri, settings);
     }
 
     boolean isClosed() {
-        return closed;
+        return clients.isClosed();
     }
 
     /**
@@ -739,7 +704,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             if (f != null && (!f.isCompletedExceptionally() || System.nanoTime() - sharedRetryAt[shard] < 0)) {
                 return f;
             }
-            if (closed) {
+            if (clients.isClosed()) {
                 return CompletableFuture.failedFuture(new IllegalStateException("driver closed"));
             }
             if (sharedClient == null) {
@@ -760,19 +725,6 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         }
     }
 
-    void closed(RedisLoopClient c) {
-        loopClients.remove(c);
-    }
-
-    void closed(RedisBlockingClient c) {
-        blockingClients.remove(c);
-    }
-
-    void closed(RedisClusterLoopClient c) {
-        clusterClients.remove(c);
-    }
-
-
     /**
      * Closes every client this driver opened (loop clients on their loops, waiting up to
      * {@value #CLOSE_WAIT_MILLIS} ms each), the shared connections and the Lettuce resources.
@@ -780,14 +732,11 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
      */
     @Override
     public void close() {
-        if (closed) {
+        if (!clients.close()) {
             return;
         }
-        closed = true;
-        for (RedisBlockingClient c : List.copyOf(blockingClients)) {
-            c.close();
-        }
-        for (RedisLoopClient c : List.copyOf(loopClients)) {
+        blockingClients.closeAll(RedisBlockingClient::close);
+        loopClients.closeAll(c -> {
             if (c.loop().inEventLoop()) {
                 c.close();
             } else if (ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS))) {
@@ -795,15 +744,9 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             } else {
                 c.abandon(); // the loop is gone, and its channels with it: release Lettuce's side, do not wait
             }
-        }
-        loopClients.clear();
-        for (BlockingClient<RedisCommand<?>> c : List.copyOf(clusterBlocking)) {
-            c.close();
-        }
-        for (RedisClusterLoopClient c : List.copyOf(clusterClients)) {
-            ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
-        }
-        clusterClients.clear();
+        });
+        clusterBlocking.closeAll(BlockingClient::close);
+        DriverClients.closeOnLoops(clusterClients, Duration.ofMillis(CLOSE_WAIT_MILLIS));
         io.doubleface.loop.LoopGroup bl;
         synchronized (sharedLock) {
             bl = blockingLoop;
@@ -818,10 +761,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         if (groups != null) {
             groups.close();
         }
-        for (PipelinedLoopClient<RedisCommand<?>> c : List.copyOf(nativeClients)) {
-            ShardDrivers.closeOnLoop(c, Duration.ofMillis(CLOSE_WAIT_MILLIS));
-        }
-        nativeClients.clear();
+        DriverClients.closeOnLoops(nativeClients, Duration.ofMillis(CLOSE_WAIT_MILLIS));
         RedisClient sc;
         DefaultClientResources r;
         synchronized (sharedLock) {

@@ -28,6 +28,6 @@ public final class RedisDriverProvider implements ShardDriverProvider {
 
     @Override
     public ShardDriver<?> open(String uri, DriverSettings settings) {
-        return RedisDriver.open(uri, settings);
+        return RedisDriver.of(uri, settings);
     }
 }

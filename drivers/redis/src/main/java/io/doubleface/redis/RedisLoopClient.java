@@ -250,13 +250,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
 
     @Override
     public void send(int shard, Command<?> request, ReplyListener listener, int tag) {
-        if (!loop.inEventLoop()) {
-            throw new IllegalStateException("send from " + Thread.currentThread().getName()
-                    + " (expected: on the client's loop " + loop + ")");
-        }
-        Objects.checkIndex(shard, links.length);
-        Objects.requireNonNull(request, "request");
-        Objects.requireNonNull(listener, "listener");
+        ShardDrivers.checkSend(loop, shard, links.length, request, listener);
         redisCommand(request);
         Call c = new Call(shard, request, listener, tag, System.nanoTime() + callTimeoutNanos);
         inSend = true;
@@ -553,12 +547,9 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
      */
     @Override
     public void close() {
-        if (!loop.inEventLoop()) {
-            try {
-                loop.execute(this::close);
-            } catch (RejectedExecutionException e) {
+        if (ShardDrivers.handToLoop(loop, this::close, () -> {
                 closeOffLoop();
-            }
+        })) {
             return;
         }
         if (closed) {
@@ -599,7 +590,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         } else {
             shutdown.complete(null);
         }
-        driver.closed(this);
+        driver.clients.forget(this);
     }
 
     /** Releases Lettuce's side when the loop is gone (no callback can run any more). */

@@ -573,7 +573,8 @@ public final class RedisServers implements AutoCloseable {
      * The shard list as a {@code redis://} URI; for a cluster, {@code redis-cluster://} with the
      * first node as the seed.
      *
-     * @return the URI, for {@link RedisDriver#open} or {@link RedisDriver#of(String)}
+     * @return the URI, for {@link RedisDriver#of(String)} or
+     *     {@link RedisDriver#of(String, io.doubleface.driver.DriverSettings)}
      */
     public synchronized String uri() {
         if (cluster) {

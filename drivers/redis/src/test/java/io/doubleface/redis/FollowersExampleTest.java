@@ -70,7 +70,7 @@ class FollowersExampleTest {
     @Test
     void theReadmeServiceAnswersUnderEveryModel() throws Exception {
         try (RedisServers servers = RedisServers.start(2, 0)) {
-            try (RedisDriver loader = RedisDriver.open(servers.uri(), DriverSettings.DEFAULT);
+            try (RedisDriver loader = RedisDriver.of(servers.uri(), DriverSettings.DEFAULT);
                     BlockingClient<RedisCommand<?>> c = loader.openBlocking()) {
                 for (long user = 0; user < 10; user++) {
                     c.call((int) (user % 2), Redis.utf8().sadd("followers:" + user, "u" + (user + 1), "u" + (user + 2)),

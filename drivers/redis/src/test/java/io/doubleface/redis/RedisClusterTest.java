@@ -139,7 +139,7 @@ class RedisClusterTest {
     }
 
     static RedisDriver open(String options) {
-        RedisDriver d = RedisDriver.open(cluster.uri() + options, RedisDriverTest.SETTINGS);
+        RedisDriver d = RedisDriver.of(cluster.uri() + options, RedisDriverTest.SETTINGS);
         awaitReplicasInMap(d, 1);
         return d;
     }
@@ -361,7 +361,7 @@ class RedisClusterTest {
     void aSlotMigratedDuringLoadIsFollowedThroughAskThenMoved(String options) throws Exception {
         try (RedisServers c = RedisServers.startCluster(3, 0, 0, "127.0.0.1");
                 LoopGroup group = new LoopGroup("rcluster", 1, LoopGroup.Transport.AUTO);
-                RedisDriver driver = RedisDriver.open(c.uri() + options, RedisDriverTest.SETTINGS)) {
+                RedisDriver driver = RedisDriver.of(c.uri() + options, RedisDriverTest.SETTINGS)) {
             // 200 keys in one slot ({mig}), owned by some master; move that slot to another master
             int slot = ShardRouting.redisSlot("mig");
             RedisClusterMap map = driver.clusterTopology().current();
@@ -409,7 +409,7 @@ class RedisClusterTest {
         try (RedisServers c = RedisServers.startCluster(3, 1, 0, "127.0.0.1");
                 LoopGroup group = new LoopGroup("rcluster", 1, LoopGroup.Transport.AUTO)) {
             load(c);
-            try (RedisDriver driver = RedisDriver.open(c.uri() + options, RedisDriverTest.SETTINGS)) {
+            try (RedisDriver driver = RedisDriver.of(c.uri() + options, RedisDriverTest.SETTINGS)) {
                 InetSocketAddress dead = c.addresses().get(0);
                 Load load = new Load(group.loops().get(0), driver, RedisClusterTest::key, RedisClusterTest::value);
                 load.start();
@@ -451,13 +451,13 @@ class RedisClusterTest {
     void seedThatIsNotAClusterNodeFailsOpenWithTheReason() {
         try (RedisServers plain = RedisServers.start(1, 0)) {
             InetSocketAddress a = plain.addresses().get(0);
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> RedisDriver.open(
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> RedisDriver.of(
                     "redis-cluster://127.0.0.1:" + a.getPort(), RedisDriverTest.SETTINGS));
             assertTrue(e.getMessage().contains("127.0.0.1:" + a.getPort()) && e.getMessage().contains("not a cluster node"),
                     e.getMessage());
         }
         try (RedisServers lonely = RedisServers.startClusterNodesOnly(1, "127.0.0.1")) {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> RedisDriver.open(lonely.uri(),
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> RedisDriver.of(lonely.uri(),
                     RedisDriverTest.SETTINGS));
             assertTrue(e.getMessage().contains("no master serving slots"), e.getMessage());
         }
@@ -469,7 +469,7 @@ class RedisClusterTest {
                 LoopGroup group = new LoopGroup("rcluster", 1, LoopGroup.Transport.AUTO)) {
             a.redirectTo = b.port();
             b.redirectTo = a.port();
-            try (RedisDriver driver = RedisDriver.open("redis-cluster://127.0.0.1:" + a.port(), RedisDriverTest.SETTINGS)) {
+            try (RedisDriver driver = RedisDriver.of("redis-cluster://127.0.0.1:" + a.port(), RedisDriverTest.SETTINGS)) {
                 LoopClient<RedisCommand<?>> client = driver.openOn(group.loops().get(0));
                 Outcomes out = sendAll(client, driver, List.of(U.get("k")));
                 ShardException f = out.failure(0);

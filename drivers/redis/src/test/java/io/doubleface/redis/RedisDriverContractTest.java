@@ -33,7 +33,7 @@ class RedisDriverContractTest extends DriverContract<RedisCommand<?>> {
 
     @Override
     protected ShardDriver<RedisCommand<?>> open(List<InetSocketAddress> shards, DriverSettings settings) {
-        return new RedisDriver(shards, settings);
+        return RedisDriver.of(shards, settings);
     }
 
     @Override

@@ -105,7 +105,7 @@ class RedisDriverTest {
     @CsvSource({"AUTO, per-loop", "NIO, per-loop", "AUTO, shared", "NIO, shared", "AUTO, native", "NIO, native"})
     void loopRepliesAreWhatWasSet(LoopGroup.Transport transport, String mode) throws Exception {
         EventLoop loop = clientLoop(transport);
-        RedisDriver driver = closeLater(RedisDriver.open(servers.uri() + "?connection=" + mode, SETTINGS));
+        RedisDriver driver = closeLater(RedisDriver.of(servers.uri() + "?connection=" + mode, SETTINGS));
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         int n = PROBES.size() * 3;
         for (int round = 0; round < 2; round++) { // the second on the now-open connections
@@ -126,7 +126,7 @@ class RedisDriverTest {
 
     @Test
     void blockingCallAndCallAllReplyWhatWasSet() throws Exception {
-        RedisDriver driver = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
+        RedisDriver driver = closeLater(RedisDriver.of(servers.uri(), SETTINGS));
         BlockingClient<RedisCommand<?>> client = driver.openBlocking();
         for (Probe p : PROBES) {
             assertEquals(p.expected("", 1), canon(client.call(1, p.command(""), TimeUnit.SECONDS.toNanos(20))), p.name());
@@ -167,7 +167,7 @@ class RedisDriverTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource({"per-loop", "native"})
     void errorRepliesAreShardErrorsAndAMissingKeyIsNot(String mode) throws Exception {
-        RedisDriver driver = closeLater(RedisDriver.open(servers.uri() + "?connection=" + mode, SETTINGS));
+        RedisDriver driver = closeLater(RedisDriver.of(servers.uri() + "?connection=" + mode, SETTINGS));
         RedisCommand<byte[]> wrongType = B.get(TestData.rec("", 0)); // a hash
         RedisCommand<String> unknown = B.raw(NO_SUCH_COMMAND, StatusOutput::new, a -> a.add("x"));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
@@ -220,7 +220,7 @@ class RedisDriverTest {
         try (java.net.Socket held = new java.net.Socket()) {
             held.bind(new InetSocketAddress("127.0.0.1", 0));
             int port = held.getLocalPort();
-            RedisDriver driver = closeLater(RedisDriver.open("redis://127.0.0.1:" + port + "?connection=" + mode, SETTINGS));
+            RedisDriver driver = closeLater(RedisDriver.of("redis://127.0.0.1:" + port + "?connection=" + mode, SETTINGS));
             EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
             LoopClient<RedisCommand<?>> client = driver.openOn(loop);
             Outcomes out = new Outcomes(loop, 2);
@@ -242,7 +242,7 @@ class RedisDriverTest {
     void stoppedShardTimesOutAndOthersAnswer(String mode) throws Exception {
         RedisServers own = closeLater(RedisServers.start(2, 0));
         TestData.load(own);
-        RedisDriver driver = closeLater(RedisDriver.open(own.uri() + "?connection=" + mode,
+        RedisDriver driver = closeLater(RedisDriver.of(own.uri() + "?connection=" + mode,
                 SETTINGS.withCallTimeout(Duration.ofMillis(300))));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
@@ -279,7 +279,7 @@ class RedisDriverTest {
         // timed out
         RedisServers own = closeLater(RedisServers.start(2, 0));
         TestData.load(own);
-        RedisDriver driver = closeLater(RedisDriver.open(own.uri() + "?connection=" + mode,
+        RedisDriver driver = closeLater(RedisDriver.of(own.uri() + "?connection=" + mode,
                 SETTINGS.withCallTimeout(Duration.ofMillis(400))));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
@@ -337,12 +337,12 @@ class RedisDriverTest {
 
     @Test
     void aNativeOnlyDriverNeverCreatesLettucesResources() throws Exception {
-        RedisDriver driver = closeLater(RedisDriver.open(servers.uri() + "?connection=native", SETTINGS));
+        RedisDriver driver = closeLater(RedisDriver.of(servers.uri() + "?connection=native", SETTINGS));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         warmUp(client, loop, 1);
         assertFalse(driver.lettuceResourcesCreated(), "native calls answered without Lettuce's resources");
-        RedisDriver lettuce = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
+        RedisDriver lettuce = closeLater(RedisDriver.of(servers.uri(), SETTINGS));
         LoopClient<RedisCommand<?>> viaLettuce = lettuce.openOn(loop);
         warmUp(viaLettuce, loop, 1);
         assertTrue(lettuce.lettuceResourcesCreated(), "a per-loop Lettuce driver creates them");
@@ -352,7 +352,7 @@ class RedisDriverTest {
     void theNativeClientReadsRepliesLargerThanItsHeapCopyLimit() throws Exception {
         // replies over RespReplyDecoder.COPY_LIMIT are framed on the received (direct) buffer itself,
         // also when they arrive over many reads; small ones pipelined behind them still answer
-        RedisDriver driver = closeLater(RedisDriver.open(servers.uri() + "?connection=native", SETTINGS));
+        RedisDriver driver = closeLater(RedisDriver.of(servers.uri() + "?connection=native", SETTINGS));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         byte[] big = new byte[5 * RespReplyDecoder.COPY_LIMIT + 17];
@@ -394,7 +394,7 @@ class RedisDriverTest {
     void boundedQueueGivesOverloaded() throws Exception {
         RedisServers own = closeLater(RedisServers.start(1, 0));
         TestData.load(own);
-        RedisDriver driver = closeLater(RedisDriver.open(own.uri(),
+        RedisDriver driver = closeLater(RedisDriver.of(own.uri(),
                 SETTINGS.withCallTimeout(Duration.ofMillis(500)).withMaxOutstanding(4)));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
@@ -430,7 +430,7 @@ class RedisDriverTest {
     void killedShardIsUnavailableThenReconnects(String mode) throws Exception {
         RedisServers own = closeLater(RedisServers.start(2, 0));
         TestData.load(own);
-        RedisDriver driver = closeLater(RedisDriver.open(own.uri() + "?connection=" + mode, SETTINGS));
+        RedisDriver driver = closeLater(RedisDriver.of(own.uri() + "?connection=" + mode, SETTINGS));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         BlockingClient<RedisCommand<?>> blocking = driver.openBlocking();
@@ -491,7 +491,7 @@ class RedisDriverTest {
     void closeFailsOutstandingCallsWithClosed() throws Exception {
         RedisServers own = closeLater(RedisServers.start(1, 0));
         TestData.load(own);
-        RedisDriver driver = closeLater(RedisDriver.open(own.uri(), SETTINGS));
+        RedisDriver driver = closeLater(RedisDriver.of(own.uri(), SETTINGS));
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         warmUp(client, loop, 1);
@@ -520,7 +520,7 @@ class RedisDriverTest {
         TestData.load(own);
         EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
         for (String mode : List.of("per-loop", "shared", "native")) {
-            RedisDriver driver = RedisDriver.open(own.uri() + "?connection=" + mode, SETTINGS);
+            RedisDriver driver = RedisDriver.of(own.uri() + "?connection=" + mode, SETTINGS);
             LoopClient<RedisCommand<?>> client = driver.openOn(loop);
             warmUp(client, loop, 2);
             BlockingClient<RedisCommand<?>> blocking = driver.openBlocking();
@@ -559,7 +559,7 @@ class RedisDriverTest {
 
     @Test
     void sendOffTheLoopIsRefused() {
-        RedisDriver driver = closeLater(RedisDriver.open(servers.uri(), SETTINGS));
+        RedisDriver driver = closeLater(RedisDriver.of(servers.uri(), SETTINGS));
         LoopClient<RedisCommand<?>> client = driver.openOn(clientLoop(LoopGroup.Transport.AUTO));
         assertThrows(IllegalStateException.class, () -> client.send(0, get(0), new Outcomes(
                 client.loop(), 1), 0));
@@ -577,7 +577,7 @@ class RedisDriverTest {
                     () -> rd.shardFor(B.get(TestData.key("", 1))));
             assertTrue(byKey.getMessage().contains("by index only"), byKey.getMessage());
         }
-        try (RedisDriver d = RedisDriver.open("redis://127.0.0.1:7201,127.0.0.1:7205?connection=shared", SETTINGS)) {
+        try (RedisDriver d = RedisDriver.of("redis://127.0.0.1:7201,127.0.0.1:7205?connection=shared", SETTINGS)) {
             assertEquals(RedisDriver.ConnectionMode.SHARED, d.connectionMode());
             assertEquals(List.of(new InetSocketAddress("127.0.0.1", 7201), new InetSocketAddress("127.0.0.1", 7205)),
                     d.shards());
@@ -587,30 +587,30 @@ class RedisDriverTest {
             assertEquals(RedisDriver.ConnectionMode.PER_LOOP, d.connectionMode());
             assertEquals(2, d.shardCount());
         }
-        try (RedisDriver d = RedisDriver.open("redis://127.0.0.1:7201-7202?connection=native", SETTINGS)) {
+        try (RedisDriver d = RedisDriver.of("redis://127.0.0.1:7201-7202?connection=native", SETTINGS)) {
             assertEquals(RedisDriver.ConnectionMode.NATIVE, d.connectionMode());
             assertEquals("redis://127.0.0.1:7201-7202?connection=native", d.describe());
         }
         IllegalArgumentException tlsNative = assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open("rediss://127.0.0.1:7201?connection=native", SETTINGS));
+                () -> RedisDriver.of("rediss://127.0.0.1:7201?connection=native", SETTINGS));
         assertTrue(tlsNative.getMessage().contains("connection=native speaks plain TCP"), tlsNative.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1:7201?connection=x", SETTINGS));
-        assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1:7201?pool=3", SETTINGS));
-        assertThrows(IllegalArgumentException.class, () -> RedisDriver.open("redis://127.0.0.1", SETTINGS));
+        assertThrows(IllegalArgumentException.class, () -> RedisDriver.of("redis://127.0.0.1:7201?connection=x", SETTINGS));
+        assertThrows(IllegalArgumentException.class, () -> RedisDriver.of("redis://127.0.0.1:7201?pool=3", SETTINGS));
+        assertThrows(IllegalArgumentException.class, () -> RedisDriver.of("redis://127.0.0.1", SETTINGS));
         IllegalArgumentException clusterOnly = assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open("redis://127.0.0.1:7201?read-from=replica", SETTINGS));
+                () -> RedisDriver.of("redis://127.0.0.1:7201?read-from=replica", SETTINGS));
         assertTrue(clusterOnly.getMessage().contains("read-from needs redis-cluster://"), clusterOnly.getMessage());
         IllegalArgumentException sharedCluster = assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?connection=shared", SETTINGS));
+                () -> RedisDriver.of("redis-cluster://127.0.0.1:7201?connection=shared", SETTINGS));
         assertTrue(sharedCluster.getMessage().contains("not shared"), sharedCluster.getMessage());
         IllegalArgumentException lettuceReplicas = assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?connection=per-loop&read-from=replica", SETTINGS));
+                () -> RedisDriver.of("redis-cluster://127.0.0.1:7201?connection=per-loop&read-from=replica", SETTINGS));
         assertTrue(lettuceReplicas.getMessage().contains("needs connection=native"), lettuceReplicas.getMessage());
         IllegalArgumentException badRefresh = assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?refresh=soon", SETTINGS));
+                () -> RedisDriver.of("redis-cluster://127.0.0.1:7201?refresh=soon", SETTINGS));
         assertTrue(badRefresh.getMessage().contains("refresh=soon (expected: a duration"), badRefresh.getMessage());
         assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open("redis-cluster://127.0.0.1:7201?read-from=primary", SETTINGS));
+                () -> RedisDriver.of("redis-cluster://127.0.0.1:7201?read-from=primary", SETTINGS));
     }
 
     @Test

@@ -59,7 +59,7 @@ class RedisFlushPolicyTest {
         "native, per-write", "native, batch:4:50us", "native, batch:1000:300us"})
     void everyPolicyAnswersEveryCall(String mode, String policy) throws Exception {
         try (LoopGroup group = new LoopGroup("redis-fl", 1, LoopGroup.Transport.AUTO);
-                RedisDriver driver = RedisDriver.open(servers.uri() + "?connection=" + mode, RedisDriverTest.SETTINGS)) {
+                RedisDriver driver = RedisDriver.of(servers.uri() + "?connection=" + mode, RedisDriverTest.SETTINGS)) {
             EventLoop loop = group.loops().get(0);
             LoopFlush.set(loop, FlushPolicy.parse(policy));
             LoopClient<RedisCommand<?>> client = driver.openOn(loop);
@@ -79,7 +79,7 @@ class RedisFlushPolicyTest {
     @ValueSource(strings = {"per-loop", "native"})
     void switchingThePolicyUnderLoadLosesNoCall(String mode) throws Exception {
         try (LoopGroup group = new LoopGroup("redis-fl", 1, LoopGroup.Transport.AUTO);
-                RedisDriver driver = RedisDriver.open(servers.uri() + "?connection=" + mode, RedisDriverTest.SETTINGS)) {
+                RedisDriver driver = RedisDriver.of(servers.uri() + "?connection=" + mode, RedisDriverTest.SETTINGS)) {
             EventLoop loop = group.loops().get(0);
             LoopClient<RedisCommand<?>> client = driver.openOn(loop);
             List<FlushPolicy> policies = List.of(FlushPolicy.PER_WRITE, FlushPolicy.batch(8, 100),

@@ -34,7 +34,7 @@ class RedisReadinessTest {
         try (RedisServers cluster = RedisServers.startCluster(3, 0, 0, "127.0.0.1")) {
             for (String model : List.of("doubleface", "thread-8")) {
                 FanoutServer.Builder b = FanoutServer.builder();
-                Backend<RedisCommand<?>> backend = b.backend("c", RedisDriver.open(cluster.uri(), SETTINGS));
+                Backend<RedisCommand<?>> backend = b.backend("c", RedisDriver.of(cluster.uri(), SETTINGS));
                 FanoutServer server = ReadinessContract.readRoute(b, backend, shard -> Redis.utf8().get("k" + shard))
                         .port(0).adminPort(0).ioThreads(2).configuration(model).start();
                 try {
@@ -68,7 +68,7 @@ class RedisReadinessTest {
         protected ShardDriver<?> driver(List<InetSocketAddress> shards) {
             String hosts = shards.stream().map(a -> a.getHostString() + ":" + a.getPort())
                     .collect(Collectors.joining(","));
-            return RedisDriver.open("redis://" + hosts + "?connection=" + mode(), SETTINGS);
+            return RedisDriver.of("redis://" + hosts + "?connection=" + mode(), SETTINGS);
         }
 
         @Override

@@ -81,7 +81,7 @@ class RedisReplicaGroupsTest {
     @Test
     void writesGoToTheMasterReadsToEveryMember() throws Exception {
         try (LoopGroup group = new LoopGroup("rgroups", 1, LoopGroup.Transport.AUTO);
-                RedisDriver driver = RedisDriver.open(uri(""), RedisDriverTest.SETTINGS)) {
+                RedisDriver driver = RedisDriver.of(uri(""), RedisDriverTest.SETTINGS)) {
             assertEquals(2, driver.shardCount());
             assertEquals(List.of(servers.addresses().get(0), servers.addresses().get(2)), driver.shards(),
                     "shard i is its group's first member, the master");
@@ -138,7 +138,7 @@ class RedisReplicaGroupsTest {
     @Test
     void aDeadReplicaCostsNoFailedRead() throws Exception {
         try (LoopGroup group = new LoopGroup("rgroups", 1, LoopGroup.Transport.AUTO);
-                RedisDriver driver = RedisDriver.open(uri(""), RedisDriverTest.SETTINGS)) {
+                RedisDriver driver = RedisDriver.of(uri(""), RedisDriverTest.SETTINGS)) {
             LoopClient<RedisCommand<?>> client = driver.openOn(group.loops().get(0));
             List<RedisCommand<?>> sets = new ArrayList<>();
             List<Integer> zeros = new ArrayList<>();
@@ -169,12 +169,12 @@ class RedisReplicaGroupsTest {
     @Test
     void groupsNeedNativeConnectionsAndOptionsNeedGroups() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open(uri("?connection=per-loop"), RedisDriverTest.SETTINGS));
+                () -> RedisDriver.of(uri("?connection=per-loop"), RedisDriverTest.SETTINGS));
         assertTrue(e.getMessage().contains("connection=native"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open("redis://127.0.0.1:6379?dns-refresh=5s", RedisDriverTest.SETTINGS));
+                () -> RedisDriver.of("redis://127.0.0.1:6379?dns-refresh=5s", RedisDriverTest.SETTINGS));
         assertTrue(e.getMessage().contains("dns-refresh is for replica groups and DNS names"), e.getMessage());
-        try (RedisDriver d = RedisDriver.open(uri("?connection=native&dns-refresh=5s"), RedisDriverTest.SETTINGS)) {
+        try (RedisDriver d = RedisDriver.of(uri("?connection=native&dns-refresh=5s"), RedisDriverTest.SETTINGS)) {
             assertTrue(d.describe().contains("|"), d.describe());
         }
     }

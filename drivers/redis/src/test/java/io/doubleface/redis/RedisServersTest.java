@@ -24,7 +24,7 @@ class RedisServersTest {
         Path bin = RedisServers.embeddedBinary();
         assertTrue(Files.isExecutable(bin), bin.toString());
         try (RedisServers s = RedisServers.start(bin, 2, 0, "127.0.0.1");
-                RedisDriver d = RedisDriver.open(s.uri(), RedisDriverTest.SETTINGS)) {
+                RedisDriver d = RedisDriver.of(s.uri(), RedisDriverTest.SETTINGS)) {
             assertEquals(bin, s.binary());
             TestData.load(s);
             BlockingClient<RedisCommand<?>> c = d.openBlocking();

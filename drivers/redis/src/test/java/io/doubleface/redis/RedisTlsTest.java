@@ -88,7 +88,7 @@ class RedisTlsTest {
 
     @Test
     void blockingAndLoopClientsRoundTripOverTls() throws Exception {
-        try (RedisDriver d = RedisDriver.open(tlsUri(""), SETTINGS); LoopGroup group = new LoopGroup("rtls", 1,
+        try (RedisDriver d = RedisDriver.of(tlsUri(""), SETTINGS); LoopGroup group = new LoopGroup("rtls", 1,
                 LoopGroup.Transport.AUTO)) {
             assertEquals("rediss://127.0.0.1:" + port + "?cacert=" + certPem, d.describe());
             BlockingClient<RedisCommand<?>> b = d.openBlocking();
@@ -108,7 +108,7 @@ class RedisTlsTest {
     @Test
     void anUntrustedCertificateOrPlainTextFailsUnavailable() throws Exception {
         // the JDK's trust store does not know the test's self-signed certificate
-        try (RedisDriver d = RedisDriver.open("rediss://127.0.0.1:" + port, SETTINGS)) {
+        try (RedisDriver d = RedisDriver.of("rediss://127.0.0.1:" + port, SETTINGS)) {
             BlockingClient<RedisCommand<?>> b = d.openBlocking();
             ShardException e = assertThrows(ShardException.class,
                     () -> b.call(0, R.get("tls-key"), TimeUnit.SECONDS.toNanos(5)));
@@ -116,7 +116,7 @@ class RedisTlsTest {
             b.close();
         }
         // plain text to the TLS port: no answer the driver accepts
-        try (RedisDriver d = RedisDriver.open("redis://127.0.0.1:" + port,
+        try (RedisDriver d = RedisDriver.of("redis://127.0.0.1:" + port,
                 SETTINGS.withCallTimeout(Duration.ofSeconds(1)).withConnectTimeout(Duration.ofSeconds(1)))) {
             BlockingClient<RedisCommand<?>> b = d.openBlocking();
             assertThrows(ShardException.class, () -> b.call(0, R.get("tls-key"), TimeUnit.SECONDS.toNanos(1)));
@@ -127,12 +127,12 @@ class RedisTlsTest {
     @Test
     void tlsOptionsAreCheckedWithAReason() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open("redis://127.0.0.1:" + port + "?cacert=" + certPem, SETTINGS));
+                () -> RedisDriver.of("redis://127.0.0.1:" + port + "?cacert=" + certPem, SETTINGS));
         assertTrue(e.getMessage().contains("cacert needs rediss://"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> RedisDriver.open(tlsUri("&verify=maybe"), SETTINGS));
+        e = assertThrows(IllegalArgumentException.class, () -> RedisDriver.of(tlsUri("&verify=maybe"), SETTINGS));
         assertTrue(e.getMessage().contains("verify=maybe (expected: full, ca or none)"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class,
-                () -> RedisDriver.open("rediss://127.0.0.1:" + port + "?cacert=/no/such.pem", SETTINGS));
+                () -> RedisDriver.of("rediss://127.0.0.1:" + port + "?cacert=/no/such.pem", SETTINGS));
         assertTrue(e.getMessage().contains("not readable"), e.getMessage());
     }
 }

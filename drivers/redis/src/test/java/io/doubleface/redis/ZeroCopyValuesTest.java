@@ -108,7 +108,7 @@ class ZeroCopyValuesTest {
     void uncopiedValuesAnswerEveryRequestUnderEveryModelAndNothingLeaks() throws Exception {
         List<String> keys = List.of("small", "large", "mixed");
         try (RedisServers servers = RedisServers.start(SHARDS, 0)) {
-            try (RedisDriver loader = RedisDriver.open(servers.uri(), DriverSettings.DEFAULT);
+            try (RedisDriver loader = RedisDriver.of(servers.uri(), DriverSettings.DEFAULT);
                     BlockingClient<RedisCommand<?>> c = loader.openBlocking()) {
                 for (int s = 0; s < SHARDS; s++) {
                     c.call(s, REDIS.set("small".getBytes(), value("small", s, 100)), TimeUnit.SECONDS.toNanos(5));

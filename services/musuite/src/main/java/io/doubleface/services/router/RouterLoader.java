@@ -43,7 +43,7 @@ public final class RouterLoader {
     public static void load(String redisUri, RouterData data, RouterKeys layout) {
         DriverSettings settings = DriverSettings.DEFAULT.withConnectTimeout(Duration.ofSeconds(5))
                 .withCallTimeout(Duration.ofSeconds(TIMEOUT_SECONDS));
-        try (RedisDriver redis = RedisDriver.open(redisUri, settings)) {
+        try (RedisDriver redis = RedisDriver.of(redisUri, settings)) {
             if (redis.shardCount() != layout.leaves()) {
                 throw new IllegalArgumentException("redis: " + redisUri + " names " + redis.shardCount()
                         + " servers, the layout has " + layout.leaves() + " (groups × replicas)");

@@ -38,7 +38,7 @@ public final class TestServer implements AutoCloseable {
             BiConsumer<FanoutServer.Builder, GrpcDriver> install) {
         leaves = LeafServers.start("127.0.0.1", 0, leafCount, leaf);
         try {
-            GrpcDriver driver = new GrpcDriver(leaves.addresses(), DriverSettings.DEFAULT.withCallTimeout(GENEROUS)
+            GrpcDriver driver = GrpcDriver.of(leaves.addresses(), DriverSettings.DEFAULT.withCallTimeout(GENEROUS)
                     .withConnectTimeout(Duration.ofSeconds(5)));
             FanoutServer.Builder b = FanoutServer.builder();
             install.accept(b, driver);

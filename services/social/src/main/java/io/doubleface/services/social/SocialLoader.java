@@ -58,10 +58,10 @@ public final class SocialLoader {
     public static void load(String redisUri, String mongoUri, SocialData data) {
         DriverSettings settings = DriverSettings.DEFAULT.withConnectTimeout(Duration.ofSeconds(5))
                 .withCallTimeout(Duration.ofSeconds(BATCH_TIMEOUT_SECONDS));
-        try (RedisDriver redis = RedisDriver.open(redisUri, settings)) {
+        try (RedisDriver redis = RedisDriver.of(redisUri, settings)) {
             loadRedis(redis, data);
         }
-        try (MongoDriver mongo = MongoDriver.open(mongoUri, MongoDriver.Options.DEFAULT.with(settings))) {
+        try (MongoDriver mongo = MongoDriver.of(mongoUri, MongoDriver.Options.DEFAULT.with(settings))) {
             loadMongo(mongo, data);
         }
     }

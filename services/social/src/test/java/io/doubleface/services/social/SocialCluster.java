@@ -53,8 +53,8 @@ final class SocialCluster implements AutoCloseable {
             DriverSettings settings = DriverSettings.DEFAULT.withCallTimeout(callTimeout)
                     .withConnectTimeout(Duration.ofSeconds(2));
             FanoutServer.Builder b = FanoutServer.builder();
-            SocialService.install(b, RedisDriver.open(redis.uri(), settings),
-                    MongoDriver.open(mongoUri, MongoDriver.Options.DEFAULT.with(settings)
+            SocialService.install(b, RedisDriver.of(redis.uri(), settings),
+                    MongoDriver.of(mongoUri, MongoDriver.Options.DEFAULT.with(settings)
                             .withHeartbeat(Duration.ofMillis(500))), data, compose, true);
             server = b.grpc(0).port(0).adminPort(-1).ioThreads(2).configuration("doubleface").deadline(deadline)
                     .start();

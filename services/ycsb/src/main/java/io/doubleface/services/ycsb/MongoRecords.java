@@ -122,7 +122,7 @@ public final class MongoRecords implements RecordStore<MongoCommand<?>> {
         MongoDriver.Options options = MongoDriver.Options.DEFAULT.with(DriverSettings.DEFAULT
                 .withConnectTimeout(Duration.ofSeconds(5)).withCallTimeout(Duration.ofSeconds(60)));
         long written = 0;
-        try (MongoDriver d = MongoDriver.open(uri, options); BlockingClient client = d.openBlocking()) {
+        try (MongoDriver d = MongoDriver.of(uri, options); BlockingClient client = d.openBlocking()) {
             for (int shard = 0; shard < d.shardCount(); shard++) {
                 String db = database(d, shard);
                 for (long from = 0; from < records; from += LOAD_BATCH) {

@@ -109,7 +109,7 @@ public final class OpMsgDriver implements ShardDriver<KvRequest> {
         for (InetSocketAddress a : shards) {
             hosts.add(a.getHostString() + ":" + a.getPort());
         }
-        MongoDriver official = MongoDriver.open("mongodb://" + String.join(",", hosts),
+        MongoDriver official = MongoDriver.of("mongodb://" + String.join(",", hosts),
                 MongoDriver.Options.DEFAULT.with(settings));
         Blocking c = new Blocking(new MongoRecords(official, records));
         blockingClients.add(c);

@@ -231,7 +231,7 @@ public final class RedisRecords implements RecordStore<RedisCommand<?>> {
     public static void load(String uri, long records, LongConsumer progress) {
         List<InetSocketAddress> shards;
         List<String> tags = new ArrayList<>();
-        try (RedisDriver d = RedisDriver.open(uri, DriverSettings.DEFAULT)) {
+        try (RedisDriver d = RedisDriver.of(uri, DriverSettings.DEFAULT)) {
             if (d.isCluster()) {
                 loadCluster(d.shards(), records, progress);
                 return;

@@ -173,11 +173,11 @@ class CallContextTest {
             KvDriver.Options o = KvDriver.Options.DEFAULT.withCallTimeout(TestCluster.GENEROUS)
                     .withConnectTimeout(Duration.ofSeconds(5));
             FanoutServer.Builder b = FanoutServer.builder();
-            Backend<KvRequest> a = b.backend("a", new KvDriver(leaf.addresses(), o));
-            Backend<KvRequest> bb = b.backend("b", new KvDriver(leaf.addresses(), o));
-            Backend<KvRequest> silent = b.backend("silent", new KvDriver(List.of(hole.address()), o));
+            Backend<KvRequest> a = b.backend("a", KvDriver.of(leaf.addresses(), o));
+            Backend<KvRequest> bb = b.backend("b", KvDriver.of(leaf.addresses(), o));
+            Backend<KvRequest> silent = b.backend("silent", KvDriver.of(List.of(hole.address()), o));
             Backend<KvRequest> dead = b.backend("dead",
-                    new KvDriver(List.of(new InetSocketAddress("127.0.0.1", deadPort)), o));
+                    KvDriver.of(List.of(new InetSocketAddress("127.0.0.1", deadPort)), o));
             ContextService service = new ContextService(a, bb, silent, dead);
             b.get("/ctx/{key}", service, new ContextHttp()).grpc(0, service, new ContextGrpc());
             server = b.port(0).adminPort(0).ioThreads(2).configuration(model).deadline(TestCluster.GENEROUS).start();
@@ -275,7 +275,7 @@ class CallContextTest {
         assertThrows(NullPointerException.class, () -> CallRef.named(null));
         try (KvLeafServer leaf = KvLeafServer.builder().shards(1).basePort(0).records(TestCluster.RECORDS).start()) {
             FanoutServer.Builder b = FanoutServer.builder();
-            Backend<KvRequest> a = b.backend("a", new KvDriver(leaf.addresses(), KvDriver.Options.DEFAULT));
+            Backend<KvRequest> a = b.backend("a", KvDriver.of(leaf.addresses(), KvDriver.Options.DEFAULT));
             FanoutService<Long, Object, String> misuse = new FanoutService<Long, Object, String>() {
                 @Override
                 public void plan(Long key, FanoutPlan<Long, Object> plan) {

@@ -45,7 +45,7 @@ final class GrpcTestCluster implements AutoCloseable {
         try {
             List<InetSocketAddress> addresses = new ArrayList<>(leaf.addresses());
             b.replaced.forEach(addresses::set);
-            driver = new GrpcDriver(addresses, DriverSettings.DEFAULT.withCallTimeout(b.callTimeout)
+            driver = GrpcDriver.of(addresses, DriverSettings.DEFAULT.withCallTimeout(b.callTimeout)
                     .withConnectTimeout(Duration.ofSeconds(5)));
             FanoutServer.Builder sb = FanoutServer.builder();
             YcsbService.install(sb, new GrpcRecords(driver), RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, 0, true);

@@ -40,7 +40,7 @@ final class MongoTestCluster implements AutoCloseable {
             replaced.forEach(a::set);
             String uri = "mongodb://" + a.stream().map(x -> x.getHostString() + ":" + x.getPort())
                     .collect(Collectors.joining(","));
-            driver = MongoDriver.open(uri, options);
+            driver = MongoDriver.of(uri, options);
             FanoutServer.Builder b = FanoutServer.builder();
             YcsbService.install(b, new MongoRecords(driver, TestCluster.RECORDS), TestCluster.RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, 0, false);
             server = b.port(0).adminPort(0).ioThreads(2).configuration(configuration)

@@ -83,9 +83,9 @@ class RecordStoresTest {
 
     static List<RecordStore<?>> stores() {
         DriverSettings s = DriverSettings.DEFAULT.withCallTimeout(Duration.ofSeconds(10));
-        return List.of(new RedisRecords(RedisDriver.open(redis.uri(), s), RECORDS),
-                new GrpcRecords(new GrpcDriver(grpc.addresses(), s)),
-                new MongoRecords(MongoDriver.open(mongo.uri(), MongoDriver.Options.DEFAULT.with(s)), RECORDS));
+        return List.of(new RedisRecords(RedisDriver.of(redis.uri(), s), RECORDS),
+                new GrpcRecords(GrpcDriver.of(grpc.addresses(), s)),
+                new MongoRecords(MongoDriver.of(mongo.uri(), MongoDriver.Options.DEFAULT.with(s)), RECORDS));
     }
 
     @Test
@@ -110,7 +110,7 @@ class RecordStoresTest {
     @Test
     void aRecordTheStoreDoesNotHoldIsAClearError() throws Exception {
         // the Redis shards hold keys 0..RECORDS-1 only; a store told it holds more finds the gap
-        try (RedisDriver driver = RedisDriver.open(redis.uri(), DriverSettings.DEFAULT)) {
+        try (RedisDriver driver = RedisDriver.of(redis.uri(), DriverSettings.DEFAULT)) {
             RedisRecords store = new RedisRecords(driver, RECORDS * 2);
             try (BlockingClient<?> blocking = driver.openBlocking()) {
                 for (KvRequest r : List.of(KvRequest.readField(RECORDS + 1, 0), KvRequest.readRecord(RECORDS + 1),

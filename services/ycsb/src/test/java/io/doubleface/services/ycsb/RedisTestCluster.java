@@ -40,7 +40,7 @@ final class RedisTestCluster implements AutoCloseable {
         try {
             DriverSettings settings = DriverSettings.DEFAULT.withCallTimeout(callTimeout)
                     .withConnectTimeout(Duration.ofSeconds(5));
-            driver = RedisDriver.open(servers.uri() + options, settings);
+            driver = RedisDriver.of(servers.uri() + options, settings);
             int shards = driver.shardCount();
             FanoutServer.Builder b = FanoutServer.builder();
             YcsbService.install(b, new RedisRecords(driver, RECORDS), RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, 0, false);

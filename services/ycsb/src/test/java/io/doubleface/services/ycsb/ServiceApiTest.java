@@ -196,8 +196,8 @@ class ServiceApiTest {
             KvDriver.Options o = KvDriver.Options.DEFAULT.withCallTimeout(TestCluster.GENEROUS)
                     .withConnectTimeout(Duration.ofSeconds(5));
             FanoutServer.Builder sb = FanoutServer.builder();
-            Backend<KvRequest> a = sb.backend("a", new KvDriver(leafA.addresses(), o));
-            Backend<KvRequest> bb = sb.backend("b", new KvDriver(b, o));
+            Backend<KvRequest> a = sb.backend("a", KvDriver.of(leafA.addresses(), o));
+            Backend<KvRequest> bb = sb.backend("b", KvDriver.of(b, o));
             sb.get("/chain/{key}", new ChainService(a, bb, FailurePolicy.failFast()), new ChainBinding())
                     .get("/chain/{key}/best-effort", new ChainService(a, bb, FailurePolicy.bestEffort()), new ChainBinding())
                     .post("/sum", new SumService(a), new SumBinding());

@@ -166,7 +166,7 @@ class StatusAnswerTest {
 
         Cluster(String model, io.doubleface.api.ErrorEncoder errors) {
             FanoutServer.Builder b = FanoutServer.builder().errorEncoder(errors);
-            Backend<KvRequest> a = b.backend("a", new KvDriver(leaf.addresses(), KvDriver.Options.DEFAULT
+            Backend<KvRequest> a = b.backend("a", KvDriver.of(leaf.addresses(), KvDriver.Options.DEFAULT
                     .withCallTimeout(TestCluster.GENEROUS).withConnectTimeout(Duration.ofSeconds(5))));
             ProductService service = new ProductService(a);
             b.get("/product/{key}", service, new ProductHttp()).grpc(0, service, new ProductGrpc());

@@ -62,7 +62,7 @@ final class TestCluster implements AutoCloseable {
         try {
             List<InetSocketAddress> addresses = new ArrayList<>(leaf.addresses());
             b.replaced.forEach(addresses::set);
-            driver = new KvDriver(addresses, b.driverOptions);
+            driver = KvDriver.of(addresses, b.driverOptions);
             FanoutServer.Builder sb = FanoutServer.builder();
             ShardDriver<KvRequest> backendDriver = b.resilience == null ? driver
                     : ResilientDriver.wrap(driver, b.resilience);

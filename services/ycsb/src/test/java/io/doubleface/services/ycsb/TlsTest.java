@@ -100,7 +100,7 @@ class TlsTest {
     void grpcOverTlsAnswersWhatHttpsAnswers() throws Exception {
         try (KvLeafServer leaf = KvLeafServer.builder().shards(4).start()) {
             FanoutServer.Builder b = FanoutServer.builder().port(0).grpc(0).adminPort(-1).tls(certPem, keyPem);
-            YcsbService.install(b, new KvRecords(new KvDriver(leaf.addresses())), leaf.records(), 10, 0, true);
+            YcsbService.install(b, new KvRecords(KvDriver.of(leaf.addresses())), leaf.records(), 10, 0, true);
             try (FanoutServer server = b.configuration("doubleface").start()) {
                 io.grpc.ManagedChannel channel = io.grpc.netty.NettyChannelBuilder
                         .forAddress("127.0.0.1", server.grpcPort())
@@ -143,13 +143,13 @@ class TlsTest {
                 + "-----END PRIVATE KEY-----\n");
         try (KvLeafServer leaf = KvLeafServer.builder().shards(1).start()) {
             FanoutServer.Builder b = FanoutServer.builder().port(0).adminPort(-1).tls(certPem, badKey);
-            YcsbService.install(b, new KvRecords(new KvDriver(leaf.addresses())), leaf.records(), 10, 0, false);
+            YcsbService.install(b, new KvRecords(KvDriver.of(leaf.addresses())), leaf.records(), 10, 0, false);
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::start);
             assertTrue(e.getMessage().contains("bad.key"), e.getMessage());
 
             FanoutServer.Builder missing = FanoutServer.builder().port(0).adminPort(-1)
                     .tls(dir.resolve("nope.pem"), keyPem);
-            YcsbService.install(missing, new KvRecords(new KvDriver(leaf.addresses())), leaf.records(), 10, 0, false);
+            YcsbService.install(missing, new KvRecords(KvDriver.of(leaf.addresses())), leaf.records(), 10, 0, false);
             e = assertThrows(IllegalArgumentException.class, missing::start);
             assertTrue(e.getMessage().contains("nope.pem") && e.getMessage().contains("not found"), e.getMessage());
         }
