@@ -4,19 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.api.Backend;
-import io.doubleface.testing.TestRead;
-import io.doubleface.engine.EchoService;
 import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.GeneratedShards;
 import io.doubleface.engine.Outcome;
 import io.doubleface.engine.RequestStats;
-import io.doubleface.loop.LoopGroup;
-import io.doubleface.engine.ModelContext;
+import io.doubleface.server.internal.FrontEndFixture;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
 import io.doubleface.server.internal.StrictRequestDecoder;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -28,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -50,25 +43,20 @@ class HttpFanoutHandlerTest {
     /** Small limits so the tests stay short. */
     private static final HttpLimits LIMITS = new HttpLimits(64, 128, 16, 8, Duration.ofSeconds(60));
 
-    private static LoopGroup io;
+    private static FrontEndFixture fixture;
     private static FanoutEngine engine;
     private static HttpRouter router;
 
     @BeforeAll
     static void start() {
-        io = new LoopGroup("hfh", 1, LoopGroup.Transport.AUTO);
-        Object owner = new Object();
-        Backend<TestRead> backend = new Backend<>("echo", 0, new GeneratedShards(2), owner);
-        ModelContext ctx = new ModelContext(io, List.of(backend), "completion-first", 100);
-        engine = new FanoutEngine(ctx, owner, "thread-2", TimeUnit.SECONDS.toNanos(5));
-        router = new HttpRouter.Builder().add(HttpMethod.GET, "/echo", new EchoService(backend), new EchoService.Binding())
-                .build();
+        fixture = new FrontEndFixture();
+        engine = fixture.engine;
+        router = fixture.router;
     }
 
     @AfterAll
     static void stop() {
-        engine.close();
-        io.close();
+        fixture.close();
     }
 
     private final RequestStats stats = new RequestStats();

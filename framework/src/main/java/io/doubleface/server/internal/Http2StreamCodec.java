@@ -50,8 +50,8 @@ final class Http2StreamCodec extends ChannelDuplexHandler {
     private static final AsciiString COOKIE = HttpHeaderNames.COOKIE;
 
     private final int maxTargetLength;
-    /** The stream's handler, told when a body follows the head (its request read timeout then runs). */
-    private final HttpFanoutHandler handler;
+    /** The stream's read timeout, told when a body follows the head (it then runs). */
+    private final RequestReadTimeout readTimeout;
     /** Whether the request is a {@code HEAD}: its answer leaves its body out. */
     private boolean headRequest;
     /** Whether the request's head was handed on: a later {@code HEADERS} frame is its trailers. */
@@ -61,9 +61,9 @@ final class Http2StreamCodec extends ChannelDuplexHandler {
     /** Whether the answer's last frame was written. */
     private boolean answerSent;
 
-    Http2StreamCodec(int maxTargetLength, HttpFanoutHandler handler) {
+    Http2StreamCodec(int maxTargetLength, RequestReadTimeout readTimeout) {
         this.maxTargetLength = maxTargetLength;
-        this.handler = handler;
+        this.readTimeout = readTimeout;
     }
 
     @Override
@@ -81,7 +81,7 @@ final class Http2StreamCodec extends ChannelDuplexHandler {
             if (h.isEndStream()) {
                 ctx.fireChannelRead(LastHttpContent.EMPTY_LAST_CONTENT);
             } else {
-                handler.awaitBody();
+                readTimeout.awaitBody();
             }
         } else if (msg instanceof Http2DataFrame d) {
             requestEnded |= d.isEndStream();

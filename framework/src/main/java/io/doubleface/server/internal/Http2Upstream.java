@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * client preface ({@code PRI * HTTP/2.0…}, "prior knowledge") or whose first request asks for
  * {@code Upgrade: h2c}, and a TLS connection that negotiated {@code h2} by ALPN, is served by
  * Netty's {@link Http2FrameCodec} and {@link Http2MultiplexHandler}: each stream is a child channel
- * on the connection's loop, whose pipeline is a {@link Http2StreamCodec} and an
+ * on the connection's loop, whose pipeline is a {@link Http2StreamCodec} and the stages of an
  * {@link HttpFanoutHandler} of its own, so a stream's request is validated, routed, limited,
  * answered and counted exactly as an HTTP/1.1 request is.
  *
@@ -68,7 +68,10 @@ public final class Http2Upstream {
     public static final String HTTP1_IDLE = "http1-idle";
     /** The name of the HTTP/1.1 codec ({@link StrictRequestDecoder#codec}) in a connection's pipeline. */
     public static final String HTTP1_CODEC = "http1-codec";
-    /** The name of the HTTP/1.1 {@link HttpFanoutHandler} in a connection's pipeline. */
+    /**
+     * The name of the HTTP/1.1 {@link HttpFanoutHandler} in a connection's pipeline (it puts its
+     * stages in its place when added; they are removed by type).
+     */
     public static final String HTTP1_HANDLER = "http1";
 
     /** The client connection preface (RFC 9113 §3.4). */
@@ -103,7 +106,8 @@ public final class Http2Upstream {
             @Override
             protected void initChannel(Http2StreamChannel ch) {
                 HttpFanoutHandler handler = Http2Upstream.this.streamHandlers.get().http2Stream();
-                ch.pipeline().addLast(new Http2StreamCodec(maxTargetLength, handler), handler);
+                ch.pipeline().addLast(new Http2StreamCodec(maxTargetLength, handler.readTimeout()));
+                handler.addTo(ch.pipeline());
             }
         };
     }
@@ -123,15 +127,15 @@ public final class Http2Upstream {
     }
 
     private static void removeHttp1(ChannelPipeline p) {
-        // the handler first: the codec hands bytes it still holds to what follows it
-        p.remove(HTTP1_HANDLER);
+        // the front end's stages first: the codec hands bytes it still holds to what follows it
+        HttpFanoutHandler.removeStages(p);
         p.remove(HTTP1_IDLE);
         p.remove(HTTP1_CODEC);
     }
 
     /**
      * {@return the first handler of a cleartext connection: on the client preface it replaces the
-     * HTTP/1.1 handlers (named {@link #HTTP1_IDLE}, {@link #HTTP1_CODEC}, {@link #HTTP1_HANDLER})
+     * HTTP/1.1 handlers (named {@link #HTTP1_IDLE}, {@link #HTTP1_CODEC}, and the front end's stages)
      * with HTTP/2's; on anything else it leaves them; either way it then leaves the pipeline}
      */
     public ChannelHandler prefaceDetector() {
@@ -221,7 +225,7 @@ public final class Http2Upstream {
      * request's end, answers {@code 101 Switching Protocols}, replaces the HTTP/1.1 handlers with
      * HTTP/2's and hands the request to stream 1, which answers it.
      *
-     * @param ctx the HTTP/1.1 handler's context
+     * @param ctx the context of the front end's stage that read the head ({@link RequestAggregator})
      * @param req the first request's head
      * @return whether the upgrade was started (the request is then no longer the caller's)
      */
