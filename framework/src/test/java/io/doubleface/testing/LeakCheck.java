@@ -26,10 +26,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * fails if anything was recorded. Leak detection runs at {@code PARANOID} (every buffer tracked).
  * A leak caused by one test can surface in the next; the report's access records tell where.
  *
- * <p>Use: nothing to do. This class is registered for JUnit's extension auto-detection
- * ({@code META-INF/services} in the framework's test-jar; the parent POM turns auto-detection on
- * for surefire), so it runs for every test of every module that has the test-jar on its test
- * classpath, and its factory is installed before the first buffer class is initialised.
+ * <p>A leak that surfaces after the last test of a JVM (a buffer lost in that test's server
+ * shutdown, in an {@code @AfterAll} method or in a static resource) has no next test to fail;
+ * {@link LeakCheckAtExit} runs the same check when the JVM's test session closes and fails the run.
+ *
+ * <p>Use: nothing to do. This class is registered for JUnit's extension auto-detection and
+ * {@link LeakCheckAtExit} as a launcher session listener ({@code META-INF/services} in the
+ * framework's test-jar; the parent POM turns auto-detection on for surefire), so both run for every
+ * test of every module that has the test-jar on its test classpath, and the factory is installed
+ * before the first buffer class is initialised.
  */
 public final class LeakCheck implements BeforeAllCallback, AfterEachCallback {
 
@@ -70,15 +75,31 @@ public final class LeakCheck implements BeforeAllCallback, AfterEachCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        Field f = AbstractByteBuf.class.getDeclaredField("leakDetector");
-        f.setAccessible(true);
-        if (!(f.get(null) instanceof Recording)) {
+        if (!installed()) {
             fail("LeakCheck installed after ByteBuf classes were initialised; leaks would go unnoticed");
         }
     }
 
     @Override
     public void afterEach(ExtensionContext context) throws Exception {
+        List<String> found = collect();
+        if (!found.isEmpty()) {
+            fail(found.size() + " ByteBuf leak(s) reported:\n" + String.join("\n", found));
+        }
+    }
+
+    /** Whether the recording detector is installed, i.e. this class was initialised before any buffer class. */
+    static boolean installed() throws ReflectiveOperationException {
+        Field f = AbstractByteBuf.class.getDeclaredField("leakDetector");
+        f.setAccessible(true);
+        return f.get(null) instanceof Recording;
+    }
+
+    /**
+     * Forces a few GC rounds, allocates buffers so the detector looks for collected, unreleased
+     * ones, and returns (and forgets) the leaks reported since the last call.
+     */
+    static List<String> collect() throws InterruptedException {
         ByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
         for (int i = 0; i < ROUNDS; i++) {
             System.gc();
@@ -90,10 +111,8 @@ public final class LeakCheck implements BeforeAllCallback, AfterEachCallback {
             }
             bufs.forEach(ByteBuf::release);
         }
-        if (!LEAKS.isEmpty()) {
-            List<String> found = List.copyOf(LEAKS);
-            LEAKS.clear();
-            fail(found.size() + " ByteBuf leak(s) reported:\n" + String.join("\n", found));
-        }
+        List<String> found = List.copyOf(LEAKS);
+        LEAKS.removeAll(found);
+        return found;
     }
 }

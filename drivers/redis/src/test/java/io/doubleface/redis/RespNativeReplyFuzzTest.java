@@ -11,8 +11,9 @@ import java.util.List;
  * {@link RespReplyDecoder#frameEnd} framing the received bytes into replies, and
  * {@link RespProtocol#reply} decoding each framed reply into the output of each kind of
  * {@link RedisCommand}. Framing may refuse bytes (an {@code IllegalArgumentException}: the
- * connection is closed), decoding may refuse a reply (a {@code RuntimeException}: the call fails with
- * {@code SHARD_ERROR}), but nothing else may escape, no buffer may leak, and a reply the framer
+ * connection is closed), decoding may refuse a reply (one of the exceptions Lettuce's decoder
+ * throws on purpose, {@link RespReplyFuzzTest#REFUSALS}: the call fails with {@code SHARD_ERROR}),
+ * but nothing else may escape, no buffer may leak, and a reply the framer
  * calls complete must be complete for Lettuce's decoder too (else replies and calls would fall out
  * of step on the connection).
  *
@@ -59,6 +60,8 @@ class RespNativeReplyFuzzTest {
                     if (String.valueOf(refused.getMessage()).startsWith("incomplete reply")) {
                         throw new AssertionError("framed as complete, incomplete for Lettuce: " + refused.getMessage());
                     }
+                    // reply() refuses with IllegalStateException itself, else Lettuce's decoder does
+                    RespReplyFuzzTest.requireRefusal(refused);
                 }
                 if (in.refCnt() != 1) { // a retained slice shares the received buffer's count
                     throw new AssertionError("reply() did not release the frame: refCnt " + in.refCnt());

@@ -160,6 +160,9 @@ final class MongoLayout {
                 }
                 case BSON_BINARY -> {
                     int len = getInt(raw, pos);
+                    if (len < 0) {
+                        throw new IllegalArgumentException("malformed document: binary of " + len + " bytes");
+                    }
                     if (field >= 0) {
                         requireSize(field, len);
                         offsets[field] = pos + 5;
@@ -168,6 +171,9 @@ final class MongoLayout {
                 }
                 case BSON_STRING -> {
                     int len = getInt(raw, pos); // includes the trailing NUL
+                    if (len < 1) {
+                        throw new IllegalArgumentException("malformed document: string of " + len + " bytes");
+                    }
                     if (field >= 0) {
                         requireSize(field, len - 1);
                         offsets[field] = pos + 4;
@@ -181,6 +187,9 @@ final class MongoLayout {
                     }
                     throw new IllegalArgumentException("unexpected element of BSON type 0x" + Integer.toHexString(type & 0xFF));
                 }
+            }
+            if (pos > end - 1) { // the element ran past the document (whose last byte is its terminator)
+                throw new IllegalArgumentException("malformed document: an element ends past its end");
             }
         }
         if (!haveKey || key < 0) {

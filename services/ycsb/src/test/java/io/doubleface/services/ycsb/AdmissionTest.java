@@ -83,7 +83,9 @@ class AdmissionTest {
             java.util.Map<String, Object> stats = c.stats();
             assertEquals("adaptive", JsonDoc.path(stats, "admission", "mode").asString());
             long limit = JsonDoc.path(stats, "admission", "limit").asLong();
-            assertTrue(limit >= 5 && limit <= 50, "limit " + limit + " outside 5..50");
+            // one request at a time: Gradient2 changes its limit only when at least half of it is
+            // in flight (else the load is app-limited), so it stays at the initial 10
+            assertEquals(10, limit, "adaptive limit");
             assertEquals(0, JsonDoc.path(stats, "admission", "refused").asLong());
             assertEquals(200, c.requests("ok"));
         }
