@@ -94,7 +94,7 @@ class StageMetricsTest {
                 value(scrape, "doubleface_stage_cv2" + tags);
             }
             // the same figures as /admin/stats
-            Map<StageStats.Stage, StageStats.Summary> stats = server.engine().stages().snapshot().get("doubleface");
+            Map<StageStats.Stage, StageStats.Summary> stats = server.internals().engine().stages().snapshot().get("doubleface");
             StageStats.Summary total = stats.get(StageStats.Stage.TOTAL);
             String t = "{configuration=\"doubleface\",stage=\"total\"}";
             assertEquals(total.meanMicros() * n / 1e6, value(scrape, "doubleface_stage_seconds_sum" + t), 1e-9);
