@@ -1,7 +1,6 @@
 package io.doubleface.cli;
 
 import io.doubleface.server.FanoutServer;
-import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.Profile;
 import io.doubleface.tune.RingBufferDetector;
@@ -170,7 +169,7 @@ final class AdapterOptions {
 
     /** The banner's {@code adapter} line of a running server, or {@code null} if it runs no adapter. */
     static String bannerLine(FanoutServer server, String profileSource) {
-        LoadAdapter adapter = ServerInternals.adapter(server);
+        LoadAdapter adapter = server.internals().adapter();
         if (adapter == null) {
             return null;
         }

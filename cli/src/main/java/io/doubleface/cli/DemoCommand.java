@@ -11,9 +11,7 @@ import io.doubleface.loadgen.LoadResult;
 import io.doubleface.loadgen.RequestMix;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.Threads;
-import io.doubleface.engine.ThreadingModel;
 import io.doubleface.server.FanoutServer;
-import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.services.ycsb.Size;
 import io.doubleface.services.ycsb.YcsbBinding;
 import io.doubleface.services.ycsb.YcsbQuery;
@@ -480,11 +478,8 @@ final class DemoCommand implements Callable<Integer> {
      */
     private static Set<String> midTierThreadGroups(FanoutServer server) {
         Set<String> names = new HashSet<>(WORKER_POOLS);
-        names.add(ServerInternals.ioLoops(server).name());
-        for (ThreadingModel m : ServerInternals.engine(server).models()) {
-            for (LoopGroup lg : m.ownLoopGroups()) {
-                names.add(lg.name());
-            }
+        for (LoopGroup lg : server.internals().loopGroups()) {
+            names.add(lg.name());
         }
         return names;
     }

@@ -3,17 +3,14 @@ package io.doubleface.cli;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.LoopStats;
 import io.doubleface.loop.ThreadStats;
-import io.doubleface.engine.ThreadingModel;
 import io.doubleface.server.FanoutServer;
-import io.doubleface.server.internal.tools.ServerInternals;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
  * A snapshot of a mid-tier's counters — the same ones {@code /admin/stats} reports
- * ({@link FanoutServer#statsJson()}), read from the objects rather than parsed back from JSON:
+ * ({@link FanoutServer#statsJson()}), read from the loops and {@code /proc} rather than parsed back from JSON:
  * event-loop iterations and I/O events summed over the server's loops (I/O loops and the models'
  * backend loops and reactors), and context switches summed over the mid-tier's threads.
  *
@@ -38,15 +35,7 @@ record MidTierCounters(long iterations, long events, long contextSwitches) {
 
     /** Reads the counters now. Takes a few hundred microseconds ({@code /proc}). */
     static MidTierCounters of(FanoutServer server) {
-        List<LoopGroup> groups = new ArrayList<>();
-        groups.add(ServerInternals.ioLoops(server));
-        for (ThreadingModel m : ServerInternals.engine(server).models()) {
-            for (LoopGroup g : m.ownLoopGroups()) {
-                if (!groups.contains(g)) {
-                    groups.add(g);
-                }
-            }
-        }
+        List<LoopGroup> groups = server.internals().loopGroups();
         long iterations = 0;
         long events = 0;
         Set<String> threadGroups = new HashSet<>(WORKER_POOLS);

@@ -6,7 +6,6 @@ import io.doubleface.kv.KvLeafServer;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.server.HttpLimits;
-import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.services.ycsb.KvRecords;
 import io.doubleface.services.ycsb.RecordStore;
 import io.doubleface.services.ycsb.RecordStores;

@@ -9,9 +9,7 @@ import io.doubleface.driver.FlushPolicy;
 import io.doubleface.driver.LoopFlush;
 import io.doubleface.loop.CpuAffinity;
 import io.doubleface.loop.LoopGroup;
-import io.doubleface.engine.ThreadingModel;
 import io.doubleface.server.FanoutServer;
-import io.doubleface.server.internal.tools.ServerInternals;
 import io.netty.channel.EventLoop;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -44,13 +42,9 @@ class LoopKnobsTest {
         return send(HttpRequest.newBuilder(admin.resolve("/admin/knobs?" + query)).PUT(HttpRequest.BodyPublishers.noBody()));
     }
 
-    /** Every loop group of the server (I/O loops and the active configuration's own). */
+    /** Every loop group of the server (I/O loops and the built configurations' own). */
     private static List<LoopGroup> groups(FanoutServer server) {
-        List<LoopGroup> all = new ArrayList<>(List.of(ServerInternals.ioLoops(server)));
-        for (ThreadingModel m : ServerInternals.engine(server).models()) {
-            all.addAll(m.ownLoopGroups());
-        }
-        return all;
+        return server.internals().loopGroups();
     }
 
     private static void assertPolicy(FanoutServer server, FlushPolicy expected) {
@@ -95,7 +89,7 @@ class LoopKnobsTest {
         URI admin = URI.create("http://127.0.0.1:" + server.adminPort());
         try {
             assertPolicy(server, FlushPolicy.batch(1000, 200));
-            assertEquals(List.of("0", "0"), allowed(ServerInternals.ioLoops(server)));
+            assertEquals(List.of("0", "0"), allowed(server.internals().ioLoops()));
             assertTrue(r.out().contains("knobs    flush batch:1000:200us, I/O loops pinned to CPUs [0]"), r.out());
             // a batch larger than the load: answered by its timer
             HttpResponse<String> q = send(HttpRequest.newBuilder(base.resolve("/query?fanout=4&size=small&key=42")));
@@ -111,7 +105,7 @@ class LoopKnobsTest {
             assertEquals("{\"flush_policy\":\"per-write\",\"pin_io_threads\":[0,1],\"trace_stages\":\"off\"}\n",
                     set.body());
             assertPolicy(server, FlushPolicy.PER_WRITE);
-            assertEquals(List.of("0", "1"), allowed(ServerInternals.ioLoops(server)));
+            assertEquals(List.of("0", "1"), allowed(server.internals().ioLoops()));
 
             // a configuration with its own loops: they get the knobs when they start
             HttpResponse<String> sw = send(HttpRequest.newBuilder(admin.resolve("/admin/config?name=type2a-1f3b"))
@@ -134,13 +128,13 @@ class LoopKnobsTest {
             assertEquals(400, badTrace.statusCode(), badTrace.body());
             assertTrue(badTrace.body().startsWith("trace-stages: 'sampled:0' (expected"), badTrace.body());
             assertPolicy(server, FlushPolicy.PER_WRITE);
-            assertEquals(0, ServerInternals.engine(server).stages().every());
+            assertEquals(0, server.internals().knobs().traceStages());
 
             // stage tracing switched on at run time: the next requests are traced, off again stops it
             HttpResponse<String> on = put(admin, "trace-stages=sampled:1");
             assertEquals(200, on.statusCode(), on.body());
             assertTrue(on.body().contains("\"trace_stages\":\"all\""), on.body());
-            assertEquals(1, ServerInternals.engine(server).stages().every());
+            assertEquals(1, server.internals().knobs().traceStages());
             assertFalse(send(HttpRequest.newBuilder(admin.resolve("/admin/stats"))).body().contains("\"round_trip\""));
             for (int i = 0; i < 3; i++) {
                 assertEquals(200, send(HttpRequest.newBuilder(base.resolve("/query?fanout=4&size=small&key=" + i))).statusCode());
@@ -159,12 +153,12 @@ class LoopKnobsTest {
             HttpResponse<String> sampled = put(admin, "trace-stages=SAMPLED:50");
             assertTrue(sampled.body().contains("\"trace_stages\":\"sampled:50\""), sampled.body());
             assertEquals(200, put(admin, "trace-stages=off").statusCode());
-            assertEquals(0, ServerInternals.engine(server).stages().every());
+            assertEquals(0, server.internals().knobs().traceStages());
 
             HttpResponse<String> off = put(admin, "pin-io-threads=off&flush-policy=per-iteration");
             assertEquals(200, off.statusCode(), off.body());
             assertNull(server.pinnedCpus());
-            assertEquals(List.of(before, before), allowed(ServerInternals.ioLoops(server)));
+            assertEquals(List.of(before, before), allowed(server.internals().ioLoops()));
             assertEquals(List.of(before, before, before), allowed(backends));
             assertPolicy(server, FlushPolicy.PER_ITERATION);
         } finally {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.server.FanoutServer;
-import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.tune.Profile;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
@@ -175,7 +174,7 @@ class MuSuiteCommandsTest {
         withLeavesAndMidTier(concat(new String[] {"leaf", "setalgebra", "--leaves", "2"}, corpus),
                 concat(new String[] {"serve", "setalgebra", "--config", "adaptive", "--profile", profile.toString(),
                     "--prepare", "sip"}, corpus), (server, mid, leaf) -> {
-                    assertNotNull(ServerInternals.adapter(server));
+                    assertNotNull(server.internals().adapter());
                     // the peak-sustaining configuration first, as under serve ycsb
                     assertEquals("adb-1n-4w-4r", server.configuration().name());
                     assertTrue(mid.out().contains("adapter  adaptive, detector ring-16, profile " + profile

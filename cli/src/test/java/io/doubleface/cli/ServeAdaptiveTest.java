@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.server.FanoutServer;
-import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.tune.Profile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +39,7 @@ class ServeAdaptiveTest {
         CompletableFuture<Integer> exit = r.start(args("--config", "adaptive", "--profile", file.toString()));
         FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         try {
-            assertNotNull(ServerInternals.adapter(server));
+            assertNotNull(server.internals().adapter());
             assertEquals("adb-1n-4w-4r", server.configuration().name());
             assertTrue(r.out().contains("adapter  adaptive, detector ring-16, profile " + file + " (2 configurations)"),
                     r.out());
@@ -70,10 +69,10 @@ class ServeAdaptiveTest {
         CompletableFuture<Integer> exit = r.start(args("--config", "sdb-1n-8w", "--prepare", "sip,adb"));
         FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         try {
-            assertNull(ServerInternals.adapter(server));
+            assertNull(server.internals().adapter());
             assertEquals("sdb-1n-8w", server.configuration().name());
             assertEquals(java.util.List.of("sdb-1n-8w", "sip", "adb-1n-4w-4r"),
-                    ServerInternals.engine(server).models().stream().map(m -> m.configuration().name()).toList(), "prepared at start");
+                    server.internals().stats().configurations(), "prepared at start");
         } finally {
             assertEquals(0, r.stopAndAwait(exit), r.err());
         }

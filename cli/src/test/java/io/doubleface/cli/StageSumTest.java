@@ -8,7 +8,6 @@ import io.doubleface.engine.StageStats.Stage;
 import io.doubleface.kv.KvLeafServer;
 import io.doubleface.model.Configuration;
 import io.doubleface.server.FanoutServer;
-import io.doubleface.server.internal.tools.ServerInternals;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,7 +55,7 @@ class StageSumTest {
                         assertEquals(200, q.statusCode(), q.body());
                     }
                 }
-                Map<String, Map<Stage, StageStats.Summary>> snap = ServerInternals.engine(server).stages().snapshot();
+                Map<String, Map<Stage, StageStats.Summary>> snap = server.internals().stats().stages().byConfiguration();
                 StringBuilder table = new StringBuilder();
                 for (String model : models) {
                     String name = Configuration.parse(model).name();

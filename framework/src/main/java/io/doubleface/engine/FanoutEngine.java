@@ -1,5 +1,6 @@
 package io.doubleface.engine;
 
+import io.doubleface.api.Backend;
 import io.doubleface.api.FanoutService;
 import io.doubleface.model.Configuration;
 import io.netty.channel.EventLoop;
@@ -48,7 +49,8 @@ public final class FanoutEngine implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(FanoutEngine.class);
 
-    private final Object backendOwner;
+    /** The server's backends, by index: the only ones a plan may call. */
+    private final List<Backend<?>> backends;
     private final ModelContext ctx;
     private final long deadlineNanos;
     private final RequestStats stats = new RequestStats();
@@ -97,25 +99,25 @@ public final class FanoutEngine implements AutoCloseable {
     public record SwitchRecord(Instant at, String from, String to) {}
 
     /**
-     * @param backendOwner the owner of the backends in {@code ctx} ({@link io.doubleface.api.Backend#belongsTo})
+     * @param ctx the server's loops and backends; a plan may call those backends only
      * @param deadlineNanos per-request deadline; a request not answered by then gets 504
      */
-    public FanoutEngine(ModelContext ctx, Object backendOwner, String initial, long deadlineNanos) {
-        this(ctx, backendOwner, initial, deadlineNanos, null);
+    public FanoutEngine(ModelContext ctx, String initial, long deadlineNanos) {
+        this(ctx, initial, deadlineNanos, null);
     }
 
     /**
-     * @param backendOwner the owner of the backends in {@code ctx} ({@link io.doubleface.api.Backend#belongsTo})
+     * @param ctx the server's loops and backends; a plan may call those backends only
      * @param deadlineNanos per-request deadline; a request not answered by then gets 504
      * @param admission makes the admission limiter from the engine's own "answered" callback, or
      *     {@code null} for no limit
      */
-    public FanoutEngine(ModelContext ctx, Object backendOwner, String initial, long deadlineNanos,
+    public FanoutEngine(ModelContext ctx, String initial, long deadlineNanos,
             Function<Runnable, AdmissionLimiter> admission) {
         if (deadlineNanos <= 0) {
             throw new IllegalArgumentException("deadline: " + deadlineNanos + " ns (expected: > 0)");
         }
-        this.backendOwner = backendOwner;
+        this.backends = ctx.backends();
         this.ctx = ctx;
         this.deadlineNanos = deadlineNanos;
         this.admission = admission == null ? null : admission.apply(finishedOne);
@@ -157,7 +159,7 @@ public final class FanoutEngine implements AutoCloseable {
             sink = new ObservedSink<>(sink, l, model, now);
         }
         inFlight.increment();
-        FanoutExchange<Q, ?, R> ex = new FanoutExchange<>(service, request, loop, sink, backendOwner, deadlineNanos,
+        FanoutExchange<Q, ?, R> ex = new FanoutExchange<>(service, request, loop, sink, backends, deadlineNanos,
                 onFinish);
         ex.model(model);
         ex.stats(stats);

@@ -275,7 +275,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     private final Q request;
     private final EventLoop upstreamLoop;
     private final ResponseSink<R> sink;
-    private final Object backendOwner;
+    private final List<Backend<?>> backends;
     private final long startNanos;
     private final long deadlineNanos;
     private final Runnable onFinish;
@@ -323,17 +323,17 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     /**
      * @param upstreamLoop the loop of the upstream connection (deadline timer runs there)
-     * @param backendOwner the server whose backends the plan may call ({@link Backend#belongsTo})
+     * @param backends the server's backends, by {@link Backend#index()}: the only ones the plan may call
      * @param deadlineNanos the time budget, from now
      * @param onFinish run once when the exchange finishes, on the finishing thread (counters)
      */
     public FanoutExchange(FanoutService<Q, P, R> service, Q request, EventLoop upstreamLoop, ResponseSink<R> sink,
-            Object backendOwner, long deadlineNanos, Runnable onFinish) {
+            List<Backend<?>> backends, long deadlineNanos, Runnable onFinish) {
         this.service = service;
         this.request = request;
         this.upstreamLoop = upstreamLoop;
         this.sink = sink;
-        this.backendOwner = backendOwner;
+        this.backends = backends;
         this.startNanos = System.nanoTime();
         this.deadlineNanos = deadlineNanos;
         this.onFinish = onFinish;
@@ -400,7 +400,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(command, "command");
-        if (!backend.belongsTo(backendOwner)) {
+        int index = backend.index();
+        if (index < 0 || index >= backends.size() || backends.get(index) != backend) {
             throw new IllegalArgumentException("backend '" + backend.name() + "' is not one of this server's");
         }
         if (shard < 0 || shard >= backend.shardCount()) {

@@ -2,76 +2,43 @@ package io.doubleface.server;
 
 import io.doubleface.api.Backend;
 import io.doubleface.api.ErrorEncoder;
-import io.doubleface.driver.Command;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
+import io.doubleface.driver.Command;
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.driver.LoopFlush;
 import io.doubleface.driver.ShardDriver;
-import io.doubleface.engine.AdmissionLimiter;
 import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.OtelTracing;
-import io.doubleface.engine.RouteStats;
+import io.doubleface.engine.ModelContext;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.model.Configuration;
-import io.doubleface.engine.ModelContext;
-import io.doubleface.engine.ThreadingModel;
 import io.doubleface.sched.SchedulingPolicy;
-import io.doubleface.server.internal.AdminHandler;
-import io.doubleface.server.internal.ConnectionLimits;
 import io.doubleface.server.internal.FrontendLoopGroup;
 import io.doubleface.server.internal.GrpcFanoutHandler;
-import io.doubleface.server.internal.Http2Upstream;
-import io.doubleface.server.internal.HttpFanoutHandler;
-import io.doubleface.server.internal.HttpRouter;
-import io.doubleface.server.internal.KnobsEndpoint;
-import io.doubleface.server.internal.ServerMetrics;
-import io.doubleface.server.internal.StrictRequestDecoder;
-import io.doubleface.server.internal.Tls;
+import io.doubleface.server.internal.GrpcListener;
+import io.doubleface.server.internal.ServerConfig;
+import io.doubleface.server.internal.ServerRuntime;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.TuneSettings;
-import io.grpc.MethodDescriptor;
-import io.grpc.Server;
-import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyServerBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoop;
-import io.netty.channel.ServerChannel;
-import io.netty.channel.ServerChannelRecvByteBufAllocator;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.GlobalEventExecutor;
-import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+// Why this file is longer than 600 lines: FanoutServer.Builder is public API under that name
+// (docs/api.md, examples/), so it stays nested here, and most of its length is its Javadoc, the
+// reference of every option. Everything else lives in io.doubleface.server.internal: the options
+// are stored and checked in ServerConfig.Builder (build() gives the immutable ServerConfig), the
+// running server is ServerRuntime (loops, engine, adapter, drain, close), its listeners are
+// HttpListener, GrpcListener and AdminListener, its run-time knobs ServerKnobs and its counters
+// the ServerStats snapshot. What is left here is the API: each method documents and delegates.
 
 /**
  * A running mid-tier: named backends, HTTP routes (HTTP/1.1 and HTTP/2), optionally gRPC methods
@@ -105,385 +72,25 @@ import org.slf4j.LoggerFactory;
  */
 public final class FanoutServer implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(FanoutServer.class);
-
-    /** After a failed accept (e.g. out of file descriptors), accepting pauses for {@value} ms. */
-    static final long ACCEPT_BACKOFF_MILLIS = 1000;
-
-    /** Most connections accepted per read of the listening socket (Netty's default is 16): {@value}. */
-    static final int ACCEPTS_PER_READ = 1024;
-
     /** Most concurrent calls on one gRPC upstream connection (HTTP/2 streams): {@value}. */
-    public static final int GRPC_MAX_CONCURRENT_CALLS = 1024;
+    public static final int GRPC_MAX_CONCURRENT_CALLS = GrpcListener.MAX_CONCURRENT_CALLS;
 
     /** Default per-request deadline: {@value} ms. */
-    public static final long DEFAULT_DEADLINE_MS = 1000;
-
-    private final LoopGroup io;
-    private final LoopGroup admin;
-    private final FanoutEngine engine;
-    private final List<Backend<?>> backends;
-    private final List<ShardDriver<?>> ownedDrivers;
-    private final Channel listener;
-    /** TLS of the HTTP listener (ALPN {@code h2} too with HTTP/2 on), or {@code null} for plain text. */
-    private final SslContext httpTls;
-    /** TLS of the admin listener (ALPN {@code http/1.1} only), or {@code null} for plain text. */
-    private final SslContext adminTls;
-    private final Server grpcServer;
-    private final Channel adminListener;
-    private final ServerMetrics metrics;
-    private final LoadAdapter adapter;
-    private final ChannelGroup connections = new DefaultChannelGroup("upstream", GlobalEventExecutor.INSTANCE);
-    private volatile boolean closing;
-    /** Loop knobs, applied to every loop group of the server (also those a switch starts). */
-    private volatile FlushPolicy flushPolicy;
-    private volatile List<Integer> pinCpus;
-    /** Counted down when {@link #close()} has finished: a second {@link #stop} waits for it. */
-    private final CountDownLatch terminated = new CountDownLatch(1);
-    private boolean closed; // under this
+    public static final long DEFAULT_DEADLINE_MS = ServerConfig.DEFAULT_DEADLINE_MS;
 
     /** Default {@link Builder#http2MaxConcurrentStreams}: {@value}. */
-    public static final int DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS = 256;
+    public static final int DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS = ServerConfig.DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS;
 
     /** Default most open upstream HTTP connections: {@value}. */
-    public static final int DEFAULT_MAX_CONNECTIONS = 20_000;
+    public static final int DEFAULT_MAX_CONNECTIONS = ServerConfig.DEFAULT_MAX_CONNECTIONS;
 
     /** Default {@link Builder#maxQueuedBytesTotal}: {@value} bytes (256 MiB). */
-    public static final long DEFAULT_MAX_QUEUED_BYTES_TOTAL = 256L << 20;
+    public static final long DEFAULT_MAX_QUEUED_BYTES_TOTAL = ServerConfig.DEFAULT_MAX_QUEUED_BYTES_TOTAL;
 
-    /** Write-buffer water marks of upstream HTTP connections: 512 KiB / 1 MiB. */
-    static final WriteBufferWaterMark UPSTREAM_WATER_MARK = new WriteBufferWaterMark(512 << 10, 1 << 20);
+    private final ServerRuntime runtime;
 
-    private FanoutServer(Builder b) throws InterruptedException {
-        if (b.backends.isEmpty()) {
-            throw new IllegalStateException("no backend (call Builder.backend)");
-        }
-        if (b.routes.isEmpty() && b.grpcMethods.isEmpty()) {
-            throw new IllegalStateException("nothing to serve (call Builder.route or Builder.grpcMethod)");
-        }
-        this.backends = List.copyOf(b.backends);
-        this.ownedDrivers = List.copyOf(b.ownedDrivers);
-        // TLS first: a bad certificate fails start() before any thread or port is taken
-        this.httpTls = b.tlsCert == null ? null : Tls.http(b.tlsCert, b.tlsKey, b.http2);
-        this.adminTls = b.tlsCert == null ? null : b.http2 ? Tls.http(b.tlsCert, b.tlsKey) : httpTls;
-        SslContext grpcTls = b.tlsCert == null || b.grpcMethods.isEmpty() ? null
-                : Tls.grpc(b.tlsCert, b.tlsKey);
-        this.io = new LoopGroup("io", b.ioThreads, b.transport);
-        LoopGroup adminGroup = null;
-        FanoutEngine eng = null;
-        Channel l = null;
-        Server grpc = null;
-        LoadAdapter tuner = null;
-        try {
-            this.flushPolicy = b.flushPolicy;
-            this.pinCpus = b.pinCpus;
-            applyLoopKnobs(io);
-            ModelContext ctx = new ModelContext(io, backends, b.policy, b.queueLimit);
-            ctx.onLoopGroupStarted(this::applyLoopKnobs);
-            String initial = b.tune != null ? b.tune.initial() : b.configuration;
-            Admission adm = b.admission;
-            Function<Runnable, AdmissionLimiter> limiter = switch (adm.kind()) {
-                case UNLIMITED -> null;
-                case FIXED -> done -> AdmissionLimiter.fixed(adm.limit(), done);
-                case ADAPTIVE -> done -> AdmissionLimiter.adaptive(adm.limit(), adm.min(),
-                        adm.max(), done);
-            };
-            eng = new FanoutEngine(ctx, b, initial, TimeUnit.MILLISECONDS.toNanos(b.deadline.toMillis()), limiter);
-            eng.stages().every(b.traceStages);
-            if (b.openTelemetry != null) {
-                eng.openTelemetry(OtelTracing.of(b.openTelemetry));
-            }
-            this.engine = eng;
-            eng.prepare(b.prepare);
-            if (b.tune != null) {
-                tuner = LoadAdapter.attach(eng, b.tune);
-            }
-            this.adapter = tuner;
-            List<RouteStats> routeStats = new ArrayList<>();
-            if (!b.routes.isEmpty()) {
-                HttpRouter router = b.routes.build();
-                router.routes().forEach(r -> routeStats.add(r.stats()));
-                l = bindUpstream(b, router);
-            }
-            if (b.grpcPort >= 0) {
-                grpc = startGrpc(b, routeStats, grpcTls);
-            }
-            this.metrics = new ServerMetrics(eng, this::loopGroups, tuner, routeStats, backends, b.meterRegistry);
-            if (b.adminPort >= 0) {
-                adminGroup = new LoopGroup("admin", 1, b.transport);
-                this.adminListener = bindAdmin(adminGroup, b);
-            } else {
-                this.adminListener = null;
-            }
-            this.admin = adminGroup;
-            this.listener = l;
-            this.grpcServer = grpc;
-        } catch (RuntimeException | InterruptedException e) {
-            if (grpc != null) {
-                grpc.shutdownNow();
-            }
-            if (tuner != null) {
-                tuner.close();
-            }
-            if (l != null) {
-                l.close();
-            }
-            if (eng != null) {
-                eng.close();
-            }
-            if (adminGroup != null) {
-                adminGroup.close();
-            }
-            io.close();
-            throw e;
-        }
-        metrics.registerLoops(); // the loops built so far; later ones on each switch
-        log.info("listening on {}{} (admin {}), {} I/O loops ({}), configuration {}{}, backends {}",
-                listener == null ? "" : (httpTls == null ? "http://" : "https://") + b.host + ":" + port(),
-                grpcServer == null ? "" : (listener == null ? "" : " and ") + "grpc://" + b.host + ":" + grpcPort(),
-                adminListener == null ? "off" : (httpTls == null ? "http://" : "https://") + b.adminHost + ":" + adminPort(),
-                io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(),
-                adapter == null ? "" : " (" + b.tune.policy().label() + ", " + adapter.detector().describe() + ", "
-                        + (b.tune.profile() == null ? "no profile" : "profile") + ")",
-                backends);
-    }
-
-    /**
-     * The listening sockets' read policy: up to {@link #ACCEPTS_PER_READ} connections per read, until
-     * accept() finds the queue empty, whatever the transport's "maybe more data" test says.
-     */
-    static ServerChannelRecvByteBufAllocator acceptAllocator() {
-        ServerChannelRecvByteBufAllocator accepts = new ServerChannelRecvByteBufAllocator();
-        accepts.maxMessagesPerRead(ACCEPTS_PER_READ);
-        accepts.respectMaybeMoreData(false);
-        return accepts;
-    }
-
-    private Channel bindUpstream(Builder b, HttpRouter router) throws InterruptedException {
-        ServerChannel server;
-        try {
-            server = io.serverChannelClass().getDeclaredConstructor().newInstance();
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot create server channel", e);
-        }
-        server.config().setOption(ChannelOption.SO_BACKLOG, 1024);
-        server.config().setOption(ChannelOption.SO_REUSEADDR, true);
-        // A burst of new connections (a client pool opening, a balancer failing over) is taken in
-        // one read of the listening socket, until accept() finds the queue empty. Netty's epoll
-        // transport (level-triggered) otherwise accepts one connection per read: its "maybe more
-        // data" test compares the accepted descriptor with one byte attempted. The listener shares
-        // a loop with requests, and under load each iteration is long, so the last connections of
-        // a few hundred waited one iteration each (docs/benchmarks.md, "The layouts users run").
-        server.config().setRecvByteBufAllocator(acceptAllocator());
-        server.pipeline().addLast(new Acceptor(b, router));
-        io.loops().get(0).register(server).sync();
-        try {
-            server.bind(new InetSocketAddress(b.host, b.port)).sync();
-        } catch (Exception e) {
-            server.close();
-            throw new IllegalStateException("cannot listen on " + b.host + ":" + b.port + ": " + e.getMessage(), e);
-        }
-        return server;
-    }
-
-    /**
-     * Starts the gRPC upstream on the I/O loops: accepts on them (boss), registers each connection
-     * on the next frontend loop of the active configuration (worker), runs calls on that loop.
-     */
-    private Server startGrpc(Builder b, List<RouteStats> routeStats, SslContext tls) {
-        Map<String, ServerServiceDefinition.Builder> services = new LinkedHashMap<>();
-        for (GrpcMethod<?, ?, ?, ?> m : b.grpcMethods) {
-            routeStats.add(m.addTo(services, engine, io));
-        }
-        NettyServerBuilder nb = NettyServerBuilder.forAddress(new InetSocketAddress(b.host, b.grpcPort));
-        for (ServerServiceDefinition.Builder sd : services.values()) {
-            nb.addService(sd.build());
-        }
-        if (tls != null) {
-            nb.sslContext(tls);
-        }
-        Server s = nb
-                .bossEventLoopGroup(io.group())                                     // shut down by the server
-                .workerEventLoopGroup(new FrontendLoopGroup(io, engine::nextFrontendLoop))
-                .channelType(io.serverChannelClass())
-                .withOption(ChannelOption.SO_REUSEADDR, true)
-                .withOption(ChannelOption.RCVBUF_ALLOCATOR, acceptAllocator()) // bursts of connections: bindUpstream
-                .withChildOption(ChannelOption.TCP_NODELAY, true)
-                .directExecutor() // calls run on their connection's loop; the engine dispatches per model
-                .maxConcurrentCallsPerConnection(GRPC_MAX_CONCURRENT_CALLS)
-                .maxInboundMessageSize(b.limits.maxBodySize())
-                .maxInboundMetadataSize(b.limits.maxHeaderSize())
-                .maxConnectionIdle(b.limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .build();
-        try {
-            return s.start();
-        } catch (IOException e) {
-            s.shutdownNow();
-            throw new IllegalStateException("cannot listen (grpc) on " + b.host + ":" + b.grpcPort + ": "
-                    + e.getMessage(), e);
-        }
-    }
-
-    /**
-     * Registers each accepted connection on a frontend loop of the active configuration (the
-     * reason we do not use {@link ServerBootstrap}'s fixed child group).
-     */
-    private final class Acceptor extends ChannelInboundHandlerAdapter {
-        private final HttpLimits limits;
-        private final ConnectionLimits connectionLimits;
-        private final HttpRouter router;
-        private final int maxConnections;
-        private final long maxConnectionAgeNanos;
-        private final ErrorEncoder errorEncoder;
-        private final long maxQueuedBytesTotal;
-        /** HTTP/2 on the HTTP port, or {@code null} when {@link Builder#http2} is off. */
-        private final Http2Upstream http2;
-
-        Acceptor(Builder b, HttpRouter router) {
-            this.maxQueuedBytesTotal = b.maxQueuedBytesTotal;
-            this.limits = b.limits;
-            this.connectionLimits = b.limits.connectionLimits();
-            this.router = router;
-            this.maxConnections = b.maxConnections;
-            this.maxConnectionAgeNanos = b.maxConnectionAge == null ? 0 : b.maxConnectionAge.toNanos();
-            this.errorEncoder = b.errorEncoder;
-            this.http2 = !b.http2 ? null : new Http2Upstream(
-                    () -> new HttpFanoutHandler(engine, router, connectionLimits, engine.stats(), 0, maxQueuedBytesTotal,
-                            errorEncoder),
-                    b.http2MaxConcurrentStreams, limits.maxInitialLineLength(), limits.maxHeaderSize(),
-                    limits.idleTimeout().toMillis(), maxConnectionAgeNanos);
-        }
-
-        /** The HTTP/1.1 handlers, at the end of {@code p}; {@code h2c}: whether the first request may upgrade. */
-        private void addHttp1(io.netty.channel.ChannelPipeline p, boolean h2c) {
-            HttpFanoutHandler handler = new HttpFanoutHandler(engine, router, connectionLimits, engine.stats(),
-                    maxConnectionAgeNanos, maxQueuedBytesTotal, errorEncoder);
-            if (h2c) {
-                handler.h2cUpgrade(http2);
-            }
-            p.addLast(Http2Upstream.HTTP1_IDLE,
-                    new HttpFanoutHandler.IdleAndBytesSeen(handler, limits.idleTimeout().toMillis()));
-            // No pipeline-depth limit in the codec (Netty's HttpServerCodec has one): bytes already
-            // read are still decoded after HttpFanoutHandler stops reading; what one read can hold
-            // bounds the depth.
-            p.addLast(Http2Upstream.HTTP1_CODEC, StrictRequestDecoder.codec(new HttpDecoderConfig()
-                    .setMaxInitialLineLength(limits.maxInitialLineLength())
-                    .setMaxHeaderSize(limits.maxHeaderSize())
-                    .setMaxChunkSize(8192)));
-            p.addLast(Http2Upstream.HTTP1_HANDLER, handler);
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            Channel child = (Channel) msg;
-            if (closing) {
-                child.unsafe().closeForcibly();
-                return;
-            }
-            if (connections.size() >= maxConnections) {
-                // over the limit: closed at once (the client sees the connection reset or closed)
-                engine.stats().connectionRefused();
-                child.unsafe().closeForcibly();
-                return;
-            }
-            // Tracked so close() can close it even if it registers while the loops shut down
-            // (Netty closes only the channels registered when a loop starts shutting down).
-            connections.add(child);
-            child.config().setOption(ChannelOption.TCP_NODELAY, true);
-            // Reading pauses above the high mark (HttpFanoutHandler): high enough that one large
-            // answer the client is taking normally does not flip it, so no epoll_ctl per answer.
-            child.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, UPSTREAM_WATER_MARK);
-            child.pipeline().addLast(new ChannelInitializer<>() {
-                @Override
-                protected void initChannel(Channel ch) {
-                    if (httpTls != null) {
-                        ch.pipeline().addLast(httpTls.newHandler(ch.alloc()));
-                        if (http2 != null) { // ALPN picks HTTP/2 or HTTP/1.1 after the handshake
-                            ch.pipeline().addLast(http2.alpn(p -> addHttp1(p, false)));
-                            return;
-                        }
-                    } else if (http2 != null) {
-                        // the client preface switches the connection to HTTP/2 (prior knowledge)
-                        ch.pipeline().addLast(http2.prefaceDetector());
-                    }
-                    addHttp1(ch.pipeline(), httpTls == null && http2 != null);
-                }
-            });
-            EventLoop loop = engine.nextFrontendLoop();
-            loop.register(child).addListener(f -> {
-                if (!f.isSuccess()) {
-                    log.warn("could not register an accepted connection: {}", f.cause().toString());
-                    child.unsafe().closeForcibly();
-                }
-            });
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            // e.g. EMFILE: stop accepting for a moment instead of failing in a tight loop (as
-            // Netty's own ServerBootstrap acceptor does), then resume.
-            log.warn("accept failed, pausing accepts for {} ms: {}", ACCEPT_BACKOFF_MILLIS, cause.toString());
-            ctx.channel().config().setAutoRead(false);
-            ctx.channel().eventLoop().schedule(() -> {
-                ctx.channel().config().setAutoRead(true);
-            }, ACCEPT_BACKOFF_MILLIS, TimeUnit.MILLISECONDS);
-        }
-    }
-
-    private Channel bindAdmin(LoopGroup group, Builder b) throws InterruptedException {
-        String host = b.adminHost;
-        int port = b.adminPort;
-        boolean loopback = isLoopback(host);
-        if (!loopback && b.adminToken == null) {
-            throw new IllegalStateException("admin listener on " + host + " (not loopback) needs a token "
-                    + "(Builder.adminToken, serve --admin-token-file)");
-        }
-        AdminHandler handler = new AdminHandler(engine, metrics, b.adminToken, !loopback)
-                .knobs(new KnobsEndpoint(this::flushPolicy, this::flushPolicy, this::pinnedCpus, this::pinIoThreads,
-                        engine.stages()));
-        ServerBootstrap sb = new ServerBootstrap()
-                .group(group.group())
-                .channel(group.serverChannelClass())
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childHandler(new ChannelInitializer<>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        if (adminTls != null) {
-                            ch.pipeline().addLast(adminTls.newHandler(ch.alloc()));
-                        }
-                        ch.pipeline().addLast(
-                                new IdleStateHandler(0, 0, 60, TimeUnit.SECONDS),
-                                new HttpServerCodec(),
-                                new HttpObjectAggregator(8192),
-                                handler);
-                    }
-                });
-        try {
-            return sb.bind(host, port).sync().channel();
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot listen (admin) on " + host + ":" + port + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static boolean isLoopback(String host) {
-        try {
-            return InetAddress.getByName(host).isLoopbackAddress();
-        } catch (java.net.UnknownHostException e) {
-            throw new IllegalStateException("admin host " + host + ": " + e.getMessage(), e);
-        }
-    }
-
-    private List<LoopGroup> loopGroups() {
-        List<LoopGroup> all = new ArrayList<>();
-        all.add(io);
-        for (ThreadingModel m : engine.models()) {
-            for (LoopGroup g : m.ownLoopGroups()) {
-                if (!all.contains(g)) {
-                    all.add(g);
-                }
-            }
-        }
-        return all;
+    private FanoutServer(ServerRuntime runtime) {
+        this.runtime = runtime;
     }
 
     /**
@@ -497,27 +104,28 @@ public final class FanoutServer implements AutoCloseable {
 
     /** {@return the bound HTTP upstream port, or -1 without HTTP routes} */
     public int port() {
-        return listener == null ? -1 : ((InetSocketAddress) listener.localAddress()).getPort();
+        return runtime.port();
     }
 
     /** {@return the server's backends, in the order they were added (an unmodifiable list)} */
     public List<Backend<?>> backends() {
-        return backends;
+        return runtime.config().backends();
     }
 
     /** {@return the bound gRPC upstream port, or -1 without a gRPC upstream} */
     public int grpcPort() {
-        return grpcServer == null ? -1 : grpcServer.getPort();
+        return runtime.grpcPort();
     }
 
     /** {@return the bound admin port, or -1 if the admin listener is off} */
     public int adminPort() {
-        return adminListener == null ? -1 : ((InetSocketAddress) adminListener.localAddress()).getPort();
+        InetSocketAddress a = runtime.adminAddress();
+        return a == null ? -1 : a.getPort();
     }
 
     /** {@return the admin listener's bound address, or {@code null} if it is off} */
     public InetSocketAddress adminAddress() {
-        return adminListener == null ? null : (InetSocketAddress) adminListener.localAddress();
+        return runtime.adminAddress();
     }
 
     /**
@@ -529,7 +137,7 @@ public final class FanoutServer implements AutoCloseable {
      * @throws IllegalArgumentException if {@code oneIn < 0}
      */
     public void traceStages(int oneIn) {
-        engine.stages().every(oneIn);
+        runtime.knobs().traceStages(oneIn);
     }
 
     /**
@@ -540,21 +148,7 @@ public final class FanoutServer implements AutoCloseable {
      * listener: {@code PUT /admin/knobs?reset-stages=true}.
      */
     public void resetStages() {
-        engine.stages().reset();
-    }
-
-    // ---- loop knobs: flush policy, CPU pinning -------------------------------------------
-
-    /** Applies the flush policy and the pinning to {@code g}'s loops (a new group, or all on a change). */
-    private void applyLoopKnobs(LoopGroup g) {
-        FlushPolicy f = flushPolicy;
-        for (io.netty.channel.EventLoop loop : g.loops()) {
-            LoopFlush.set(loop, f);
-        }
-        List<Integer> cpus = pinCpus;
-        if (cpus != null || g.pinned() != null) {
-            g.pin(cpus);
-        }
+        runtime.knobs().resetStages();
     }
 
     /**
@@ -564,19 +158,13 @@ public final class FanoutServer implements AutoCloseable {
      *
      * @param policy the policy, not {@code null}
      */
-    public synchronized void flushPolicy(FlushPolicy policy) {
-        this.flushPolicy = Objects.requireNonNull(policy, "policy");
-        for (LoopGroup g : loopGroups()) {
-            for (io.netty.channel.EventLoop loop : g.loops()) {
-                LoopFlush.set(loop, policy);
-            }
-        }
-        log.info("flush policy: {}", policy);
+    public void flushPolicy(FlushPolicy policy) {
+        runtime.knobs().flushPolicy(policy);
     }
 
     /** {@return the downstream flush policy of this server's loops} */
     public FlushPolicy flushPolicy() {
-        return flushPolicy;
+        return runtime.knobs().flushPolicy();
     }
 
     /**
@@ -588,23 +176,14 @@ public final class FanoutServer implements AutoCloseable {
      * @throws IllegalArgumentException if the kernel refuses a CPU
      * @throws UnsupportedOperationException if this is not Linux
      */
-    public synchronized void pinIoThreads(List<Integer> cpus) {
-        if (cpus != null && cpus.isEmpty()) {
-            throw new IllegalArgumentException("pinIoThreads: empty CPU list (expected: 1 or more, or null to unpin)");
-        }
-        List<Integer> list = cpus == null ? null : List.copyOf(cpus);
-        this.pinCpus = list;
-        for (LoopGroup g : loopGroups()) {
-            g.pin(list);
-        }
+    public void pinIoThreads(List<Integer> cpus) {
+        runtime.knobs().pinIoThreads(cpus);
     }
 
     /** {@return the CPUs the loops are pinned to, or {@code null} if they are not} */
     public List<Integer> pinnedCpus() {
-        return pinCpus;
+        return runtime.knobs().pinnedCpus();
     }
-
-    // ---- end of loop knobs ---------------------------------------------------------------------
 
     /**
      * Switches the active configuration (see {@link FanoutEngine#switchTo}). Requests admitted from now
@@ -616,9 +195,7 @@ public final class FanoutServer implements AutoCloseable {
      * @throws IllegalArgumentException if the name is invalid or does not fit this server
      */
     public String switchTo(String configuration) {
-        String name = engine.switchTo(configuration);
-        metrics.registerLoops();
-        return name;
+        return runtime.knobs().switchTo(configuration);
     }
 
     /**
@@ -645,7 +222,7 @@ public final class FanoutServer implements AutoCloseable {
      * whole mid-tier out of rotation); only a drain does.
      */
     public boolean isReady() {
-        return !closing && !engine.isDraining() && engine.isConnected();
+        return runtime.isReady();
     }
 
     /**
@@ -660,42 +237,17 @@ public final class FanoutServer implements AutoCloseable {
      * @throws InterruptedException if the calling thread is interrupted while waiting
      */
     public void awaitReady(Duration timeout) throws InterruptedException, TimeoutException {
-        long end = System.nanoTime() + Objects.requireNonNull(timeout, "timeout").toNanos();
-        for (;;) {
-            if (closing || engine.isDraining()) {
-                throw new IllegalStateException("the server is " + (closing ? "closed" : "draining")
-                        + ": it will not be ready again");
-            }
-            if (engine.isConnected()) {
-                return;
-            }
-            try {
-                engine.whenConnected().get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException("waiting for the connections failed", e.getCause());
-            } catch (TimeoutException e) {
-                if (engine.isConnected()) {
-                    return;
-                }
-                List<String> waiting = new ArrayList<>();
-                for (FanoutEngine.Waiting w : engine.waiting()) {
-                    waiting.add(w.toString());
-                }
-                throw new TimeoutException("not ready after " + timeout.toMillis() + " ms: "
-                        + waiting.size() + " clients of configuration " + engine.active().name()
-                        + " not connected: " + String.join("; ", waiting));
-            }
-        }
+        runtime.awaitReady(timeout);
     }
 
     /** {@return the configuration requests admitted now run under} */
     public Configuration configuration() {
-        return engine.active();
+        return runtime.knobs().configuration();
     }
 
     /** {@return how many I/O loops the server runs (the builder's {@link Builder#ioThreads})} */
     public int ioThreads() {
-        return io.size();
+        return runtime.ioLoops().size();
     }
 
     /**
@@ -703,31 +255,27 @@ public final class FanoutServer implements AutoCloseable {
      * {@link LoopGroup.Transport#NIO}, never {@code AUTO} (what {@code AUTO} chose)}
      */
     public LoopGroup.Transport transport() {
-        return io.isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO;
+        return runtime.ioLoops().isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO;
     }
 
-    // Not API: the server's parts, for doubleface's own tools and tests through
-    // io.doubleface.server.internal.tools.ServerInternals (which reaches them by a private lookup, so
-    // that no public method hands out an internal type) and for this package's tests.
-
-    /** The engine that admits and runs this server's requests. */
-    FanoutEngine engine() {
-        return engine;
-    }
-
-    /** The load adapter, or {@code null} if the server runs a static configuration. */
-    LoadAdapter adapter() {
-        return adapter;
-    }
-
-    /** The I/O loops, owned by this server. */
-    LoopGroup ioLoops() {
-        return io;
-    }
-
-    /** {@return the {@code /admin/stats} document (JSON)} */
+    /**
+     * {@return the {@code /admin/stats} document (JSON): the server's counters, serialised from one
+     * snapshot of them — the same document the admin listener serves}
+     */
     public String statsJson() {
-        return metrics.statsJson();
+        return runtime.stats().toJson();
+    }
+
+    /**
+     * <b>Not API</b> (docs/api.md, "Stability"): the running server's parts — engine, load adapter,
+     * loops, run-time knobs, typed stats snapshot, configuration — for doubleface's own tools and
+     * tests. The one public method of this class that names an internal type; like Netty's
+     * {@code Channel.unsafe()}, what it returns may change in any version, even a patch.
+     *
+     * @return the server's runtime
+     */
+    public ServerRuntime internals() {
+        return runtime;
     }
 
     /**
@@ -757,61 +305,7 @@ public final class FanoutServer implements AutoCloseable {
      *     {@code null}; zero or negative closes at once
      */
     public void stop(Duration delay, Duration grace) {
-        Objects.requireNonNull(delay, "delay");
-        Objects.requireNonNull(grace, "grace");
-        boolean first;
-        synchronized (this) {
-            first = !closing && !engine.isDraining();
-            if (first) {
-                engine.startDrain();
-            }
-        }
-        if (!first) {
-            awaitTerminated(); // another stop (or close) is under way: return when it is done
-            return;
-        }
-        if (delay.toNanos() > 0) {
-            log.info("draining: /ready answers 503; still accepting for {} ms", delay.toMillis());
-            try {
-                Thread.sleep(delay.toMillis(), (int) (delay.toNanos() % 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        long end = System.nanoTime() + grace.toNanos();
-        log.info("draining: {} requests in flight, grace {} ms", engine.inFlight(), grace.toMillis());
-        if (adapter != null) {
-            adapter.close();
-        }
-        if (listener != null) {
-            listener.close().syncUninterruptibly();
-        }
-        if (grpcServer != null) {
-            grpcServer.shutdown(); // GOAWAY: open calls finish, new ones go elsewhere
-        }
-        for (Channel ch : connections) {
-            ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(HttpFanoutHandler.DRAIN));
-        }
-        try {
-            // until every request is answered and every connection has written its last answer
-            // and closed (an answer is written after its request leaves the engine's count)
-            while ((engine.inFlight() > 0 || !connections.isEmpty()) && System.nanoTime() < end) {
-                Thread.sleep(5);
-            }
-            if (grpcServer != null) {
-                grpcServer.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        long left = engine.inFlight();
-        if (left > 0 || !connections.isEmpty()) {
-            log.warn("grace of {} ms over with {} requests in flight, {} connections open; closing", grace.toMillis(),
-                    left, connections.size());
-        } else {
-            log.info("drained");
-        }
-        close();
+        runtime.stop(delay, grace);
     }
 
     /**
@@ -821,89 +315,14 @@ public final class FanoutServer implements AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-        }
-        closing = true;
-        if (adapter != null) {
-            adapter.close();
-        }
-        if (listener != null) {
-            listener.close().syncUninterruptibly();
-        }
-        if (grpcServer != null) {
-            grpcServer.shutdownNow(); // ends open calls with CANCELLED / UNAVAILABLE
-            try {
-                grpcServer.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-        if (adminListener != null) {
-            adminListener.close().syncUninterruptibly();
-        }
-        engine.close();
-        for (ShardDriver<?> d : ownedDrivers) {
-            try {
-                d.close();
-            } catch (RuntimeException e) {
-                log.warn("closing driver {} failed", d.describe(), e);
-            }
-        }
-        if (admin != null) {
-            admin.close();
-        }
-        io.close();
-        terminated.countDown();
-    }
-
-    private void awaitTerminated() {
-        try {
-            terminated.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        runtime.close();
     }
 
     /** Server options; every one has a documented default. Not thread-safe. */
     public static final class Builder {
-        private final List<Backend<?>> backends = new ArrayList<>();
-        private final List<ShardDriver<?>> ownedDrivers = new ArrayList<>();
-        private final HttpRouter.Builder routes = new HttpRouter.Builder();
-        private final List<GrpcMethod<?, ?, ?, ?>> grpcMethods = new ArrayList<>();
-        private String host = "127.0.0.1";
-        private int port = 8080;
-        private int adminPort = -1;
-        private String adminHost = "127.0.0.1";
-        private String adminToken;
-        private Path tlsCert;
-        private Path tlsKey;
-        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
-        private Duration maxConnectionAge;
-        private ErrorEncoder errorEncoder = ErrorEncoder.plainText();
-        private long maxQueuedBytesTotal = DEFAULT_MAX_QUEUED_BYTES_TOTAL;
-        private MeterRegistry meterRegistry;
-        private int traceStages;
-        private FlushPolicy flushPolicy = FlushPolicy.PER_ITERATION;
-        private List<Integer> pinCpus;
-        private Object openTelemetry; // an io.opentelemetry.api.OpenTelemetry: Object, so the API is optional
-        private int ioThreads = Runtime.getRuntime().availableProcessors();
-        private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
-        private String configuration = "doubleface";
-        private Supplier<? extends SchedulingPolicy> policy = SchedulingPolicy.factory("completion-first");
-        private Duration deadline = Duration.ofMillis(DEFAULT_DEADLINE_MS);
-        private HttpLimits limits = HttpLimits.DEFAULTS;
-        private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
-        private Admission admission = Admission.unlimited();
-        private int grpcPort = -1;
-        private TuneSettings tune;
-        private List<String> prepare = List.of();
-        private boolean http2 = true;
-        private int http2MaxConcurrentStreams = DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS;
+        /** Every option, stored and checked as it is set; {@link #build()} takes the immutable copy. */
+        private final ServerConfig.Builder options =
+                new ServerConfig.Builder(HttpLimits.DEFAULTS.connectionLimits(), HttpLimits.DEFAULTS.idleTimeout());
 
         private Builder() {}
 
@@ -933,21 +352,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if the name is empty or taken
          */
         public <C extends Command<?>> Backend<C> backend(String name, ShardDriver<C> driver, boolean closeOnStop) {
-            Objects.requireNonNull(driver, "driver");
-            if (name == null || name.isBlank()) {
-                throw new IllegalArgumentException("backend name: '" + name + "' (expected: non-empty)");
-            }
-            for (Backend<?> b : backends) {
-                if (b.name().equals(name)) {
-                    throw new IllegalArgumentException("backend name: '" + name + "' is taken");
-                }
-            }
-            Backend<C> b = new Backend<>(name, backends.size(), driver, this);
-            backends.add(b);
-            if (closeOnStop) {
-                ownedDrivers.add(driver);
-            }
-            return b;
+            return options.backend(name, driver, closeOnStop, this);
         }
 
         /**
@@ -970,11 +375,7 @@ public final class FanoutServer implements AutoCloseable {
          */
         public <Q, R> Builder route(HttpMethod method, String pattern, FanoutService<Q, ?, R> service,
                 HttpBinding<Q, R> binding) {
-            if (HttpMethod.HEAD.equals(method) || HttpMethod.CONNECT.equals(method) || HttpMethod.TRACE.equals(method)) {
-                throw new IllegalArgumentException("route " + method + " " + pattern + ": " + method
-                        + " routes are not supported (use GET, POST, PUT, DELETE or PATCH)");
-            }
-            routes.add(method, pattern, service, binding);
+            options.route(method, pattern, service, binding);
             return this;
         }
 
@@ -1015,7 +416,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder host(String host) {
-            this.host = Objects.requireNonNull(host, "host");
+            options.host(host);
             return this;
         }
 
@@ -1027,7 +428,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code port} is out of range
          */
         public Builder port(int port) {
-            this.port = checkPort("port", port);
+            options.port(port);
             return this;
         }
 
@@ -1042,7 +443,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code port} is out of range
          */
         public Builder grpc(int port) {
-            this.grpcPort = checkPort("grpcPort", port);
+            options.grpcPort(port);
             return this;
         }
 
@@ -1074,13 +475,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if the method is not unary or was added already
          */
         public <Q, R> Builder grpcMethod(FanoutService<Q, ?, R> service, GrpcBinding<Q, R, ?, ?> binding) {
-            GrpcMethod<Q, R, ?, ?> m = GrpcMethod.of(service, binding);
-            for (GrpcMethod<?, ?, ?, ?> o : grpcMethods) {
-                if (o.fullName().equals(m.fullName())) {
-                    throw new IllegalArgumentException("grpc method " + m.fullName() + " added twice");
-                }
-            }
-            grpcMethods.add(m);
+            options.grpcMethod(service, binding);
             return this;
         }
 
@@ -1093,7 +488,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder adminHost(String host) {
-            this.adminHost = Objects.requireNonNull(host, "host");
+            options.adminHost(host);
             return this;
         }
 
@@ -1111,8 +506,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder tls(Path certificateChainPem, Path privateKeyPem) {
-            this.tlsCert = Objects.requireNonNull(certificateChainPem, "certificateChainPem");
-            this.tlsKey = Objects.requireNonNull(privateKeyPem, "privateKeyPem");
+            options.tls(certificateChainPem, privateKeyPem);
             return this;
         }
 
@@ -1129,7 +523,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder http2(boolean on) {
-            this.http2 = on;
+            options.http2(on);
             return this;
         }
 
@@ -1143,10 +537,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code n < 1}
          */
         public Builder http2MaxConcurrentStreams(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("http2MaxConcurrentStreams: " + n + " (expected: >= 1)");
-            }
-            this.http2MaxConcurrentStreams = n;
+            options.http2MaxConcurrentStreams(n);
             return this;
         }
 
@@ -1161,11 +552,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if the token is shorter than 16 characters
          */
         public Builder adminToken(String token) {
-            if (token != null && token.strip().length() < 16) {
-                throw new IllegalArgumentException("adminToken: " + token.strip().length()
-                        + " characters (expected: at least 16)");
-            }
-            this.adminToken = token == null ? null : token.strip();
+            options.adminToken(token);
             return this;
         }
 
@@ -1179,10 +566,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code n < 1}
          */
         public Builder maxConnections(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("maxConnections: " + n + " (expected: > 0)");
-            }
-            this.maxConnections = n;
+            options.maxConnections(n);
             return this;
         }
 
@@ -1203,10 +587,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code bytes < 1}
          */
         public Builder maxQueuedBytesTotal(long bytes) {
-            if (bytes < 1) {
-                throw new IllegalArgumentException("maxQueuedBytesTotal: " + bytes + " (expected: > 0)");
-            }
-            this.maxQueuedBytesTotal = bytes;
+            options.maxQueuedBytesTotal(bytes);
             return this;
         }
 
@@ -1226,7 +607,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder openTelemetry(io.opentelemetry.api.OpenTelemetry otel) {
-            this.openTelemetry = otel;
+            options.openTelemetry(otel);
             return this;
         }
 
@@ -1240,7 +621,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder flushPolicy(FlushPolicy policy) {
-            this.flushPolicy = Objects.requireNonNull(policy, "flushPolicy");
+            options.flushPolicy(policy);
             return this;
         }
 
@@ -1254,10 +635,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code cpus} is empty
          */
         public Builder pinIoThreads(List<Integer> cpus) {
-            if (cpus != null && cpus.isEmpty()) {
-                throw new IllegalArgumentException("pinIoThreads: empty CPU list (expected: 1 or more, or null)");
-            }
-            this.pinCpus = cpus == null ? null : List.copyOf(cpus);
+            options.pinIoThreads(cpus);
             return this;
         }
 
@@ -1274,10 +652,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code oneIn < 0}
          */
         public Builder traceStages(int oneIn) {
-            if (oneIn < 0) {
-                throw new IllegalArgumentException("traceStages: " + oneIn + " (expected: 0 = off, 1 = all, N)");
-            }
-            this.traceStages = oneIn;
+            options.traceStages(oneIn);
             return this;
         }
 
@@ -1293,7 +668,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder meterRegistry(MeterRegistry registry) {
-            this.meterRegistry = registry;
+            options.meterRegistry(registry);
             return this;
         }
 
@@ -1308,7 +683,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder errorEncoder(ErrorEncoder encoder) {
-            this.errorEncoder = Objects.requireNonNull(encoder, "encoder");
+            options.errorEncoder(encoder);
             return this;
         }
 
@@ -1322,10 +697,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code age} is zero or negative
          */
         public Builder maxConnectionAge(Duration age) {
-            if (age != null && (age.isNegative() || age.isZero())) {
-                throw new IllegalArgumentException("maxConnectionAge: " + age + " (expected: > 0, or null for none)");
-            }
-            this.maxConnectionAge = age;
+            options.maxConnectionAge(age);
             return this;
         }
 
@@ -1338,7 +710,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code port > 65535}
          */
         public Builder adminPort(int port) {
-            this.adminPort = port < 0 ? -1 : checkPort("adminPort", port);
+            options.adminPort(port);
             return this;
         }
 
@@ -1350,10 +722,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code n} is out of range
          */
         public Builder ioThreads(int n) {
-            if (n < 1 || n > 1024) {
-                throw new IllegalArgumentException("ioThreads: " + n + " (expected: 1..1024)");
-            }
-            this.ioThreads = n;
+            options.ioThreads(n);
             return this;
         }
 
@@ -1364,7 +733,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder transport(LoopGroup.Transport transport) {
-            this.transport = Objects.requireNonNull(transport, "transport");
+            options.transport(transport);
             return this;
         }
 
@@ -1376,8 +745,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if the name is not a valid configuration
          */
         public Builder configuration(String name) {
-            Configuration.parse(name); // fail fast
-            this.configuration = name;
+            options.configuration(name);
             return this;
         }
 
@@ -1389,7 +757,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder configuration(Configuration configuration) {
-            this.configuration = Objects.requireNonNull(configuration, "configuration").name();
+            options.configuration(Objects.requireNonNull(configuration, "configuration").name());
             return this;
         }
 
@@ -1403,7 +771,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if the policy is unknown
          */
         public Builder policy(String policy) {
-            this.policy = SchedulingPolicy.factory(policy);
+            options.policy(SchedulingPolicy.factory(policy));
             return this;
         }
 
@@ -1417,7 +785,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder policy(Supplier<? extends SchedulingPolicy> factory) {
-            this.policy = Objects.requireNonNull(factory, "factory");
+            options.policy(factory);
             return this;
         }
 
@@ -1430,10 +798,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code deadline} is {@code null} or under 1 ms
          */
         public Builder deadline(Duration deadline) {
-            if (deadline == null || deadline.toMillis() < 1) {
-                throw new IllegalArgumentException("deadline: " + deadline + " (expected: >= 1 ms)");
-            }
-            this.deadline = deadline;
+            options.deadline(deadline);
             return this;
         }
 
@@ -1445,7 +810,8 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder limits(HttpLimits limits) {
-            this.limits = Objects.requireNonNull(limits, "limits");
+            Objects.requireNonNull(limits, "limits");
+            options.limits(limits.connectionLimits(), limits.idleTimeout());
             return this;
         }
 
@@ -1460,7 +826,11 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder admission(Admission admission) {
-            this.admission = Objects.requireNonNull(admission, "admission");
+            options.admission(switch (Objects.requireNonNull(admission, "admission").kind()) {
+                case UNLIMITED -> null;
+                case FIXED -> new ServerConfig.AdmissionLimit(false, admission.limit(), admission.min(), admission.max());
+                case ADAPTIVE -> new ServerConfig.AdmissionLimit(true, admission.limit(), admission.min(), admission.max());
+            });
             return this;
         }
 
@@ -1473,10 +843,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if {@code n < 1}
          */
         public Builder queueLimit(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("queueLimit: " + n + " (expected: > 0)");
-            }
-            this.queueLimit = n;
+            options.queueLimit(n);
             return this;
         }
 
@@ -1489,7 +856,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder adaptive(TuneSettings settings) {
-            this.tune = settings;
+            options.adaptive(settings);
             return this;
         }
 
@@ -1503,10 +870,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if a name is not a valid configuration
          */
         public Builder prepare(List<String> configurations) {
-            for (String c : configurations) {
-                Configuration.parse(c); // fail fast
-            }
-            this.prepare = List.copyOf(configurations);
+            options.prepare(configurations);
             return this;
         }
 
@@ -1522,15 +886,18 @@ public final class FanoutServer implements AutoCloseable {
             for (Configuration c : configurations) {
                 names.add(Objects.requireNonNull(c, "configuration").name());
             }
-            this.prepare = List.copyOf(names);
+            options.prepare(names);
             return this;
         }
 
-        private static int checkPort(String what, int p) {
-            if (p < 0 || p > 65535) {
-                throw new IllegalArgumentException(what + ": " + p + " (expected: 0..65535)");
-            }
-            return p;
+        /**
+         * {@return the options as set now, as the immutable configuration a server starts from}
+         * Later changes to this builder do not change it.
+         *
+         * @throws IllegalStateException if no backend was added, or neither a route nor a gRPC method
+         */
+        ServerConfig build() {
+            return options.build();
         }
 
         /**
@@ -1544,7 +911,7 @@ public final class FanoutServer implements AutoCloseable {
          */
         public FanoutServer start() {
             try {
-                return new FanoutServer(this);
+                return new FanoutServer(ServerRuntime.start(build()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while starting", e);

@@ -40,6 +40,10 @@ class FanoutExchangeTest {
 
     private static final Object OWNER = new Object();
     private static final Backend<TestRead> BACKEND = new Backend<>("b", 0, new NoIoDriver(SHARDS), OWNER);
+    private static final Backend<TestRead> SECOND = new Backend<>("second", 1, new NoIoDriver(SHARDS), OWNER);
+    /** The server's backends: the only ones a plan may call. */
+    private static final List<Backend<?>> BACKENDS = List.of(BACKEND, SECOND);
+    /** Another server's backend, at an index this server has too. */
     private static final Backend<TestRead> FOREIGN = new Backend<>("f", 0, new NoIoDriver(SHARDS), new Object());
 
     private static LoopGroup group;
@@ -182,7 +186,7 @@ class FanoutExchangeTest {
     }
 
     private static FanoutExchange<String, String, String> exchange(Service service, Sink sink, AtomicInteger finished) {
-        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, OWNER, LONG_DEADLINE,
+        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, BACKENDS, LONG_DEADLINE,
                 finished::incrementAndGet);
         ex.model(new RoundRecorder());
         return ex;
@@ -471,7 +475,7 @@ class FanoutExchangeTest {
         Service service = service(0, 1, 2);
         Sink sink = new Sink();
         AtomicInteger finished = new AtomicInteger();
-        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, OWNER,
+        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, BACKENDS,
                 TimeUnit.MILLISECONDS.toNanos(50), finished::incrementAndGet);
         loop.submit(() -> {
             assertTrue(ex.plan());
@@ -496,7 +500,7 @@ class FanoutExchangeTest {
     void completionBeforeTheDeadlineIsTheOnlyAnswer() throws Exception {
         Service service = service(0);
         Sink sink = new Sink();
-        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, OWNER,
+        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, BACKENDS,
                 TimeUnit.MILLISECONDS.toNanos(20), null);
         loop.submit(() -> {
             assertTrue(ex.plan());
@@ -521,7 +525,7 @@ class FanoutExchangeTest {
         loop.submit(() -> {
             for (int i = 0; i < n; i++) {
                 FanoutExchange<String, String, String> ex = new FanoutExchange<>(service(0), "q" + i, loop, sink,
-                        OWNER, deadline, finished::incrementAndGet);
+                        BACKENDS, deadline, finished::incrementAndGet);
                 all.add(ex);
                 assertTrue(ex.plan());
                 ex.armDeadline();
@@ -560,7 +564,7 @@ class FanoutExchangeTest {
             Sink sink = new Sink();
             l.submit(() -> {
                 for (int i = 0; i < lengths; i++) {
-                    FanoutExchange<String, String, String> ex = new FanoutExchange<>(service(0), "q", l, sink, OWNER,
+                    FanoutExchange<String, String, String> ex = new FanoutExchange<>(service(0), "q", l, sink, BACKENDS,
                             TimeUnit.MILLISECONDS.toNanos(31 + i), null);
                     assertTrue(ex.plan());
                     ex.armDeadline();
@@ -612,7 +616,7 @@ class FanoutExchangeTest {
 
     @Test
     void callsOnSeveralBackendsWithSeveralHandlersKeepTheirOwnBackendAndHandler() {
-        Backend<TestRead> second = new Backend<>("second", 1, new NoIoDriver(SHARDS), OWNER);
+        Backend<TestRead> second = SECOND;
         ReplyHandler<String, ByteBuf, String> other = (q, call, reply) -> "other" + call;
         Service[] self = new Service[1];
         // the first calls share backend and handler; later ones differ (the per-call arrays start mid-round)
@@ -779,7 +783,7 @@ class FanoutExchangeTest {
             p.call(BACKEND, 1, TestRead.readField(1, 0), h.handler);
         });
         Sink sink = new Sink();
-        FanoutExchange<String, String, String> ex = new FanoutExchange<>(s, "q", loop, sink, OWNER,
+        FanoutExchange<String, String, String> ex = new FanoutExchange<>(s, "q", loop, sink, BACKENDS,
                 TimeUnit.MILLISECONDS.toNanos(40), null);
         ex.model(new RoundRecorder());
         loop.submit(() -> {
@@ -803,7 +807,7 @@ class FanoutExchangeTest {
             }
         };
         Sink sink = new Sink();
-        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, OWNER,
+        FanoutExchange<String, String, String> ex = new FanoutExchange<>(service, "q", loop, sink, BACKENDS,
                 TimeUnit.MILLISECONDS.toNanos(60), null);
         RoundRecorder model = new RoundRecorder();
         ex.model(model);
@@ -873,7 +877,7 @@ class FanoutExchangeTest {
         });
         k[0].retainAll = true;
         Sink sink = new Sink();
-        FanoutExchange<String, ByteBuf, String> ex = new FanoutExchange<>(k[0], "q", loop, sink, OWNER, LONG_DEADLINE,
+        FanoutExchange<String, ByteBuf, String> ex = new FanoutExchange<>(k[0], "q", loop, sink, BACKENDS, LONG_DEADLINE,
                 null);
         ex.model(new RoundRecorder());
         assertTrue(ex.plan());
@@ -905,7 +909,7 @@ class FanoutExchangeTest {
         k[0] = new Keeping(p -> p.call(BACKEND, 0, TestRead.readField(0, 0), k[0].keep));
         k[0].nextRound = (m, next) -> next.call(BACKEND, 1, TestRead.readField(1, 0), k[0].keep);
         Sink sink = new Sink();
-        FanoutExchange<String, ByteBuf, String> ex = new FanoutExchange<>(k[0], "q", loop, sink, OWNER, LONG_DEADLINE,
+        FanoutExchange<String, ByteBuf, String> ex = new FanoutExchange<>(k[0], "q", loop, sink, BACKENDS, LONG_DEADLINE,
                 null);
         ex.model(new RoundRecorder());
         assertTrue(ex.plan());
@@ -926,7 +930,7 @@ class FanoutExchangeTest {
             p.call(BACKEND, 1, TestRead.readField(1, 0), f[0].keep);
         });
         Sink failed = new Sink();
-        FanoutExchange<String, ByteBuf, String> fx = new FanoutExchange<>(f[0], "q", loop, failed, OWNER,
+        FanoutExchange<String, ByteBuf, String> fx = new FanoutExchange<>(f[0], "q", loop, failed, BACKENDS,
                 LONG_DEADLINE, null);
         fx.model(new RoundRecorder());
         assertTrue(fx.plan());
@@ -945,7 +949,7 @@ class FanoutExchangeTest {
             p.call(BACKEND, 1, TestRead.readField(1, 0), q[0].keep);
         });
         Sink quorum = new Sink();
-        FanoutExchange<String, ByteBuf, String> qx = new FanoutExchange<>(q[0], "q", loop, quorum, OWNER,
+        FanoutExchange<String, ByteBuf, String> qx = new FanoutExchange<>(q[0], "q", loop, quorum, BACKENDS,
                 LONG_DEADLINE, null);
         qx.model(new RoundRecorder());
         assertTrue(qx.plan());
@@ -979,7 +983,7 @@ class FanoutExchangeTest {
             p.call(BACKEND, 1, TestRead.readField(1, 0), slow);
         });
         Sink sink = new Sink();
-        FanoutExchange<String, ByteBuf, String> ex = new FanoutExchange<>(k[0], "q", loop, sink, OWNER,
+        FanoutExchange<String, ByteBuf, String> ex = new FanoutExchange<>(k[0], "q", loop, sink, BACKENDS,
                 TimeUnit.MILLISECONDS.toNanos(300), null);
         ex.model(new RoundRecorder());
         ByteBuf early = payload(7);

@@ -2,6 +2,7 @@ package io.doubleface.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.doubleface.server.internal.HttpListener;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.ServerChannelRecvByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -42,14 +43,14 @@ class AcceptBurstTest {
 
     @Test
     void oneReadAcceptsEveryQueuedConnection() {
-        assertEquals(300, acceptsInOneRead(FanoutServer.acceptAllocator(), 300));
-        assertEquals(1, acceptsInOneRead(FanoutServer.acceptAllocator(), 1));
-        assertEquals(0, acceptsInOneRead(FanoutServer.acceptAllocator(), 0));
+        assertEquals(300, acceptsInOneRead(HttpListener.acceptAllocator(), 300));
+        assertEquals(1, acceptsInOneRead(HttpListener.acceptAllocator(), 1));
+        assertEquals(0, acceptsInOneRead(HttpListener.acceptAllocator(), 0));
     }
 
     @Test
     void oneReadStopsAtTheBound() {
-        assertEquals(FanoutServer.ACCEPTS_PER_READ, acceptsInOneRead(FanoutServer.acceptAllocator(), 5_000));
+        assertEquals(HttpListener.ACCEPTS_PER_READ, acceptsInOneRead(HttpListener.acceptAllocator(), 5_000));
     }
 
     @Test

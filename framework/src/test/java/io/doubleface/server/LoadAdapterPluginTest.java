@@ -127,7 +127,7 @@ class LoadAdapterPluginTest {
         b.get("/echo", new EchoService(echo), new EchoService.Binding());
         try (FanoutServer server = b.port(0).ioThreads(1).adaptive(exampleSettings()).meterRegistry(registry).start();
                 HttpClient client = HttpClient.newHttpClient()) {
-            LoadAdapter adapter = server.adapter();
+            LoadAdapter adapter = server.internals().adapter();
             assertEquals("sdb-1n-4w", server.configuration().name(), "starts on the first candidate");
             assertEquals("count-50ms", adapter.detector().describe());
             assertTrue(adapter.policy() instanceof ThresholdPolicy);

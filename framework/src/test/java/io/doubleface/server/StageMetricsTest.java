@@ -86,7 +86,7 @@ class StageMetricsTest {
             double clientSeconds = (System.nanoTime() - start) / 1e9;
             // every stage's series carry the figures /admin/stats gives for it (the engine's own
             // snapshot; no request ran since the scrape, so both see the same histograms)
-            Map<StageStats.Stage, StageStats.Summary> stats = server.engine().stages().snapshot().get("doubleface");
+            Map<StageStats.Stage, StageStats.Summary> stats = server.internals().engine().stages().snapshot().get("doubleface");
             for (StageStats.Stage st : StageStats.Stage.values()) {
                 String tags = "{configuration=\"doubleface\",stage=\"" + st.label() + "\"}";
                 StageStats.Summary x = stats.get(st);

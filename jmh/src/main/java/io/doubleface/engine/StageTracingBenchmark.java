@@ -148,6 +148,7 @@ public class StageTracingBenchmark {
     NioEventLoopGroup group;
     EventLoop loop;
     final Object owner = new Object();
+    List<Backend<?>> backends; // the server's backends: the only ones a plan may call
     Service service;
     final Sink sink = new Sink();
     final Object reply = new Object();
@@ -160,7 +161,9 @@ public class StageTracingBenchmark {
     public void setUp() {
         group = new NioEventLoopGroup(1);
         loop = group.next();
-        service = new Service(new Backend<>("shards", 0, new NoDriver(), owner));
+        Backend<Get> shards = new Backend<>("shards", 0, new NoDriver(), owner);
+        backends = List.of(shards);
+        service = new Service(shards);
         service.fanout = fanout;
         stages = new StageStats(trace);
         model = new NamedModel(io.doubleface.model.Configuration.parse("doubleface"));
@@ -176,7 +179,7 @@ public class StageTracingBenchmark {
     public void request(Blackhole bh) {
         sink.bh = bh;
         FanoutExchange<Long, Object, List<Object>> ex = new FanoutExchange<>(service, key++ & 1023, loop, sink,
-                owner, TimeUnit.SECONDS.toNanos(1), null);
+                backends, TimeUnit.SECONDS.toNanos(1), null);
         ex.model(model);
         if (stages.sample()) {
             ex.trace(stages);

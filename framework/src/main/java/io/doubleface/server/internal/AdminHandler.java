@@ -43,7 +43,7 @@ import java.util.List;
  * the login form, and its script sends the token the user types with each {@code fetch} of
  * {@code /admin/stats}, which needs it like any other read.
  *
- * <p>Sharable: stateless apart from the thread-safe engine and metrics.
+ * <p>Sharable: stateless apart from the thread-safe engine, metrics and knobs.
  */
 @ChannelHandler.Sharable
 public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
@@ -58,23 +58,25 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
 
     private final FanoutEngine engine;
     private final ServerMetrics metrics;
+    private final ServerKnobs knobs;
+    private final KnobsEndpoint knobsEndpoint;
     private final byte[] token; // null: no credential
     private final boolean tokenForReads;
 
-    public AdminHandler(FanoutEngine engine, ServerMetrics metrics) {
-        this(engine, metrics, null, false);
-    }
-
     /**
+     * @param knobs what {@code PUT /admin/config} and {@code /admin/knobs} change
      * @param token the credential of state changes, or {@code null} for none
      * @param tokenForReads whether reads need it too (required when the listener is not on loopback)
      */
-    public AdminHandler(FanoutEngine engine, ServerMetrics metrics, String token, boolean tokenForReads) {
+    public AdminHandler(FanoutEngine engine, ServerMetrics metrics, ServerKnobs knobs, String token,
+            boolean tokenForReads) {
         if (tokenForReads && token == null) {
             throw new IllegalArgumentException("tokenForReads without a token");
         }
         this.engine = engine;
         this.metrics = metrics;
+        this.knobs = knobs;
+        this.knobsEndpoint = new KnobsEndpoint(knobs);
         this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
         this.tokenForReads = tokenForReads;
     }
@@ -163,8 +165,7 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
                     }
                     String previous = engine.active().name();
                     try {
-                        engine.switchTo(names.get(0));
-                        metrics.registerLoops();
+                        knobs.switchTo(names.get(0));
                     } catch (IllegalArgumentException e) {
                         send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", e.getMessage() + "\n", false);
                         return;
@@ -180,7 +181,8 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
             }
             case "/admin/stats" -> {
                 if (HttpMethod.GET.equals(m)) {
-                    send(ctx, req, HttpResponseStatus.OK, "application/json", metrics.statsJson(), false);
+                    // the typed snapshot, serialised: the only view of the counters
+                    send(ctx, req, HttpResponseStatus.OK, "application/json", metrics.snapshot().toJson(), false);
                 } else {
                     notAllowed(ctx, req, "GET");
                 }
@@ -230,25 +232,12 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
 
     // ---- /admin/knobs (flush policy, CPU pinning); the logic is in KnobsEndpoint ----
 
-    private volatile KnobsEndpoint knobs;
-
-    /** Serves {@link KnobsEndpoint#PATH} with {@code endpoint} (without one that path is 404). */
-    public AdminHandler knobs(KnobsEndpoint endpoint) {
-        this.knobs = endpoint;
-        return this;
-    }
-
     private void knobs(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder q) {
-        KnobsEndpoint k = knobs;
-        if (k == null) {
-            send(ctx, req, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8", "no knobs on this server\n", false);
-            return;
-        }
         if (HttpMethod.PUT.equals(req.method()) && token != null && !authorized(req)) {
             unauthorized(ctx, req);
             return;
         }
-        KnobsEndpoint.Answer a = k.handle(req.method(), q);
+        KnobsEndpoint.Answer a = knobsEndpoint.handle(req.method(), q);
         if (a == null) {
             notAllowed(ctx, req, "GET, PUT");
         } else {

@@ -187,6 +187,18 @@ public final class HttpRouter {
     }
 
     /**
+     * {@return a router of the same routes, each with stats of its own}: a server's configuration
+     * holds the routes as a template, and each server started from it counts its own requests
+     */
+    public HttpRouter fresh() {
+        List<Route<?, ?>> copies = new ArrayList<>(routes.size());
+        for (Route<?, ?> r : routes) {
+            copies.add(r.fresh());
+        }
+        return new HttpRouter(copies);
+    }
+
+    /**
      * Finds the route of {@code method} on {@code path}: a match with a route, or without one and
      * with the methods allowed on the path ({@code 405}), or with none ({@code 404}).
      */

@@ -10,8 +10,6 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 /**
  * {@code /admin/knobs} of the admin listener: the run-time loop knobs (flush policy, CPU pinning).
@@ -28,7 +26,7 @@ import java.util.function.Supplier;
  * answer is the knobs as they are then. Kept
  * apart from {@link AdminHandler} (which only routes the path here) so each can change alone.
  *
- * <p>Threading: called on the admin loop; the setters are the server's (thread-safe).
+ * <p>Threading: called on the admin loop; the knobs are thread-safe.
  */
 public final class KnobsEndpoint {
 
@@ -38,29 +36,15 @@ public final class KnobsEndpoint {
     /** What a request gets: a status and a body (JSON when OK, text otherwise). */
     record Answer(HttpResponseStatus status, String body) {}
 
-    private final Supplier<FlushPolicy> flushPolicy;
-    private final Consumer<FlushPolicy> setFlushPolicy;
-    private final Supplier<List<Integer>> pinned;
-    private final Consumer<List<Integer>> setPinned;
-    private final StageStats stages;
+    private final ServerKnobs knobs;
 
     /**
      * An endpoint over the server's knobs.
      *
-     * @param flushPolicy reads the server's flush policy
-     * @param setFlushPolicy sets it
-     * @param pinned reads the CPUs the loops are pinned to ({@code null}: not pinned)
-     * @param setPinned pins ({@code null}: unpins)
-     * @param stages the server's stage tracing (its rate is read and set, its figures reset)
+     * @param knobs the server's run-time knobs
      */
-    public KnobsEndpoint(Supplier<FlushPolicy> flushPolicy, Consumer<FlushPolicy> setFlushPolicy,
-            Supplier<List<Integer>> pinned, Consumer<List<Integer>> setPinned,
-            StageStats stages) {
-        this.flushPolicy = Objects.requireNonNull(flushPolicy);
-        this.setFlushPolicy = Objects.requireNonNull(setFlushPolicy);
-        this.pinned = Objects.requireNonNull(pinned);
-        this.setPinned = Objects.requireNonNull(setPinned);
-        this.stages = Objects.requireNonNull(stages);
+    public KnobsEndpoint(ServerKnobs knobs) {
+        this.knobs = Objects.requireNonNull(knobs, "knobs");
     }
 
     /** Answers a {@code GET} or {@code PUT} (the caller checked the credential of a {@code PUT}); else {@code null}. */
@@ -103,16 +87,16 @@ public final class KnobsEndpoint {
                 }
             }
             if (f != null) {
-                setFlushPolicy.accept(f);
+                knobs.flushPolicy(f);
             }
             if (pin != null) {
-                setPinned.accept(cpus);
+                knobs.pinIoThreads(cpus);
             }
             if (reset != null) {
-                stages.reset();
+                knobs.resetStages();
             }
             if (every >= 0) {
-                stages.every(every);
+                knobs.traceStages(every);
             }
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
             return new Answer(HttpResponseStatus.BAD_REQUEST, e.getMessage() + "\n");
@@ -127,9 +111,9 @@ public final class KnobsEndpoint {
 
     private String json() {
         Json j = new Json().begin();
-        j.field("flush_policy", flushPolicy.get().toString());
-        j.key("pin_io_threads").tree(pinned.get());
-        j.field("trace_stages", StageStats.formatEvery(stages.every()));
+        j.field("flush_policy", knobs.flushPolicy().toString());
+        j.key("pin_io_threads").tree(knobs.pinnedCpus());
+        j.field("trace_stages", StageStats.formatEvery(knobs.traceStages()));
         j.end();
         return j + "\n";
     }

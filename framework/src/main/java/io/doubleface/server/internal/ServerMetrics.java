@@ -8,12 +8,12 @@ import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.Outcome;
 import io.doubleface.engine.RouteStats;
 import io.doubleface.engine.StageStats;
-import io.doubleface.internal.Json;
 import io.doubleface.loop.LoopGroup;
 import io.doubleface.loop.LoopStats;
 import io.doubleface.loop.ThreadStats;
 import io.doubleface.engine.ThreadingModel;
 import io.doubleface.tune.LoadAdapter;
+import io.doubleface.tune.TuneSettings;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -23,6 +23,7 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +32,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The server's counters, as JSON for {@code /admin/stats} and as Prometheus text (via Micrometer)
- * for {@code /metrics}. Reads are racy snapshots of single-writer counters: good for monitoring,
+ * The server's counters, as a typed snapshot for {@code /admin/stats} ({@link #snapshot()}) and as
+ * Prometheus text (via Micrometer) for {@code /metrics}. Reads are racy snapshots of single-writer counters: good for monitoring,
  * and exact once the load has stopped.
  *
  * <p>Threading: called from the admin loop only (meters are registered lazily under a lock).
@@ -320,217 +321,87 @@ public final class ServerMetrics {
                 : null;
     }
 
-    /** The {@code /admin/stats} document. */
-    public String statsJson() {
-        Json j = new Json().begin();
-        j.field("config", engine.active().name());
-        j.field("version", VERSION);
-        j.field("uptime_ms", System.currentTimeMillis() - startMillis);
-        j.field("deadline_ms", engine.deadlineMillis());
-        // the first backend's shard list, as before there were several (scripts read these two)
-        j.field("driver", engine.context().backends().get(0).describe());
-        j.field("shards", engine.context().backends().get(0).shardCount());
-        j.key("backends").beginArray();
+    /**
+     * {@return the counters now, typed: what {@code /admin/stats} serves ({@link ServerStats#toJson()})}
+     * Reads {@code /proc} for the thread groups: a few hundred microseconds.
+     */
+    public ServerStats snapshot() {
+        String config = engine.active().name();
+        long uptimeMs = System.currentTimeMillis() - startMillis;
+        List<ServerStats.Backend> backends = new ArrayList<>();
         for (Backend<?> be : engine.context().backends()) {
-            j.begin();
-            j.field("name", be.name());
-            j.field("driver", be.describe());
-            j.field("scheme", scheme(be.describe()));
-            j.field("shards", be.shardCount());
-            java.util.Map<String, Object> topology = be.driver().topology();
-            if (!topology.isEmpty()) {
-                j.key("topology").tree(topology);
-            }
-            if (be.driver() instanceof ResilientDriver<?> d) {
-                ResilientDriver.Stats s = d.stats();
-                j.key("resilience").begin();
-                j.field("policy", d.policy().toString());
-                j.field("retries", s.retries());
-                j.field("retries_denied", s.retriesDenied());
-                j.field("hedges", s.hedges());
-                j.field("hedge_wins", s.hedgeWins());
-                j.field("hedges_denied", s.hedgesDenied());
-                j.field("circuits_opened", s.circuitsOpened());
-                j.field("rejected", s.rejected());
-                j.field("open_circuits", s.openCircuits());
-                j.end();
-            }
-            j.end();
+            ServerStats.Resilience resilience = be.driver() instanceof ResilientDriver<?> d
+                    ? new ServerStats.Resilience(d.policy().toString(), d.stats()) : null;
+            backends.add(new ServerStats.Backend(be.name(), be.describe(), scheme(be.describe()), be.shardCount(),
+                    be.driver().topology(), resilience));
         }
-        j.endArray();
-        j.key("routes").beginArray();
+        List<ServerStats.Route> routeStats = new ArrayList<>();
         for (RouteStats r : routes) {
-            j.begin();
-            j.field("route", r.name());
             long answered = r.answered();
-            j.field("answered", answered);
+            Map<Outcome, Long> counts = new EnumMap<>(Outcome.class);
             for (Outcome o : Outcome.values()) {
-                long n = r.count(o);
-                if (n > 0) {
-                    j.field(o.label(), n);
-                }
+                counts.put(o, r.count(o));
             }
-            j.field("mean_ms", answered == 0 ? 0.0 : r.totalNanos() / 1e6 / answered);
-            j.end();
+            routeStats.add(new ServerStats.Route(r.name(), answered, counts,
+                    answered == 0 ? 0.0 : r.totalNanos() / 1e6 / answered));
         }
-        j.endArray();
-        j.key("requests").begin();
-        j.field("admitted", engine.stats().admittedCount());
-        long total = 0;
+        long admitted = engine.stats().admittedCount();
+        Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
         for (Outcome o : Outcome.values()) {
-            long n = engine.stats().count(o);
-            total += n;
-            j.field(o.label(), n);
+            outcomes.put(o, engine.stats().count(o));
         }
-        j.field("answered", total);
-        j.end();
         AdmissionLimiter adm = engine.admission();
-        j.key("admission").begin();
-        j.field("mode", adm == null ? "off" : adm.mode());
-        if (adm != null) {
-            j.field("limit", adm.limit());
-            j.field("in_flight", adm.inFlight());
-            j.field("refused", adm.refused());
-        }
-        j.end();
-        j.key("errors").begin();
+        ServerStats.Admission admission = adm == null ? ServerStats.Admission.OFF
+                : new ServerStats.Admission(adm.mode(), adm.limit(), adm.inFlight(), adm.refused());
+        List<ServerStats.ErrorCount> errors = new ArrayList<>();
         for (ErrorLog e : engine.stats().errorLogs()) {
-            j.field(e.kind(), e.count());
-            j.field(e.kind() + "_unlogged", e.unlogged());
+            errors.add(new ServerStats.ErrorCount(e.kind(), e.count(), e.unlogged()));
         }
-        j.end();
         StageStats stages = engine.stages();
-        if (stages.every() > 0) {
-            j.key("stages").begin();
-            j.field("one_in", stages.every());
-            stages.snapshot().forEach((config, m) -> {
-                j.key(config).begin();
-                m.forEach((stage, x) -> j.key(stage.label()).begin().field("count", x.count())
-                        .field("mean_us", x.meanMicros()).field("stddev_us", x.stddevMicros()).field("cv2", x.cv2())
-                        .field("p50_us", x.p50Micros()).field("p99_us", x.p99Micros())
-                        .field("p999_us", x.p999Micros()).field("sum_us", x.sumMicros())
-                        // X² in µs² as an integer: three decimals of a double would overflow the rounding
-                        .field("sum_sq_us2", Math.round(x.sumSqMicros2())).end());
-                j.end();
-            });
-            j.end();
-        }
-        j.field("slow_readers_closed", engine.stats().slowReadersClosed());
-        j.field("slow_readers_closed_server_bound", engine.stats().serverQueueFullCount());
-        j.field("behind_bytes", engine.stats().behindBytes());
-        j.field("connections_refused", engine.stats().connectionsRefused());
-        j.key("loops").beginArray();
+        int oneIn = stages.every();
+        ServerStats.Stages traced = oneIn > 0 ? new ServerStats.Stages(oneIn, stages.snapshot()) : null;
+        ServerStats.Connections connections = new ServerStats.Connections(engine.stats().slowReadersClosed(),
+                engine.stats().serverQueueFullCount(), engine.stats().behindBytes(),
+                engine.stats().connectionsRefused());
+        List<ServerStats.Loop> loops = new ArrayList<>();
         for (LoopGroup g : loopGroups.get()) {
             for (LoopStats s : g.stats()) {
-                j.begin();
-                j.field("name", s.name());
-                j.field("group", s.group());
-                j.field("iterations", s.iterations());
-                j.field("wakeups", s.wakeups());
-                j.field("events", s.events());
-                j.field("events_per_iteration", s.iterations() == 0 ? 0.0 : (double) s.events() / s.iterations());
-                j.field("events_per_wakeup", s.wakeups() == 0 ? 0.0 : (double) s.events() / s.wakeups());
-                j.field("busy_ms", s.busyNanos() / 1000 / 1000.0);
-                j.field("idle_ms", s.idleNanos() / 1000 / 1000.0);
-                j.field("tail_batches", s.batches());
-                j.field("tail_replies", s.batchedReplies());
-                j.field("tail_batch_mean", s.batches() == 0 ? 0.0 : (double) s.batchedReplies() / s.batches());
-                j.field("tail_batch_max", s.maxBatch());
-                j.key("tail_batch_histogram_log2").beginArray();
-                long[] h = s.batchHistogram();
-                int last = h.length - 1;
-                while (last > 0 && h[last] == 0) {
-                    last--;
-                }
-                for (int i = 0; i <= last; i++) {
-                    j.value(h[i]);
-                }
-                j.endArray();
-                j.end();
+                loops.add(loop(s));
             }
         }
-        j.endArray();
-        j.key("threads").beginArray();
-        for (ThreadStats.Group g : ThreadStats.snapshot().values()) {
-            j.begin();
-            j.field("group", g.name());
-            j.field("threads", g.threads());
-            j.field("voluntary_switches", g.voluntarySwitches());
-            j.field("involuntary_switches", g.involuntarySwitches());
-            j.field("cpu_ms", g.cpuMillis());
-            j.end();
-        }
-        j.endArray();
-        j.key("configurations").beginArray();
-        List<String> names = new ArrayList<>();
+        List<String> configurations = new ArrayList<>();
         for (ThreadingModel m : engine.models()) {
-            names.add(m.configuration().name());
+            configurations.add(m.configuration().name());
         }
-        names.forEach(j::value);
-        j.endArray();
-        j.field("switches", engine.switches());
-        j.key("switch_log").beginArray();
-        for (FanoutEngine.SwitchRecord r : engine.switchLog()) {
-            j.begin().field("at", r.at().toString()).field("from", r.from()).field("to", r.to()).end();
-        }
-        j.endArray();
-        if (adapter != null) {
-            adapterJson(j);
-        }
-        j.end();
-        return j.toString();
+        return new ServerStats(config, VERSION, uptimeMs, engine.deadlineMillis(), backends, routeStats,
+                new ServerStats.Requests(admitted, outcomes), admission, errors, traced, connections, loops, List.copyOf(ThreadStats.snapshot().values()), configurations,
+                engine.switches(), engine.switchLog(), adapter == null ? null : adapterStats());
     }
 
-    private void adapterJson(Json j) {
-        j.key("adapter").begin();
-        j.field("policy", adapter.settings().policy().label());
-        if (adapter.settings().policyFactory() != null) {
-            j.field("decision_policy", adapter.policy().describe()); // the user's own: absent with the built-in ones
+    private static ServerStats.Loop loop(LoopStats s) {
+        long[] h = s.batchHistogram();
+        int last = h.length - 1;
+        while (last > 0 && h[last] == 0) {
+            last--;
         }
-        j.field("detector", adapter.detector().describe());
-        j.field("profile", adapter.settings().profile() == null ? "none"
-                : adapter.settings().profile().metadata().service() + " " + adapter.settings().profile().metadata().date());
-        j.field("load", adapter.load());
-        j.field("fast_load", adapter.fastLoad());
-        j.field("count_window_ms", adapter.settings().countWindow().toMillis());
-        j.field("saturation", adapter.settings().saturation());
-        j.field("saturation_window_ms", adapter.settings().saturationWindow().toMillis());
-        double u = adapter.utilization();
-        if (!Double.isNaN(u)) {
-            j.field("utilization", u);
+        List<Long> histogram = new ArrayList<>(last + 1);
+        for (int i = 0; i <= last; i++) {
+            histogram.add(h[i]);
         }
-        double p = adapter.predictedActiveP99();
-        if (!Double.isNaN(p)) {
-            j.field("predicted_p99_us", p);
-        }
-        j.key("choices").beginArray();
-        adapter.choices().forEach(j::value);
-        j.endArray();
-        j.field("switches", adapter.switches());
-        j.key("switches_by_reason").begin().fields(adapter.switchesByReason()).end();
-        j.key("live").beginArray();
-        for (LoadAdapter.LiveCell c : adapter.liveTable()) {
-            j.begin().field("config", c.config()).field("load", Math.round(c.load())).field("samples", c.samples())
-                    .field("errors", c.errors());
-            if (!Double.isNaN(c.p99Micros())) {
-                j.field("p99_us", c.p99Micros());
-            }
-            if (!Double.isNaN(c.profileP99Micros())) {
-                j.field("profile_p99_us", c.profileP99Micros());
-            }
-            j.end();
-        }
-        j.endArray();
-        j.key("switch_log").beginArray();
-        for (LoadAdapter.SwitchEvent e : adapter.switchLog()) {
-            j.begin().field("at", e.at().toString()).field("load", e.load()).field("from", e.from()).field("to", e.to());
-            if (!Double.isNaN(e.predictedP99Micros())) {
-                j.field("predicted_p99_us", e.predictedP99Micros());
-            }
-            j.field("reason", e.reason()).end();
-        }
-        j.endArray();
-        j.end();
+        return new ServerStats.Loop(s.name(), s.group(), s.iterations(), s.wakeups(), s.events(), s.busyNanos(),
+                s.idleNanos(), s.batches(), s.batchedReplies(), s.maxBatch(), histogram);
+    }
+
+    private ServerStats.Adapter adapterStats() {
+        TuneSettings t = adapter.settings();
+        return new ServerStats.Adapter(t.policy().label(),
+                t.policyFactory() != null ? adapter.policy().describe() : null, // the user's own only
+                adapter.detector().describe(),
+                t.profile() == null ? "none" : t.profile().metadata().service() + " " + t.profile().metadata().date(),
+                adapter.load(), adapter.fastLoad(), t.countWindow().toMillis(), t.saturation(),
+                t.saturationWindow().toMillis(), adapter.utilization(), adapter.predictedActiveP99(),
+                adapter.choices(), adapter.switches(), adapter.switchesByReason(), adapter.liveTable(),
+                adapter.switchLog());
     }
 
     private void resilience(String backend, ResilientDriver<?> d) {

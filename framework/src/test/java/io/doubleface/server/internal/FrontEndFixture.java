@@ -48,7 +48,7 @@ public final class FrontEndFixture implements AutoCloseable {
         Object owner = new Object();
         Backend<TestRead> backend = new Backend<>("echo", 0, new GeneratedShards(2), owner);
         ModelContext ctx = new ModelContext(io, List.of(backend), "completion-first", 100);
-        engine = new FanoutEngine(ctx, owner, "thread-2", TimeUnit.SECONDS.toNanos(5));
+        engine = new FanoutEngine(ctx, "thread-2", TimeUnit.SECONDS.toNanos(5));
         router = new HttpRouter.Builder().add(HttpMethod.GET, "/echo", new EchoService(backend), new EchoService.Binding())
                 .build();
     }

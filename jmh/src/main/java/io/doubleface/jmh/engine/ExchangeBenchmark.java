@@ -120,6 +120,7 @@ public class ExchangeBenchmark extends BenchmarkBase {
     NioEventLoopGroup group;
     EventLoop loop;
     final Object owner = new Object();
+    List<Backend<?>> backends; // the server's backends: the only ones a plan may call
     Service service;
     Service byRef;
     final Sink sink = new Sink();
@@ -131,7 +132,9 @@ public class ExchangeBenchmark extends BenchmarkBase {
     public void setUp() {
         group = new NioEventLoopGroup(1);
         loop = group.next();
-        service = new Service(new Backend<>("shards", 0, new NoDriver(), owner));
+        Backend<Get> shards = new Backend<>("shards", 0, new NoDriver(), owner);
+        backends = List.of(shards);
+        service = new Service(shards);
         service.fanout = fanout;
         byRef = new Service(service.shards);
         byRef.fanout = fanout;
@@ -158,7 +161,7 @@ public class ExchangeBenchmark extends BenchmarkBase {
     private void run(Service s, Blackhole bh) {
         sink.bh = bh;
         FanoutExchange<Long, Object, List<Object>> ex = new FanoutExchange<>(s, key++ & 1023, loop, sink,
-                owner, TimeUnit.SECONDS.toNanos(1), null);
+                backends, TimeUnit.SECONDS.toNanos(1), null);
         ex.plan();
         boolean last = false;
         for (int c = 0, n = ex.calls(); c < n; c++) {

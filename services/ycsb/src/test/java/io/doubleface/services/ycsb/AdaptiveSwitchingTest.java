@@ -3,7 +3,6 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.Profile;
 import io.doubleface.tune.TunePolicy;
@@ -57,9 +56,9 @@ class AdaptiveSwitchingTest {
     void adapterFollowsTheLoadWithoutLosingARequest() throws Exception {
         TuneSettings settings = TuneSettings.of(TunePolicy.ADAPTIVE, syntheticProfile()).withDetector("ring-8");
         try (TestCluster cluster = TestCluster.builder(SHARDS).tweak(b -> b.adaptive(settings)).start()) {
-            LoadAdapter adapter = ServerInternals.adapter(cluster.server);
+            LoadAdapter adapter = cluster.server.internals().adapter();
             assertEquals("sdb-1n-4w", cluster.server.configuration().name(), "starts on the peak-sustaining one");
-            List<String> prepared = ServerInternals.engine(cluster.server).models().stream().map(m -> m.configuration().name()).toList();
+            List<String> prepared = cluster.server.internals().stats().configurations();
             assertTrue(prepared.containsAll(List.of("sip", "sdb-1n-4w")), "prepared up front: " + prepared);
             long threadsAtStart = serverThreads();
 
@@ -164,8 +163,8 @@ class AdaptiveSwitchingTest {
                 }
                 if (System.nanoTime() - guard > 0) {
                     throw new AssertionError("the adapter did not switch: active "
-                            + cluster.server.configuration().name() + ", load " + ServerInternals.adapter(cluster.server).load()
-                            + ", log " + ServerInternals.adapter(cluster.server).switchLog());
+                            + cluster.server.configuration().name() + ", load " + cluster.server.internals().adapter().load()
+                            + ", log " + cluster.server.internals().adapter().switchLog());
                 }
                 Thread.sleep(5);
             }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.engine.FanoutEngine;
-import io.doubleface.server.internal.tools.ServerInternals;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -92,7 +91,7 @@ class AdminAccessTest {
             HttpResponse<String> refused = c.adminPut("/admin/config?name=thread-" + max);
             assertEquals(400, refused.statusCode(), refused.body());
             assertTrue(refused.body().contains(max + " configurations are live"), refused.body());
-            assertEquals(max, ServerInternals.engine(c.server).models().size());
+            assertEquals(max, c.server.internals().stats().configurations().size());
             // once the parked ones have been quiet for longer than the deadline, new ones replace the oldest
             Thread.sleep(1_300);
             for (int i = max; i < max + 5; i++) {

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.server.Admission;
-import io.doubleface.server.internal.tools.ServerInternals;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,15 +30,15 @@ class AdmissionTest {
             YcsbQuery q2 = new YcsbQuery(1, Size.SMALL, 4);
             a.write(RawHttp.get(TestCluster.path(q1)));
             b.write(RawHttp.get(TestCluster.path(q2)));
-            for (int i = 0; i < 1000 && ServerInternals.engine(c.server).inFlight() < 2; i++) {
+            for (int i = 0; i < 1000 && c.server.internals().engine().inFlight() < 2; i++) {
                 Thread.sleep(2); // until both are admitted
             }
-            assertEquals(2, ServerInternals.engine(c.server).inFlight());
+            assertEquals(2, c.server.internals().engine().inFlight());
 
             third.write(RawHttp.get(TestCluster.path(new YcsbQuery(1, Size.SMALL, 5))));
             RawHttp.Response refused = third.read();
             // refused while the two admitted requests are still in flight, not after them
-            assertEquals(2, ServerInternals.engine(c.server).inFlight(), "the refusal waited for the requests in flight");
+            assertEquals(2, c.server.internals().engine().inFlight(), "the refusal waited for the requests in flight");
             assertEquals(503, refused.status(), refused.toString());
             assertEquals("1", refused.header("retry-after"));
             assertEquals("overloaded: 2 requests in flight (limit 2); retry later\n", refused.text());
@@ -106,19 +105,19 @@ class AdmissionTest {
                             .newBuilder().setFanout(1).setSize("small").setKey(1).build();
                     com.google.common.util.concurrent.ListenableFuture<io.doubleface.services.ycsb.v1.QueryReply> slow =
                             io.doubleface.services.ycsb.v1.FanoutServiceGrpc.newFutureStub(channel).query(q);
-                    for (int i = 0; i < 1000 && ServerInternals.engine(server).inFlight() == 0; i++) {
+                    for (int i = 0; i < 1000 && server.internals().engine().inFlight() == 0; i++) {
                         Thread.sleep(2); // until the first call is admitted
                     }
-                    assertEquals(1, ServerInternals.engine(server).inFlight());
+                    assertEquals(1, server.internals().engine().inFlight());
                     io.grpc.StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(
                             io.grpc.StatusRuntimeException.class,
                             () -> io.doubleface.services.ycsb.v1.FanoutServiceGrpc.newBlockingStub(channel)
                                     .withDeadlineAfter(10, TimeUnit.SECONDS).query(q));
                     assertEquals(io.grpc.Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode(), e.toString());
                     assertTrue(e.getStatus().getDescription().startsWith("overloaded"), e.toString());
-                    assertEquals(1, ServerInternals.engine(server).inFlight(), "refused while the first call was still in flight");
+                    assertEquals(1, server.internals().engine().inFlight(), "refused while the first call was still in flight");
                     assertTrue(slow.get(10, TimeUnit.SECONDS).getBody().size() > 0);
-                    assertEquals(1, ServerInternals.engine(server).admission().refused());
+                    assertEquals(1, server.internals().stats().admission().refused());
                 } finally {
                     channel.shutdownNow();
                 }

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.Replies;
 import io.doubleface.api.FanoutService;
-import io.doubleface.server.internal.tools.ServerInternals;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.EventLoop;
 import java.net.http.HttpResponse;
@@ -104,7 +103,7 @@ class DoubleFaceConfinementTest {
     }
 
     static int ioLoopIndex(TestCluster cluster, Thread t) {
-        List<EventLoop> loops = ServerInternals.ioLoops(cluster.server).loops();
+        List<EventLoop> loops = cluster.server.internals().ioLoops().loops();
         for (int i = 0; i < loops.size(); i++) {
             if (loops.get(i).inEventLoop(t)) {
                 return i;
@@ -117,7 +116,7 @@ class DoubleFaceConfinementTest {
     @CsvSource({"doubleface, 5", "doubleface, 20", "doubleface-fifo, 5", "doubleface-fifo, 20", "doubleface-1, 20"})
     void doubleFaceNeverChangesThreadWithinARequest(String configuration, int fanout) throws Exception {
         run(configuration, fanout, (cluster, traces) -> {
-            int[] perLoop = new int[ServerInternals.ioLoops(cluster.server).size()];
+            int[] perLoop = new int[cluster.server.internals().ioLoops().size()];
             for (Trace t : traces) {
                 assertNotNull(t.plan);
                 for (Thread r : t.replies) {

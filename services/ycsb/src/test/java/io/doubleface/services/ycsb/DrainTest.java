@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.server.internal.tools.ServerInternals;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -34,10 +33,10 @@ class DrainTest {
             assertProbe(c, "/live", 200, "{\"live\":true}\n");
             YcsbQuery slow = new YcsbQuery(2, Size.SMALL, 5);
             client.write(RawHttp.get(TestCluster.path(slow)));
-            for (int i = 0; i < 1000 && ServerInternals.engine(c.server).inFlight() == 0; i++) {
+            for (int i = 0; i < 1000 && c.server.internals().engine().inFlight() == 0; i++) {
                 Thread.sleep(5); // until the request is in flight (admitted)
             }
-            assertEquals(1, ServerInternals.engine(c.server).inFlight());
+            assertEquals(1, c.server.internals().engine().inFlight());
             long[] stopped = new long[1];
             Thread stopper = Thread.ofPlatform().name("stopper").start(() -> {
                 long t0 = System.nanoTime();
@@ -51,7 +50,7 @@ class DrainTest {
             long[] inFlightWhenSecondReturned = {-1};
             Thread secondStopper = Thread.ofPlatform().name("second-stopper").start(() -> {
                 c.server.stop(Duration.ofSeconds(20));
-                inFlightWhenSecondReturned[0] = ServerInternals.engine(c.server).inFlight();
+                inFlightWhenSecondReturned[0] = c.server.internals().engine().inFlight();
             });
             YcsbQuery late = new YcsbQuery(1, Size.SMALL, 1);
             client.write(RawHttp.get(TestCluster.path(late)));
@@ -78,7 +77,7 @@ class DrainTest {
             assertFalse(secondStopper.isAlive(), "the second stop did not return");
             assertEquals(0, inFlightWhenSecondReturned[0], "the second stop returned before the drain was over");
             assertTrue(stopped[0] < TimeUnit.SECONDS.toNanos(20), "stop waited the whole grace: nothing was in flight");
-            assertEquals(0, ServerInternals.engine(c.server).inFlight());
+            assertEquals(0, c.server.internals().engine().inFlight());
         }
     }
 
@@ -91,10 +90,10 @@ class DrainTest {
                 c.server.stop(Duration.ofSeconds(3), Duration.ofSeconds(10));
                 stopped[0] = System.nanoTime() - t0;
             });
-            for (int i = 0; i < 1000 && !ServerInternals.engine(c.server).isDraining(); i++) {
+            for (int i = 0; i < 1000 && !c.server.internals().engine().isDraining(); i++) {
                 Thread.sleep(2);
             }
-            assertTrue(ServerInternals.engine(c.server).isDraining());
+            assertTrue(c.server.internals().engine().isDraining());
             assertProbe(c, "/ready", 503, "{\"ready\":false,\"reason\":\"draining\"}\n");
             // a new connection during the delay is still accepted and served; its answer closes it
             YcsbQuery q = new YcsbQuery(2, Size.SMALL, 9);

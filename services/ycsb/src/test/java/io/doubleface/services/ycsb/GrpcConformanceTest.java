@@ -3,7 +3,6 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.server.internal.tools.ServerInternals;
 import io.doubleface.services.ycsb.v1.FanoutServiceGrpc;
 import io.doubleface.services.ycsb.v1.QueryReply;
 import io.doubleface.services.ycsb.v1.QueryRequest;
@@ -134,9 +133,9 @@ class GrpcConformanceTest {
             }
         };
         MethodDescriptor<byte[], byte[]> method = FanoutServiceGrpc.getQueryMethod().toBuilder(raw, raw).build();
-        var stats = ServerInternals.engine(cluster.server).stats();
-        long decodeErrors = stats.decodeErrors.count();
-        long badRequests = stats.count(io.doubleface.engine.Outcome.BAD_REQUEST);
+        var stats = cluster.server.internals().stats();
+        long decodeErrors = stats.error("decode").count();
+        long badRequests = stats.requests().count(io.doubleface.engine.Outcome.BAD_REQUEST);
         // field 1 (fanout, varint) declared as a length-delimited 100-byte field with 2 bytes given
         for (byte[] bad : new byte[][] {{0x0a, 0x64, 0x01, 0x02}, {(byte) 0xff, (byte) 0xff, (byte) 0xff}}) {
             StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
@@ -144,8 +143,9 @@ class GrpcConformanceTest {
             assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode(), e.toString());
             assertTrue(e.getStatus().getDescription().startsWith("malformed request message: "), e.toString());
         }
-        assertEquals(decodeErrors, stats.decodeErrors.count(), "counted as a server error");
-        assertEquals(badRequests + 2, stats.count(io.doubleface.engine.Outcome.BAD_REQUEST));
+        var after = cluster.server.internals().stats();
+        assertEquals(decodeErrors, after.error("decode").count(), "counted as a server error");
+        assertEquals(badRequests + 2, after.requests().count(io.doubleface.engine.Outcome.BAD_REQUEST));
         // the same channel goes on working
         assertEquals(cluster.expected(new YcsbQuery(5, Size.SMALL, 11)), cluster.grpc(QueryRequest.newBuilder().setKey(11).build()));
     }
@@ -181,7 +181,7 @@ class GrpcConformanceTest {
         for (int i = 0; i < qs.size(); i++) {
             assertEquals(cluster.expected(qs.get(i)), bodies.get(i), qs.get(i).toString());
         }
-        assertTrue(ServerInternals.engine(cluster.server).switches() > 1, "no switch happened during the run");
+        assertTrue(cluster.server.internals().stats().switches() > 1, "no switch happened during the run");
     }
 
     static List<YcsbQuery> queries(int n) {

@@ -3,7 +3,6 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.server.internal.tools.ServerInternals;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -26,7 +25,7 @@ class TaxonomySwitchTest {
     @Test
     void everyTaxonomyConfigurationAnswersExactlyAndSwitchingCreatesNoThread() throws Exception {
         try (TestCluster cluster = TestCluster.start(20, "doubleface")) {
-            List<String> prepared = ServerInternals.engine(cluster.server).prepare(TAXONOMY);
+            List<String> prepared = cluster.server.internals().engine().prepare(TAXONOMY);
             assertEquals(TAXONOMY, prepared, "canonical names");
             long threadsBefore = AdaptiveSwitchingTest.serverThreads();
 

@@ -1,18 +1,17 @@
-package io.doubleface.server;
+package io.doubleface.server.internal;
 
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.engine.FanoutEngine;
 import io.doubleface.engine.RouteStats;
 import io.doubleface.loop.LoopGroup;
-import io.doubleface.server.internal.GrpcFanoutHandler;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import java.util.Map;
 import java.util.Objects;
 
 /** One gRPC method of a server: a service and its binding (method descriptor, decode, encode). */
-final class GrpcMethod<Q, R, I, O> {
+public final class GrpcMethod<Q, R, I, O> {
 
     private final FanoutService<Q, ?, R> service;
     private final GrpcBinding<Q, R, I, O> binding;
@@ -27,11 +26,12 @@ final class GrpcMethod<Q, R, I, O> {
         }
     }
 
-    static <Q, R, I, O> GrpcMethod<Q, R, I, O> of(FanoutService<Q, ?, R> service, GrpcBinding<Q, R, I, O> binding) {
+    public static <Q, R, I, O> GrpcMethod<Q, R, I, O> of(FanoutService<Q, ?, R> service, GrpcBinding<Q, R, I, O> binding) {
         return new GrpcMethod<>(service, binding);
     }
 
-    String fullName() {
+    /** {@return the method's full name, e.g. {@code pkg.Service/Method}} */
+    public String fullName() {
         return binding.method().getFullMethodName();
     }
 

@@ -1,0 +1,160 @@
+package io.doubleface.server.internal;
+
+import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.LoopFlush;
+import io.doubleface.engine.FanoutEngine;
+import io.doubleface.loop.LoopGroup;
+import io.doubleface.model.Configuration;
+import io.netty.channel.EventLoop;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+
+/**
+ * What a running server lets be changed: the active configuration, the downstream flush policy
+ * and CPU pinning of every loop, and stage tracing. {@code FanoutServer}'s run-time methods, the
+ * admin listener ({@code PUT /admin/config}, {@code /admin/knobs}) and doubleface's tools all
+ * change the server through this one object, so each change has one implementation.
+ *
+ * <p>Threading: thread-safe; the loop knobs are set under this object's lock, so two changes do
+ * not interleave their loops.
+ */
+public final class ServerKnobs {
+
+    private static final Logger log = ServerRuntime.LOG;
+
+    private final FanoutEngine engine;
+    private final Loops loops;
+    private final Supplier<List<LoopGroup>> loopGroups;
+    private final Runnable afterSwitch;
+
+    /**
+     * @param engine the server's engine (configurations, stage tracing)
+     * @param loops the loop knobs' values, applied to each loop group as it starts
+     * @param loopGroups every loop group of the server now (I/O loops and the models' own)
+     * @param afterSwitch run after each switch made here (registers the meters of new loops)
+     */
+    ServerKnobs(FanoutEngine engine, Loops loops, Supplier<List<LoopGroup>> loopGroups, Runnable afterSwitch) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+        this.loops = Objects.requireNonNull(loops, "loops");
+        this.loopGroups = Objects.requireNonNull(loopGroups, "loopGroups");
+        this.afterSwitch = Objects.requireNonNull(afterSwitch, "afterSwitch");
+    }
+
+    // ---- the active configuration ----
+
+    /** {@return the configuration requests admitted now run under} */
+    public Configuration configuration() {
+        return engine.active();
+    }
+
+    /**
+     * Switches the active configuration ({@link FanoutEngine#switchTo}): requests admitted from now
+     * on use it, requests in flight finish under theirs.
+     *
+     * @param name a configuration name
+     * @return the canonical name of the now active configuration
+     * @throws IllegalArgumentException if the name is invalid or does not fit this server
+     */
+    public String switchTo(String name) {
+        String active = engine.switchTo(name);
+        afterSwitch.run();
+        return active;
+    }
+
+    // ---- the loop knobs ----
+
+    /** {@return the downstream flush policy of the server's loops} */
+    public FlushPolicy flushPolicy() {
+        return loops.flushPolicy;
+    }
+
+    /**
+     * Sets the downstream flush policy of every loop of the server from now on, and of the loops
+     * configurations start later.
+     *
+     * @param policy the policy, not {@code null}
+     */
+    public synchronized void flushPolicy(FlushPolicy policy) {
+        loops.flushPolicy = Objects.requireNonNull(policy, "policy");
+        for (LoopGroup g : loopGroups.get()) {
+            for (EventLoop loop : g.loops()) {
+                LoopFlush.set(loop, policy);
+            }
+        }
+        log.info("flush policy: {}", policy);
+    }
+
+    /** {@return the CPUs the loops are pinned to, or {@code null} if they are not} */
+    public List<Integer> pinnedCpus() {
+        return loops.pinCpus;
+    }
+
+    /**
+     * Pins every loop group's loops to CPUs ({@link LoopGroup#pin}), or unpins them, and the loops
+     * configurations start later. Returns when every loop has pinned itself.
+     *
+     * @param cpus the CPUs, or {@code null} to unpin
+     * @throws IllegalArgumentException if {@code cpus} is empty or the kernel refuses a CPU
+     * @throws UnsupportedOperationException if this is not Linux
+     */
+    public synchronized void pinIoThreads(List<Integer> cpus) {
+        if (cpus != null && cpus.isEmpty()) {
+            throw new IllegalArgumentException("pinIoThreads: empty CPU list (expected: 1 or more, or null to unpin)");
+        }
+        List<Integer> list = cpus == null ? null : List.copyOf(cpus);
+        loops.pinCpus = list;
+        for (LoopGroup g : loopGroups.get()) {
+            g.pin(list);
+        }
+    }
+
+    // ---- stage tracing ----
+
+    /** {@return how many requests per traced one (0: tracing is off)} */
+    public int traceStages() {
+        return engine.stages().every();
+    }
+
+    /**
+     * Traces one request in {@code oneIn} from now on; figures gathered so far are kept.
+     *
+     * @param oneIn 0 = off, 1 = all
+     * @throws IllegalArgumentException if {@code oneIn < 0}
+     */
+    public void traceStages(int oneIn) {
+        engine.stages().every(oneIn);
+    }
+
+    /** Forgets the stage figures gathered so far (a new window; the histograms are emptied in place). */
+    public void resetStages() {
+        engine.stages().reset();
+    }
+
+    /**
+     * The loop knobs' values. Made before the engine, because the engine's first configuration
+     * may start loop groups of its own, which {@link #applyTo} gets as they start.
+     */
+    static final class Loops {
+        private volatile FlushPolicy flushPolicy;
+        private volatile List<Integer> pinCpus;
+
+        Loops(FlushPolicy flushPolicy, List<Integer> pinCpus) {
+            this.flushPolicy = Objects.requireNonNull(flushPolicy, "flushPolicy");
+            this.pinCpus = pinCpus == null ? null : List.copyOf(pinCpus);
+        }
+
+        /** Applies the flush policy and the pinning to {@code g}'s loops (a group that has just started). */
+        void applyTo(LoopGroup g) {
+            FlushPolicy f = flushPolicy;
+            for (EventLoop loop : g.loops()) {
+                LoopFlush.set(loop, f);
+            }
+            List<Integer> cpus = pinCpus;
+            if (cpus != null || g.pinned() != null) {
+                g.pin(cpus);
+            }
+        }
+    }
+}
