@@ -278,8 +278,8 @@ public final class Profile {
             return "peak-sustaining; no other configuration has capacity for this load plus the margin";
         }
         if (!(p99(closest, l) < p99(anchor, l) * (1 - hysteresis))) {
-            return String.format(java.util.Locale.ROOT, "peak-sustaining and best: %s %s vs %s", anchor, range(anchor, l),
-                    closest + " " + range(closest, l));
+            return String.format(java.util.Locale.ROOT, "peak-sustaining; no other better by the hysteresis (%.0f %%): %s %s, "
+                    + "%s %s", hysteresis * 100, anchor, range(anchor, l), closest, range(closest, l));
         }
         return String.format(java.util.Locale.ROOT, "peak-sustaining; %s's lower p99 %s is within the noise of %s",
                 closest, range(closest, l), range(anchor, l));
