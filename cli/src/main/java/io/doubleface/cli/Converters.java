@@ -1,8 +1,8 @@
 package io.doubleface.cli;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.ResiliencePolicy;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.ResiliencePolicy;
 import io.doubleface.model.Configuration;
 import io.doubleface.sched.SchedulingPolicy;
 import io.doubleface.tune.TunePolicy;
@@ -76,10 +76,10 @@ final class Converters {
     }
 
     /** {@code auto}, {@code epoll}, {@code nio}. */
-    static final class TransportConverter implements ITypeConverter<LoopGroup.Transport> {
+    static final class TransportConverter implements ITypeConverter<Transport> {
         @Override
-        public LoopGroup.Transport convert(String value) {
-            for (LoopGroup.Transport t : LoopGroup.Transport.values()) {
+        public Transport convert(String value) {
+            for (Transport t : Transport.values()) {
                 if (t.name().equalsIgnoreCase(value)) {
                     return t;
                 }

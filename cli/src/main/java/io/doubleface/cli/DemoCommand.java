@@ -1,5 +1,6 @@
 package io.doubleface.cli;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.cli.demo.DemoReport;
 import io.doubleface.cli.demo.DemoRow;
 import io.doubleface.cli.demo.ThreadSwitches;
@@ -9,8 +10,8 @@ import io.doubleface.loadgen.LoadException;
 import io.doubleface.loadgen.LoadGenerator;
 import io.doubleface.loadgen.LoadResult;
 import io.doubleface.loadgen.RequestMix;
-import io.doubleface.loop.LoopGroup;
-import io.doubleface.loop.Threads;
+import io.doubleface.internal.loop.LoopGroup;
+import io.doubleface.internal.loop.Threads;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.services.ycsb.Size;
 import io.doubleface.services.ycsb.YcsbBinding;
@@ -187,7 +188,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--transport", paramLabel = "auto|epoll|nio", converter = Converters.TransportConverter.class,
             defaultValue = "auto", description = "Event loop transport: auto = epoll if available, else nio.")
-    LoopGroup.Transport transport;
+    Transport transport;
 
     DemoCommand(CliEnv env) {
         this.env = env;

@@ -1,6 +1,6 @@
 package io.doubleface.cli;
 
-import io.doubleface.loop.Threads;
+import io.doubleface.internal.loop.Threads;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

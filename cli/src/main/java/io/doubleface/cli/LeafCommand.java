@@ -1,7 +1,7 @@
 package io.doubleface.cli;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.kv.KvLeafServer;
-import io.doubleface.loop.LoopGroup;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -71,7 +71,7 @@ final class LeafCommand {
         @Option(names = "--transport", paramLabel = "auto|epoll|nio",
                 converter = Converters.TransportConverter.class,
                 defaultValue = "auto", description = "Event loop transport: auto = epoll if available, else nio.")
-        LoopGroup.Transport transport;
+        Transport transport;
 
         @Option(names = "--slow", paramLabel = "SHARD:FRACTION:DELAY",
                 description = "Answer a FRACTION of the calls to SHARD after DELAY instead of at once, for "

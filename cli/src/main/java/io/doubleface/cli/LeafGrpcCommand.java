@@ -1,7 +1,7 @@
 package io.doubleface.cli;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.services.ycsb.GrpcLeafServer;
-import io.doubleface.loop.LoopGroup;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -60,7 +60,7 @@ final class LeafGrpcCommand implements Callable<Integer> {
 
     @Option(names = "--transport", paramLabel = "auto|epoll|nio", converter = Converters.TransportConverter.class,
             defaultValue = "auto", description = "Event loop transport: auto = epoll if available, else nio.")
-    LoopGroup.Transport transport;
+    Transport transport;
 
     LeafGrpcCommand(CliEnv env) {
         this.env = env;

@@ -1,13 +1,13 @@
 package io.doubleface.cli;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.loadgen.LoadException;
 import io.doubleface.loadgen.LoadGenerator;
 import io.doubleface.loadgen.LoadResult;
 import io.doubleface.loadgen.RequestMix;
 import io.doubleface.loadgen.Arrivals;
 import io.doubleface.loadgen.Schedule;
-import io.doubleface.loop.LoopGroup;
-import io.doubleface.loop.Threads;
+import io.doubleface.internal.loop.Threads;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -124,7 +124,7 @@ final class LoadCommand implements Callable<Integer> {
 
     @Option(names = "--transport", paramLabel = "auto|epoll|nio", converter = Converters.TransportConverter.class,
             defaultValue = "auto", description = "Event loop transport: auto = epoll if available, else nio.")
-    LoopGroup.Transport transport;
+    Transport transport;
 
     @Option(names = "--busy-poll", description = "Open loop: the generator's loops spin instead of sleeping between "
             + "sends (epoll only; each loop keeps its core busy), for sub-millisecond send times.")
@@ -203,7 +203,7 @@ final class LoadCommand implements Callable<Integer> {
                 throw usage((lagLog != null ? "--lag-log" : "--busy-poll")
                         + " with --users (expected: only with --rate or --schedule: a closed loop has no intended send times)");
             }
-            if (busyPoll && transport == LoopGroup.Transport.NIO) {
+            if (busyPoll && transport == Transport.NIO) {
                 throw usage("--busy-poll with --transport nio (expected: epoll, or auto where epoll is available)");
             }
             if (users != null && !gaps.equals(Arrivals.POISSON)) {

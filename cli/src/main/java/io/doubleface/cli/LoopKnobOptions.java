@@ -1,8 +1,8 @@
 package io.doubleface.cli;
 
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.engine.StageStats;
-import io.doubleface.loop.CpuAffinity;
+import io.doubleface.internal.engine.StageStats;
+import io.doubleface.internal.loop.CpuAffinity;
 import io.doubleface.server.FanoutServer;
 import java.util.List;
 import picocli.CommandLine.ITypeConverter;

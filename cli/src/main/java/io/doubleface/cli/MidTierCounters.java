@@ -1,8 +1,8 @@
 package io.doubleface.cli;
 
-import io.doubleface.loop.LoopGroup;
-import io.doubleface.loop.LoopStats;
-import io.doubleface.loop.ThreadStats;
+import io.doubleface.internal.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopStats;
+import io.doubleface.internal.loop.ThreadStats;
 import io.doubleface.server.FanoutServer;
 import java.util.HashSet;
 import java.util.List;

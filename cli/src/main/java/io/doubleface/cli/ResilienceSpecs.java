@@ -1,7 +1,7 @@
 package io.doubleface.cli;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.ResiliencePolicy;
+import io.doubleface.driver.spi.ResiliencePolicy;
 import java.time.Duration;
 
 /**

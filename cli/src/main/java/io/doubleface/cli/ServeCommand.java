@@ -1,9 +1,9 @@
 package io.doubleface.cli;
 
-import io.doubleface.driver.DriverSettings;
+import io.doubleface.driver.Transport;
+import io.doubleface.driver.spi.DriverSettings;
 import io.doubleface.kv.KvDriver;
 import io.doubleface.kv.KvLeafServer;
-import io.doubleface.loop.LoopGroup;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.server.HttpLimits;
 import io.doubleface.services.ycsb.KvRecords;
@@ -158,7 +158,7 @@ final class ServeCommand {
 
         @Option(names = "--transport", paramLabel = "auto|epoll|nio", converter = Converters.TransportConverter.class,
                 defaultValue = "auto", description = "Event loop transport: auto = epoll if available, else nio.")
-        LoopGroup.Transport transport;
+        Transport transport;
 
         @Option(names = "--max-header-size", paramLabel = "BYTES", converter = Converters.ByteSizeConverter.class,
                 description = "Largest request header block (8192, 8k, ...); larger gets 431.")
@@ -235,7 +235,7 @@ final class ServeCommand {
                         + "of RATIO of calls + FLOOR/s; default 0.1:10), hedge:DELAY[:RATIO:FLOOR] (a second copy "
                         + "after DELAY without reply, loop models only; DELAY pNN follows the live NNth percentile "
                         + "of reply times). E.g. circuit:5:1s,retries:1,hedge:20ms:0.05:5 or hedge:p95.")
-        io.doubleface.driver.ResiliencePolicy<io.doubleface.driver.Command<?>> resilience;
+        io.doubleface.driver.spi.ResiliencePolicy<io.doubleface.driver.Command<?>> resilience;
 
         @Option(names = "--tls-cert", paramLabel = "FILE", description = "Serve HTTP, gRPC and admin over TLS with "
                 + "this certificate chain (PEM); needs --tls-key. OpenSSL when netty-tcnative is on the class path, "

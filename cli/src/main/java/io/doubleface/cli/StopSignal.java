@@ -1,6 +1,6 @@
 package io.doubleface.cli;
 
-import io.doubleface.loop.Threads;
+import io.doubleface.internal.loop.Threads;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;

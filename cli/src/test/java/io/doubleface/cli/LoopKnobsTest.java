@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.driver.LoopFlush;
-import io.doubleface.loop.CpuAffinity;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.LoopFlush;
+import io.doubleface.internal.loop.CpuAffinity;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.server.FanoutServer;
 import io.netty.channel.EventLoop;
 import java.net.URI;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.doubleface.kv.KvRequest;
 import io.doubleface.kv.KvDriver;
 import io.doubleface.kv.KvLeafServer;
-import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.spi.BlockingClient;
 import io.doubleface.server.FanoutServer;
 import io.netty.buffer.ByteBuf;
 import java.net.ConnectException;

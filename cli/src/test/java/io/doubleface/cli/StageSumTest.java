@@ -3,8 +3,8 @@ package io.doubleface.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.engine.StageStats;
-import io.doubleface.engine.StageStats.Stage;
+import io.doubleface.internal.engine.StageStats;
+import io.doubleface.internal.engine.StageStats.Stage;
 import io.doubleface.kv.KvLeafServer;
 import io.doubleface.model.Configuration;
 import io.doubleface.server.FanoutServer;

@@ -1,6 +1,6 @@
 package io.doubleface.experiments;
 
-import io.doubleface.loop.ThreadStats;
+import io.doubleface.internal.loop.ThreadStats;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;

@@ -188,7 +188,7 @@ final class Topology implements AutoCloseable {
                     throw new IllegalArgumentException(config + ": +gc=" + v + " (expected one of " + gcNames() + ")");
                 }
             } else if (!v.equals("off")) {
-                io.doubleface.loop.CpuAffinity.parseList(v);
+                io.doubleface.internal.loop.CpuAffinity.parseList(v);
             }
             out.put(k, v);
         }

@@ -1,7 +1,7 @@
 package io.doubleface.api;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.ShardDriver;
 import java.util.Objects;
 
 /**

@@ -1,5 +1,6 @@
 package io.doubleface.driver;
 
+import io.doubleface.driver.spi.LoopFlush;
 import java.util.concurrent.TimeUnit;
 
 /**

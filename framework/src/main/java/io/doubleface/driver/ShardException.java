@@ -110,7 +110,7 @@ public final class ShardException extends Exception {
      * {@return the message without the shard and kind prefix of {@link #getMessage()}; for the
      * framework's account of a failure, the driver's}
      */
-    String reason() {
+    public String reason() {
         return backend != null ? ((ShardException) getCause()).reason() : super.getMessage();
     }
 }

@@ -1,6 +1,6 @@
 package io.doubleface.sched;
 
-import io.doubleface.loop.LoopStats;
+import io.doubleface.internal.loop.LoopStats;
 import io.netty.channel.SingleThreadEventLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

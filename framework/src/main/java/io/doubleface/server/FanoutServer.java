@@ -1,5 +1,6 @@
 package io.doubleface.server;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.api.Backend;
 import io.doubleface.api.ErrorEncoder;
 import io.doubleface.api.FanoutService;
@@ -7,10 +8,9 @@ import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.driver.Command;
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.ModelContext;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.ModelContext;
 import io.doubleface.model.Configuration;
 import io.doubleface.sched.SchedulingPolicy;
 import io.doubleface.server.internal.FrontendLoopGroup;
@@ -214,7 +214,7 @@ public final class FanoutServer implements AutoCloseable {
     /**
      * {@return whether the server is ready for traffic: every backend's clients of the active
      * configuration have connected to every shard on every loop (warm start, see
-     * {@link io.doubleface.driver.LoopClient#connect()}), and no drain has started. What the admin
+     * {@link io.doubleface.driver.spi.LoopClient#connect()}), and no drain has started. What the admin
      * listener's {@code /ready} answers}
      *
      * <p>Readiness covers the first connections: once connected, a shard lost later does not make
@@ -251,11 +251,11 @@ public final class FanoutServer implements AutoCloseable {
     }
 
     /**
-     * {@return the transport the I/O loops use: {@link LoopGroup.Transport#EPOLL} or
-     * {@link LoopGroup.Transport#NIO}, never {@code AUTO} (what {@code AUTO} chose)}
+     * {@return the transport the I/O loops use: {@link Transport#EPOLL} or
+     * {@link Transport#NIO}, never {@code AUTO} (what {@code AUTO} chose)}
      */
-    public LoopGroup.Transport transport() {
-        return runtime.ioLoops().isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO;
+    public Transport transport() {
+        return runtime.ioLoops().isEpoll() ? Transport.EPOLL : Transport.NIO;
     }
 
     /**
@@ -727,12 +727,12 @@ public final class FanoutServer implements AutoCloseable {
         }
 
         /**
-         * Sets the transport of all loops; default {@link LoopGroup.Transport#AUTO}: epoll if available.
+         * Sets the transport of all loops; default {@link Transport#AUTO}: epoll if available.
          *
          * @param transport the transport, not {@code null}
          * @return this builder
          */
-        public Builder transport(LoopGroup.Transport transport) {
+        public Builder transport(Transport transport) {
             options.transport(transport);
             return this;
         }

@@ -1,10 +1,10 @@
 package io.doubleface.tune;
 
-import io.doubleface.engine.EngineListener;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.Outcome;
-import io.doubleface.loop.Threads;
-import io.doubleface.engine.ThreadingModel;
+import io.doubleface.internal.engine.EngineListener;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.Outcome;
+import io.doubleface.internal.loop.Threads;
+import io.doubleface.internal.engine.ThreadingModel;
 import io.doubleface.tune.DecisionPolicy.Decision;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -58,7 +58,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     /**
      * Cumulative busy and idle time of the I/O loops that admit requests — in production the
-     * engine's upstream loops ({@link io.doubleface.loop.LoopStats#busyNanos()}); tests give fakes.
+     * engine's upstream loops ({@link io.doubleface.internal.loop.LoopStats#busyNanos()}); tests give fakes.
      */
     public interface BusyMeter {
         /** The number of loops; fixed. */
@@ -210,7 +210,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             }
         }
         a.modelIndex = index;
-        List<io.doubleface.loop.LoopStats> loops = engine.context().io().stats();
+        List<io.doubleface.internal.loop.LoopStats> loops = engine.context().io().stats();
         a.busyMeter(new BusyMeter() {
             @Override
             public int loops() {

@@ -47,8 +47,8 @@ class PackageCyclesTest {
             }
         }
         assertTrue(deps.containsKey("io.doubleface.server.internal")
-                        && deps.get("io.doubleface.server.internal").contains("io.doubleface.engine"),
-                "jdeps output was read (server.internal -> engine expected):\n" + out);
+                        && deps.get("io.doubleface.server.internal").contains("io.doubleface.internal.engine"),
+                "jdeps output was read (server.internal -> internal.engine expected):\n" + out);
         List<List<String>> cycles = stronglyConnected(deps);
         assertTrue(cycles.isEmpty(), "package cycles: " + cycles + "\n(dependencies: " + deps + ")");
     }

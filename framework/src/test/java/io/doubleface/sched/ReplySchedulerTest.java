@@ -1,11 +1,12 @@
 package io.doubleface.sched;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.loop.LoopGroup;
-import io.doubleface.loop.LoopStats;
+import io.doubleface.internal.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopStats;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
@@ -28,7 +29,7 @@ class ReplySchedulerTest {
 
     @BeforeAll
     static void start() {
-        group = new LoopGroup("rs", 1, LoopGroup.Transport.AUTO);
+        group = new LoopGroup("rs", 1, Transport.AUTO);
         loop = group.loops().get(0);
         stats = group.stats().get(0);
     }

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.testing.TestRead;
-import io.doubleface.engine.EchoService;
-import io.doubleface.engine.GeneratedShards;
+import io.doubleface.internal.engine.EchoService;
+import io.doubleface.internal.engine.GeneratedShards;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

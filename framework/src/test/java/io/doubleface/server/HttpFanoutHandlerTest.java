@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.Outcome;
-import io.doubleface.engine.RequestStats;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.Outcome;
+import io.doubleface.internal.engine.RequestStats;
 import io.doubleface.server.internal.FrontEndFixture;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;

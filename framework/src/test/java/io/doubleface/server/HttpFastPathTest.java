@@ -8,7 +8,7 @@ import io.doubleface.api.FanoutService;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.api.HttpRequestView;
 import io.doubleface.api.Replies;
-import io.doubleface.engine.GeneratedShards;
+import io.doubleface.internal.engine.GeneratedShards;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpResponseStatus;

@@ -1,5 +1,6 @@
 package io.doubleface.server;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,12 +11,12 @@ import io.doubleface.api.BadRequestException;
 import io.doubleface.api.BodyCodec;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.api.HttpRequestView;
-import io.doubleface.engine.EchoService;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.GeneratedShards;
-import io.doubleface.engine.RequestStats;
-import io.doubleface.loop.LoopGroup;
-import io.doubleface.engine.ModelContext;
+import io.doubleface.internal.engine.EchoService;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.GeneratedShards;
+import io.doubleface.internal.engine.RequestStats;
+import io.doubleface.internal.loop.LoopGroup;
+import io.doubleface.internal.engine.ModelContext;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
 import io.doubleface.server.internal.StrictRequestDecoder;
@@ -80,7 +81,7 @@ class HttpRequestFuzzTest {
 
     @BeforeAll
     static void start() {
-        io = new LoopGroup("hfuzz", 1, LoopGroup.Transport.AUTO);
+        io = new LoopGroup("hfuzz", 1, Transport.AUTO);
         Object owner = new Object();
         Backend<TestRead> backend = new Backend<>("echo", 0, new GeneratedShards(2), owner);
         ModelContext ctx = new ModelContext(io, List.of(backend), "completion-first", 100);

@@ -1,14 +1,15 @@
 package io.doubleface.server;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.engine.EchoService;
-import io.doubleface.engine.GeneratedShards;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.engine.EchoService;
+import io.doubleface.internal.engine.GeneratedShards;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.server.internal.ServerRuntime;
 import io.doubleface.testing.TestRead;
 import java.lang.reflect.Method;
@@ -54,7 +55,7 @@ class InternalsAccessTest {
             LoopGroup loops = parts.ioLoops();
             assertEquals(2, loops.size());
             assertEquals(2, server.ioThreads());
-            assertEquals(loops.isEpoll() ? LoopGroup.Transport.EPOLL : LoopGroup.Transport.NIO, server.transport());
+            assertEquals(loops.isEpoll() ? Transport.EPOLL : Transport.NIO, server.transport());
             assertSame(loops, parts.loopGroups().get(0), "the I/O loops first");
             assertEquals(0, parts.engine().inFlight());
 
@@ -71,7 +72,7 @@ class InternalsAccessTest {
 
     @Test
     void onlyInternalsReturnsAnInternalType() {
-        List<String> internal = List.of("io.doubleface.engine.", "io.doubleface.tune.LoadAdapter", "io.doubleface.sched.",
+        List<String> internal = List.of("io.doubleface.internal.", "io.doubleface.tune.LoadAdapter", "io.doubleface.sched.ReplyScheduler",
                 "io.doubleface.server.internal.");
         List<String> found = new ArrayList<>();
         for (Method m : FanoutServer.class.getDeclaredMethods()) {

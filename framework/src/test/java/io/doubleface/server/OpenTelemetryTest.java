@@ -3,9 +3,9 @@ package io.doubleface.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.engine.EchoService;
-import io.doubleface.engine.GeneratedShards;
-import io.doubleface.engine.OtelTracing;
+import io.doubleface.internal.engine.EchoService;
+import io.doubleface.internal.engine.GeneratedShards;
+import io.doubleface.internal.engine.OtelTracing;
 import io.doubleface.testing.TestRead;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;

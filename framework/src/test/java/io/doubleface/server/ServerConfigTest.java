@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.api.Backend;
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.engine.EchoService;
-import io.doubleface.engine.GeneratedShards;
-import io.doubleface.engine.Outcome;
+import io.doubleface.internal.engine.EchoService;
+import io.doubleface.internal.engine.GeneratedShards;
+import io.doubleface.internal.engine.Outcome;
 import io.doubleface.model.Configuration;
 import io.doubleface.server.internal.ServerConfig;
 import io.doubleface.testing.TestRead;

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.api.Backend;
-import io.doubleface.driver.ResiliencePolicy;
-import io.doubleface.driver.ResilientDriver;
-import io.doubleface.engine.EchoService;
-import io.doubleface.engine.GeneratedShards;
-import io.doubleface.engine.Outcome;
-import io.doubleface.engine.StageStats;
+import io.doubleface.driver.spi.ResiliencePolicy;
+import io.doubleface.driver.spi.ResilientDriver;
+import io.doubleface.internal.engine.EchoService;
+import io.doubleface.internal.engine.GeneratedShards;
+import io.doubleface.internal.engine.Outcome;
+import io.doubleface.internal.engine.StageStats;
 import io.doubleface.internal.Json;
 import io.doubleface.server.internal.ServerStats;
 import io.doubleface.testing.TestRead;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.engine.EchoService;
-import io.doubleface.engine.GeneratedShards;
-import io.doubleface.engine.StageStats;
+import io.doubleface.internal.engine.EchoService;
+import io.doubleface.internal.engine.GeneratedShards;
+import io.doubleface.internal.engine.StageStats;
 import io.doubleface.testing.TestRead;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.engine.EchoService;
-import io.doubleface.engine.GeneratedShards;
+import io.doubleface.internal.engine.EchoService;
+import io.doubleface.internal.engine.GeneratedShards;
 import io.doubleface.model.Configuration;
 import io.doubleface.sched.PendingReply;
 import io.doubleface.sched.SchedulingPolicy;

@@ -1,18 +1,19 @@
 package io.doubleface.testing;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ReplyListener;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.netty.channel.EventLoop;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -55,7 +56,7 @@ public abstract class DriverContract<C extends Command<?>> {
 
     @BeforeAll
     static void startLoops() {
-        loops = new LoopGroup("contract", 1, LoopGroup.Transport.AUTO);
+        loops = new LoopGroup("contract", 1, Transport.AUTO);
     }
 
     @AfterAll

@@ -1,9 +1,9 @@
 package io.doubleface.testing;
 
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ShardDriver;
 import io.netty.channel.EventLoop;
 
 /** A driver of {@code shards} shards that opens no client: for tests that drive replies by hand. */

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.spi.ReplyListener;
 import io.doubleface.driver.ShardException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;

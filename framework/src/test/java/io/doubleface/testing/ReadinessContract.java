@@ -13,7 +13,7 @@ import io.doubleface.api.HttpRequestView;
 import io.doubleface.api.Replies;
 import io.doubleface.api.ReplyHandler;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.internal.Json;
 import io.doubleface.server.FanoutServer;
 import io.netty.buffer.ByteBuf;

@@ -1,6 +1,7 @@
 package io.doubleface.loadgen;
 
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.Transport;
+import io.doubleface.internal.loop.LoopGroup;
 import io.netty.channel.ConnectTimeoutException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -110,7 +111,7 @@ public final class LoadGenerator {
     final Duration timeout;
     final int keys;
     final int loops;
-    final LoopGroup.Transport transport;
+    final Transport transport;
     final long seed;
     final Path hlog;
     final Path lagLog;
@@ -531,7 +532,7 @@ public final class LoadGenerator {
         private Duration timeout = Duration.ofSeconds(DEFAULT_TIMEOUT_SECONDS);
         private int keys = DEFAULT_KEYS;
         private int loops = 1;
-        private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
+        private Transport transport = Transport.AUTO;
         private long seed = System.nanoTime();
         private Path hlog;
         private Path lagLog;
@@ -640,7 +641,7 @@ public final class LoadGenerator {
             return this;
         }
 
-        public Builder transport(LoopGroup.Transport t) {
+        public Builder transport(Transport t) {
             this.transport = t;
             return this;
         }

@@ -1,6 +1,7 @@
 package io.doubleface.loadgen;
 
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.Transport;
+import io.doubleface.internal.loop.LoopGroup;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -36,7 +37,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class TestServer implements AutoCloseable {
 
-    final LoopGroup loops = new LoopGroup("testsrv", 1, LoopGroup.Transport.AUTO);
+    final LoopGroup loops = new LoopGroup("testsrv", 1, Transport.AUTO);
     final Channel channel;
     volatile long delayMillis;
     /** Per path (without the query): a delay that replaces {@link #delayMillis}. */

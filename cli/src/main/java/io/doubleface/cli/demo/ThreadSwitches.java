@@ -1,6 +1,6 @@
 package io.doubleface.cli.demo;
 
-import io.doubleface.loop.ThreadStats;
+import io.doubleface.internal.loop.ThreadStats;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package io.doubleface.grpc;
 
-import io.doubleface.driver.ShardGroups;
+import io.doubleface.driver.spi.ShardGroups;
 import io.grpc.EquivalentAddressGroup;
 import io.grpc.NameResolver;
 import io.grpc.Status;

@@ -1,10 +1,11 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.CallTrace;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.CallTrace;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.DriverLoops;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;
 import io.grpc.ConnectivityState;
@@ -37,14 +38,14 @@ final class GrpcBlockingClient implements BlockingClient<Command<?>> {
     static final int LOOPS = 2;
 
     private final GrpcDriver driver;
-    private final LoopGroup group;
+    private final DriverLoops group;
     private final ManagedChannel[] channels;
     private final long[] lastBackoffReset;
     private volatile boolean closed;
 
     GrpcBlockingClient(GrpcDriver driver) {
         this.driver = driver;
-        this.group = new LoopGroup(GrpcDriver.BLOCKING_LOOP_GROUP_NAME, LOOPS, LoopGroup.Transport.AUTO);
+        this.group = DriverLoops.open(GrpcDriver.BLOCKING_LOOP_GROUP_NAME, LOOPS, Transport.AUTO);
         this.channels = new ManagedChannel[driver.shardCount()];
         this.lastBackoffReset = new long[driver.shardCount()];
         for (int i = 0; i < channels.length; i++) {
@@ -171,7 +172,7 @@ final class GrpcBlockingClient implements BlockingClient<Command<?>> {
     @Override
     public void connect() throws ShardException {
         for (int shard = 0; shard < channels.length; shard++) {
-            io.doubleface.driver.ShardDrivers.join(GrpcCalls.ready(channel(shard), shard, driver.where(shard)));
+            io.doubleface.driver.spi.ShardDrivers.join(GrpcCalls.ready(channel(shard), shard, driver.where(shard)));
         }
     }
 

@@ -1,7 +1,7 @@
 package io.doubleface.grpc;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.CallTrace;
+import io.doubleface.driver.spi.CallTrace;
 import io.doubleface.driver.ShardException;
 import io.grpc.CallOptions;
 import io.grpc.Channel;

@@ -1,14 +1,14 @@
 package io.doubleface.grpc;
 
-import io.doubleface.driver.ShardDrivers;
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverClients;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.UriOptions;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ShardAddresses;
-import io.doubleface.driver.ShardGroups;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.ShardDrivers;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverClients;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.UriOptions;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ShardAddresses;
+import io.doubleface.driver.spi.ShardGroups;
+import io.doubleface.driver.spi.ShardDriver;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
@@ -281,11 +281,11 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
 
     /**
      * Opens a client on {@code loop}, which must be an epoll or NIO {@link IoEventLoop} (e.g. a loop
-     * of a {@link io.doubleface.loop.LoopGroup}).
+     * of a {@link io.doubleface.internal.loop.LoopGroup}).
      */
     @Override
     public LoopClient<GrpcCall<?, ?>> openOn(EventLoop loop) {
-        return io.doubleface.driver.ShardDrivers.narrow(openAny(loop));
+        return io.doubleface.driver.spi.ShardDrivers.narrow(openAny(loop));
     }
 
     private LoopClient<?> openAny(EventLoop loop) {
@@ -296,7 +296,7 @@ public final class GrpcDriver implements ShardDriver<GrpcCall<?, ?>> {
 
     @Override
     public BlockingClient<GrpcCall<?, ?>> openBlocking() {
-        return io.doubleface.driver.ShardDrivers.narrow(openAnyBlocking());
+        return io.doubleface.driver.spi.ShardDrivers.narrow(openAnyBlocking());
     }
 
     private BlockingClient<?> openAnyBlocking() {

@@ -1,8 +1,8 @@
 package io.doubleface.grpc;
 
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.driver.ShardDriverProvider;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.driver.spi.ShardDriverProvider;
 import java.util.List;
 
 /** The {@code grpc://} scheme: a {@link GrpcDriver} over the leaves of the URI. */

@@ -1,9 +1,9 @@
 package io.doubleface.grpc;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardDrivers;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ReplyListener;
+import io.doubleface.driver.spi.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.grpc.CallOptions;
 import io.grpc.ClientCall;

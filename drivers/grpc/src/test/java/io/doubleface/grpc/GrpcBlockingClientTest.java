@@ -1,14 +1,14 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.spi.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
-import io.doubleface.loop.LoopGroup;
 import io.grpc.Status;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +37,7 @@ class GrpcBlockingClientTest {
 
     @Test
     void callAndCallAllGiveEachShardsReply() throws Exception {
-        TestLeaves leaf = closeLater(TestLeaves.start(4, GrpcLoopClientTest.RECORDS, LoopGroup.Transport.AUTO));
+        TestLeaves leaf = closeLater(TestLeaves.start(4, GrpcLoopClientTest.RECORDS, Transport.AUTO));
         GrpcDriver driver = closeLater(GrpcDriver.of(leaf.addresses(), GrpcLoopClientTest.GENEROUS));
         BlockingClient<GrpcCall<?, ?>> client = driver.openBlocking();
         assertEquals(TestLeaves.reply(1, 5, 200), client.call(1, TestLeaves.get(5, 200), LONG));
@@ -83,7 +83,7 @@ class GrpcBlockingClientTest {
     @Test
     void silentShardTimesOutAndAStoppedOneIsUnavailable() throws Exception {
         SilentShard silent = closeLater(new SilentShard());
-        TestLeaves leaf = closeLater(TestLeaves.start(1, GrpcLoopClientTest.RECORDS, LoopGroup.Transport.AUTO));
+        TestLeaves leaf = closeLater(TestLeaves.start(1, GrpcLoopClientTest.RECORDS, Transport.AUTO));
         GrpcDriver driver = closeLater(GrpcDriver.of(List.of(silent.address(), leaf.addresses().get(0)),
                 GrpcLoopClientTest.GENEROUS));
         BlockingClient<GrpcCall<?, ?>> client = driver.openBlocking();

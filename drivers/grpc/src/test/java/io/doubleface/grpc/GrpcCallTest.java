@@ -1,18 +1,19 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ReplyListener;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
@@ -96,7 +97,7 @@ class GrpcCallTest {
         }
         String uri = "grpc://" + servers.stream().map(s -> "127.0.0.1:" + s.getPort()).collect(Collectors.joining(","));
         driver = GrpcDriver.of(uri, DriverSettings.DEFAULT.withCallTimeout(Duration.ofSeconds(10)));
-        loops = new LoopGroup("grpc-call", 1, LoopGroup.Transport.AUTO);
+        loops = new LoopGroup("grpc-call", 1, Transport.AUTO);
     }
 
     @AfterEach

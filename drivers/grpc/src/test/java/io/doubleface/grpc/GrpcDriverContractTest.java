@@ -1,10 +1,10 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.testing.DriverContract;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -20,7 +20,7 @@ class GrpcDriverContractTest extends DriverContract<GrpcCall<?, ?>> {
 
     @BeforeAll
     static void start() {
-        leaves = TestLeaves.start(2, RECORDS, LoopGroup.Transport.AUTO);
+        leaves = TestLeaves.start(2, RECORDS, Transport.AUTO);
     }
 
     @AfterAll

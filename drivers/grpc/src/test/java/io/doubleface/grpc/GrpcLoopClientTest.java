@@ -1,19 +1,20 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.testing.Outcomes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.driver.ShardDrivers;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ReplyListener;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.driver.spi.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.grpc.Status;
 import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
@@ -49,11 +50,11 @@ class GrpcLoopClientTest {
         return c;
     }
 
-    private TestLeaves leaf(int shards, LoopGroup.Transport transport) {
+    private TestLeaves leaf(int shards, Transport transport) {
         return closeLater(TestLeaves.start(shards, RECORDS, transport));
     }
 
-    private EventLoop clientLoop(LoopGroup.Transport transport) {
+    private EventLoop clientLoop(Transport transport) {
         return closeLater(new LoopGroup("grpc-test", 1, transport)).loops().get(0);
     }
 
@@ -68,8 +69,8 @@ class GrpcLoopClientTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = LoopGroup.Transport.class, names = {"AUTO", "NIO"})
-    void repliesAreTheReplyMessagesOfTheRightShardAndArriveOnTheLoop(LoopGroup.Transport transport)
+    @EnumSource(value = Transport.class, names = {"AUTO", "NIO"})
+    void repliesAreTheReplyMessagesOfTheRightShardAndArriveOnTheLoop(Transport transport)
             throws Exception {
         TestLeaves leaf = leaf(3, transport);
         EventLoop loop = clientLoop(transport);
@@ -101,8 +102,8 @@ class GrpcLoopClientTest {
 
     @Test
     void thousandConcurrentCallsOnOneChannelAllCompleteWithTheirOwnReply() throws Exception {
-        TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        TestLeaves leaf = leaf(1, Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<GrpcCall<?, ?>> client = open(GrpcDriver.of(leaf.addresses(), GENEROUS), loop);
         int n = 1000;
         Outcomes out = new Outcomes(loop, n);
@@ -119,8 +120,8 @@ class GrpcLoopClientTest {
 
     @Test
     void errorStatusesFailWithTheirKindAndTheChannelStaysUsable() throws Exception {
-        TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        TestLeaves leaf = leaf(1, Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<GrpcCall<?, ?>> client = open(GrpcDriver.of(leaf.addresses(), GENEROUS), loop);
         Outcomes out = new Outcomes(loop, 5);
         onLoop(client, c -> {
@@ -149,7 +150,7 @@ class GrpcLoopClientTest {
     @Test
     void shardThatNeverAnswersFailsTheCallWithTimeoutAfterTheCallTimeout() throws Exception {
         SilentShard shard = closeLater(new SilentShard());
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         Duration timeout = Duration.ofMillis(300);
         LoopClient<GrpcCall<?, ?>> client = open(
                 GrpcDriver.of(List.of(shard.address()), GENEROUS.withCallTimeout(timeout)), loop);
@@ -171,9 +172,9 @@ class GrpcLoopClientTest {
 
     @Test
     void stoppedLeafFailsCallsUnavailableAndTheClientReconnectsWhenItReturns() throws Exception {
-        TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
+        TestLeaves leaf = leaf(1, Transport.AUTO);
         int port = leaf.port(0);
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         GrpcDriver driver = GrpcDriver.of(leaf.addresses(), GENEROUS);
         LoopClient<GrpcCall<?, ?>> client = open(driver, loop);
         Outcomes warm = new Outcomes(loop, 1);
@@ -224,7 +225,7 @@ class GrpcLoopClientTest {
     @Test
     void sendsBeyondMaxOutstandingFailOverloadedAndCloseFailsTheRestClosed() throws Exception {
         SilentShard shard = closeLater(new SilentShard());
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         GrpcDriver driver = closeLater(GrpcDriver.of(List.of(shard.address()),
                 GENEROUS.withMaxOutstanding(4).withCallTimeout(Duration.ofMinutes(5))));
         LoopClient<GrpcCall<?, ?>> client = driver.openOn(loop);
@@ -249,7 +250,7 @@ class GrpcLoopClientTest {
     @Test
     void driverCloseFailsOutstandingCallsOfItsLoopClientsWithClosed() throws Exception {
         SilentShard shard = closeLater(new SilentShard());
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         GrpcDriver driver = GrpcDriver.of(List.of(shard.address()), GENEROUS.withCallTimeout(Duration.ofMinutes(5)));
         LoopClient<GrpcCall<?, ?>> client = driver.openOn(loop);
         Outcomes out = new Outcomes(loop, 2);
@@ -272,7 +273,7 @@ class GrpcLoopClientTest {
         try (SilentShard s = new SilentShard()) {
             nowhere = s.address();
         }
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<GrpcCall<?, ?>> client = open(GrpcDriver.of(List.of(nowhere), GENEROUS.withMaxOutstanding(1)),
                 loop);
         boolean[] insideSend = new boolean[1];
@@ -311,16 +312,16 @@ class GrpcLoopClientTest {
 
     @Test
     void sendFromAnotherThreadIsRejected() {
-        TestLeaves leaf = leaf(1, LoopGroup.Transport.AUTO);
+        TestLeaves leaf = leaf(1, Transport.AUTO);
         LoopClient<GrpcCall<?, ?>> client = open(GrpcDriver.of(leaf.addresses(), GENEROUS),
-                clientLoop(LoopGroup.Transport.AUTO));
+                clientLoop(Transport.AUTO));
         assertThrows(IllegalStateException.class, () -> client.send(0, TestLeaves.get(1, 10),
                 new Outcomes(client.loop(), 1), 0));
     }
 
     @Test
     void grpcSchemeOpensThroughTheServiceLoader() throws Exception {
-        TestLeaves leaf = leaf(3, LoopGroup.Transport.AUTO);
+        TestLeaves leaf = leaf(3, Transport.AUTO);
         try (ShardDriver<?> d = ShardDrivers.open(leaf.uri(), GENEROUS)) {
             assertEquals(3, d.shardCount());
             assertEquals(leaf.uri(), d.describe());

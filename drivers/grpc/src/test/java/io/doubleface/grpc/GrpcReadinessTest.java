@@ -1,9 +1,9 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.testing.ReadinessContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -24,7 +24,7 @@ class GrpcReadinessTest extends ReadinessContract {
 
     @Override
     protected LiveShard startShard() {
-        TestLeaves leaf = TestLeaves.start(1, 10, LoopGroup.Transport.AUTO);
+        TestLeaves leaf = TestLeaves.start(1, 10, Transport.AUTO);
         return new LiveShard(leaf.addresses().get(0), leaf);
     }
 

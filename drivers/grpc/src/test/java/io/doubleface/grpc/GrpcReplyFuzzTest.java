@@ -1,9 +1,10 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.Outcomes;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,7 +29,7 @@ class GrpcReplyFuzzTest {
 
     private static volatile byte[] answer = new byte[0];
     private static final ServerSocket LEAF;
-    private static final LoopGroup LOOPS = new LoopGroup("grpcfz", 1, LoopGroup.Transport.AUTO);
+    private static final LoopGroup LOOPS = new LoopGroup("grpcfz", 1, Transport.AUTO);
     private static final DriverSettings SETTINGS = DriverSettings.DEFAULT.withCallTimeout(Duration.ofMillis(200))
             .withConnectTimeout(Duration.ofSeconds(2));
 

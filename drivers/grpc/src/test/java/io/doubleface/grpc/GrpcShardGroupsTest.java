@@ -1,11 +1,11 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
 import io.doubleface.testing.DnsTestServer;
 import java.time.Duration;
 import java.util.List;
@@ -26,8 +26,8 @@ class GrpcShardGroupsTest {
     @Test
     void srvMembersFollowTheRecordsWithoutAFailedCall() throws Exception {
         try (DnsTestServer dns = new DnsTestServer();
-                TestLeaves a = TestLeaves.start(1, 100, LoopGroup.Transport.AUTO);
-                TestLeaves b = TestLeaves.start(1, 100, LoopGroup.Transport.AUTO)) {
+                TestLeaves a = TestLeaves.start(1, 100, Transport.AUTO);
+                TestLeaves b = TestLeaves.start(1, 100, Transport.AUTO)) {
             dns.ttl(1);
             dns.srv("_leaf._tcp.test", new DnsTestServer.Srv("127.0.0.1", a.port(0)));
             try (GrpcDriver driver = GrpcDriver.of("grpc://dns+srv:///_leaf._tcp.test?dns-server=127.0.0.1:"

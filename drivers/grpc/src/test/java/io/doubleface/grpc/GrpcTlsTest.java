@@ -1,14 +1,15 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.Outcomes;
 import io.grpc.netty.GrpcSslContexts;
 import io.netty.pkitesting.CertificateBuilder;
@@ -56,7 +57,7 @@ class GrpcTlsTest {
     @Test
     void loopAndBlockingClientsCallTheLeavesOverTls() throws Exception {
         try (GrpcDriver d = GrpcDriver.of(uri("grpcs", "?cacert=" + certPem), SETTINGS);
-                LoopGroup group = new LoopGroup("gtls", 1, LoopGroup.Transport.AUTO)) {
+                LoopGroup group = new LoopGroup("gtls", 1, Transport.AUTO)) {
             assertTrue(d.describe().startsWith("grpcs://127.0.0.1:"), d.describe());
             BlockingClient<GrpcCall<?, ?>> b = d.openBlocking();
             assertEquals(TestLeaves.reply(1, 5, 200), b.call(1, TestLeaves.get(5, 200), LONG));

@@ -1,5 +1,6 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,8 +12,7 @@ import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.api.HttpRequestView;
 import io.doubleface.api.Replies;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.DriverSettings;
 import io.doubleface.server.FanoutServer;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
@@ -144,7 +144,7 @@ class GrpcTracePropagationTest {
                 .setPropagators(ContextPropagators.create(W3CTraceContextPropagator.getInstance()))
                 .build();
         HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-        try (TestLeaves leaves = TestLeaves.start(3, 100, LoopGroup.Transport.AUTO);
+        try (TestLeaves leaves = TestLeaves.start(3, 100, Transport.AUTO);
                 GrpcDriver driver = GrpcDriver.of(leaves.addresses(), DriverSettings.DEFAULT)) {
             FanoutServer.Builder b = FanoutServer.builder();
             Backend<GrpcCall<?, ?>> backend = b.backend("leaf", driver, false);

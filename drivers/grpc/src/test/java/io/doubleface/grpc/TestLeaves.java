@@ -1,10 +1,11 @@
 package io.doubleface.grpc;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.testing.Outcomes;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
@@ -80,7 +81,7 @@ final class TestLeaves implements AutoCloseable {
     private static final io.grpc.Metadata.Key<String> TRACEPARENT =
             io.grpc.Metadata.Key.of("traceparent", io.grpc.Metadata.ASCII_STRING_MARSHALLER);
 
-    private TestLeaves(int shards, int records, LoopGroup.Transport transport, io.netty.handler.ssl.SslContext ssl) {
+    private TestLeaves(int shards, int records, Transport transport, io.netty.handler.ssl.SslContext ssl) {
         this.records = records;
         this.ssl = ssl;
         this.loops = new LoopGroup("test-leaf", 1, transport);
@@ -100,13 +101,13 @@ final class TestLeaves implements AutoCloseable {
     /**
      * Starts {@code shards} shards, each serving keys {@code 0 .. records-1}, on loops of {@code transport}.
      */
-    static TestLeaves start(int shards, int records, LoopGroup.Transport transport) {
+    static TestLeaves start(int shards, int records, Transport transport) {
         return new TestLeaves(shards, records, transport, null);
     }
 
     /** {@link #start} serving TLS with {@code ssl} (a server context, e.g. {@code GrpcSslContexts.forServer}). */
     static TestLeaves startTls(int shards, int records, io.netty.handler.ssl.SslContext ssl) {
-        return new TestLeaves(shards, records, LoopGroup.Transport.AUTO, ssl);
+        return new TestLeaves(shards, records, Transport.AUTO, ssl);
     }
 
     /** A call of {@link #GET} for key {@code n} and a reply of {@code size} bytes. */

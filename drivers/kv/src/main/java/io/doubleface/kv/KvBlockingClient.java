@@ -1,6 +1,6 @@
 package io.doubleface.kv;
 
-import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.spi.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

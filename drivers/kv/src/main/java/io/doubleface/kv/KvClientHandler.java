@@ -1,6 +1,6 @@
 package io.doubleface.kv;
 
-import io.doubleface.driver.PipelinedConnection;
+import io.doubleface.driver.spi.PipelinedConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;

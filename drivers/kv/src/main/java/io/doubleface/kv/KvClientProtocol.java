@@ -1,7 +1,7 @@
 package io.doubleface.kv;
 
-import io.doubleface.driver.PipelinedConnection;
-import io.doubleface.driver.PipelinedProtocol;
+import io.doubleface.driver.spi.PipelinedConnection;
+import io.doubleface.driver.spi.PipelinedProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 

@@ -1,14 +1,14 @@
 package io.doubleface.kv;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverClients;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.PipelinedLoopClient;
-import io.doubleface.driver.ShardAddresses;
-import io.doubleface.driver.ShardGroups;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.driver.ShardDrivers;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverClients;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.PipelinedLoopClient;
+import io.doubleface.driver.spi.ShardAddresses;
+import io.doubleface.driver.spi.ShardGroups;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.driver.spi.ShardDrivers;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import java.net.InetSocketAddress;
@@ -170,7 +170,7 @@ public final class KvDriver implements ShardDriver<KvRequest> {
     private final DriverClients.Registry<KvBlockingClient> blockingClients;
     private final DriverClients.Registry<BlockingClient<KvRequest>> groupBlocking;
     /** The loop of the blocking clients over replica groups, created on first use (guarded by {@code this}). */
-    private io.doubleface.loop.LoopGroup blockingLoop;
+    private io.doubleface.driver.spi.DriverLoops blockingLoop;
 
     /**
      * A driver of {@code shards} (shard i at index i) with the default options.
@@ -372,7 +372,7 @@ public final class KvDriver implements ShardDriver<KvRequest> {
 
     /**
      * Opens a client on {@code loop}, which must be an epoll or NIO {@link IoEventLoop}
-     * (e.g. a loop of a {@link io.doubleface.loop.LoopGroup}).
+     * (e.g. a loop of a {@link io.doubleface.internal.loop.LoopGroup}).
      */
     @Override
     public LoopClient<KvRequest> openOn(EventLoop loop) {
@@ -393,7 +393,7 @@ public final class KvDriver implements ShardDriver<KvRequest> {
             EventLoop loop;
             synchronized (this) {
                 if (blockingLoop == null) {
-                    blockingLoop = new io.doubleface.loop.LoopGroup("kv-groups", 1, io.doubleface.loop.LoopGroup.Transport.AUTO);
+                    blockingLoop = io.doubleface.driver.spi.DriverLoops.open("kv-groups", 1, io.doubleface.driver.Transport.AUTO);
                 }
                 loop = blockingLoop.loops().get(0);
             }
@@ -418,7 +418,7 @@ public final class KvDriver implements ShardDriver<KvRequest> {
         blockingClients.closeAll(KvBlockingClient::close);
         groupBlocking.closeAll(BlockingClient::close);
         DriverClients.closeOnLoops(loopClients, Duration.ofMillis(CLOSE_WAIT_MILLIS));
-        io.doubleface.loop.LoopGroup bl;
+        io.doubleface.driver.spi.DriverLoops bl;
         synchronized (this) {
             bl = blockingLoop;
             blockingLoop = null;

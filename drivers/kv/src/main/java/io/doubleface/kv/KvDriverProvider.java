@@ -1,8 +1,8 @@
 package io.doubleface.kv;
 
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.driver.ShardDriverProvider;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.driver.spi.ShardDriverProvider;
 import java.util.List;
 
 /** The {@code kv://} scheme: {@link KvDriver} over {@link KvLeafServer} shards. */

@@ -1,7 +1,8 @@
 package io.doubleface.kv;
 
-import io.doubleface.driver.LeafServerBuilder;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.Transport;
+import io.doubleface.driver.spi.LeafServerBuilder;
+import io.doubleface.driver.spi.DriverLoops;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A KV leaf: one process (or embedded object) hosting many KV shards, one listening port per
- * shard ({@code basePort .. basePort+shards-1}), all served by one {@link LoopGroup} named
+ * shard ({@code basePort .. basePort+shards-1}), all served by one {@link DriverLoops} named
  * {@value #LOOP_GROUP_NAME}. Every shard holds the whole deterministic key space
  * {@code 0 .. records-1} of {@link io.doubleface.kv.Records}, precomputed once in memory and
  * shared by the shards, so a READ or SCAN is a memory copy. Wire format: {@link KvProtocol}.
@@ -59,7 +60,7 @@ public final class KvLeafServer implements AutoCloseable {
 
     private final String host;
     private final int records;
-    private final LoopGroup loops;
+    private final DriverLoops loops;
     private final List<Channel> listeners;
     private final int[] ports;
     /** Accepted connections, so {@link #close} can close them before the loops stop. */
@@ -70,7 +71,7 @@ public final class KvLeafServer implements AutoCloseable {
         this.host = b.host();
         this.records = b.records;
         KvStore store = new KvStore(b.records);
-        this.loops = new LoopGroup(LOOP_GROUP_NAME, b.loops, b.transport);
+        this.loops = DriverLoops.open(LOOP_GROUP_NAME, b.loops, b.transport);
         this.listeners = new ArrayList<>(b.shards());
         this.ports = new int[b.shards()];
         try {
@@ -165,7 +166,7 @@ public final class KvLeafServer implements AutoCloseable {
     }
 
     /** {@return the loop group serving the shards (owned by this server: do not close it)} */
-    public LoopGroup loopGroup() {
+    public DriverLoops loopGroup() {
         return loops;
     }
 
@@ -229,7 +230,7 @@ public final class KvLeafServer implements AutoCloseable {
     public static final class Builder extends LeafServerBuilder<Builder> {
         private int records = 1000;
         private int loops = DEFAULT_LOOPS;
-        private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
+        private Transport transport = Transport.AUTO;
         private int slowShard = -1;
         private double slowFraction;
         private java.time.Duration slowDelay = java.time.Duration.ZERO;
@@ -304,7 +305,7 @@ public final class KvLeafServer implements AutoCloseable {
          *     epoll is not available
          * @return this builder
          */
-        public Builder transport(LoopGroup.Transport transport) {
+        public Builder transport(Transport transport) {
             this.transport = Objects.requireNonNull(transport, "transport");
             return this;
         }

@@ -2,8 +2,8 @@ package io.doubleface.kv;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.testing.DriverContract;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;

@@ -1,13 +1,14 @@
 package io.doubleface.kv;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.LoopFlush;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.LoopFlush;
 import io.doubleface.kv.TestShards.FakeShard;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.Outcomes;
 import io.netty.channel.EventLoop;
 import java.io.IOException;
@@ -49,7 +50,7 @@ class KvFlushPolicyTest {
     }
 
     private EventLoop clientLoop() {
-        return closeLater(new LoopGroup("kv-flush", 1, LoopGroup.Transport.AUTO)).loops().get(0);
+        return closeLater(new LoopGroup("kv-flush", 1, Transport.AUTO)).loops().get(0);
     }
 
     private static void onLoop(LoopClient<KvRequest> client, Consumer<LoopClient<KvRequest>> sends) {

@@ -1,5 +1,6 @@
 package io.doubleface.kv;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.testing.Outcomes;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -7,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.ShardException.Kind;
 import io.doubleface.kv.TestShards.FakeShard;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.netty.channel.EventLoop;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -44,11 +45,11 @@ class KvLoopClientTest {
         return c;
     }
 
-    private KvLeafServer leaf(int shards, LoopGroup.Transport transport) {
+    private KvLeafServer leaf(int shards, Transport transport) {
         return closeLater(KvLeafServer.builder().shards(shards).records(RECORDS).transport(transport).start());
     }
 
-    private EventLoop clientLoop(LoopGroup.Transport transport) {
+    private EventLoop clientLoop(Transport transport) {
         return closeLater(new LoopGroup("kv-test", 1, transport)).loops().get(0);
     }
 
@@ -63,8 +64,8 @@ class KvLoopClientTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = LoopGroup.Transport.class, names = {"AUTO", "NIO"})
-    void repliesAreByteIdenticalToRecordsWriteReply(LoopGroup.Transport transport) throws Exception {
+    @EnumSource(value = Transport.class, names = {"AUTO", "NIO"})
+    void repliesAreByteIdenticalToRecordsWriteReply(Transport transport) throws Exception {
         KvLeafServer leaf = leaf(3, transport);
         EventLoop loop = clientLoop(transport);
         LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
@@ -93,7 +94,7 @@ class KvLoopClientTest {
         // every call to shard 0 answered 300 ms late, shard 1 at once (KvLeafServer.Builder#slowCalls)
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(2).records(RECORDS)
                 .slowCalls(0, 1.0, Duration.ofMillis(300)).start());
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         Outcomes out = new Outcomes(loop, 2);
         long start = System.nanoTime();
@@ -112,8 +113,8 @@ class KvLoopClientTest {
 
     @Test
     void thousandPipelinedCallsOnOneConnectionAllCompleteWithTheirOwnReply() throws Exception {
-        KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        KvLeafServer leaf = leaf(1, Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         int n = 1000;
         Outcomes out = new Outcomes(loop, n);
@@ -130,8 +131,8 @@ class KvLoopClientTest {
 
     @Test
     void twentySendsInOneLoopTaskAreFlushedAtTheEndOfTheIterationAndAllAnswered() throws Exception {
-        KvLeafServer leaf = leaf(20, LoopGroup.Transport.AUTO);
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        KvLeafServer leaf = leaf(20, Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         // warm up: connections exist, so the next sends go through the end-of-iteration flush
         Outcomes warm = new Outcomes(loop, 20);
@@ -159,8 +160,8 @@ class KvLoopClientTest {
 
     @Test
     void keyBeyondTheRecordsFailsWithShardError() throws Exception {
-        KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        KvLeafServer leaf = leaf(1, Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         Outcomes out = new Outcomes(loop, 3);
         onLoop(client, c -> {
@@ -178,7 +179,7 @@ class KvLoopClientTest {
     @Test
     void callsOutstandingWhenTheShardDropsTheConnectionFailUnavailableAndTheNextSendReconnects() throws Exception {
         FakeShard shard = closeLater(FakeShard.silentOnLowPort());
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         KvDriver driver = KvDriver.of(List.of(shard.address()), KvDriver.Options.DEFAULT
                 .withCallTimeout(Duration.ofMinutes(5)).withReconnectBackoff(Duration.ZERO));
         LoopClient client = open(driver, loop);
@@ -211,7 +212,7 @@ class KvLoopClientTest {
     void leafStoppedMidRunEndsEveryCallOnceAndTheClientRecoversWhenItRestarts() throws Exception {
         KvLeafServer leaf = KvLeafServer.builder().shards(1).records(RECORDS).start();
         int port = leaf.port(0);
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         KvDriver driver = KvDriver.of(leaf.addresses(), KvDriver.Options.DEFAULT
                 .withCallTimeout(Duration.ofMinutes(5)).withReconnectBackoff(Duration.ZERO));
         LoopClient client = open(driver, loop);
@@ -242,7 +243,7 @@ class KvLoopClientTest {
         FakeShard shard = FakeShard.silentOnLowPort();
         InetSocketAddress address = shard.address();
         shard.close(); // nothing listens there now
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         KvDriver driver = KvDriver.of(List.of(address), KvDriver.Options.DEFAULT.withReconnectBackoff(Duration.ofHours(1)));
         LoopClient client = open(driver, loop);
         Outcomes first = new Outcomes(loop, 1);
@@ -257,7 +258,7 @@ class KvLoopClientTest {
     @Test
     void shardThatNeverAnswersFailsTheCallWithTimeoutAfterTheCallTimeout() throws Exception {
         FakeShard shard = closeLater(FakeShard.silent());
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         Duration timeout = Duration.ofMillis(200);
         LoopClient client = open(KvDriver.of(List.of(shard.address()), KvDriver.Options.DEFAULT.withCallTimeout(timeout)), loop);
         Outcomes out = new Outcomes(loop, 3);
@@ -292,7 +293,7 @@ class KvLoopClientTest {
                 // closed
             }
         }));
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient client = open(KvDriver.of(List.of(shard.address()),
                 KvDriver.Options.DEFAULT.withCallTimeout(Duration.ofMillis(300))), loop);
         Outcomes out = new Outcomes(loop, 1);
@@ -303,7 +304,7 @@ class KvLoopClientTest {
     @Test
     void sendsBeyondMaxOutstandingFailOverloadedAndCloseFailsTheRestClosed() throws Exception {
         FakeShard shard = closeLater(FakeShard.silent());
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         KvDriver driver = closeLater(KvDriver.of(List.of(shard.address()),
                 KvDriver.Options.DEFAULT.withMaxOutstanding(4).withCallTimeout(Duration.ofMinutes(5))));
         LoopClient client = driver.openOn(loop);
@@ -328,7 +329,7 @@ class KvLoopClientTest {
     @Test
     void driverCloseFailsOutstandingCallsOfItsLoopClientsWithClosed() throws Exception {
         FakeShard shard = closeLater(FakeShard.silent());
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         KvDriver driver = KvDriver.of(List.of(shard.address()), KvDriver.Options.DEFAULT.withCallTimeout(Duration.ofMinutes(5)));
         LoopClient client = driver.openOn(loop);
         Outcomes out = new Outcomes(loop, 2);
@@ -346,7 +347,7 @@ class KvLoopClientTest {
     @Test
     void failuresFoundInsideSendAreDeliveredOnTheLoopAfterSendReturns() throws Exception {
         FakeShard shard = closeLater(FakeShard.silent());
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient client = open(KvDriver.of(List.of(shard.address()),
                 KvDriver.Options.DEFAULT.withMaxOutstanding(1).withCallTimeout(Duration.ofMinutes(5))), loop);
         boolean[] insideSend = new boolean[1];
@@ -373,7 +374,7 @@ class KvLoopClientTest {
 
     @Test
     void sendFromAnotherThreadIsRejected() {
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient client = open(KvDriver.of(List.of(new InetSocketAddress("127.0.0.1", 1))), loop);
         Outcomes out = new Outcomes(loop, 1);
         assertThrows(IllegalStateException.class, () -> client.send(0, KvRequest.readRecord(1), out, 0));
@@ -382,8 +383,8 @@ class KvLoopClientTest {
     @Test
     void scanProjectsOneFieldOfEveryRecordAndAFieldOutsideTheRangeIsRejectedBeforeSending() throws Exception {
         assertThrows(IllegalArgumentException.class, () -> new KvRequest(KvRequest.Op.SCAN, 1, 77, 2));
-        KvLeafServer leaf = leaf(1, LoopGroup.Transport.AUTO);
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        KvLeafServer leaf = leaf(1, Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient client = open(KvDriver.of(leaf.addresses()), loop);
         Outcomes out = new Outcomes(loop, 2);
         KvRequest projected = new KvRequest(KvRequest.Op.SCAN, 1, 7, 2);

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.api.Backend;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.testing.ReadinessContract;
 import io.doubleface.testing.StallingProxy;

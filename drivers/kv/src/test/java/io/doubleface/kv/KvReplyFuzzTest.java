@@ -1,11 +1,12 @@
 package io.doubleface.kv;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.Outcomes;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,7 +34,7 @@ class KvReplyFuzzTest {
 
     static {
         // one WARN per malformed reply is right for a mid-tier, and noise at many inputs a second
-        System.setProperty("org.slf4j.simpleLogger.log.io.doubleface.driver.PipelinedConnection", "error");
+        System.setProperty("org.slf4j.simpleLogger.log.io.doubleface.driver.spi.PipelinedConnection", "error");
     }
 
     private static final Set<ShardException.Kind> EXPECTED = Set.of(ShardException.Kind.UNAVAILABLE,
@@ -41,7 +42,7 @@ class KvReplyFuzzTest {
 
     private static volatile byte[] answer = new byte[0];
     private static final ServerSocket SHARD;
-    private static final LoopGroup LOOPS = new LoopGroup("kvfz", 1, LoopGroup.Transport.AUTO);
+    private static final LoopGroup LOOPS = new LoopGroup("kvfz", 1, Transport.AUTO);
     private static final KvDriver DRIVER;
     private static final LoopClient<KvRequest> CLIENT;
 

@@ -1,14 +1,15 @@
 package io.doubleface.kv;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ReplyListener;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.DnsTestServer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -41,7 +42,7 @@ class KvShardGroupsTest {
             .withConnectTimeout(Duration.ofSeconds(1)).withReconnectBackoff(Duration.ofMillis(50));
 
     static long events(KvLeafServer leaf) {
-        return leaf.loopGroup().stats().stream().mapToLong(s -> s.events()).sum();
+        return leaf.loopGroup().events();
     }
 
     /** Reads on one loop, two every millisecond, each reply compared with the records; counts and keeps failures. */
@@ -129,7 +130,7 @@ class KvShardGroupsTest {
         try (DnsTestServer dns = new DnsTestServer();
                 KvLeafServer a = KvLeafServer.builder().shards(1).records(RECORDS).start();
                 KvLeafServer b = KvLeafServer.builder().shards(1).records(RECORDS).start();
-                LoopGroup group = new LoopGroup("kvgroups", 1, LoopGroup.Transport.AUTO)) {
+                LoopGroup group = new LoopGroup("kvgroups", 1, Transport.AUTO)) {
             dns.ttl(1);
             dns.srv("_kv._tcp.leaves.test", new DnsTestServer.Srv("127.0.0.1", a.port(0)));
             String uri = "kv://dns+srv:///_kv._tcp.leaves.test?dns-server=127.0.0.1:" + dns.address().getPort()
@@ -172,7 +173,7 @@ class KvShardGroupsTest {
         try (DnsTestServer dns = new DnsTestServer();
                 KvLeafServer a = KvLeafServer.builder().host("127.0.0.2").basePort(port).shards(1).records(RECORDS).start();
                 KvLeafServer b = KvLeafServer.builder().host("127.0.0.3").basePort(port).shards(1).records(RECORDS).start();
-                LoopGroup group = new LoopGroup("kvgroups", 1, LoopGroup.Transport.AUTO)) {
+                LoopGroup group = new LoopGroup("kvgroups", 1, Transport.AUTO)) {
             dns.a("leaves.test", InetAddress.getByName("127.0.0.2"), InetAddress.getByName("127.0.0.3"));
             try (KvDriver driver = KvDriver.of("kv://dns:///leaves.test:" + port + "?dns-server=127.0.0.1:"
                     + dns.address().getPort(), OPTIONS)) {
@@ -209,7 +210,7 @@ class KvShardGroupsTest {
         // a port bound but never listening, held for the whole test: connections to it are refused
         try (java.net.Socket dead = new java.net.Socket();
                 KvLeafServer live = KvLeafServer.builder().shards(1).records(RECORDS).start();
-                LoopGroup group = new LoopGroup("kvgroups", 1, LoopGroup.Transport.AUTO)) {
+                LoopGroup group = new LoopGroup("kvgroups", 1, Transport.AUTO)) {
             dead.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
             int deadPort = dead.getLocalPort();
             try (KvDriver driver = KvDriver.of("kv://127.0.0.1:" + deadPort + "|127.0.0.1:" + live.port(0), OPTIONS)) {
@@ -253,7 +254,7 @@ class KvShardGroupsTest {
         // a member that accepts connections (the kernel's backlog) but never answers: every call to it times out
         try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
                 KvLeafServer live = KvLeafServer.builder().shards(1).records(RECORDS).start();
-                LoopGroup group = new LoopGroup("kvgroups", 1, LoopGroup.Transport.AUTO);
+                LoopGroup group = new LoopGroup("kvgroups", 1, Transport.AUTO);
                 KvDriver driver = KvDriver.of("kv://127.0.0.1:" + silent.getLocalPort() + "|127.0.0.1:" + live.port(0),
                         OPTIONS.withCallTimeout(Duration.ofMillis(200)))) {
             EventLoop loop = group.loops().get(0);
@@ -274,9 +275,9 @@ class KvShardGroupsTest {
                     lastFailure = i;
                 }
             }
-            assertEquals(io.doubleface.driver.PipelinedLoopClient.EJECT_AFTER_FAILURES, failed,
+            assertEquals(io.doubleface.driver.spi.PipelinedLoopClient.EJECT_AFTER_FAILURES, failed,
                     "the silent member's calls until it was set aside");
-            assertTrue(lastFailure < 2 * io.doubleface.driver.PipelinedLoopClient.EJECT_AFTER_FAILURES,
+            assertTrue(lastFailure < 2 * io.doubleface.driver.spi.PipelinedLoopClient.EJECT_AFTER_FAILURES,
                     "every call after the silent member was set aside went to the live one (last failure: call " + lastFailure + ")");
             assertEquals(1L, driver.topology().get("member_ejections"), "topology: " + driver.topology());
         }
@@ -286,7 +287,7 @@ class KvShardGroupsTest {
     void aWatchedFileMovesTheShardToItsNewMember(@TempDir Path dir) throws Exception {
         try (KvLeafServer a = KvLeafServer.builder().shards(1).records(RECORDS).start();
                 KvLeafServer b = KvLeafServer.builder().shards(1).records(RECORDS).start();
-                LoopGroup group = new LoopGroup("kvgroups", 1, LoopGroup.Transport.AUTO)) {
+                LoopGroup group = new LoopGroup("kvgroups", 1, Transport.AUTO)) {
             Path f = dir.resolve("shards.json");
             Files.writeString(f, "{\"shards\": [[\"127.0.0.1:" + a.port(0) + "\"]]}");
             try (KvDriver driver = KvDriver.of("kv://file:" + f, OPTIONS)) {

@@ -1,6 +1,6 @@
 package io.doubleface.kv;
 
-import io.doubleface.loop.Threads;
+import io.doubleface.internal.loop.Threads;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

@@ -4,9 +4,9 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.spi.BlockingClient;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.Threads;
+import io.doubleface.driver.spi.DriverLoops;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.ArrayList;
@@ -40,7 +40,7 @@ import org.bson.RawBsonDocument;
  */
 final class MongoBlockingClient implements BlockingClient<Command<?>> {
 
-    private static final ThreadFactory FAN_OUT = Threads.virtual("mongo-fan");
+    private static final ThreadFactory FAN_OUT = DriverLoops.virtualThreads("mongo-fan");
 
     private final MongoDriver driver;
     private final Shard[] shards;

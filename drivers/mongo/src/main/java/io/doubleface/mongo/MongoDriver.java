@@ -5,15 +5,15 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.connection.NettyTransportSettings;
 import com.mongodb.connection.TransportSettings;
 import com.mongodb.event.CommandListener;
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverClients;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.UriOptions;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ShardAddresses;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.driver.ShardDrivers;
-import io.doubleface.loop.Threads;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverClients;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.UriOptions;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ShardAddresses;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.driver.spi.ShardDrivers;
+import io.doubleface.driver.spi.DriverLoops;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.epoll.EpollIoHandle;
@@ -436,7 +436,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
         this.clients = new DriverClients("mongodb driver " + description);
         this.loopClients = clients.registry();
         this.blockingClients = clients.registry();
-        this.closer = Executors.newSingleThreadExecutor(Threads.platform("mongo-close"));
+        this.closer = Executors.newSingleThreadExecutor(DriverLoops.platformThreads("mongo-close"));
     }
 
     /**
@@ -783,7 +783,7 @@ public final class MongoDriver implements ShardDriver<MongoCommand<?>> {
 
     /**
      * Opens a client on {@code loop}. With {@link Transport#NETTY} the loop must be an epoll or NIO
-     * {@link IoEventLoop} (e.g. of a {@link io.doubleface.loop.LoopGroup}).
+     * {@link IoEventLoop} (e.g. of a {@link io.doubleface.internal.loop.LoopGroup}).
      */
     @Override
     public LoopClient<MongoCommand<?>> openOn(EventLoop loop) {

@@ -2,8 +2,8 @@ package io.doubleface.mongo;
 
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
-import io.doubleface.driver.LeafServerBuilder;
-import io.doubleface.driver.ShardAddresses;
+import io.doubleface.driver.spi.LeafServerBuilder;
+import io.doubleface.driver.spi.ShardAddresses;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

@@ -6,11 +6,11 @@ import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.reactivestreams.client.MongoClient;
 import com.mongodb.reactivestreams.client.MongoClients;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardDrivers;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ReplyListener;
+import io.doubleface.driver.spi.ShardDrivers;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.Threads;
+import io.doubleface.driver.spi.DriverLoops;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.ArrayList;
@@ -365,7 +365,7 @@ public final class MongoLoopClient implements LoopClient<Command<?>> {
             case AIO -> null; // the driver's default: JDK asynchronous channels, default group
             case AIO_FIXED -> {
                 if (aioPool == null) {
-                    aioPool = Executors.newFixedThreadPool(driver.options().aioThreads(), Threads.platform("mongo-aio"));
+                    aioPool = Executors.newFixedThreadPool(driver.options().aioThreads(), DriverLoops.platformThreads("mongo-aio"));
                 }
                 yield TransportSettings.asyncBuilder().executorService(aioPool).build();
             }

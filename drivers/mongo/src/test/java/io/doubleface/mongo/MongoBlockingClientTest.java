@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.spi.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.mongo.MongoTestData.Query;
 import io.doubleface.testing.StallingProxy;

@@ -1,5 +1,6 @@
 package io.doubleface.mongo;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,12 +12,12 @@ import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ReplyListener;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.netty.channel.EventLoop;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +45,7 @@ class MongoCommandTest {
     @BeforeAll
     static void start() {
         leaf = MongoLeafServer.builder().shards(2).start();
-        loops = new LoopGroup("mongo-cmd", 1, LoopGroup.Transport.AUTO);
+        loops = new LoopGroup("mongo-cmd", 1, Transport.AUTO);
         driver = MongoDriver.of(leaf.uri(), MongoLoopClientTest.options());
     }
 

@@ -1,8 +1,8 @@
 package io.doubleface.mongo;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.testing.DriverContract;
 import java.net.InetSocketAddress;
 import java.util.List;

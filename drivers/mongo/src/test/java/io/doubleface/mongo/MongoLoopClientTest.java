@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Updates;
-import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.mongo.MongoTestData.Query;
 import io.doubleface.testing.StallingProxy;
 import io.doubleface.testing.TestRead;
@@ -42,7 +42,7 @@ class MongoLoopClientTest {
     @BeforeAll
     static void start() throws Exception {
         leaf = MongoLeafServer.builder().shards(3).start();
-        loops = new LoopGroup("mt", 1, LoopGroup.Transport.AUTO);
+        loops = new LoopGroup("mt", 1, io.doubleface.driver.Transport.AUTO);
         try (MongoDriver d = MongoDriver.of(MongoDriver.parse(leaf.uri()).shards(), options())) {
             LoopClient<MongoCommand<?>> c = d.openOn(loop());
             for (int shard = 0; shard < 3; shard++) {

@@ -1,7 +1,7 @@
 package io.doubleface.mongo;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.testing.ReadinessContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Sorts;
-import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.spi.BlockingClient;
 import io.doubleface.driver.ShardException;
 import java.util.ArrayList;
 import java.util.Arrays;

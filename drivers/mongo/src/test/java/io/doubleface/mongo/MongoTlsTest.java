@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.mongo.MongoTestData.Query;
 import io.doubleface.testing.Outcomes;
 import io.netty.pkitesting.CertificateBuilder;
@@ -47,7 +47,7 @@ class MongoTlsTest {
             MongoTestData.load(c, 0, RECORDS);
         }
         proxy = new TlsProxy(leaf.addresses().get(0), certPem, cert.toTempPrivateKeyPem());
-        loops = new LoopGroup("mtls", 1, LoopGroup.Transport.AUTO);
+        loops = new LoopGroup("mtls", 1, io.doubleface.driver.Transport.AUTO);
     }
 
     @AfterAll

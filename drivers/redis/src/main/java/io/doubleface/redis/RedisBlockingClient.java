@@ -1,7 +1,7 @@
 package io.doubleface.redis;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.BlockingClient;
+import io.doubleface.driver.spi.BlockingClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
 import io.lettuce.core.RedisClient;

@@ -1,9 +1,9 @@
 package io.doubleface.redis;
 
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.PipelinedLoopClient;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardDrivers;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.PipelinedLoopClient;
+import io.doubleface.driver.spi.ReplyListener;
+import io.doubleface.driver.spi.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
 import io.lettuce.core.output.StatusOutput;

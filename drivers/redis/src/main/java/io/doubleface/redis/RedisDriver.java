@@ -1,15 +1,15 @@
 package io.doubleface.redis;
 
-import io.doubleface.driver.PipelinedLoopClient;
-import io.doubleface.driver.ShardDrivers;
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverClients;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.UriOptions;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ShardAddresses;
-import io.doubleface.driver.ShardGroups;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.PipelinedLoopClient;
+import io.doubleface.driver.spi.ShardDrivers;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverClients;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.UriOptions;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ShardAddresses;
+import io.doubleface.driver.spi.ShardGroups;
+import io.doubleface.driver.spi.ShardDriver;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.SslVerifyMode;
@@ -151,7 +151,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
     private final DriverClients.Registry<RedisClusterLoopClient> clusterClients;
     private final DriverClients.Registry<BlockingClient<RedisCommand<?>>> clusterBlocking;
     /** The loop of the cluster's blocking clients, created on first use under {@link #sharedLock}. */
-    private io.doubleface.loop.LoopGroup blockingLoop;
+    private io.doubleface.driver.spi.DriverLoops blockingLoop;
     private final DriverSettings settings;
     private final ConnectionMode mode;
     private final Tls tls; // null: plain TCP
@@ -606,11 +606,11 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
     /**
      * Opens a client on {@code loop}, which must be an epoll or NIO {@link IoEventLoop}
-     * (e.g. a loop of a {@link io.doubleface.loop.LoopGroup}).
+     * (e.g. a loop of a {@link io.doubleface.internal.loop.LoopGroup}).
      */
     @Override
     public LoopClient<RedisCommand<?>> openOn(EventLoop loop) {
-        return io.doubleface.driver.ShardDrivers.narrow(openAny(loop));
+        return io.doubleface.driver.spi.ShardDrivers.narrow(openAny(loop));
     }
 
     private LoopClient<?> openAny(EventLoop loop) {
@@ -633,7 +633,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
 
     @Override
     public BlockingClient<RedisCommand<?>> openBlocking() {
-        return io.doubleface.driver.ShardDrivers.narrow(openAnyBlocking());
+        return io.doubleface.driver.spi.ShardDrivers.narrow(openAnyBlocking());
     }
 
     private BlockingClient<?> openAnyBlocking() {
@@ -642,8 +642,8 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
             EventLoop loop;
             synchronized (sharedLock) {
                 if (blockingLoop == null) {
-                    blockingLoop = new io.doubleface.loop.LoopGroup(cluster != null ? "rcluster-blk" : "rgroups-blk", 1,
-                            io.doubleface.loop.LoopGroup.Transport.AUTO);
+                    blockingLoop = io.doubleface.driver.spi.DriverLoops.open(cluster != null ? "rcluster-blk" : "rgroups-blk", 1,
+                            io.doubleface.driver.Transport.AUTO);
                 }
                 loop = blockingLoop.loops().get(0);
             }
@@ -747,7 +747,7 @@ public final class RedisDriver implements ShardDriver<RedisCommand<?>> {
         });
         clusterBlocking.closeAll(BlockingClient::close);
         DriverClients.closeOnLoops(clusterClients, Duration.ofMillis(CLOSE_WAIT_MILLIS));
-        io.doubleface.loop.LoopGroup bl;
+        io.doubleface.driver.spi.DriverLoops bl;
         synchronized (sharedLock) {
             bl = blockingLoop;
             blockingLoop = null;

@@ -1,11 +1,11 @@
 package io.doubleface.redis;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.FlushBatch;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.LoopFlush;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardDrivers;
+import io.doubleface.driver.spi.FlushBatch;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.LoopFlush;
+import io.doubleface.driver.spi.ReplyListener;
+import io.doubleface.driver.spi.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
 import io.lettuce.core.RedisClient;

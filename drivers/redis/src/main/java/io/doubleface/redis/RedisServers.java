@@ -574,7 +574,7 @@ public final class RedisServers implements AutoCloseable {
      * first node as the seed.
      *
      * @return the URI, for {@link RedisDriver#of(String)} or
-     *     {@link RedisDriver#of(String, io.doubleface.driver.DriverSettings)}
+     *     {@link RedisDriver#of(String, io.doubleface.driver.spi.DriverSettings)}
      */
     public synchronized String uri() {
         if (cluster) {
@@ -585,7 +585,7 @@ public final class RedisServers implements AutoCloseable {
             }
             return b.toString();
         }
-        return io.doubleface.driver.ShardAddresses.describe("redis", addresses);
+        return io.doubleface.driver.spi.ShardAddresses.describe("redis", addresses);
     }
 
     /** {@return the binary the servers run} */
@@ -597,7 +597,7 @@ public final class RedisServers implements AutoCloseable {
     public synchronized String listeningMessage() {
         return "redis leaf: " + addresses.size() + " redis-server processes (" + binary + ")"
                 + (cluster ? " as one cluster" : "") + " listening on " + (cluster
-                        ? io.doubleface.driver.ShardAddresses.describe("redis", addresses) + " (" + uri() + ")" : uri());
+                        ? io.doubleface.driver.spi.ShardAddresses.describe("redis", addresses) + " (" + uri() + ")" : uri());
     }
 
     /**

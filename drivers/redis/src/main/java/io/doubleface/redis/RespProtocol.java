@@ -1,7 +1,7 @@
 package io.doubleface.redis;
 
-import io.doubleface.driver.PipelinedConnection;
-import io.doubleface.driver.PipelinedProtocol;
+import io.doubleface.driver.spi.PipelinedConnection;
+import io.doubleface.driver.spi.PipelinedProtocol;
 import io.lettuce.core.output.CommandOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolVersion;
@@ -13,7 +13,7 @@ import io.netty.util.concurrent.FastThreadLocal;
 
 /**
  * The native Redis client of {@code connection=native} ({@link RedisDriver}): RESP2 over the
- * shared pipelined loop client ({@link io.doubleface.driver.PipelinedLoopClient}), so a command
+ * shared pipelined loop client ({@link io.doubleface.driver.spi.PipelinedLoopClient}), so a command
  * costs what a KV call costs — its bytes appended to the connection's buffer of unwritten calls,
  * written once per loop iteration with the rest — instead of a trip through Lettuce's channel
  * pipeline (a write, a promise and a command-stack entry per command, a lock per dispatch).

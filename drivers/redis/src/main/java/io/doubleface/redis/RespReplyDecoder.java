@@ -1,6 +1,6 @@
 package io.doubleface.redis;
 
-import io.doubleface.driver.PipelinedConnection;
+import io.doubleface.driver.spi.PipelinedConnection;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

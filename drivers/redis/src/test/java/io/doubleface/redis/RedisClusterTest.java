@@ -1,5 +1,6 @@
 package io.doubleface.redis;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -7,11 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.api.ShardRouting;
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ReplyListener;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ReplyListener;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.Outcomes;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -186,7 +187,7 @@ class RedisClusterTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"?connection=native", "?connection=per-loop"})
     void everyKeyRoutedCallLandsOnItsSlotOwner(String options) throws Exception {
-        try (LoopGroup group = new LoopGroup("rcluster", 1, LoopGroup.Transport.AUTO);
+        try (LoopGroup group = new LoopGroup("rcluster", 1, Transport.AUTO);
                 RedisDriver driver = open(options)) {
             assertTrue(driver.isCluster());
             assertEquals(3, driver.shardCount());
@@ -272,7 +273,7 @@ class RedisClusterTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"?connection=native", "?connection=per-loop"})
     void multiKeyCommandsAcrossSlotsAreSplitAndPutBackInKeyOrder(String options) throws Exception {
-        try (LoopGroup group = new LoopGroup("rcluster", 1, LoopGroup.Transport.AUTO);
+        try (LoopGroup group = new LoopGroup("rcluster", 1, Transport.AUTO);
                 RedisDriver driver = open(options)) {
             LoopClient<RedisCommand<?>> client = driver.openOn(group.loops().get(0));
             String[] keys = new String[60];
@@ -316,7 +317,7 @@ class RedisClusterTest {
 
     @Test
     void replicaReadsGoToReplicasAndWritesToMasters() throws Exception {
-        try (LoopGroup group = new LoopGroup("rcluster", 1, LoopGroup.Transport.AUTO);
+        try (LoopGroup group = new LoopGroup("rcluster", 1, Transport.AUTO);
                 RedisDriver driver = open("?read-from=replica")) {
             assertEquals(RedisDriver.ReadFrom.REPLICA, driver.readFrom());
             List<InetSocketAddress> all = cluster.addresses();
@@ -360,7 +361,7 @@ class RedisClusterTest {
     @ValueSource(strings = {"?connection=native", "?connection=per-loop"})
     void aSlotMigratedDuringLoadIsFollowedThroughAskThenMoved(String options) throws Exception {
         try (RedisServers c = RedisServers.startCluster(3, 0, 0, "127.0.0.1");
-                LoopGroup group = new LoopGroup("rcluster", 1, LoopGroup.Transport.AUTO);
+                LoopGroup group = new LoopGroup("rcluster", 1, Transport.AUTO);
                 RedisDriver driver = RedisDriver.of(c.uri() + options, RedisDriverTest.SETTINGS)) {
             // 200 keys in one slot ({mig}), owned by some master; move that slot to another master
             int slot = ShardRouting.redisSlot("mig");
@@ -407,7 +408,7 @@ class RedisClusterTest {
     @ValueSource(strings = {"?connection=native", "?connection=per-loop"})
     void aKilledMasterIsReplacedByItsReplicaWithoutARestart(String options) throws Exception {
         try (RedisServers c = RedisServers.startCluster(3, 1, 0, "127.0.0.1");
-                LoopGroup group = new LoopGroup("rcluster", 1, LoopGroup.Transport.AUTO)) {
+                LoopGroup group = new LoopGroup("rcluster", 1, Transport.AUTO)) {
             load(c);
             try (RedisDriver driver = RedisDriver.of(c.uri() + options, RedisDriverTest.SETTINGS)) {
                 InetSocketAddress dead = c.addresses().get(0);
@@ -466,7 +467,7 @@ class RedisClusterTest {
     @Test
     void twoNodesRedirectingToEachOtherFailTheCallBoundedly() throws Exception {
         try (FakeNode a = new FakeNode(); FakeNode b = new FakeNode();
-                LoopGroup group = new LoopGroup("rcluster", 1, LoopGroup.Transport.AUTO)) {
+                LoopGroup group = new LoopGroup("rcluster", 1, Transport.AUTO)) {
             a.redirectTo = b.port();
             b.redirectTo = a.port();
             try (RedisDriver driver = RedisDriver.of("redis-cluster://127.0.0.1:" + a.port(), RedisDriverTest.SETTINGS)) {

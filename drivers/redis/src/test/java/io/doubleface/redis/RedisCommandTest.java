@@ -1,18 +1,19 @@
 package io.doubleface.redis;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ReplyListener;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.CommandType;
 import io.netty.channel.EventLoop;
@@ -44,7 +45,7 @@ class RedisCommandTest {
     @BeforeAll
     static void start() {
         servers = RedisServers.start(2, 0);
-        loops = new LoopGroup("redis-cmd", 1, LoopGroup.Transport.AUTO);
+        loops = new LoopGroup("redis-cmd", 1, Transport.AUTO);
         driver = RedisDriver.of(servers.uri(), SETTINGS);
     }
 

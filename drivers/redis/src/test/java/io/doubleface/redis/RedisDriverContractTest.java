@@ -2,8 +2,8 @@ package io.doubleface.redis;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.testing.DriverContract;
 import java.net.InetSocketAddress;
 import java.util.List;

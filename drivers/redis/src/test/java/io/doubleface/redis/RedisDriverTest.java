@@ -1,5 +1,6 @@
 package io.doubleface.redis;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.testing.Outcomes;
 import static io.doubleface.redis.TestData.B;
 import static io.doubleface.redis.TestData.PROBES;
@@ -13,14 +14,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.driver.ShardDrivers;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.driver.spi.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.driver.ShardException.Kind;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.redis.TestData.Probe;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.output.StatusOutput;
@@ -88,7 +89,7 @@ class RedisDriverTest {
         return c;
     }
 
-    private EventLoop clientLoop(LoopGroup.Transport transport) {
+    private EventLoop clientLoop(Transport transport) {
         return closeLater(new LoopGroup("redis-test", 1, transport)).loops().get(0);
     }
 
@@ -103,7 +104,7 @@ class RedisDriverTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"AUTO, per-loop", "NIO, per-loop", "AUTO, shared", "NIO, shared", "AUTO, native", "NIO, native"})
-    void loopRepliesAreWhatWasSet(LoopGroup.Transport transport, String mode) throws Exception {
+    void loopRepliesAreWhatWasSet(Transport transport, String mode) throws Exception {
         EventLoop loop = clientLoop(transport);
         RedisDriver driver = closeLater(RedisDriver.of(servers.uri() + "?connection=" + mode, SETTINGS));
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
@@ -170,7 +171,7 @@ class RedisDriverTest {
         RedisDriver driver = closeLater(RedisDriver.of(servers.uri() + "?connection=" + mode, SETTINGS));
         RedisCommand<byte[]> wrongType = B.get(TestData.rec("", 0)); // a hash
         RedisCommand<String> unknown = B.raw(NO_SUCH_COMMAND, StatusOutput::new, a -> a.add("x"));
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         Outcomes out = new Outcomes(loop, 4);
         onLoop(client, c -> {
@@ -221,7 +222,7 @@ class RedisDriverTest {
             held.bind(new InetSocketAddress("127.0.0.1", 0));
             int port = held.getLocalPort();
             RedisDriver driver = closeLater(RedisDriver.of("redis://127.0.0.1:" + port + "?connection=" + mode, SETTINGS));
-            EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+            EventLoop loop = clientLoop(Transport.AUTO);
             LoopClient<RedisCommand<?>> client = driver.openOn(loop);
             Outcomes out = new Outcomes(loop, 2);
             onLoop(client, c -> {
@@ -244,7 +245,7 @@ class RedisDriverTest {
         TestData.load(own);
         RedisDriver driver = closeLater(RedisDriver.of(own.uri() + "?connection=" + mode,
                 SETTINGS.withCallTimeout(Duration.ofMillis(300))));
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         warmUp(client, loop, 2);
         own.pause(1);
@@ -281,7 +282,7 @@ class RedisDriverTest {
         TestData.load(own);
         RedisDriver driver = closeLater(RedisDriver.of(own.uri() + "?connection=" + mode,
                 SETTINGS.withCallTimeout(Duration.ofMillis(400))));
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         warmUp(client, loop, 2);
         own.pause(1);
@@ -291,7 +292,7 @@ class RedisDriverTest {
             long[] endedAt = new long[n + 1];
             Kind[] kinds = new Kind[n + 1];
             java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(n + 1);
-            io.doubleface.driver.ReplyListener timed = new io.doubleface.driver.ReplyListener() {
+            io.doubleface.driver.spi.ReplyListener timed = new io.doubleface.driver.spi.ReplyListener() {
                 @Override
                 public void onReply(int tag, Object reply) {
                     endedAt[tag] = System.nanoTime();
@@ -338,7 +339,7 @@ class RedisDriverTest {
     @Test
     void aNativeOnlyDriverNeverCreatesLettucesResources() throws Exception {
         RedisDriver driver = closeLater(RedisDriver.of(servers.uri() + "?connection=native", SETTINGS));
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         warmUp(client, loop, 1);
         assertFalse(driver.lettuceResourcesCreated(), "native calls answered without Lettuce's resources");
@@ -353,7 +354,7 @@ class RedisDriverTest {
         // replies over RespReplyDecoder.COPY_LIMIT are framed on the received (direct) buffer itself,
         // also when they arrive over many reads; small ones pipelined behind them still answer
         RedisDriver driver = closeLater(RedisDriver.of(servers.uri() + "?connection=native", SETTINGS));
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         byte[] big = new byte[5 * RespReplyDecoder.COPY_LIMIT + 17];
         new java.util.Random(7).nextBytes(big);
@@ -396,7 +397,7 @@ class RedisDriverTest {
         TestData.load(own);
         RedisDriver driver = closeLater(RedisDriver.of(own.uri(),
                 SETTINGS.withCallTimeout(Duration.ofMillis(500)).withMaxOutstanding(4)));
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         warmUp(client, loop, 1);
         own.pause(0);
@@ -431,7 +432,7 @@ class RedisDriverTest {
         RedisServers own = closeLater(RedisServers.start(2, 0));
         TestData.load(own);
         RedisDriver driver = closeLater(RedisDriver.of(own.uri() + "?connection=" + mode, SETTINGS));
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         BlockingClient<RedisCommand<?>> blocking = driver.openBlocking();
         warmUp(client, loop, 2);
@@ -492,7 +493,7 @@ class RedisDriverTest {
         RedisServers own = closeLater(RedisServers.start(1, 0));
         TestData.load(own);
         RedisDriver driver = closeLater(RedisDriver.of(own.uri(), SETTINGS));
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         LoopClient<RedisCommand<?>> client = driver.openOn(loop);
         warmUp(client, loop, 1);
         own.pause(0);
@@ -518,7 +519,7 @@ class RedisDriverTest {
     void closingTheDriverClosesEveryConnection() throws Exception {
         RedisServers own = closeLater(RedisServers.start(2, 0));
         TestData.load(own);
-        EventLoop loop = clientLoop(LoopGroup.Transport.AUTO);
+        EventLoop loop = clientLoop(Transport.AUTO);
         for (String mode : List.of("per-loop", "shared", "native")) {
             RedisDriver driver = RedisDriver.of(own.uri() + "?connection=" + mode, SETTINGS);
             LoopClient<RedisCommand<?>> client = driver.openOn(loop);
@@ -560,7 +561,7 @@ class RedisDriverTest {
     @Test
     void sendOffTheLoopIsRefused() {
         RedisDriver driver = closeLater(RedisDriver.of(servers.uri(), SETTINGS));
-        LoopClient<RedisCommand<?>> client = driver.openOn(clientLoop(LoopGroup.Transport.AUTO));
+        LoopClient<RedisCommand<?>> client = driver.openOn(clientLoop(Transport.AUTO));
         assertThrows(IllegalStateException.class, () -> client.send(0, get(0), new Outcomes(
                 client.loop(), 1), 0));
     }

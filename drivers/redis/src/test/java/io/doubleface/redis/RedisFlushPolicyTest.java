@@ -1,12 +1,13 @@
 package io.doubleface.redis;
 
+import io.doubleface.driver.Transport;
 import static io.doubleface.redis.TestData.B;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.LoopFlush;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.LoopFlush;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.Outcomes;
 import io.netty.channel.EventLoop;
 import java.util.List;
@@ -58,7 +59,7 @@ class RedisFlushPolicyTest {
     @CsvSource({"per-loop, per-write", "per-loop, batch:4:50us", "per-loop, batch:1000:300us",
         "native, per-write", "native, batch:4:50us", "native, batch:1000:300us"})
     void everyPolicyAnswersEveryCall(String mode, String policy) throws Exception {
-        try (LoopGroup group = new LoopGroup("redis-fl", 1, LoopGroup.Transport.AUTO);
+        try (LoopGroup group = new LoopGroup("redis-fl", 1, Transport.AUTO);
                 RedisDriver driver = RedisDriver.of(servers.uri() + "?connection=" + mode, RedisDriverTest.SETTINGS)) {
             EventLoop loop = group.loops().get(0);
             LoopFlush.set(loop, FlushPolicy.parse(policy));
@@ -78,7 +79,7 @@ class RedisFlushPolicyTest {
     @ParameterizedTest
     @ValueSource(strings = {"per-loop", "native"})
     void switchingThePolicyUnderLoadLosesNoCall(String mode) throws Exception {
-        try (LoopGroup group = new LoopGroup("redis-fl", 1, LoopGroup.Transport.AUTO);
+        try (LoopGroup group = new LoopGroup("redis-fl", 1, Transport.AUTO);
                 RedisDriver driver = RedisDriver.of(servers.uri() + "?connection=" + mode, RedisDriverTest.SETTINGS)) {
             EventLoop loop = group.loops().get(0);
             LoopClient<RedisCommand<?>> client = driver.openOn(loop);

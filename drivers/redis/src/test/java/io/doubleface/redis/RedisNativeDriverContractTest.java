@@ -1,7 +1,7 @@
 package io.doubleface.redis;
 
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.ShardDriver;
 import java.net.InetSocketAddress;
 import java.util.List;
 

@@ -1,12 +1,13 @@
 package io.doubleface.redis;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.Outcomes;
 import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
@@ -80,7 +81,7 @@ class RedisReplicaGroupsTest {
 
     @Test
     void writesGoToTheMasterReadsToEveryMember() throws Exception {
-        try (LoopGroup group = new LoopGroup("rgroups", 1, LoopGroup.Transport.AUTO);
+        try (LoopGroup group = new LoopGroup("rgroups", 1, Transport.AUTO);
                 RedisDriver driver = RedisDriver.of(uri(""), RedisDriverTest.SETTINGS)) {
             assertEquals(2, driver.shardCount());
             assertEquals(List.of(servers.addresses().get(0), servers.addresses().get(2)), driver.shards(),
@@ -137,7 +138,7 @@ class RedisReplicaGroupsTest {
 
     @Test
     void aDeadReplicaCostsNoFailedRead() throws Exception {
-        try (LoopGroup group = new LoopGroup("rgroups", 1, LoopGroup.Transport.AUTO);
+        try (LoopGroup group = new LoopGroup("rgroups", 1, Transport.AUTO);
                 RedisDriver driver = RedisDriver.of(uri(""), RedisDriverTest.SETTINGS)) {
             LoopClient<RedisCommand<?>> client = driver.openOn(group.loops().get(0));
             List<RedisCommand<?>> sets = new ArrayList<>();

@@ -1,15 +1,16 @@
 package io.doubleface.redis;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.ShardException;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.Outcomes;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
@@ -89,7 +90,7 @@ class RedisTlsTest {
     @Test
     void blockingAndLoopClientsRoundTripOverTls() throws Exception {
         try (RedisDriver d = RedisDriver.of(tlsUri(""), SETTINGS); LoopGroup group = new LoopGroup("rtls", 1,
-                LoopGroup.Transport.AUTO)) {
+                Transport.AUTO)) {
             assertEquals("rediss://127.0.0.1:" + port + "?cacert=" + certPem, d.describe());
             BlockingClient<RedisCommand<?>> b = d.openBlocking();
             assertEquals("OK", b.call(0, R.set("tls-key", "over tls"), TimeUnit.SECONDS.toNanos(5)));

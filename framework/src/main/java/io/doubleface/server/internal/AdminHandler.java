@@ -1,6 +1,6 @@
 package io.doubleface.server.internal;
 
-import io.doubleface.engine.FanoutEngine;
+import io.doubleface.internal.engine.FanoutEngine;
 import io.doubleface.internal.Json;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;

@@ -3,12 +3,12 @@ package io.doubleface.server.internal;
 import io.doubleface.api.BadRequestException;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.Outcome;
-import io.doubleface.engine.RequestStats;
-import io.doubleface.engine.ResponseSink;
-import io.doubleface.engine.RouteStats;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.Outcome;
+import io.doubleface.internal.engine.RequestStats;
+import io.doubleface.internal.engine.ResponseSink;
+import io.doubleface.internal.engine.RouteStats;
+import io.doubleface.internal.loop.LoopGroup;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
@@ -133,7 +133,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
 
     /** One call: listener (on the loop) and response sink (any thread, hops to the loop). */
     private final class Call extends ServerCall.Listener<InputStream> implements ResponseSink<R>,
-            io.doubleface.engine.RequestInfo {
+            io.doubleface.internal.engine.RequestInfo {
         private final ServerCall<InputStream, O> call;
         private final EventLoop loop;
         private final Metadata metadata; // what the request's RequestContext reads (never written after startCall)
@@ -151,7 +151,7 @@ public final class GrpcFanoutHandler<Q, R, I, O> implements ServerCallHandler<In
         }
 
         @Override
-        public io.doubleface.engine.RequestInfo info() {
+        public io.doubleface.internal.engine.RequestInfo info() {
             return this;
         }
 

@@ -1,8 +1,8 @@
 package io.doubleface.server.internal;
 
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.RouteStats;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.RouteStats;
+import io.doubleface.internal.loop.LoopGroup;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.NettyServerBuilder;

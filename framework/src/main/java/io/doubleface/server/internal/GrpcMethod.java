@@ -2,9 +2,9 @@ package io.doubleface.server.internal;
 
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.RouteStats;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.RouteStats;
+import io.doubleface.internal.loop.LoopGroup;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerServiceDefinition;
 import java.util.Map;

@@ -2,7 +2,7 @@ package io.doubleface.server.internal;
 
 import io.doubleface.api.ErrorEncoder;
 import io.doubleface.api.StatusException;
-import io.doubleface.engine.RequestStats;
+import io.doubleface.internal.engine.RequestStats;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpResponse;

@@ -1,8 +1,8 @@
 package io.doubleface.server.internal;
 
 import io.doubleface.api.ErrorEncoder;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.RequestStats;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.RequestStats;
 import io.netty.channel.ChannelHandlerAdapter;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;

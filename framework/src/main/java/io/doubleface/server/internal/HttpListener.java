@@ -1,7 +1,7 @@
 package io.doubleface.server.internal;
 
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.loop.LoopGroup;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;

@@ -2,7 +2,7 @@ package io.doubleface.server.internal;
 
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.HttpBinding;
-import io.doubleface.engine.RouteStats;
+import io.doubleface.internal.engine.RouteStats;
 import io.netty.handler.codec.http.HttpMethod;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

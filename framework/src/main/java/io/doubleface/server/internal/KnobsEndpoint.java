@@ -1,9 +1,9 @@
 package io.doubleface.server.internal;
 
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.engine.StageStats;
+import io.doubleface.internal.engine.StageStats;
 import io.doubleface.internal.Json;
-import io.doubleface.loop.CpuAffinity;
+import io.doubleface.internal.loop.CpuAffinity;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.QueryStringDecoder;

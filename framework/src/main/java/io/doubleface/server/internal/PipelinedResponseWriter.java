@@ -1,7 +1,7 @@
 package io.doubleface.server.internal;
 
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.RequestStats;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.RequestStats;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,9 +1,9 @@
 package io.doubleface.server.internal;
 
 import io.doubleface.api.ErrorEncoder;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.Outcome;
-import io.doubleface.engine.RequestStats;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.Outcome;
+import io.doubleface.internal.engine.RequestStats;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,9 +1,9 @@
 package io.doubleface.server.internal;
 
 import io.doubleface.api.StatusException;
-import io.doubleface.engine.Outcome;
-import io.doubleface.engine.RequestInfo;
-import io.doubleface.engine.ResponseSink;
+import io.doubleface.internal.engine.Outcome;
+import io.doubleface.internal.engine.RequestInfo;
+import io.doubleface.internal.engine.ResponseSink;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;

@@ -1,5 +1,6 @@
 package io.doubleface.server.internal;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.api.Backend;
 import io.doubleface.api.ErrorEncoder;
 import io.doubleface.api.FanoutService;
@@ -7,10 +8,9 @@ import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.driver.Command;
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.engine.AdmissionLimiter;
-import io.doubleface.engine.ModelContext;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.internal.engine.AdmissionLimiter;
+import io.doubleface.internal.engine.ModelContext;
 import io.doubleface.model.Configuration;
 import io.doubleface.sched.SchedulingPolicy;
 import io.doubleface.tune.TuneSettings;
@@ -95,7 +95,7 @@ public record ServerConfig(
         long maxQueuedBytesTotal,
         ErrorEncoder errorEncoder,
         int ioThreads,
-        LoopGroup.Transport transport,
+        Transport transport,
         String configuration,
         List<String> prepare,
         Supplier<? extends SchedulingPolicy> policy,
@@ -203,7 +203,7 @@ public record ServerConfig(
         private long maxQueuedBytesTotal = DEFAULT_MAX_QUEUED_BYTES_TOTAL;
         private ErrorEncoder errorEncoder = ErrorEncoder.plainText();
         private int ioThreads = Runtime.getRuntime().availableProcessors();
-        private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
+        private Transport transport = Transport.AUTO;
         private String configuration = "doubleface";
         private List<String> prepare = List.of();
         private Supplier<? extends SchedulingPolicy> policy = SchedulingPolicy.factory("completion-first");
@@ -371,7 +371,7 @@ public record ServerConfig(
             return this;
         }
 
-        public Builder transport(LoopGroup.Transport transport) {
+        public Builder transport(Transport transport) {
             this.transport = Objects.requireNonNull(transport, "transport");
             return this;
         }

@@ -1,9 +1,9 @@
 package io.doubleface.server.internal;
 
 import io.doubleface.driver.FlushPolicy;
-import io.doubleface.driver.LoopFlush;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.LoopFlush;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.model.Configuration;
 import io.netty.channel.EventLoop;
 import java.util.List;

@@ -1,13 +1,13 @@
 package io.doubleface.server.internal;
 
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.engine.AdmissionLimiter;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.ModelContext;
-import io.doubleface.engine.OtelTracing;
-import io.doubleface.engine.RouteStats;
-import io.doubleface.engine.ThreadingModel;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.internal.engine.AdmissionLimiter;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.ModelContext;
+import io.doubleface.internal.engine.OtelTracing;
+import io.doubleface.internal.engine.RouteStats;
+import io.doubleface.internal.engine.ThreadingModel;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.tune.LoadAdapter;
 import io.netty.handler.ssl.SslContext;
 import java.net.InetSocketAddress;

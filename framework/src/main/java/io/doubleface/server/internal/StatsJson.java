@@ -1,10 +1,10 @@
 package io.doubleface.server.internal;
 
-import io.doubleface.driver.ResilientDriver;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.Outcome;
+import io.doubleface.driver.spi.ResilientDriver;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.Outcome;
 import io.doubleface.internal.Json;
-import io.doubleface.loop.ThreadStats;
+import io.doubleface.internal.loop.ThreadStats;
 import io.doubleface.tune.LoadAdapter;
 
 /**

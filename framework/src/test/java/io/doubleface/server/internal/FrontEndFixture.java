@@ -1,13 +1,14 @@
 package io.doubleface.server.internal;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.api.Backend;
 import io.doubleface.api.ErrorEncoder;
-import io.doubleface.engine.EchoService;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.GeneratedShards;
-import io.doubleface.engine.ModelContext;
-import io.doubleface.engine.RequestStats;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.engine.EchoService;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.GeneratedShards;
+import io.doubleface.internal.engine.ModelContext;
+import io.doubleface.internal.engine.RequestStats;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.TestRead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -44,7 +45,7 @@ public final class FrontEndFixture implements AutoCloseable {
     final RequestStats stats = new RequestStats();
 
     public FrontEndFixture() {
-        io = new LoopGroup("fe", 1, LoopGroup.Transport.AUTO);
+        io = new LoopGroup("fe", 1, Transport.AUTO);
         Object owner = new Object();
         Backend<TestRead> backend = new Backend<>("echo", 0, new GeneratedShards(2), owner);
         ModelContext ctx = new ModelContext(io, List.of(backend), "completion-first", 100);

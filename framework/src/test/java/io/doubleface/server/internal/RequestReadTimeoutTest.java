@@ -107,6 +107,6 @@ class RequestReadTimeoutTest {
         s.requests.bytesSeen();
         periods(ch, 3);
         assertTrue(answers(ch).isEmpty());
-        assertEquals(0, f.stats.count(io.doubleface.engine.Outcome.REQUEST_TIMEOUT));
+        assertEquals(0, f.stats.count(io.doubleface.internal.engine.Outcome.REQUEST_TIMEOUT));
     }
 }

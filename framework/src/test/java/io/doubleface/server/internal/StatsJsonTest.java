@@ -2,11 +2,11 @@ package io.doubleface.server.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.doubleface.driver.ResilientDriver;
-import io.doubleface.engine.FanoutEngine;
-import io.doubleface.engine.Outcome;
-import io.doubleface.engine.StageStats;
-import io.doubleface.loop.ThreadStats;
+import io.doubleface.driver.spi.ResilientDriver;
+import io.doubleface.internal.engine.FanoutEngine;
+import io.doubleface.internal.engine.Outcome;
+import io.doubleface.internal.engine.StageStats;
+import io.doubleface.internal.loop.ThreadStats;
 import io.doubleface.tune.LoadAdapter;
 import java.time.Instant;
 import java.util.EnumMap;

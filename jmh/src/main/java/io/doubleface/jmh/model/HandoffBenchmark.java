@@ -1,9 +1,10 @@
 package io.doubleface.jmh.model;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.jmh.BenchmarkBase;
 import io.doubleface.jmh.Signal;
-import io.doubleface.loop.LoopGroup;
-import io.doubleface.loop.Threads;
+import io.doubleface.internal.loop.LoopGroup;
+import io.doubleface.internal.loop.Threads;
 import io.netty.channel.EventLoop;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.SynchronousQueue;
@@ -57,7 +58,7 @@ public class HandoffBenchmark extends BenchmarkBase {
 
     @Setup(Level.Trial)
     public void setUp() {
-        loops = new LoopGroup("jmh-loop", 2, LoopGroup.Transport.AUTO);
+        loops = new LoopGroup("jmh-loop", 2, Transport.AUTO);
         home = loops.loops().get(0);
         other = loops.loops().get(1);
     }

@@ -1,8 +1,9 @@
 package io.doubleface.jmh.sched;
 
+import io.doubleface.driver.Transport;
 import io.doubleface.jmh.BenchmarkBase;
 import io.doubleface.jmh.Signal;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.sched.PendingReply;
 import io.doubleface.sched.ReplyOwner;
 import io.doubleface.sched.ReplyScheduler;
@@ -141,7 +142,7 @@ public class SchedulerBenchmark extends BenchmarkBase {
 
         @Setup(Level.Trial)
         public void setUp(SchedulerBenchmark b) throws Exception {
-            loops = new LoopGroup("jmh-sched", 1, LoopGroup.Transport.AUTO);
+            loops = new LoopGroup("jmh-sched", 1, Transport.AUTO);
             loop = (SingleThreadEventLoop) loops.loops().get(0);
             scheduler = loop.submit(() -> new ReplyScheduler(loop, SchedulingPolicy.create(b.policy), null)).get();
             counter.signal = signal;

@@ -1,6 +1,6 @@
 package io.doubleface.services.musuite;
 
-import io.doubleface.driver.ShardAddresses;
+import io.doubleface.driver.spi.ShardAddresses;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;

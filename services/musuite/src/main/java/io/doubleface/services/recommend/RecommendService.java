@@ -6,7 +6,7 @@ import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.Replies;
 import io.doubleface.api.ReplyHandler;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.grpc.GrpcCall;
 import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.server.FanoutServer;

@@ -1,7 +1,7 @@
 package io.doubleface.services.social;
 
 import io.doubleface.api.Backend;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.mongo.MongoCommand;
 import io.doubleface.mongo.MongoDriver;
 import io.doubleface.redis.RedisCommand;

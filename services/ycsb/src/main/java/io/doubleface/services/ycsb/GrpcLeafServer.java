@@ -1,8 +1,9 @@
 package io.doubleface.services.ycsb;
 
+import io.doubleface.driver.Transport;
 import com.google.protobuf.UnsafeByteOperations;
-import io.doubleface.driver.LeafServerBuilder;
-import io.doubleface.driver.ShardAddresses;
+import io.doubleface.driver.spi.LeafServerBuilder;
+import io.doubleface.driver.spi.ShardAddresses;
 import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.kv.KvRequest;
 import io.doubleface.kv.Records;
@@ -10,7 +11,7 @@ import io.doubleface.services.ycsb.kv.v1.KvServiceGrpc;
 import io.doubleface.services.ycsb.kv.v1.ReadRequest;
 import io.doubleface.services.ycsb.kv.v1.Reply;
 import io.doubleface.services.ycsb.kv.v1.ScanRequest;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.driver.spi.DriverLoops;
 import io.grpc.Server;
 import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * A gRPC KV leaf: one process (or embedded object) hosting many shards of the
  * {@code doubleface.kv.v1.KvService}, one listening port per shard ({@code basePort ..
  * basePort+shards-1}), every shard a grpc-java {@link Server} built with {@link NettyServerBuilder}
- * on one shared {@link LoopGroup} named {@value #LOOP_GROUP_NAME} (boss and worker group alike,
+ * on one shared {@link DriverLoops} named {@value #LOOP_GROUP_NAME} (boss and worker group alike,
  * {@code directExecutor}: a call is answered on the loop that read it, no thread hop).
  *
  * <p>Every shard serves the whole deterministic key space {@code 0 .. records-1} of
@@ -73,7 +74,7 @@ public final class GrpcLeafServer implements AutoCloseable {
 
     private final String host;
     private final int records;
-    private final LoopGroup loops;
+    private final DriverLoops loops;
     private final List<Server> servers;
     private final int[] ports;
     private volatile boolean closed;
@@ -81,7 +82,7 @@ public final class GrpcLeafServer implements AutoCloseable {
     private GrpcLeafServer(Builder b) {
         this.host = b.host();
         this.records = b.records;
-        this.loops = new LoopGroup(LOOP_GROUP_NAME, b.loops, b.transport);
+        this.loops = DriverLoops.open(LOOP_GROUP_NAME, b.loops, b.transport);
         this.servers = new ArrayList<>(b.shards());
         this.ports = new int[b.shards()];
         try {
@@ -205,7 +206,7 @@ public final class GrpcLeafServer implements AutoCloseable {
     }
 
     /** {@return the loops serving every shard} */
-    public LoopGroup loopGroup() {
+    public DriverLoops loopGroup() {
         return loops;
     }
 
@@ -271,7 +272,7 @@ public final class GrpcLeafServer implements AutoCloseable {
     public static final class Builder extends LeafServerBuilder<Builder> {
         private int records = 1000;
         private int loops = DEFAULT_LOOPS;
-        private LoopGroup.Transport transport = LoopGroup.Transport.AUTO;
+        private Transport transport = Transport.AUTO;
 
         private Builder() {
             super(MAX_SHARDS);
@@ -311,7 +312,7 @@ public final class GrpcLeafServer implements AutoCloseable {
          * @param transport transport of the loops; default AUTO (epoll if available)
          * @return this builder
          */
-        public Builder transport(LoopGroup.Transport transport) {
+        public Builder transport(Transport transport) {
             this.transport = Objects.requireNonNull(transport, "transport");
             return this;
         }

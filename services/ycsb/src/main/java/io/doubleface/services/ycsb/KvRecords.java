@@ -1,6 +1,6 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.kv.KvRequest;
 import io.netty.buffer.ByteBuf;
 import java.util.Objects;

@@ -1,7 +1,7 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.driver.PipelinedConnection;
-import io.doubleface.driver.PipelinedProtocol;
+import io.doubleface.driver.spi.PipelinedConnection;
+import io.doubleface.driver.spi.PipelinedProtocol;
 import io.doubleface.kv.KvRequest;
 import io.doubleface.kv.Records;
 import io.netty.buffer.ByteBuf;
@@ -12,7 +12,7 @@ import org.bson.RawBsonDocument;
 
 /**
  * The OP_MSG side of {@link OpMsgDriver}'s loop clients, on the framework's shared pipelined loop
- * client ({@link io.doubleface.driver.PipelinedLoopClient}): a record read is one {@code find}
+ * client ({@link io.doubleface.driver.spi.PipelinedLoopClient}): a record read is one {@code find}
  * ({@link OpMsgProtocol#writeFind}), its call id the message's {@code requestId}; the reply's
  * {@code responseTo} names the call ({@link OpMsgClientHandler}), and its documents become the
  * canonical record reply ({@link MongoLayout#writeReply}). A server answers the messages of one

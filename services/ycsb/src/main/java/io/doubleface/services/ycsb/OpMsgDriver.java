@@ -1,12 +1,12 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.PipelinedLoopClient;
-import io.doubleface.driver.ShardAddresses;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.driver.ShardDrivers;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.PipelinedLoopClient;
+import io.doubleface.driver.spi.ShardAddresses;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.driver.spi.ShardDrivers;
 import io.doubleface.driver.ShardException;
 import io.doubleface.kv.KvRequest;
 import io.doubleface.mongo.MongoCommand;

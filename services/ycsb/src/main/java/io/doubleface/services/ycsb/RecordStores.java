@@ -1,8 +1,8 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.ShardDriver;
-import io.doubleface.driver.ShardDrivers;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.ShardDriver;
+import io.doubleface.driver.spi.ShardDrivers;
 import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.kv.KvDriver;
 import io.doubleface.mongo.MongoDriver;

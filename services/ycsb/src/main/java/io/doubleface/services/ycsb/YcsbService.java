@@ -1,8 +1,8 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.driver.ResiliencePolicy;
-import io.doubleface.driver.ResilientDriver;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.ResiliencePolicy;
+import io.doubleface.driver.spi.ResilientDriver;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.api.Backend;
 import io.doubleface.driver.Command;
 import io.doubleface.api.FanoutPlan;

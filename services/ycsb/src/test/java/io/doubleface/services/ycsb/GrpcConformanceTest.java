@@ -135,7 +135,7 @@ class GrpcConformanceTest {
         MethodDescriptor<byte[], byte[]> method = FanoutServiceGrpc.getQueryMethod().toBuilder(raw, raw).build();
         var stats = cluster.server.internals().stats();
         long decodeErrors = stats.error("decode").count();
-        long badRequests = stats.requests().count(io.doubleface.engine.Outcome.BAD_REQUEST);
+        long badRequests = stats.requests().count(io.doubleface.internal.engine.Outcome.BAD_REQUEST);
         // field 1 (fanout, varint) declared as a length-delimited 100-byte field with 2 bytes given
         for (byte[] bad : new byte[][] {{0x0a, 0x64, 0x01, 0x02}, {(byte) 0xff, (byte) 0xff, (byte) 0xff}}) {
             StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
@@ -145,7 +145,7 @@ class GrpcConformanceTest {
         }
         var after = cluster.server.internals().stats();
         assertEquals(decodeErrors, after.error("decode").count(), "counted as a server error");
-        assertEquals(badRequests + 2, after.requests().count(io.doubleface.engine.Outcome.BAD_REQUEST));
+        assertEquals(badRequests + 2, after.requests().count(io.doubleface.internal.engine.Outcome.BAD_REQUEST));
         // the same channel goes on working
         assertEquals(cluster.expected(new YcsbQuery(5, Size.SMALL, 11)), cluster.grpc(QueryRequest.newBuilder().setKey(11).build()));
     }

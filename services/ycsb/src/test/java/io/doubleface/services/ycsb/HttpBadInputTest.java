@@ -4,7 +4,7 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.engine.Outcome;
+import io.doubleface.internal.engine.Outcome;
 import io.doubleface.server.HttpLimits;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

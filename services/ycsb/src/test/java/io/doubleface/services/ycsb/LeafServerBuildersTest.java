@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.LeafServerBuilder;
+import io.doubleface.driver.spi.LeafServerBuilder;
 import io.doubleface.kv.KvLeafServer;
 import io.doubleface.mongo.MongoLeafServer;
 import java.net.InetSocketAddress;

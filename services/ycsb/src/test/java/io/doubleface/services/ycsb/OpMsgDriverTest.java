@@ -1,16 +1,17 @@
 package io.doubleface.services.ycsb;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.kv.KvRequest;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.mongo.MongoLeafServer;
 import io.doubleface.testing.Outcomes;
 import io.doubleface.testing.StallingProxy;
@@ -42,7 +43,7 @@ class OpMsgDriverTest {
     static void start() {
         leaf = MongoLeafServer.builder().shards(3).start();
         MongoRecords.load(leaf.uri(), RECORDS, n -> { });
-        loops = new LoopGroup("op", 1, LoopGroup.Transport.AUTO);
+        loops = new LoopGroup("op", 1, Transport.AUTO);
     }
 
     @AfterAll

@@ -1,8 +1,8 @@
 package io.doubleface.services.ycsb;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.kv.KvRequest;
 import io.doubleface.mongo.MongoLeafServer;
 import io.doubleface.testing.ReadinessContract;

@@ -1,21 +1,22 @@
 package io.doubleface.services.ycsb;
 
+import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.BlockingClient;
-import io.doubleface.driver.DriverSettings;
-import io.doubleface.driver.LoopClient;
-import io.doubleface.driver.ReplyListener;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.BlockingClient;
+import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.spi.LoopClient;
+import io.doubleface.driver.spi.ReplyListener;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.driver.ShardException;
 import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.kv.KvRequest;
 import io.doubleface.kv.Records;
-import io.doubleface.loop.LoopGroup;
+import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.mongo.MongoDriver;
 import io.doubleface.mongo.MongoLeafServer;
 import io.doubleface.redis.RedisDriver;
@@ -64,7 +65,7 @@ class RecordStoresTest {
         grpc = GrpcLeafServer.builder().shards(2).records((int) RECORDS).start();
         mongo = MongoLeafServer.builder().shards(2).start();
         MongoRecords.load(mongo.uri(), RECORDS, n -> { });
-        loops = new LoopGroup("rs-test", 1, LoopGroup.Transport.AUTO);
+        loops = new LoopGroup("rs-test", 1, Transport.AUTO);
     }
 
     @AfterAll

@@ -3,7 +3,7 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.ResiliencePolicy;
+import io.doubleface.driver.spi.ResiliencePolicy;
 import io.doubleface.kv.KvLeafServer;
 import io.doubleface.kv.KvRequest;
 import java.net.InetSocketAddress;
@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.FieldSource;
 
 /**
- * A backend behind a {@link io.doubleface.driver.ResilientDriver}, over real sockets, under every
+ * A backend behind a {@link io.doubleface.driver.spi.ResilientDriver}, over real sockets, under every
  * model: a killed shard opens its circuit after two failures, then requests that need it get 503
  * without a connection attempt while the others get 200; when the shard is back, the
  * probe after the open period closes the circuit; {@code /metrics} counts it all.

@@ -1,9 +1,9 @@
 package io.doubleface.services.ycsb;
 
 
-import io.doubleface.driver.ResiliencePolicy;
-import io.doubleface.driver.ResilientDriver;
-import io.doubleface.driver.ShardDriver;
+import io.doubleface.driver.spi.ResiliencePolicy;
+import io.doubleface.driver.spi.ResilientDriver;
+import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.kv.KvRequest;
 import io.doubleface.api.FanoutService;
 import io.doubleface.api.HttpBinding;
