@@ -1,7 +1,7 @@
 package io.doubleface.cli;
 
 import io.doubleface.driver.spi.BlockingClient;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.ShardException;
 import io.doubleface.redis.Redis;
 import io.doubleface.redis.RedisCommand;

@@ -1,6 +1,6 @@
 package io.doubleface.cli;
 
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.server.FanoutServer;
 import java.io.PrintWriter;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.doubleface.cli;
 
 import io.doubleface.driver.Transport;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.kv.KvDriver;
 import io.doubleface.kv.KvLeafServer;
 import io.doubleface.server.FanoutServer;

@@ -9,7 +9,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.doubleface.kv.KvRequest;
 import io.doubleface.kv.Records;
 import io.doubleface.driver.spi.BlockingClient;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.services.ycsb.RecordStore;
 import io.doubleface.services.ycsb.RecordStores;

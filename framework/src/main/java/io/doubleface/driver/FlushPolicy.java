@@ -1,6 +1,5 @@
 package io.doubleface.driver;
 
-import io.doubleface.driver.spi.LoopFlush;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  *       the wait, so a partial batch is never stranded.
  * </ul>
  *
- * It is set per event loop with {@link LoopFlush}; which drivers honour it is said in
+ * It is set per event loop with {@link io.doubleface.driver.spi.LoopFlush}; which drivers honour it is said in
  * docs/tracing.md ("Knobs").
  *
  * @param batchSize {@code 0}: per iteration; {@code 1}: per write; {@code N > 1}: flush at {@code N}

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.driver.Command;
 import io.doubleface.driver.spi.BlockingClient;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.spi.ReplyListener;
 import io.doubleface.driver.spi.ShardDriver;

@@ -3,7 +3,7 @@ package io.doubleface.grpc;
 import io.doubleface.driver.spi.ShardDrivers;
 import io.doubleface.driver.spi.BlockingClient;
 import io.doubleface.driver.spi.DriverClients;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.UriOptions;
 import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.spi.ShardAddresses;

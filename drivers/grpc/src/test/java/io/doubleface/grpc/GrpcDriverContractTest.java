@@ -3,7 +3,7 @@ package io.doubleface.grpc;
 import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.testing.DriverContract;
 import java.net.InetSocketAddress;

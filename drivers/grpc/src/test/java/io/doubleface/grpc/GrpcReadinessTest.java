@@ -2,7 +2,7 @@ package io.doubleface.grpc;
 
 import io.doubleface.driver.Transport;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.testing.ReadinessContract;
 import java.net.InetSocketAddress;

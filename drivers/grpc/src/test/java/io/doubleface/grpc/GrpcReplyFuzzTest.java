@@ -2,7 +2,7 @@ package io.doubleface.grpc;
 
 import io.doubleface.driver.Transport;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.testing.Outcomes;

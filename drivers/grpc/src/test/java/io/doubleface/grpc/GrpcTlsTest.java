@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.driver.spi.BlockingClient;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.ShardException;
 import io.doubleface.internal.loop.LoopGroup;

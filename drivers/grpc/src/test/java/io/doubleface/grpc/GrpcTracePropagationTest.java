@@ -12,7 +12,7 @@ import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.api.HttpRequestView;
 import io.doubleface.api.Replies;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.server.FanoutServer;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;

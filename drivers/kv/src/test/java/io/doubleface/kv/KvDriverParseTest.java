@@ -72,7 +72,7 @@ class KvDriverParseTest {
     void theKvSchemeIsFoundThroughTheServiceLoader() {
         assertTrue(io.doubleface.driver.spi.ShardDrivers.schemes().contains("kv"));
         try (io.doubleface.driver.spi.ShardDriver d = io.doubleface.driver.spi.ShardDrivers.open("kv://127.0.0.1:7101-7103",
-                io.doubleface.driver.spi.DriverSettings.DEFAULT)) {
+                io.doubleface.driver.DriverSettings.DEFAULT)) {
             assertEquals(3, d.shardCount());
             assertEquals("kv://127.0.0.1:7101-7103", d.describe());
         }
@@ -81,9 +81,9 @@ class KvDriverParseTest {
     @Test
     void anUnknownSchemeNamesTheKnownOnes() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> io.doubleface.driver.spi.ShardDrivers.open("memcache://h:1", io.doubleface.driver.spi.DriverSettings.DEFAULT));
+                () -> io.doubleface.driver.spi.ShardDrivers.open("memcache://h:1", io.doubleface.driver.DriverSettings.DEFAULT));
         assertTrue(e.getMessage().contains("unknown scheme memcache://") && e.getMessage().contains("kv"), e.getMessage());
         assertThrows(IllegalArgumentException.class,
-                () -> io.doubleface.driver.spi.ShardDrivers.open("127.0.0.1:7101", io.doubleface.driver.spi.DriverSettings.DEFAULT));
+                () -> io.doubleface.driver.spi.ShardDrivers.open("127.0.0.1:7101", io.doubleface.driver.DriverSettings.DEFAULT));
     }
 }

@@ -7,7 +7,7 @@ import com.mongodb.connection.TransportSettings;
 import com.mongodb.event.CommandListener;
 import io.doubleface.driver.spi.BlockingClient;
 import io.doubleface.driver.spi.DriverClients;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.UriOptions;
 import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.spi.ShardAddresses;

@@ -1,6 +1,6 @@
 package io.doubleface.redis;
 
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.driver.spi.ShardDriverProvider;
 import java.util.List;

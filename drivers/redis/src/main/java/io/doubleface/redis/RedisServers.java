@@ -574,7 +574,7 @@ public final class RedisServers implements AutoCloseable {
      * first node as the seed.
      *
      * @return the URI, for {@link RedisDriver#of(String)} or
-     *     {@link RedisDriver#of(String, io.doubleface.driver.spi.DriverSettings)}
+     *     {@link RedisDriver#of(String, io.doubleface.driver.DriverSettings)}
      */
     public synchronized String uri() {
         if (cluster) {

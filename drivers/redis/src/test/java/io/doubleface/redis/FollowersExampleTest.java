@@ -11,7 +11,7 @@ import io.doubleface.api.HttpRequestView;
 import io.doubleface.api.Replies;
 import io.doubleface.api.ReplyHandler;
 import io.doubleface.driver.spi.BlockingClient;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.server.FanoutServer;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

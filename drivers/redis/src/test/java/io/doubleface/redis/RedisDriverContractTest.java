@@ -2,7 +2,7 @@ package io.doubleface.redis;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.testing.DriverContract;
 import java.net.InetSocketAddress;

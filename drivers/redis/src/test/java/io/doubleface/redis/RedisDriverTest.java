@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.driver.spi.BlockingClient;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.driver.spi.ShardDrivers;

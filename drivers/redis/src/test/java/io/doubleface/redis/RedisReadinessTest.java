@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.doubleface.api.Backend;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.testing.ReadinessContract;

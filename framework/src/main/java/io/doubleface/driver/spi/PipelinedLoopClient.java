@@ -1,5 +1,6 @@
 package io.doubleface.driver.spi;
 
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.Command;
 import io.doubleface.driver.FlushPolicy;
 import io.doubleface.driver.ShardException;

@@ -1,5 +1,6 @@
 package io.doubleface.driver.spi;
 
+import io.doubleface.driver.DriverSettings;
 import java.util.List;
 
 /**

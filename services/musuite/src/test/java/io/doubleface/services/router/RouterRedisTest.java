@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.driver.spi.BlockingClient;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.redis.Redis;
 import io.doubleface.redis.RedisCommand;
 import io.doubleface.redis.RedisDriver;

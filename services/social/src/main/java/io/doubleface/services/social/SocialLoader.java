@@ -1,7 +1,7 @@
 package io.doubleface.services.social;
 
 import io.doubleface.driver.spi.BlockingClient;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.ShardException;
 import io.doubleface.mongo.Mongo;
 import io.doubleface.mongo.MongoCommand;

@@ -1,6 +1,6 @@
 package io.doubleface.services.social;
 
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.mongo.MongoDriver;
 import io.doubleface.mongo.MongoLeafServer;
 import io.doubleface.redis.RedisDriver;

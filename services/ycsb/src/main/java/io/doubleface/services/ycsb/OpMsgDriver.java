@@ -1,7 +1,7 @@
 package io.doubleface.services.ycsb;
 
 import io.doubleface.driver.spi.BlockingClient;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.spi.PipelinedLoopClient;
 import io.doubleface.driver.spi.ShardAddresses;

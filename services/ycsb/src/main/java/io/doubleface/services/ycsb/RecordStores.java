@@ -1,6 +1,6 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.driver.spi.ShardDrivers;
 import io.doubleface.grpc.GrpcDriver;

@@ -1,6 +1,6 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.kv.KvRequest;
 import io.doubleface.kv.Records;
 import io.doubleface.redis.Redis;

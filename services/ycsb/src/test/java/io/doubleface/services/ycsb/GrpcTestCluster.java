@@ -1,6 +1,6 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.grpc.GrpcDriver;
 import io.doubleface.server.FanoutServer;
 import io.doubleface.services.ycsb.v1.FanoutServiceGrpc;

@@ -1,7 +1,7 @@
 package io.doubleface.services.ycsb;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.kv.KvRequest;
 import io.doubleface.mongo.MongoLeafServer;

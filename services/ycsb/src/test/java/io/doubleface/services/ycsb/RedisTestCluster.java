@@ -1,6 +1,6 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.redis.RedisDriver;
 import io.doubleface.redis.RedisServers;
 import io.doubleface.server.FanoutServer;

@@ -2,7 +2,7 @@ package io.doubleface.services.ycsb;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.doubleface.driver.spi.DriverSettings;
+import io.doubleface.driver.DriverSettings;
 import io.doubleface.kv.KvLeafServer;
 import io.doubleface.kv.Records;
 import io.doubleface.mongo.MongoLeafServer;

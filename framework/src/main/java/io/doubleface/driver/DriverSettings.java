@@ -1,12 +1,11 @@
-package io.doubleface.driver.spi;
+package io.doubleface.driver;
 
-import io.doubleface.driver.ShardException;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Store-neutral settings every driver honours, given by the server or CLI when it opens a driver
- * through {@link ShardDrivers}.
+ * through {@link io.doubleface.driver.spi.ShardDrivers}.
  *
  * @param connectTimeout longest a connection attempt may take
  * @param callTimeout longest one shard call may take before it fails with
