@@ -1,5 +1,6 @@
 package io.doubleface.sched;
 
+import io.doubleface.api.Internal;
 import io.doubleface.internal.loop.LoopStats;
 import io.netty.channel.SingleThreadEventLoop;
 import org.slf4j.Logger;
@@ -25,6 +26,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: loop-confined. Every method must be called on {@link #loop}.
  */
+@Internal
 public final class ReplyScheduler implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(ReplyScheduler.class);

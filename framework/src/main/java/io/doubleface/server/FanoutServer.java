@@ -1,5 +1,6 @@
 package io.doubleface.server;
 
+import io.doubleface.api.Internal;
 import io.doubleface.driver.Transport;
 import io.doubleface.api.Backend;
 import io.doubleface.api.ErrorEncoder;
@@ -274,6 +275,7 @@ public final class FanoutServer implements AutoCloseable {
      *
      * @return the server's runtime
      */
+    @Internal
     public ServerRuntime internals() {
         return runtime;
     }

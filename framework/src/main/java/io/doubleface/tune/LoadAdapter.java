@@ -1,5 +1,6 @@
 package io.doubleface.tune;
 
+import io.doubleface.api.Internal;
 import io.doubleface.internal.engine.EngineListener;
 import io.doubleface.internal.engine.FanoutEngine;
 import io.doubleface.internal.engine.Outcome;
@@ -49,6 +50,7 @@ import org.slf4j.LoggerFactory;
  * {@code tune-0} thread, created once by {@link #start}, or a test with a fake clock); the
  * accessors are thread-safe snapshots.
  */
+@Internal
 public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LoadAdapter.class);
