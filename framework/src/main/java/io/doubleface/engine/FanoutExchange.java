@@ -69,8 +69,6 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
     private static final int MERGING = 1;
 
     private static final VarHandle REMAINING;
-    private static final VarHandle FIRST_REPLY;
-    private static final VarHandle FIRST_ARRIVAL;
     private static final VarHandle FINISHED;
     private static final VarHandle ROUND_STATE;
     private static final VarHandle OWNED;
@@ -88,8 +86,6 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
             ROUND_STATE = l.findVarHandle(FanoutExchange.class, "roundState", int.class);
             OWNED = l.findVarHandle(FanoutExchange.class, "owned", boolean.class);
             SWEPT_ROUND = l.findVarHandle(FanoutExchange.class, "sweptRound", int.class);
-            FIRST_REPLY = l.findVarHandle(FanoutExchange.class, "tFirstReply", long.class);
-            FIRST_ARRIVAL = l.findVarHandle(FanoutExchange.class, "tFirstArrival", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -134,16 +130,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
 
     // OpenTelemetry spans: null unless the server has an OpenTelemetry instance
     private RequestTrace otel;
-    // stage tracing (StageStats): null unless this request was sampled; points in System.nanoTime()
-    private StageStats trace;
-    private long tPlanStart;
-    private long tPlanEnd;
-    @SuppressWarnings("unused") // via FIRST_ARRIVAL
-    private volatile long tFirstArrival;
-    @SuppressWarnings("unused") // via FIRST_REPLY
-    private volatile long tFirstReply;
-    private long tLastReply;
-    private long tMergeEnd;
+    // stage tracing (StageStats): null unless this request was sampled
+    private StageClock trace;
 
     /**
      * @param upstreamLoop the loop of the upstream connection (deadline timer runs there)
@@ -187,7 +175,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
 
     /** Traces this request's stages into {@code stats}; set by the engine before {@link ThreadingModel#execute}. */
     void trace(StageStats stats) {
-        this.trace = stats;
+        this.trace = new StageClock(stats);
     }
 
     /** The model that runs this request; set once by the engine before {@link ThreadingModel#execute}. */
@@ -334,7 +322,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
     public boolean plan() {
         target = cur;
         if (trace != null) {
-            tPlanStart = System.nanoTime();
+            trace.planStart = System.nanoTime();
         }
         try {
             service.plan(request, planView());
@@ -345,7 +333,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
             target = null;
         }
         if (trace != null) {
-            tPlanEnd = System.nanoTime();
+            trace.planEnd = System.nanoTime();
         }
         if (otel != null) {
             long now = System.nanoTime();
@@ -440,8 +428,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
      * {@code reply_wait} begins, there); nothing otherwise. Any thread.
      */
     void replyArrived() {
-        if (trace != null && round == 0) {
-            FIRST_ARRIVAL.compareAndSet(this, 0L, System.nanoTime());
+        StageClock t = trace;
+        if (t != null && round == 0) {
+            t.arrived(System.nanoTime());
         }
     }
 
@@ -520,17 +509,18 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
         if (otel != null) {
             otel.endCall(call, error, System.nanoTime());
         }
-        if (trace == null) {
+        StageClock t = trace;
+        if (t == null) {
             return (int) REMAINING.getAndAdd(this, -1) == 1;
         }
         long now = System.nanoTime();
         if (round == 0) {
-            FIRST_ARRIVAL.compareAndSet(this, 0L, now); // a failure first: it arrives as it is counted
-            FIRST_REPLY.compareAndSet(this, 0L, now);
+            t.arrived(now); // a failure first: it arrives as it is counted
+            t.replied(now);
         }
         boolean last = (int) REMAINING.getAndAdd(this, -1) == 1;
         if (last && round == 0) {
-            tLastReply = now;
+            t.lastReply = now;
         }
         return last;
     }
@@ -675,7 +665,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
         try {
             response = service.merge(request, repliesView(), planView());
             if (trace != null && round == 0) {
-                tMergeEnd = System.nanoTime();
+                trace.mergeEnd = System.nanoTime();
             }
             if (otel != null) {
                 otel.event("merged", System.nanoTime());
@@ -770,11 +760,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
      * elsewhere after it was handed to that loop.
      */
     private void recordStages() {
-        StageStats st = trace;
-        if (st != null) {
-            st.record(model.configuration().name(), startNanos, tPlanStart, tPlanEnd,
-                    (long) FIRST_ARRIVAL.getAcquire(this), (long) FIRST_REPLY.getAcquire(this), tLastReply, tMergeEnd,
-                    System.nanoTime());
+        StageClock t = trace;
+        if (t != null) {
+            t.record(model.configuration().name(), startNanos);
         }
     }
 
