@@ -54,6 +54,18 @@ import java.util.concurrent.TimeUnit;
  * {@code sweptRound} and then reads {@code owned}, so at least one of them sees the other, and a
  * compare-and-set of the slot's status from OK to RELEASED lets exactly one of them release it.
  *
+ * <p>Services never get the exchange: {@code plan} and {@code merge} get a {@link FanoutPlan} and a
+ * {@link Replies} view, a {@link CallHandler} a {@link Call} view, all of them a
+ * {@link RequestContext} view — private inner classes over this exchange's state, so a service
+ * cannot reach the methods the models drive the request with. The plan, replies and context views
+ * are made once per exchange, on first use; a call view per handled reply.
+ *
+ * <p>Why this class is longer than the project's ~600 lines: the completion protocol above (rounds,
+ * outcomes, the deadline, the release of kept replies) shares one set of fields and atomics and is
+ * read as one; the service views are inner classes so that they reach that state without widening
+ * its access. What stands apart is apart: a round's calls and slots ({@link Round}), a traced
+ * request's stage times ({@link StageClock}), a request's spans ({@link RequestTrace}).
+ *
  * @param <Q> request
  * @param <P> processed reply
  * @param <R> response
