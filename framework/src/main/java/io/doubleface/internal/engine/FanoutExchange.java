@@ -54,32 +54,33 @@ import java.util.concurrent.TimeUnit;
  * {@code sweptRound} and then reads {@code owned}, so at least one of them sees the other, and a
  * compare-and-set of the slot's status from OK to RELEASED lets exactly one of them release it.
  *
+ * <p>Services never get the exchange: {@code plan} and {@code merge} get a {@link FanoutPlan} and a
+ * {@link Replies} view, a {@link CallHandler} a {@link Call} view, all of them a
+ * {@link RequestContext} view — private inner classes over this exchange's state, so a service
+ * cannot reach the methods the models drive the request with. The plan, replies and context views
+ * are made once per exchange, on first use; a call view per handled reply.
+ *
+ * <p>Why this class is longer than the project's ~600 lines: the completion protocol above (rounds,
+ * outcomes, the deadline, the release of kept replies) shares one set of fields and atomics and is
+ * read as one; the service views are inner classes so that they reach that state without widening
+ * its access. What stands apart is apart: a round's calls and slots ({@link Round}), a traced
+ * request's stage times ({@link StageClock}), a request's spans ({@link RequestTrace}).
+ *
  * @param <Q> request
  * @param <P> processed reply
  * @param <R> response
  */
-public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutPlan<Q, P>, Replies<P>,
-        io.doubleface.api.RequestContext {
+public final class FanoutExchange<Q, P, R> extends ReplyOwner {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FanoutExchange.class);
-
-    /** Most calls one round may plan: {@value}. */
-    public static final int MAX_FANOUT = FanoutPlan.MAX_CALLS;
 
     /** Most rounds one request may run: {@value}. */
     public static final int MAX_ROUNDS = 64;
 
     private static final int COLLECTING = 0;
     private static final int MERGING = 1;
-    private static final byte PENDING = 0;
-    private static final byte OK = 1;
-    private static final byte FAILED = 2;
-    private static final byte RELEASED = 3; // OK, and its reference-counted processed reply released
-    private static final byte CLAIMED = 4; // a round with call time limits: the call's outcome is being taken
 
     private static final VarHandle REMAINING;
-    private static final VarHandle FIRST_REPLY;
-    private static final VarHandle FIRST_ARRIVAL;
     private static final VarHandle FINISHED;
     private static final VarHandle ROUND_STATE;
     private static final VarHandle OWNED;
@@ -97,177 +98,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             ROUND_STATE = l.findVarHandle(FanoutExchange.class, "roundState", int.class);
             OWNED = l.findVarHandle(FanoutExchange.class, "owned", boolean.class);
             SWEPT_ROUND = l.findVarHandle(FanoutExchange.class, "sweptRound", int.class);
-            FIRST_REPLY = l.findVarHandle(FanoutExchange.class, "tFirstReply", long.class);
-            FIRST_ARRIVAL = l.findVarHandle(FanoutExchange.class, "tFirstArrival", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    /**
-     * The calls of one round and their outcomes. Reused between rounds. Most rounds call one
-     * backend with one handler, so those two are kept once ({@code backend0}, {@code handler0})
-     * and per-call arrays exist only once a call differs; a round's first call is kept in fields
-     * too ({@code shard0}, {@code command0}), so a round of one call has no shard or command array.
-     */
-    private static final class Round {
-        int calls;
-        Backend<?> backend0;
-        Object handler0; // a ReplyHandler, a CallHandler, or RAW
-        CallRef<?> ref0;
-        Backend<?>[] backends; // null while every call is on backend0
-        Object[] handlers; // null while every call has handler0
-        CallRef<?>[] refs; // null while every call has ref0
-        int shard0; // the first call's, while shards is null
-        Object command0;
-        int[] shards; // null until a second call (then kept for the rounds that reuse this one)
-        Object[] commands;
-        // per call, while some call is optional or has a time limit (else null): bit 0 optional, the
-        // other bits the time limit in nanoseconds (0: none). A round with time limits claims each
-        // call's one outcome (its reply, its failure or its limit) with a CAS of its status to CLAIMED.
-        long[] extras;
-        boolean limited;
-        Object[] processed;
-        byte[] status;
-        ShardException[] failures;
-        int failed;
-
-        /** How many calls fit before the per-call arrays grow. */
-        int capacity() {
-            return shards == null ? 1 : shards.length;
-        }
-
-        int shard(int call) {
-            return shards == null ? shard0 : shards[call];
-        }
-
-        Object command(int call) {
-            return commands == null ? command0 : commands[call];
-        }
-
-        void add(Backend<?> backend, int shard, Object command, Object handler, CallRef<?> ref) {
-            int n = calls;
-            if (shards == null) {
-                if (n == 0) {
-                    backend0 = backend;
-                    handler0 = handler;
-                    ref0 = ref;
-                    shard0 = shard;
-                    command0 = command;
-                    calls = 1;
-                    return;
-                }
-                shards = new int[8];
-                commands = new Object[8];
-                shards[0] = shard0;
-                commands[0] = command0;
-                command0 = null;
-                if (extras != null) {
-                    extras = Arrays.copyOf(extras, 8);
-                }
-            } else if (n == shards.length) {
-                shards = Arrays.copyOf(shards, n * 2);
-                commands = Arrays.copyOf(commands, n * 2);
-                if (backends != null) {
-                    backends = Arrays.copyOf(backends, n * 2);
-                }
-                if (handlers != null) {
-                    handlers = Arrays.copyOf(handlers, n * 2);
-                }
-                if (refs != null) {
-                    refs = Arrays.copyOf(refs, n * 2);
-                }
-                if (extras != null) {
-                    extras = Arrays.copyOf(extras, n * 2);
-                }
-            }
-            if (n == 0) {
-                backend0 = backend;
-                handler0 = handler;
-                ref0 = ref;
-            }
-            if (backends != null) {
-                backends[n] = backend;
-            } else if (backend != backend0) {
-                backends = new Backend<?>[shards.length];
-                Arrays.fill(backends, 0, n, backend0);
-                backends[n] = backend;
-            }
-            if (handlers != null) {
-                handlers[n] = handler;
-            } else if (handler != handler0) {
-                handlers = new Object[shards.length];
-                Arrays.fill(handlers, 0, n, handler0);
-                handlers[n] = handler;
-            }
-            if (refs != null) {
-                refs[n] = ref;
-            } else if (ref != ref0) {
-                refs = new CallRef<?>[shards.length];
-                Arrays.fill(refs, 0, n, ref0);
-                refs[n] = ref;
-            }
-            shards[n] = shard;
-            commands[n] = command;
-            calls = n + 1;
-        }
-
-        Backend<?> backend(int call) {
-            return backends == null ? backend0 : backends[call];
-        }
-
-        Object handler(int call) {
-            return handlers == null ? handler0 : handlers[call];
-        }
-
-        CallRef<?> ref(int call) {
-            return refs == null ? ref0 : refs[call];
-        }
-
-        void open(FailurePolicy policy) {
-            processed = new Object[calls];
-            status = new byte[calls];
-            failures = !policy.isFailFast() || hasOptional() ? new ShardException[calls] : null;
-            failed = 0;
-        }
-
-        boolean isOptional(int call) {
-            return extras != null && (extras[call] & 1) != 0;
-        }
-
-        boolean hasOptional() {
-            if (extras != null) {
-                for (int i = 0; i < calls; i++) {
-                    if ((extras[i] & 1) != 0) {
-                        return true;
-                    }
-                }
-            }
-            return false;
-        }
-
-        /** Call {@code call}'s time limit in nanoseconds, 0 for none. */
-        long limit(int call) {
-            return extras == null ? 0 : extras[call] >>> 1;
-        }
-
-        void clear() {
-            if (commands != null) {
-                Arrays.fill(commands, 0, calls, null);
-            }
-            command0 = null;
-            backend0 = null;
-            handler0 = null;
-            ref0 = null;
-            backends = null;
-            handlers = null;
-            refs = null;
-            extras = null;
-            limited = false;
-            processed = null;
-            status = null;
-            failures = null;
-            calls = 0;
         }
     }
 
@@ -310,16 +142,8 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     // OpenTelemetry spans: null unless the server has an OpenTelemetry instance
     private RequestTrace otel;
-    // stage tracing (StageStats): null unless this request was sampled; points in System.nanoTime()
-    private StageStats trace;
-    private long tPlanStart;
-    private long tPlanEnd;
-    @SuppressWarnings("unused") // via FIRST_ARRIVAL
-    private volatile long tFirstArrival;
-    @SuppressWarnings("unused") // via FIRST_REPLY
-    private volatile long tFirstReply;
-    private long tLastReply;
-    private long tMergeEnd;
+    // stage tracing (StageStats): null unless this request was sampled
+    private StageClock trace;
 
     /**
      * @param upstreamLoop the loop of the upstream connection (deadline timer runs there)
@@ -327,6 +151,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      * @param deadlineNanos the time budget, from now
      * @param onFinish run once when the exchange finishes, on the finishing thread (counters)
      */
+    // public for the JMH ExchangeBenchmark (another package), as tag() says
     public FanoutExchange(FanoutService<Q, P, R> service, Q request, EventLoop upstreamLoop, ResponseSink<R> sink,
             List<Backend<?>> backends, long deadlineNanos, Runnable onFinish) {
         this.service = service;
@@ -362,7 +187,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     /** Traces this request's stages into {@code stats}; set by the engine before {@link ThreadingModel#execute}. */
     void trace(StageStats stats) {
-        this.trace = stats;
+        this.trace = new StageClock(stats);
     }
 
     /** The model that runs this request; set once by the engine before {@link ThreadingModel#execute}. */
@@ -370,102 +195,133 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         this.model = model;
     }
 
-    // ---- plan (FanoutPlan) ---------------------------------------------------------------------
+    // ---- the views services get ----------------------------------------------------------------
 
-    @Override
-    public <V, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command,
-            ReplyHandler<? super Q, ? super V, ? extends P> onReply) {
-        return add(backend, shard, command, Objects.requireNonNull(onReply, "onReply"), null);
+    // Services never get the exchange itself, whose model-facing methods they must not reach: they
+    // get these views, each made once per exchange on first use (plan always uses the plan view,
+    // merge the replies view; the context view only exists if service code asks for it). A race
+    // between threads to make one is harmless: a view holds nothing but the exchange.
+    private PlanView planView;
+    private RepliesView repliesView;
+    private ContextView contextView;
+
+    private PlanView planView() {
+        PlanView v = planView;
+        return v != null ? v : (planView = new PlanView());
     }
 
-    @Override
-    public <V, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command, CallRef<V> ref) {
-        return add(backend, shard, command, RAW, Objects.requireNonNull(ref, "ref"));
+    private RepliesView repliesView() {
+        RepliesView v = repliesView;
+        return v != null ? v : (repliesView = new RepliesView());
     }
 
-    @Override
-    public <V, T, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command, CallRef<T> ref,
-            CallHandler<? super Q, ? super V, ? extends T> onReply) {
-        return add(backend, shard, command, Objects.requireNonNull(onReply, "onReply"),
-                Objects.requireNonNull(ref, "ref"));
+    private RequestContext context() {
+        ContextView v = contextView;
+        return v != null ? v : (contextView = new ContextView());
     }
 
-    private int add(Backend<?> backend, int shard, Object command, Object handler, CallRef<?> ref) {
-        Round r = target;
-        if (r == null) {
-            if (!merging) {
-                throw new IllegalStateException("plan used outside plan/merge (calls may only be added while they run)");
-            }
-            r = target = spare != null ? spare : (spare = new Round());
-        }
-        Objects.requireNonNull(backend, "backend");
-        Objects.requireNonNull(command, "command");
-        int index = backend.index();
-        if (index < 0 || index >= backends.size() || backends.get(index) != backend) {
-            throw new IllegalArgumentException("backend '" + backend.name() + "' is not one of this server's");
-        }
-        if (shard < 0 || shard >= backend.shardCount()) {
-            throw new IllegalArgumentException("shard: " + shard + " (expected: 0.." + (backend.shardCount() - 1)
-                    + " for backend '" + backend.name() + "')");
-        }
-        if (r.calls == MAX_FANOUT) {
-            throw new IllegalArgumentException("fanout: more than " + MAX_FANOUT + " calls in one round");
-        }
-        r.add(backend, shard, command, handler, ref);
-        return r.calls - 1;
-    }
-
-    @Override
-    public void optional(int call) {
-        Round r = planned(call);
-        if (r.extras == null) {
-            r.extras = new long[r.capacity()];
-        }
-        r.extras[call] |= 1;
-    }
-
-    @Override
-    public void timeout(int call, Duration timeout) {
-        Round r = planned(call);
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("timeout: " + timeout + " (expected: positive)");
-        }
-        if (r.extras == null) {
-            r.extras = new long[r.capacity()];
-        }
-        long nanos = timeout.compareTo(MAX_TIMEOUT) >= 0 ? Long.MAX_VALUE >>> 1 : timeout.toNanos();
-        r.extras[call] = (r.extras[call] & 1) | (nanos << 1);
-        r.limited = true;
-    }
-
-    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
-
-    /** The round being planned, which has call {@code call}. */
-    private Round planned(int call) {
-        Round r = target;
-        if (r == null) {
-            if (!merging) {
-                throw new IllegalStateException("plan used outside plan/merge");
-            }
-            throw new IndexOutOfBoundsException("call " + call + ": the next round has no calls yet");
-        }
-        Objects.checkIndex(call, r.calls);
-        return r;
-    }
-
-    @Override
-    public void failurePolicy(FailurePolicy policy) {
-        if (target == null && !merging) {
-            throw new IllegalStateException("plan used outside plan/merge");
-        }
-        this.policy = Objects.requireNonNull(policy, "policy");
-    }
-
-    @Override
-    public int calls() {
+    /**
+     * {@return the number of calls of the round being planned (0 for a next round a merge has not
+     * added to yet), or outside plan and merge those of the current round}
+     */
+    int calls() {
         Round r = target;
         return r != null ? r.calls : merging ? 0 : cur.calls;
     }
+
+    /** The plan as {@code plan} and {@code merge} (its {@code next}) see it: valid only while they run. */
+    private final class PlanView implements FanoutPlan<Q, P> {
+
+        @Override
+        public <V, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command,
+                ReplyHandler<? super Q, ? super V, ? extends P> onReply) {
+            return add(backend, shard, command, Objects.requireNonNull(onReply, "onReply"), null);
+        }
+
+        @Override
+        public <V, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command, CallRef<V> ref) {
+            return add(backend, shard, command, RAW, Objects.requireNonNull(ref, "ref"));
+        }
+
+        @Override
+        public <V, T, C extends Command<V>> int call(Backend<? super C> backend, int shard, C command, CallRef<T> ref,
+                CallHandler<? super Q, ? super V, ? extends T> onReply) {
+            return add(backend, shard, command, Objects.requireNonNull(onReply, "onReply"),
+                    Objects.requireNonNull(ref, "ref"));
+        }
+
+        private int add(Backend<?> backend, int shard, Object command, Object handler, CallRef<?> ref) {
+            Round r = target;
+            if (r == null) {
+                if (!merging) {
+                    throw new IllegalStateException("plan used outside plan/merge (calls may only be added while they run)");
+                }
+                r = target = spare != null ? spare : (spare = new Round());
+            }
+            Objects.requireNonNull(backend, "backend");
+            Objects.requireNonNull(command, "command");
+            int index = backend.index();
+            if (index < 0 || index >= backends.size() || backends.get(index) != backend) {
+                throw new IllegalArgumentException("backend '" + backend.name() + "' is not one of this server's");
+            }
+            if (shard < 0 || shard >= backend.shardCount()) {
+                throw new IllegalArgumentException("shard: " + shard + " (expected: 0.." + (backend.shardCount() - 1)
+                        + " for backend '" + backend.name() + "')");
+            }
+            if (r.calls == MAX_CALLS) {
+                throw new IllegalArgumentException("fanout: more than " + MAX_CALLS + " calls in one round");
+            }
+            r.add(backend, shard, command, handler, ref);
+            return r.calls - 1;
+        }
+
+        @Override
+        public void optional(int call) {
+            planned(call).optional(call);
+        }
+
+        @Override
+        public void timeout(int call, Duration timeout) {
+            Round r = planned(call);
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout: " + timeout + " (expected: positive)");
+            }
+            r.timeout(call, timeout.compareTo(MAX_TIMEOUT) >= 0 ? Long.MAX_VALUE >>> 1 : timeout.toNanos());
+        }
+
+        /** The round being planned, which has call {@code call}. */
+        private Round planned(int call) {
+            Round r = target;
+            if (r == null) {
+                if (!merging) {
+                    throw new IllegalStateException("plan used outside plan/merge");
+                }
+                throw new IndexOutOfBoundsException("call " + call + ": the next round has no calls yet");
+            }
+            Objects.checkIndex(call, r.calls);
+            return r;
+        }
+
+        @Override
+        public void failurePolicy(FailurePolicy policy) {
+            if (target == null && !merging) {
+                throw new IllegalStateException("plan used outside plan/merge");
+            }
+            FanoutExchange.this.policy = Objects.requireNonNull(policy, "policy");
+        }
+
+        @Override
+        public int calls() {
+            return FanoutExchange.this.calls();
+        }
+
+        @Override
+        public RequestContext context() {
+            return FanoutExchange.this.context();
+        }
+    }
+
+    private static final Duration MAX_TIMEOUT = Duration.ofDays(365);
 
     /**
      * Runs the service's plan. Called once, by the thread the model runs plan on, before any
@@ -478,10 +334,10 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     public boolean plan() {
         target = cur;
         if (trace != null) {
-            tPlanStart = System.nanoTime();
+            trace.planStart = System.nanoTime();
         }
         try {
-            service.plan(request, this);
+            service.plan(request, planView());
         } catch (RuntimeException e) {
             failBy(e, "plan failed");
             return false;
@@ -489,7 +345,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             target = null;
         }
         if (trace != null) {
-            tPlanEnd = System.nanoTime();
+            trace.planEnd = System.nanoTime();
         }
         if (otel != null) {
             long now = System.nanoTime();
@@ -557,7 +413,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
     /** With per-call time limits, whether this outcome is the call's one (its reply and its timeout race). */
     private static boolean claim(Round r, int call) {
-        return !r.limited || STATUS.compareAndSet(r.status, call, PENDING, CLAIMED);
+        return !r.limited || STATUS.compareAndSet(r.status, call, Round.PENDING, Round.CLAIMED);
     }
 
     /**
@@ -584,8 +440,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      * {@code reply_wait} begins, there); nothing otherwise. Any thread.
      */
     void replyArrived() {
-        if (trace != null && round == 0) {
-            FIRST_ARRIVAL.compareAndSet(this, 0L, System.nanoTime());
+        StageClock t = trace;
+        if (t != null && round == 0) {
+            t.arrived(System.nanoTime());
         }
     }
 
@@ -619,7 +476,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
                 p = ((CallHandler) h).onReply(new CallView(call), reply);
             }
             r.processed[call] = p;
-            STATUS.setRelease(r.status, call, OK);
+            STATUS.setRelease(r.status, call, Round.OK);
             if (p instanceof ReferenceCounted) {
                 kept = p;
                 OWNED.setVolatile(this, true);
@@ -654,7 +511,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     private static void releaseSlot(Round r, int call) {
-        if (STATUS.compareAndSet(r.status, call, OK, RELEASED)) {
+        if (STATUS.compareAndSet(r.status, call, Round.OK, Round.RELEASED)) {
             ReferenceCountUtil.release(r.processed[call]);
         }
     }
@@ -664,17 +521,18 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         if (otel != null) {
             otel.endCall(call, error, System.nanoTime());
         }
-        if (trace == null) {
+        StageClock t = trace;
+        if (t == null) {
             return (int) REMAINING.getAndAdd(this, -1) == 1;
         }
         long now = System.nanoTime();
         if (round == 0) {
-            FIRST_ARRIVAL.compareAndSet(this, 0L, now); // a failure first: it arrives as it is counted
-            FIRST_REPLY.compareAndSet(this, 0L, now);
+            t.arrived(now); // a failure first: it arrives as it is counted
+            t.replied(now);
         }
         boolean last = (int) REMAINING.getAndAdd(this, -1) == 1;
         if (last && round == 0) {
-            tLastReply = now;
+            t.lastReply = now;
         }
         return last;
     }
@@ -703,7 +561,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
             return false;
         }
         r.failures[call] = normal;
-        STATUS.setRelease(r.status, call, FAILED);
+        STATUS.setRelease(r.status, call, Round.FAILED);
         return lastOutcome(call, cause.getMessage());
     }
 
@@ -748,7 +606,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         int missing = 0;
         boolean required = false;
         for (int i = 0; i < r.calls; i++) {
-            if ((byte) STATUS.getAcquire(r.status, i) != OK) {
+            if ((byte) STATUS.getAcquire(r.status, i) != Round.OK) {
                 missing++;
                 required |= policy.isFailFast() && !r.isOptional(i);
             }
@@ -801,7 +659,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         Round r = cur;
         int failed = 0;
         for (int i = 0; i < r.calls; i++) {
-            if ((byte) STATUS.getAcquire(r.status, i) != OK) {
+            if ((byte) STATUS.getAcquire(r.status, i) != Round.OK) {
                 failed++;
             }
         }
@@ -817,9 +675,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         merging = true;
         R response;
         try {
-            response = service.merge(request, this, this);
+            response = service.merge(request, repliesView(), planView());
             if (trace != null && round == 0) {
-                tMergeEnd = System.nanoTime();
+                trace.mergeEnd = System.nanoTime();
             }
             if (otel != null) {
                 otel.event("merged", System.nanoTime());
@@ -914,11 +772,9 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
      * elsewhere after it was handed to that loop.
      */
     private void recordStages() {
-        StageStats st = trace;
-        if (st != null) {
-            st.record(model.configuration().name(), startNanos, tPlanStart, tPlanEnd,
-                    (long) FIRST_ARRIVAL.getAcquire(this), (long) FIRST_REPLY.getAcquire(this), tLastReply, tMergeEnd,
-                    System.nanoTime());
+        StageClock t = trace;
+        if (t != null) {
+            t.record(model.configuration().name(), startNanos);
         }
     }
 
@@ -945,126 +801,119 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         }
     }
 
-    // ---- Replies (valid during merge) ------------------------------------------------------------
+    /** The current round's outcomes as {@code merge} sees them: valid only while it runs. */
+    private final class RepliesView implements Replies<P> {
 
-    @Override
-    public int size() {
-        return cur.calls;
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public P get(int call) {
-        Objects.checkIndex(call, cur.calls);
-        return cur.status[call] == OK ? (P) cur.processed[call] : null;
-    }
-
-    @Override
-    public boolean ok(int call) {
-        Objects.checkIndex(call, cur.calls);
-        return cur.status[call] == OK;
-    }
-
-    @Override
-    public ShardException failure(int call) {
-        Objects.checkIndex(call, cur.calls);
-        Round r = cur;
-        if (r.status[call] == OK) {
-            return null;
+        @Override
+        public int size() {
+            return cur.calls;
         }
-        ShardException e = r.failures == null ? null : r.failures[call];
-        if (e != null) {
-            return e;
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public P get(int call) {
+            Objects.checkIndex(call, cur.calls);
+            return cur.status[call] == Round.OK ? (P) cur.processed[call] : null;
         }
-        Backend<?> b = r.backend(call);
-        ShardException late = new ShardException(ShardException.Kind.TIMEOUT, r.shard(call),
-                "no reply by the request deadline of " + TimeUnit.NANOSECONDS.toMillis(deadlineNanos) + " ms");
-        return b == null ? late : new ShardException(b.name(), late);
-    }
 
-    @Override
-    public Backend<?> backend(int call) {
-        Objects.checkIndex(call, cur.calls);
-        return cur.backend(call);
-    }
-
-    @Override
-    public int failed() {
-        return cur.failed;
-    }
-
-    /** Without failures, a view of the round's slots (no copy; the slots are never reused). */
-    @Override
-    @SuppressWarnings("unchecked")
-    public List<P> values() {
-        Round r = cur;
-        if (r.failed == 0) {
-            return (List<P>) Arrays.asList(r.processed);
+        @Override
+        public boolean ok(int call) {
+            Objects.checkIndex(call, cur.calls);
+            return cur.status[call] == Round.OK;
         }
-        return Replies.super.values();
-    }
 
-    @Override
-    public int round() {
-        return round;
-    }
-
-    @Override
-    public CallRef<?> ref(int call) {
-        Objects.checkIndex(call, cur.calls);
-        return cur.ref(call);
-    }
-
-    /** The first call of the round planned with {@code ref}: one pass, no allocation. */
-    @Override
-    public int indexOf(CallRef<?> ref) {
-        Round r = cur;
-        if (r.refs == null) {
-            return r.calls > 0 && r.ref0 == ref ? 0 : -1;
+        @Override
+        public ShardException failure(int call) {
+            return cur.failure(call, deadlineNanos);
         }
-        for (int i = 0; i < r.calls; i++) {
-            if (r.refs[i] == ref) {
-                return i;
+
+        @Override
+        public Backend<?> backend(int call) {
+            Objects.checkIndex(call, cur.calls);
+            return cur.backend(call);
+        }
+
+        @Override
+        public int shard(int call) {
+            return FanoutExchange.this.shard(call);
+        }
+
+        @Override
+        public int failed() {
+            return cur.failed;
+        }
+
+        /** Without failures, a view of the round's slots (no copy; the slots are never reused). */
+        @Override
+        @SuppressWarnings("unchecked")
+        public List<P> values() {
+            Round r = cur;
+            if (r.failed == 0) {
+                return (List<P>) Arrays.asList(r.processed);
             }
+            return Replies.super.values();
         }
-        return -1;
+
+        @Override
+        public int round() {
+            return round;
+        }
+
+        @Override
+        public CallRef<?> ref(int call) {
+            Objects.checkIndex(call, cur.calls);
+            return cur.ref(call);
+        }
+
+        /** The first call of the round planned with {@code ref}: one pass, no allocation. */
+        @Override
+        public int indexOf(CallRef<?> ref) {
+            return cur.indexOf(ref);
+        }
+
+        @Override
+        public RequestContext context() {
+            return FanoutExchange.this.context();
+        }
     }
 
-    // ---- RequestContext (plan, merge, handlers) ----------------------------------------------------
+    /** What the server knows about the request, as plan, merge and handlers see it: readable from any thread. */
+    private final class ContextView implements RequestContext {
 
-    @Override
-    public RequestContext context() {
-        return this;
-    }
+        @Override
+        public String route() {
+            return sink.info().route();
+        }
 
-    @Override
-    public String route() {
-        return sink.info().route();
-    }
+        @Override
+        public String method() {
+            return sink.info().method();
+        }
 
-    @Override
-    public String method() {
-        return sink.info().method();
-    }
+        @Override
+        public String path() {
+            return sink.info().path();
+        }
 
-    @Override
-    public String path() {
-        return sink.info().path();
-    }
+        @Override
+        public String pathVariable(String name) {
+            return sink.info().pathVariable(name);
+        }
 
-    @Override
-    public String pathVariable(String name) {
-        return sink.info().pathVariable(name);
-    }
+        @Override
+        public String header(String name) {
+            return sink.info().header(name);
+        }
 
-    @Override
-    public String header(String name) {
-        return sink.info().header(name);
-    }
+        @Override
+        public long nanosLeft() {
+            return FanoutExchange.this.nanosLeft();
+        }
 
-    @Override
-    public String configuration() {
-        return model.configuration().name();
+        @Override
+        public String configuration() {
+            return model.configuration().name();
+        }
     }
 
     /** A call as its {@link CallHandler} sees it while the handler runs. */
@@ -1097,7 +946,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
 
         @Override
         public RequestContext context() {
-            return FanoutExchange.this;
+            return FanoutExchange.this.context();
         }
 
         @Override
@@ -1109,8 +958,7 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     // ---- accessors for models -----------------------------------------------------------------
 
     /** Shard of call {@code i} of the current round. */
-    @Override
-    public int shard(int i) {
+    int shard(int i) {
         Objects.checkIndex(i, cur.calls);
         return cur.shard(i);
     }
@@ -1135,14 +983,18 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
         return t == null ? null : t.callHeaders(i);
     }
 
-    /** The tag to send call {@code i} of the current round with (round and call number). */
-    public int tag(int i) {
-        return ((round & 0x7FFF) << 16) | i;
+    /** The current round's number: 0 for the plan's calls, 1 for those of the first merge, … */
+    int round() {
+        return round;
     }
 
-    /** The call number a tag names. */
-    static int callOf(int tag) {
-        return tag & 0xFFFF;
+    /**
+     * The tag to send call {@code i} of the current round with (round and call number). Public, as
+     * are {@link #plan()}, {@link #processReply} and {@link #completeRound()}, for
+     * {@code io.doubleface.jmh.engine.ExchangeBenchmark}, which drives an exchange as a model does.
+     */
+    public int tag(int i) {
+        return ((round & 0x7FFF) << 16) | i;
     }
 
     /** For models that send rounds from their own loop (thread-per-request): a round waits to be sent. */
@@ -1163,13 +1015,12 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner implements FanoutP
     }
 
     /** Nanoseconds left before the deadline (may be negative). */
-    @Override
-    public long nanosLeft() {
+    long nanosLeft() {
         return deadlineNanos - (System.nanoTime() - startNanos);
     }
 
     /** Whether the client has been answered. */
-    public boolean isFinished() {
+    boolean isFinished() {
         return finished != 0;
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.api.Backend;
+import io.doubleface.api.CallRef;
 import io.doubleface.api.FailurePolicy;
 import io.doubleface.api.FanoutPlan;
 import io.doubleface.api.FanoutService;
@@ -390,7 +391,9 @@ class FanoutExchangeTest {
     @Test
     void callToAShardOutOfRangeOrAForeignBackendIsRejected() {
         List<Throwable> thrown = new CopyOnWriteArrayList<>();
+        List<FanoutPlan<String, String>> given = new ArrayList<>();
         Service probe = new Service(p -> {
+            given.add(p);
             for (Runnable r : List.<Runnable>of(
                     () -> p.call(BACKEND, SHARDS, TestRead.readRecord(1), (q, c, v) -> "x"),
                     () -> p.call(BACKEND, -1, TestRead.readRecord(1), (q, c, v) -> "x"),
@@ -413,7 +416,7 @@ class FanoutExchangeTest {
         assertTrue(thrown.get(2).getMessage().contains("backend 'f' is not one of this server's"),
                 thrown.get(2).getMessage());
         assertThrows(IllegalStateException.class,
-                () -> ex.call(BACKEND, 0, TestRead.readRecord(1), (q, c, v) -> "x"),
+                () -> given.get(0).call(BACKEND, 0, TestRead.readRecord(1), (q, c, v) -> "x"),
                 "the plan cannot be used after plan returned");
     }
 
@@ -432,7 +435,7 @@ class FanoutExchangeTest {
     @Test
     void fanoutIsLimited() {
         Service s = new Service(p -> {
-            for (int i = 0; i < FanoutExchange.MAX_FANOUT; i++) {
+            for (int i = 0; i < FanoutPlan.MAX_CALLS; i++) {
                 assertEquals(i, p.call(BACKEND, i % SHARDS, TestRead.readRecord(i), (q, c, v) -> "x"));
             }
             assertThrows(IllegalArgumentException.class,
@@ -1005,5 +1008,69 @@ class FanoutExchangeTest {
         mayReturn.countDown();
         worker.get(10, TimeUnit.SECONDS);
         assertEquals(0, late.refCnt(), "the handler that returned after the round ended released its own buffer");
+    }
+
+    @Test
+    void servicesSeeViewsNeverTheExchange() {
+        CallRef<String> ref = CallRef.named("ref");
+        List<Object> given = new ArrayList<>(); // every object handed to service code, in order
+        Service[] self = new Service[1];
+        self[0] = new Service(p -> {
+            given.add(p);
+            given.add(p.context());
+            p.call(BACKEND, 0, TestRead.readField(0, 0), ref, (call, reply) -> {
+                given.add(call);
+                given.add(call.context());
+                return "c" + call.index();
+            });
+            p.call(BACKEND, 1, TestRead.readField(1, 0), self[0].handler);
+        }) {
+            @Override
+            public String merge(String request, Replies<String> replies, FanoutPlan<String, String> next) {
+                given.add(replies);
+                given.add(next);
+                given.add(replies.context());
+                return super.merge(request, replies, next);
+            }
+        };
+        self[0].nextRound = (m, next) -> next.call(BACKEND, 2, TestRead.readField(2, 0), self[0].handler);
+        Sink sink = new Sink();
+        FanoutExchange<String, String, String> ex = exchange(self[0], sink, new AtomicInteger());
+        assertTrue(ex.plan());
+        assertFalse(ex.processReply(ex.tag(0), payload(1)));
+        assertTrue(ex.processReply(ex.tag(1), payload(2)));
+        ex.completeRound();
+        assertTrue(ex.processReply(ex.tag(0), payload(3)));
+        ex.completeRound();
+        assertTrue(ex.processReply(ex.tag(0), payload(4)));
+        ex.completeRound();
+        assertEquals(List.of("OK q[c0,r1=2][r0=3][r0=4]"), sink.all());
+        assertEquals(13, given.size(), "plan, context, call, its context, and three merges");
+
+        List<String> modelFacing = List.of("plan", "processReply", "completeRound", "tag", "outstanding",
+                "processScheduled", "isFinished", "failCall", "finish", "armDeadline", "onDeadline", "calls");
+        for (Object o : given) {
+            assertFalse(o instanceof FanoutExchange, o.getClass().getName());
+            assertFalse(o instanceof io.doubleface.sched.ReplyOwner, o.getClass().getName());
+            assertFalse(java.lang.reflect.Modifier.isPublic(o.getClass().getModifiers()),
+                    o.getClass().getName() + " is public");
+            for (java.lang.reflect.Method m : o.getClass().getMethods()) {
+                boolean planCalls = m.getName().equals("calls") && o instanceof FanoutPlan && m.getParameterCount() == 0;
+                assertTrue(planCalls || !modelFacing.contains(m.getName()),
+                        o.getClass().getName() + " offers " + m.getName());
+            }
+        }
+        // one view of each kind per exchange, whichever round asks
+        Object plan = given.get(0);
+        Object context = given.get(1);
+        assertTrue(given.get(5) == plan && given.get(8) == plan && given.get(11) == plan, "merge's next is the plan view");
+        assertTrue(given.get(7) == given.get(4) && given.get(10) == given.get(4), "one replies view for every round");
+        assertTrue(given.get(3) == context && given.get(6) == context && given.get(9) == context
+                && given.get(12) == context, "one context view");
+        assertTrue(given.get(2) instanceof io.doubleface.api.Call<?>);
+        assertTrue(given.get(4) instanceof Replies<?> && !(given.get(4) instanceof FanoutPlan<?, ?>),
+                "the replies cannot plan");
+        assertTrue(!(plan instanceof Replies<?>) && !(plan instanceof io.doubleface.api.RequestContext),
+                "the plan is neither the replies nor the context");
     }
 }

@@ -35,7 +35,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * decision at admission and, for a sampled request, the six time points and the per-stage records
  * at the end. {@code trace}: {@code off} (0), {@code sampled:100} (100), {@code all} (1).
  *
- * <p>In package {@code io.doubleface.engine} because the hooks are package-private (the engine sets
+ * <p>In package {@code io.doubleface.internal.engine} because the hooks are package-private (the engine sets
  * them in {@code submit}); this mirrors {@code FanoutEngine.submit}'s two lines.
  * Run with {@code -prof gc} for the bytes per request:
  * {@code java -jar jmh/target/benchmarks.jar 'StageTracingBenchmark' -prof gc}

@@ -164,7 +164,7 @@ public class ExchangeBenchmark extends BenchmarkBase {
                 backends, TimeUnit.SECONDS.toNanos(1), null);
         ex.plan();
         boolean last = false;
-        for (int c = 0, n = ex.calls(); c < n; c++) {
+        for (int c = 0, n = s.fanout; c < n; c++) {
             last = ex.processReply(ex.tag(c), reply);
         }
         if (last) {

@@ -83,6 +83,8 @@ class ServiceApiTest {
         @Override
         public void plan(Chain q, FanoutPlan<Chain, Integer> plan) {
             q.threads.add(Thread.currentThread());
+            onlyAView(plan);
+            onlyAView(plan.context());
             plan.failurePolicy(policy);
             plan.call(a, (int) (q.key % a.shardCount()), KvRequest.readField(q.key, 0), length);
         }
@@ -90,6 +92,9 @@ class ServiceApiTest {
         @Override
         public String merge(Chain q, Replies<Integer> replies, FanoutPlan<Chain, Integer> next) {
             q.threads.add(Thread.currentThread());
+            onlyAView(replies);
+            onlyAView(next);
+            onlyAView(replies.context());
             if (replies.round() == 0) {
                 q.first = replies.get(0);
                 long k = q.key + 1;
@@ -100,6 +105,19 @@ class ServiceApiTest {
                     : "missing=" + replies.backend(0).name() + "/" + replies.shard(0) + "("
                             + replies.failure(0).kind().name().toLowerCase() + ")";
             return q.key + ":" + q.first + ":" + tail + ":" + q.threads.size();
+        }
+    }
+
+    /**
+     * Fails the request (500) if the server handed the service an object of a public class (or one
+     * extending a public class), such as the engine's own request object: the service must see only
+     * views offering nothing but the API's methods.
+     */
+    static void onlyAView(Object o) {
+        for (Class<?> k = o.getClass(); k != Object.class; k = k.getSuperclass()) {
+            if (java.lang.reflect.Modifier.isPublic(k.getModifiers())) {
+                throw new IllegalStateException(o.getClass().getName() + " is, or extends, public " + k.getName());
+            }
         }
     }
 
