@@ -74,6 +74,10 @@ import org.slf4j.LoggerFactory;
  * one is connected on first use.
  *
  * <p>Thread-safe: {@link #current()} and {@link #refresh} are wait-free.
+ *
+ * <p>Why one class of this length: the three sources (names, SRV records, a watched file), the
+ * re-resolution schedule and the member-set bookkeeping share one state machine on one loop;
+ * split apart they would share that state through package-private fields instead of one lock.
  */
 public final class ShardGroups implements AutoCloseable {
 
