@@ -75,9 +75,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: {@link #current()} and {@link #refresh} are wait-free.
  *
- * <p>Why one class of this length: the three sources (names, SRV records, a watched file), the
- * re-resolution schedule and the member-set bookkeeping share one state machine on one loop;
- * split apart they would share that state through package-private fields instead of one lock.
+ * <p>Why one class of this length: the sources (fixed addresses, A/AAAA names, SRV records, a
+ * watched file), the re-resolution schedule and the snapshot swap share one resolver loop and one
+ * snapshot; most of the length is the URI grammar's documentation above.
  */
 public final class ShardGroups implements AutoCloseable {
 
