@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.FieldSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every threading model over gRPC leaves answers byte-identically to {@link YcsbReference}, over
+ * Every threading model over gRPC leaves answers byte-identically to {@link YcsbAnswer}, over
  * the HTTP upstream and the gRPC upstream alike; bad gRPC queries get {@code INVALID_ARGUMENT};
  * switching the configuration while gRPC requests run loses none.
  */

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 
 /**
  * Every threading model over MongoDB shards (mongo-java-server, real wire protocol) answers
- * byte-identical responses — identical to {@link YcsbReference}'s, computed with no network — as
+ * byte-identical responses — identical to {@link YcsbAnswer}'s, written from the data — as
  * over the KV shards ({@link StoreConformanceTest}).
  */
 class MongoConformanceTest {

@@ -100,45 +100,9 @@ class StoreConformanceTest {
         }
     }
 
-    /** What the expected answers are cached under: the path of the query. */
-    private static final Map<String, String> ANSWERS = new java.util.concurrent.ConcurrentHashMap<>();
-
-    /**
-     * The response body for {@code q}, from the data: {@code {"key":N,"fanout":K,"size":"S","replies":[…]}}
-     * and a newline, reply {@code i} being the records the call to key {@code (N + i) mod RECORDS}
-     * reads, each {@code {"key":k,"fF":"value",…}}: {@code small} the one field {@code k mod 10},
-     * {@code medium} all ten, {@code large} all ten of {@value #SCAN_RECORDS} records from {@code k}
-     * on (keys wrapping at {@code RECORDS}).
-     */
+    /** The response body for {@code q}, written from the data ({@link YcsbAnswer}). */
     static String answer(YcsbQuery q) {
-        return ANSWERS.computeIfAbsent(TestCluster.path(q), k -> {
-            String size = switch (q.size()) {
-                case SMALL -> "small";
-                case MEDIUM -> "medium";
-                case LARGE -> "large";
-            };
-            StringBuilder b = new StringBuilder("{\"key\":").append(q.key()).append(",\"fanout\":").append(q.fanout())
-                    .append(",\"size\":\"").append(size).append("\",\"replies\":[");
-            for (int i = 0; i < q.fanout(); i++) {
-                long key = (q.key() + i) % RECORDS;
-                b.append(i > 0 ? ",[" : "[");
-                int rows = q.size() == Size.LARGE ? SCAN_RECORDS : 1;
-                for (int r = 0; r < rows; r++) {
-                    long row = (key + r) % RECORDS;
-                    b.append(r > 0 ? ",{" : "{").append("\"key\":").append(row);
-                    for (int f = 0; f < Records.FIELD_COUNT; f++) {
-                        if (q.size() == Size.SMALL && f != key % Records.FIELD_COUNT) {
-                            continue;
-                        }
-                        b.append(",\"f").append(f).append("\":\"")
-                                .append(new String(Records.value(row, f), StandardCharsets.US_ASCII)).append('"');
-                    }
-                    b.append('}');
-                }
-                b.append(']');
-            }
-            return b.append("]}\n").toString();
-        });
+        return YcsbAnswer.body(RECORDS, SCAN_RECORDS, q);
     }
 
     static Stream<Arguments> storesAndModels() {

@@ -274,15 +274,15 @@ final class TestCluster implements AutoCloseable {
     }
 
     /**
-     * The response the service must give for a query, computed without any network, thread or
-     * model: plan → the generator's canonical replies → onReply → merge → encode. Cached.
+     * The response the service must give for a query, written from the data ({@link YcsbAnswer}),
+     * not with the service's own code. Cached.
      */
     static String expected(int shards, YcsbQuery q) {
         return EXPECTED.computeIfAbsent(shards + "/" + path(q), k -> compute(shards, q));
     }
 
     private static String compute(int shards, YcsbQuery q) {
-        return new String(YcsbReference.body(RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, q), StandardCharsets.UTF_8);
+        return YcsbAnswer.body(RECORDS, YcsbService.DEFAULT_SCAN_RECORDS, q);
     }
 
     /** Whether {@code q} calls shard {@code shard} (call i goes to shard {@code (key + i) % shards}). */
