@@ -115,7 +115,7 @@ class DecisionPolicyTest {
         DecisionPolicy flip = new DecisionPolicy() {
             @Override
             public Decision decide(Context ctx) {
-                String to = ctx.active().equals("sip") ? "sdb-1n-64w" : "sip";
+                String to = ctx.active().name().equals("sip") ? "sdb-1n-64w" : "sip";
                 return new Decision(to, to.equals("sip") ? "down" : "surprise");
             }
 
