@@ -348,8 +348,8 @@ public final class FanoutEngine implements AutoCloseable {
         }
         ThreadingModel prev = active.get();
         Configuration prevConfig = activeConfig;
-        activeConfig = config;
         if (prev == next) {
+            activeConfig = config;
             if (!config.equals(prevConfig)) {
                 log.info("configuration {} runs the threads of {}: no switch", config.name(), prevConfig.name());
             }
@@ -362,6 +362,7 @@ public final class FanoutEngine implements AutoCloseable {
         next.activate();
         parkedAt.remove(key);
         active.set(next);
+        activeConfig = config;
         if (prev != null) {
             switches.incrementAndGet();
             synchronized (switchLog) {
