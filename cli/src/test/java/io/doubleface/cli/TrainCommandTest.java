@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.experiments.MiniJson;
+import io.doubleface.model.Configuration;
 import io.doubleface.tune.Profile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,11 +71,11 @@ class TrainCommandTest {
         Path dir = only(tmp, "mutune-models-");
         String report = Files.readString(dir.resolve("report.md"));
         Profile p = Profile.read(profileFile);
-        assertEquals(List.of("doubleface", "sdb-1n-64w"), p.configurations(), report);
-        for (String c : p.configurations()) {
-            assertEquals(2, p.points(c).size(), c);
+        assertEquals(List.of("doubleface", "sdb-1n-64w"), p.configurations().stream().map(Configuration::name).toList(), report);
+        for (Configuration c : p.configurations()) {
+            assertEquals(2, p.points(c).size(), c.name());
             Profile.Point at2500 = p.points(c).get(0);
-            assertEquals(2500, at2500.load(), 2500 * 0.05, c);
+            assertEquals(2500, at2500.load(), 2500 * 0.05, c.name());
             assertTrue(at2500.p99Micros() >= at2500.p50Micros() && at2500.p50Micros() > 0, at2500.toString());
             assertTrue(at2500.throughput() > 0, at2500.toString());
             // two repeats: the median and the range of the two repeats' p99s
@@ -145,9 +146,9 @@ class TrainCommandTest {
             assertEquals(DoubleFaceCli.EXIT_OK, exit, r.out() + r.err());
             Profile p = Profile.read(profileFile);
             assertEquals(2, p.configurations().size(), p.configurations().toString());
-            for (String c : p.configurations()) {
+            for (Configuration c : p.configurations()) {
                 Profile.Point at = p.points(c).get(0);
-                assertEquals(1, p.points(c).size(), c);
+                assertEquals(1, p.points(c).size(), c.name());
                 assertTrue(at.throughput() > 0 && at.p50Micros() > 0, at.toString());
             }
             // trained on the running server: both configurations were activated there

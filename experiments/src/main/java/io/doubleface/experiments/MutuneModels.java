@@ -220,7 +220,7 @@ final class MutuneModels implements Experiments.Experiment {
             List<List<String>> rows = new ArrayList<>();
             for (Profile.Band band : profile.bands(io.doubleface.tune.TuneSettings.DEFAULT_MARGIN,
                     io.doubleface.tune.TuneSettings.DEFAULT_HYSTERESIS)) {
-                rows.add(List.of(String.format(Locale.ROOT, "%.0f", band.load()), band.choice(), band.reason()));
+                rows.add(List.of(String.format(Locale.ROOT, "%.0f", band.load()), band.choice().name(), band.reason()));
             }
             report.table(List.of("load req/s", "runs", "why"), rows);
         }
@@ -228,8 +228,8 @@ final class MutuneModels implements Experiments.Experiment {
 
     private static String capacities(Profile p) {
         List<String> l = new ArrayList<>();
-        for (String c : p.configurations()) {
-            l.add(c + " " + Math.round(p.capacity(c)));
+        for (io.doubleface.model.Configuration c : p.configurations()) {
+            l.add(c.name() + " " + Math.round(p.capacity(c)));
         }
         return String.join(", ", l);
     }

@@ -188,7 +188,8 @@ public final class FanoutServer implements AutoCloseable {
 
     /**
      * Switches the active configuration (see {@link FanoutEngine#switchTo}). Requests admitted from now
-     * on use it; requests in flight finish under theirs.
+     * on use it; requests in flight finish under theirs. Parses the name and goes on as
+     * {@link #switchTo(Configuration)}.
      *
      * @param configuration a configuration name, e.g. {@code type2a-1f2b}; see
      *     {@link io.doubleface.model.Configuration}
@@ -196,12 +197,16 @@ public final class FanoutServer implements AutoCloseable {
      * @throws IllegalArgumentException if the name is invalid or does not fit this server
      */
     public String switchTo(String configuration) {
-        return runtime.knobs().switchTo(configuration);
+        return switchTo(Configuration.parse(configuration));
     }
 
     /**
      * Switches the active configuration, given as a typed value (e.g.
      * {@code new Configuration.Type2a(1, 2, 0, false, null)}); otherwise as {@link #switchTo(String)}.
+     *
+     * A configuration running the same threads as the active one under another name (a μTune name
+     * and its plain twin, e.g. {@code sdb-1n-8w} and {@code thread-1f-8}) is no switch: the model
+     * stays and {@link #configuration()} reports the name given here.
      *
      * @param configuration the configuration, not {@code null}
      * @return the canonical name of the now active configuration
@@ -209,7 +214,7 @@ public final class FanoutServer implements AutoCloseable {
      *     I/O loops)
      */
     public String switchTo(Configuration configuration) {
-        return switchTo(Objects.requireNonNull(configuration, "configuration").name());
+        return runtime.knobs().switchTo(Objects.requireNonNull(configuration, "configuration")).name();
     }
 
     /**
@@ -747,8 +752,7 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if the name is not a valid configuration
          */
         public Builder configuration(String name) {
-            options.configuration(name);
-            return this;
+            return configuration(Configuration.parse(name));
         }
 
         /**
@@ -759,7 +763,7 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder configuration(Configuration configuration) {
-            options.configuration(Objects.requireNonNull(configuration, "configuration").name());
+            options.configuration(Objects.requireNonNull(configuration, "configuration"));
             return this;
         }
 
@@ -872,7 +876,11 @@ public final class FanoutServer implements AutoCloseable {
          * @throws IllegalArgumentException if a name is not a valid configuration
          */
         public Builder prepare(List<String> configurations) {
-            options.prepare(configurations);
+            List<Configuration> parsed = new ArrayList<>();
+            for (String name : configurations) {
+                parsed.add(Configuration.parse(name));
+            }
+            options.prepare(parsed);
             return this;
         }
 
@@ -884,11 +892,10 @@ public final class FanoutServer implements AutoCloseable {
          * @return this builder
          */
         public Builder prepare(Configuration... configurations) {
-            List<String> names = new ArrayList<>();
             for (Configuration c : configurations) {
-                names.add(Objects.requireNonNull(c, "configuration").name());
+                Objects.requireNonNull(c, "configuration");
             }
-            options.prepare(names);
+            options.prepare(List.of(configurations));
             return this;
         }
 

@@ -1,5 +1,6 @@
 package io.doubleface.tune;
 
+import io.doubleface.model.Configuration;
 import java.util.List;
 import java.util.Objects;
 
@@ -28,6 +29,11 @@ import java.util.Objects;
  * {@code FanoutEngine.switchTo} itself. An exception it throws is logged and the configuration
  * stays as it is until the next interval.
  *
+ * <p>Configurations are {@link Configuration} values throughout: {@link Context#active()},
+ * {@link Context#choices()} and the table lookups take and give them, and a {@link Decision}
+ * carries one (its {@link Decision#Decision(String, String) name constructor} parses a name, for a
+ * policy that keeps names, e.g. read from its own settings).
+ *
  * <p>Example, the core of a threshold policy (whole, with a detector of its own and the settings
  * that plug both in: docs/tuning.md, "Plugging in your own detector or policy"):
  *
@@ -37,7 +43,7 @@ import java.util.Objects;
  *         return null; // the dwell is the policy's to apply
  *     }
  *     boolean low = ctx.load() < threshold;
- *     String want = low ? quiet : busy;
+ *     Configuration want = low ? quiet : busy;   // e.g. Configuration.parse("sip"), parsed once
  *     return want.equals(ctx.active()) ? null : new Decision(want, low ? "quiet" : "busy");
  * }
  * }</pre>
@@ -95,16 +101,27 @@ public interface DecisionPolicy {
     /**
      * A switch a policy asks for.
      *
-     * @param configuration the configuration to run, canonical name, one of {@link Context#choices()}
+     * @param configuration the configuration to run, one of {@link Context#choices()}
      * @param reason why, a short label for the switch log and the counts by reason (e.g. {@code better})
      */
-    record Decision(String configuration, String reason) {
+    record Decision(Configuration configuration, String reason) {
         public Decision {
             Objects.requireNonNull(configuration, "configuration");
             Objects.requireNonNull(reason, "reason");
             if (reason.isBlank()) {
                 throw new IllegalArgumentException("reason: blank (expected: a short label)");
             }
+        }
+
+        /**
+         * A decision naming its configuration: {@code name} is parsed ({@link Configuration#parse}),
+         * so {@code new Decision("sip", "quiet")} is {@code new Decision(Configuration.parse("sip"), "quiet")}.
+         * Parsing allocates: a policy deciding every interval keeps its configurations parsed.
+         *
+         * @throws IllegalArgumentException if {@code name} is not a configuration
+         */
+        public Decision(String configuration, String reason) {
+            this(Configuration.parse(Objects.requireNonNull(configuration, "configuration")), reason);
         }
     }
 
@@ -121,17 +138,17 @@ public interface DecisionPolicy {
         /** The time of this decision. */
         long now();
 
-        /** The active configuration (canonical name; may be outside {@link #choices()} after a manual switch). */
-        String active();
+        /** The active configuration (may be outside {@link #choices()} after a manual switch). */
+        Configuration active();
 
         /** The configurations the policy may choose from ({@link TuneSettings#choices()}). */
-        List<String> choices();
+        List<Configuration> choices();
 
         /**
          * The safe configuration: where the adapter started ({@link TuneSettings#initial()}), the
          * profile's peak-sustaining one or, without a profile, the first candidate.
          */
-        String anchor();
+        Configuration anchor();
 
         /** The adapter's settings (dwell, hysteresis, margin, …). */
         TuneSettings settings();
@@ -190,7 +207,7 @@ public interface DecisionPolicy {
          * The predicted p99 of {@code config} at {@code load}, µs: the profile's, raised where
          * the live p99 exceeds it by more than 2×; without a profile the live p99; NaN if unknown.
          */
-        double predictedP99(String config, double load);
+        double predictedP99(Configuration config, double load);
 
         /**
          * Whether {@code x} beats {@code than} at {@code load} by more than the measured noise:
@@ -198,7 +215,7 @@ public interface DecisionPolicy {
          * both, the highest repeat of {@code x} below the lowest of {@code than} (both raised by
          * their live latencies as in {@link #predictedP99}). By default, the hysteresis alone.
          */
-        default boolean beyondNoise(String x, String than, double load) {
+        default boolean beyondNoise(Configuration x, Configuration than, double load) {
             return predictedP99(x, load) < predictedP99(than, load) * (1 - settings().hysteresis());
         }
 
@@ -206,28 +223,28 @@ public interface DecisionPolicy {
          * Whether {@code config} may run at {@code load}: {@code load × (1 + margin)} within its
          * profiled capacity and its saturation cap, and at most 1% live failures in that bucket.
          */
-        boolean feasible(String config, double load);
+        boolean feasible(Configuration config, double load);
 
         /**
          * The choice with the lowest {@link #predictedP99} at {@code load} among those feasible
          * at {@code feasibleAt}, or {@code null} if none has a prediction.
          */
-        String bestFeasible(double feasibleAt, double load);
+        Configuration bestFeasible(double feasibleAt, double load);
 
         /** The live p99 of {@code config} in {@code bucket}, µs; NaN below {@link TuneSettings#minSamples()}. */
-        double liveP99(String config, int bucket);
+        double liveP99(Configuration config, int bucket);
 
         /** Live requests of {@code config} recorded in {@code bucket}. */
-        long liveSamples(String config, int bucket);
+        long liveSamples(Configuration config, int bucket);
 
         /** Failed live requests of {@code config} in {@code bucket}. */
-        long liveErrors(String config, int bucket);
+        long liveErrors(Configuration config, int bucket);
 
         /**
          * Remembers that {@code config} saturated at the current {@link #load()}: it is
          * infeasible above that load for the next 30 s (so the adapter does not come back while
          * the load stays).
          */
-        void capSaturated(String config);
+        void capSaturated(Configuration config);
     }
 }

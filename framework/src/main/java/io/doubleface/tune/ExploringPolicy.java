@@ -1,5 +1,6 @@
 package io.doubleface.tune;
 
+import io.doubleface.model.Configuration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,7 +22,7 @@ final class ExploringPolicy implements DecisionPolicy {
     static final int PROBE_MAX_DWELLS = 20;
 
     /** The configuration being probed, or {@code null}. */
-    private String probe;
+    private Configuration probe;
     private int probeBucket;
     private long probeStart;
     /** Per (choice, load bucket): until when it is not probed again there; allocated on the first decision. */
@@ -32,8 +33,8 @@ final class ExploringPolicy implements DecisionPolicy {
         if (rejectedUntil == null) {
             rejectedUntil = new long[ctx.choices().size() * LiveLatency.BUCKETS];
         }
-        String current = ctx.active();
-        String anchor = ctx.anchor();
+        Configuration current = ctx.active();
+        Configuration anchor = ctx.anchor();
         if (ctx.saturated()) {
             // the offered load is unknown (it admits only what it serves): back to the anchor, and
             // do not come back to this one while the load stays
@@ -74,7 +75,7 @@ final class ExploringPolicy implements DecisionPolicy {
             }
         }
         // the best known configuration in this bucket (the anchor when nothing is known)
-        String best = ctx.bestFeasible(l, l);
+        Configuration best = ctx.bestFeasible(l, l);
         if (best == null) {
             best = anchor;
         }
@@ -96,7 +97,7 @@ final class ExploringPolicy implements DecisionPolicy {
         if (now - ctx.lastSwitch() >= dwell && now - ctx.loadStableSince() >= dwell && l > 0
                 && !Double.isNaN(ctx.liveP99(anchor, b))) {
             for (int ci = 0; ci < ctx.choices().size(); ci++) {
-                String c = ctx.choices().get(ci);
+                Configuration c = ctx.choices().get(ci);
                 if (Double.isNaN(ctx.liveP99(c, b)) && now >= rejectedUntil[ci * LiveLatency.BUCKETS + b]
                         && ctx.feasible(c, l)) {
                     probe = c;

@@ -1,5 +1,6 @@
 package io.doubleface.tune;
 
+import io.doubleface.model.Configuration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -30,7 +31,7 @@ final class LatencyTable {
     static final long SATURATION_MEMORY_S = 30;
 
     private final Profile profile;
-    private final List<String> choices;
+    private final List<Configuration> choices;
     private final LiveLatency live;
     private final double margin;
     private final int minSamples;
@@ -53,12 +54,12 @@ final class LatencyTable {
         return profile;
     }
 
-    List<String> choices() {
+    List<Configuration> choices() {
         return choices;
     }
 
     /** Index of {@code config} in the live table, -1 if it is not a choice. */
-    int index(String config) {
+    int index(Configuration config) {
         return live.index(config);
     }
 
@@ -67,15 +68,15 @@ final class LatencyTable {
         live.record(c, bucket, latencyNanos, ok);
     }
 
-    double liveP99(String config, int bucket) {
+    double liveP99(Configuration config, int bucket) {
         return live.p99(live.index(config), bucket);
     }
 
-    long liveSamples(String config, int bucket) {
+    long liveSamples(Configuration config, int bucket) {
         return live.samples(live.index(config), bucket);
     }
 
-    long liveErrors(String config, int bucket) {
+    long liveErrors(Configuration config, int bucket) {
         return live.errors(live.index(config), bucket);
     }
 
@@ -85,7 +86,7 @@ final class LatencyTable {
      * the drift limit: {@code profile × max(1, (live / profile) / }{@value #DRIFT_LIMIT}{@code )}
      * — live numbers only demote; NaN if nothing is known.
      */
-    double predictedP99(String config, double load) {
+    double predictedP99(Configuration config, double load) {
         double l = live.p99(live.index(config), LiveLatency.bucket(load));
         if (profile == null) {
             return l;
@@ -101,7 +102,7 @@ final class LatencyTable {
      * How much the live p99 raised {@code config}'s profile prediction at {@code load}
      * ({@link #predictedP99}); 1 when it did not or there is no profile.
      */
-    double lift(String config, double load) {
+    double lift(Configuration config, double load) {
         if (profile == null) {
             return 1;
         }
@@ -115,7 +116,7 @@ final class LatencyTable {
      * ({@link Profile#beyondNoise}), both raised by their live latencies; without a profile, by
      * the predicted p99s and the hysteresis alone.
      */
-    boolean beyondNoise(String x, String than, double load, double hysteresis) {
+    boolean beyondNoise(Configuration x, Configuration than, double load, double hysteresis) {
         if (profile == null) {
             double px = predictedP99(x, load);
             double pt = predictedP99(than, load);
@@ -128,7 +129,7 @@ final class LatencyTable {
      * Whether {@code config} may run at {@code load} at time {@code now}: within its profiled
      * capacity and its saturation cap, with the margin, and not failing live.
      */
-    boolean feasible(String config, double load, long now) {
+    boolean feasible(Configuration config, double load, long now) {
         if (failingLive(config, load)) {
             return false;
         }
@@ -141,7 +142,7 @@ final class LatencyTable {
     }
 
     /** Whether {@code config} fails more than {@value #MAX_ERROR_RATE} of its live requests in the bucket of {@code load}. */
-    private boolean failingLive(String config, double load) {
+    private boolean failingLive(Configuration config, double load) {
         int c = live.index(config);
         int b = LiveLatency.bucket(load);
         long n = live.samples(c, b);
@@ -152,10 +153,10 @@ final class LatencyTable {
      * Lowest predicted p99 at {@code load} among the choices with a prediction that are feasible
      * at {@code feasibleAt}; {@code null} if none.
      */
-    String bestFeasible(double feasibleAt, double load, long now) {
-        String best = null;
+    Configuration bestFeasible(double feasibleAt, double load, long now) {
+        Configuration best = null;
         double bestP = Double.POSITIVE_INFINITY;
-        for (String c : choices) {
+        for (Configuration c : choices) {
             if (!feasible(c, feasibleAt, now)) {
                 continue;
             }
@@ -169,7 +170,7 @@ final class LatencyTable {
     }
 
     /** Caps {@code config} at {@code load} for {@value #SATURATION_MEMORY_S} s from {@code now}. */
-    void capSaturated(String config, double load, long now) {
+    void capSaturated(Configuration config, double load, long now) {
         int i = choices.indexOf(config);
         if (i >= 0) {
             saturatedAt[i] = load;
@@ -180,13 +181,13 @@ final class LatencyTable {
     /** The live table as it is now. */
     List<LoadAdapter.LiveCell> snapshot() {
         List<LoadAdapter.LiveCell> out = new ArrayList<>();
-        for (String c : choices) {
+        for (Configuration c : choices) {
             int ci = live.index(c);
             for (int b = 0; b < LiveLatency.BUCKETS; b++) {
                 long n = live.samples(ci, b);
                 if (n > 0) {
                     double bl = LiveLatency.bucketLoad(b);
-                    out.add(new LoadAdapter.LiveCell(c, bl, n, live.errors(ci, b), live.p99(ci, b),
+                    out.add(new LoadAdapter.LiveCell(c.name(), bl, n, live.errors(ci, b), live.p99(ci, b),
                             profile == null ? Double.NaN : profile.p99(c, bl)));
                 }
             }

@@ -1,5 +1,6 @@
 package io.doubleface.tune;
 
+import io.doubleface.model.Configuration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -29,11 +30,11 @@ final class LiveLatency {
     private static final int ERRORS = BINS;
     private static final int TOTAL = BINS + 1;
 
-    private final List<String> configs;
+    private final List<Configuration> configs;
     private final AtomicReferenceArray<AtomicLongArray> cells;
     private final int minSamples;
 
-    LiveLatency(List<String> configs, int minSamples) {
+    LiveLatency(List<Configuration> configs, int minSamples) {
         this.configs = List.copyOf(configs);
         this.cells = new AtomicReferenceArray<>(configs.size() * BUCKETS);
         this.minSamples = minSamples;
@@ -52,7 +53,7 @@ final class LiveLatency {
         return Math.pow(BUCKET_RATIO, b);
     }
 
-    int index(String config) {
+    int index(Configuration config) {
         return configs.indexOf(config);
     }
 

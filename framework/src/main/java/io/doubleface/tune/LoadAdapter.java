@@ -6,6 +6,7 @@ import io.doubleface.internal.engine.FanoutEngine;
 import io.doubleface.internal.engine.Outcome;
 import io.doubleface.internal.loop.Threads;
 import io.doubleface.internal.engine.ThreadingModel;
+import io.doubleface.model.Configuration;
 import io.doubleface.tune.DecisionPolicy.Decision;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -75,11 +76,11 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     /** What the adapter needs of an engine (a fake in tests). */
     public interface Switcher {
-        /** Canonical name of the active configuration. */
-        String active();
+        /** The active configuration. */
+        Configuration active();
 
-        /** Makes {@code name} active. */
-        void switchTo(String name);
+        /** Makes {@code configuration} active. */
+        void switchTo(Configuration configuration);
     }
 
     /**
@@ -87,8 +88,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      *
      * @param at wall-clock time
      * @param load the estimated load (requests/s) that triggered it
-     * @param from previous configuration
-     * @param to new configuration
+     * @param from previous configuration's name
+     * @param to new configuration's name
      * @param predictedP99Micros the new configuration's predicted p99 at that load ({@code NaN} if unknown)
      * @param reason {@code better}, {@code far-better}, {@code infeasible}, {@code saturated}, {@code probe},
      *     {@code probe-abort}, {@code unknown-load}, {@code noise}, {@code rising}, or a reason of your own {@link DecisionPolicy}
@@ -98,7 +99,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     /**
      * What the adapter has measured live for one configuration in one load bucket.
      *
-     * @param config the configuration
+     * @param config the configuration's name
      * @param load the lowest load of the bucket (requests/s; buckets are 1.25× wide)
      * @param samples requests recorded (after fading)
      * @param errors failed requests among them
@@ -125,7 +126,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     private final Switcher switcher;
     private final TuneSettings settings;
-    private final List<String> choices;
+    private final List<Configuration> choices;
     private final LongSupplier clock;
     private final LoadMonitor monitor;
     private final LatencyTable table;
@@ -190,25 +191,27 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * starts the {@code tune-0} thread.
      */
     public static LoadAdapter attach(FanoutEngine engine, TuneSettings settings) {
-        List<String> choices = settings.choices();
+        List<Configuration> choices = settings.choices();
         engine.prepare(choices);
         LoadAdapter a = new LoadAdapter(new Switcher() {
             @Override
-            public String active() {
-                return engine.active().name();
+            public Configuration active() {
+                return engine.active();
             }
 
             @Override
-            public void switchTo(String name) {
-                engine.switchTo(name);
+            public void switchTo(Configuration configuration) {
+                engine.switchTo(configuration);
             }
         }, settings, System::nanoTime);
         engine.switchTo(settings.initial());
+        // by the engine's model of each choice: a choice whose twin (the same threads spelt another
+        // way) was built first shares that model
         Map<ThreadingModel, Integer> index = new IdentityHashMap<>();
-        for (ThreadingModel m : engine.models()) {
-            int i = a.table.index(m.configuration().name());
-            if (i >= 0) {
-                index.put(m, i);
+        for (Configuration c : choices) {
+            ThreadingModel m = engine.model(c);
+            if (m != null) {
+                index.putIfAbsent(m, a.table.index(c));
             }
         }
         a.modelIndex = index;
@@ -269,7 +272,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     }
 
     /** Records one answered request of {@code config} at the current load (tests; the engine hook in production). */
-    public void finished(String config, long latencyNanos, boolean ok) {
+    public void finished(Configuration config, long latencyNanos, boolean ok) {
         table.record(table.index(config), monitor.bucket(), latencyNanos, ok);
     }
 
@@ -281,12 +284,12 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * the drift limit ({@value LatencyTable#DRIFT_LIMIT}×) — live numbers only demote; NaN if
      * nothing is known.
      */
-    public double predictedP99(String config, double load) {
+    public double predictedP99(Configuration config, double load) {
         return table.predictedP99(config, load);
     }
 
     /** Whether {@code config} may run at {@code load}: within its profiled capacity with the margin, and not failing live. */
-    public boolean feasible(String config, double load) {
+    public boolean feasible(Configuration config, double load) {
         return table.feasible(config, load, evaluatedAt);
     }
 
@@ -296,7 +299,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * @return the configuration active afterwards
      * @throws IllegalStateException if the policy chose a configuration outside {@link #choices()}
      */
-    public String evaluate(long now) {
+    public Configuration evaluate(long now) {
         evaluatedAt = now;
         context.now = now;
         monitor.sample(now);
@@ -305,12 +308,12 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
             liveSnapshotAt = now;
             liveTable = table.snapshot();
         }
-        String current = switcher.active();
+        Configuration current = switcher.active();
         if (!(l > 0)) {
             return current; // no estimate yet (or an empty window): no information to act on
         }
         Decision d = policy.decide(context);
-        String next = current;
+        Configuration next = current;
         if (d != null && !d.configuration().equals(current)) {
             if (!choices.contains(d.configuration())) {
                 throw new IllegalStateException("decision policy " + policy.describe() + " chose '"
@@ -322,12 +325,12 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         return next;
     }
 
-    private String switchTo(String from, Decision d, double l, long now) {
-        String to = d.configuration();
+    private Configuration switchTo(Configuration from, Decision d, double l, long now) {
+        Configuration to = d.configuration();
         switcher.switchTo(to);
         context.lastSwitch = now;
         double predicted = table.predictedP99(to, l);
-        SwitchEvent e = new SwitchEvent(Instant.now(), l, from, to, predicted, d.reason());
+        SwitchEvent e = new SwitchEvent(Instant.now(), l, from.name(), to.name(), predicted, d.reason());
         synchronized (switchLog) {
             if (switchLog.size() == LOG_LIMIT) {
                 switchLog.removeFirst();
@@ -408,7 +411,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     }
 
     /** The configurations it chooses from. */
-    public List<String> choices() {
+    public List<Configuration> choices() {
         return choices;
     }
 
@@ -427,7 +430,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     }
 
     /** Live samples of {@code config} in the load bucket of {@code load}. */
-    public long liveSamples(String config, double load) {
+    public long liveSamples(Configuration config, double load) {
         return table.liveSamples(config, LiveLatency.bucket(load));
     }
 

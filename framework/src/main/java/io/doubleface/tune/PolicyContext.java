@@ -1,5 +1,6 @@
 package io.doubleface.tune;
 
+import io.doubleface.model.Configuration;
 import java.util.List;
 
 /**
@@ -14,8 +15,8 @@ final class PolicyContext implements DecisionPolicy.Context {
 
     private final LoadAdapter.Switcher switcher;
     private final TuneSettings settings;
-    private final List<String> choices;
-    private final String anchor;
+    private final List<Configuration> choices;
+    private final Configuration anchor;
     private final long dwellNanos;
     private final LoadMonitor monitor;
     private final LatencyTable table;
@@ -39,17 +40,17 @@ final class PolicyContext implements DecisionPolicy.Context {
     }
 
     @Override
-    public String active() {
+    public Configuration active() {
         return switcher.active();
     }
 
     @Override
-    public List<String> choices() {
+    public List<Configuration> choices() {
         return choices;
     }
 
     @Override
-    public String anchor() {
+    public Configuration anchor() {
         return anchor;
     }
 
@@ -104,42 +105,42 @@ final class PolicyContext implements DecisionPolicy.Context {
     }
 
     @Override
-    public double predictedP99(String config, double load) {
+    public double predictedP99(Configuration config, double load) {
         return table.predictedP99(config, load);
     }
 
     @Override
-    public boolean beyondNoise(String x, String than, double load) {
+    public boolean beyondNoise(Configuration x, Configuration than, double load) {
         return table.beyondNoise(x, than, load, settings().hysteresis());
     }
 
     @Override
-    public boolean feasible(String config, double load) {
+    public boolean feasible(Configuration config, double load) {
         return table.feasible(config, load, now);
     }
 
     @Override
-    public String bestFeasible(double feasibleAt, double load) {
+    public Configuration bestFeasible(double feasibleAt, double load) {
         return table.bestFeasible(feasibleAt, load, now);
     }
 
     @Override
-    public double liveP99(String config, int bucket) {
+    public double liveP99(Configuration config, int bucket) {
         return table.liveP99(config, bucket);
     }
 
     @Override
-    public long liveSamples(String config, int bucket) {
+    public long liveSamples(Configuration config, int bucket) {
         return table.liveSamples(config, bucket);
     }
 
     @Override
-    public long liveErrors(String config, int bucket) {
+    public long liveErrors(Configuration config, int bucket) {
         return table.liveErrors(config, bucket);
     }
 
     @Override
-    public void capSaturated(String config) {
+    public void capSaturated(Configuration config) {
         table.capSaturated(config, monitor.load(), now);
     }
 }

@@ -99,7 +99,7 @@ public final class Profile {
      * @param choice the configuration the adapter's profile rule picks there
      * @param reason why, in words (printed by {@code doubleface train} and written in the profile)
      */
-    public record Band(double load, String choice, String reason) {}
+    public record Band(double load, Configuration choice, String reason) {}
 
     /** Where and how a profile was trained. Any field may be empty. */
     public record Metadata(String service, String shards, String machine, String date, String commit) {
@@ -113,9 +113,9 @@ public final class Profile {
     }
 
     private final Metadata metadata;
-    private final Map<String, List<Point>> configurations;
+    private final Map<Configuration, List<Point>> configurations;
 
-    private Profile(Metadata metadata, Map<String, List<Point>> configurations) {
+    private Profile(Metadata metadata, Map<Configuration, List<Point>> configurations) {
         this.metadata = metadata;
         this.configurations = configurations;
     }
@@ -136,13 +136,13 @@ public final class Profile {
         return metadata;
     }
 
-    /** Canonical configuration names, in file order. */
-    public List<String> configurations() {
+    /** The configurations measured, in file order (their names parsed once, when the profile was read). */
+    public List<Configuration> configurations() {
         return List.copyOf(configurations.keySet());
     }
 
-    /** The points of {@code config} (canonical name), by increasing load; empty if unknown. */
-    public List<Point> points(String config) {
+    /** The points of {@code config}, by increasing load; empty if unknown. */
+    public List<Point> points(Configuration config) {
         return configurations.getOrDefault(config, List.of());
     }
 
@@ -151,7 +151,7 @@ public final class Profile {
      * the first saturated one (0 if it saturated at its first point or is unknown). Loads beyond
      * the last measured point are not assumed sustainable.
      */
-    public double capacity(String config) {
+    public double capacity(Configuration config) {
         double cap = 0;
         for (Point p : points(config)) {
             if (p.saturated()) {
@@ -167,17 +167,17 @@ public final class Profile {
      * the two measured loads around it (from unsaturated points only); the nearest point's value
      * outside the measured range. {@code NaN} if the configuration has no unsaturated point.
      */
-    public double p99(String config, double load) {
+    public double p99(Configuration config, double load) {
         return interpolate(config, load, Point::p99Micros);
     }
 
     /** The lowest repeat's p99 of {@code config} at {@code load}, interpolated as {@link #p99}. */
-    public double p99Low(String config, double load) {
+    public double p99Low(Configuration config, double load) {
         return interpolate(config, load, Point::p99LowMicros);
     }
 
     /** The highest repeat's p99 of {@code config} at {@code load}, interpolated as {@link #p99}. */
-    public double p99High(String config, double load) {
+    public double p99High(Configuration config, double load) {
         return interpolate(config, load, Point::p99HighMicros);
     }
 
@@ -185,7 +185,7 @@ public final class Profile {
      * The fewest repeats behind any unsaturated point of {@code config} (0 if it has none): a
      * configuration measured once somewhere has no spread to compare there.
      */
-    public int repeats(String config) {
+    public int repeats(Configuration config) {
         int r = Integer.MAX_VALUE;
         for (Point p : points(config)) {
             if (p.saturated()) {
@@ -196,7 +196,7 @@ public final class Profile {
         return r == Integer.MAX_VALUE ? 0 : r;
     }
 
-    private double interpolate(String config, double load, java.util.function.ToDoubleFunction<Point> value) {
+    private double interpolate(Configuration config, double load, java.util.function.ToDoubleFunction<Point> value) {
         List<Point> pts = points(config);
         Point below = null;
         for (Point p : pts) {
@@ -226,7 +226,7 @@ public final class Profile {
      * @param lift how much live latencies raised both predictions ({@code x}'s, {@code than}'s);
      *     1 when they did not
      */
-    boolean beyondNoise(String x, double liftX, String than, double liftThan, double load, double hysteresis) {
+    boolean beyondNoise(Configuration x, double liftX, Configuration than, double liftThan, double load, double hysteresis) {
         double px = p99(x, load) * liftX;
         double pt = p99(than, load) * liftThan;
         if (Double.isNaN(px) || Double.isNaN(pt) || !(px < pt * (1 - hysteresis))) {
@@ -246,13 +246,13 @@ public final class Profile {
      * its offline reading, for the trainer's output and the profile file.
      */
     public List<Band> bands(double margin, double hysteresis) {
-        String anchor = peakSustaining();
+        Configuration anchor = peakSustaining();
         java.util.TreeSet<Double> loads = new java.util.TreeSet<>();
         configurations.values().forEach(ps -> ps.forEach(p -> loads.add(p.load())));
         List<Band> out = new ArrayList<>();
         for (double l : loads) {
-            String best = null;
-            for (String c : configurations.keySet()) {
+            Configuration best = null;
+            for (Configuration c : configurations.keySet()) {
                 if (c.equals(anchor) || l * (1 + margin) > capacity(c) || Double.isNaN(p99(c, l))) {
                     continue;
                 }
@@ -266,9 +266,9 @@ public final class Profile {
         return List.copyOf(out);
     }
 
-    private String anchorReason(String anchor, double l, double margin, double hysteresis) {
-        String closest = null;
-        for (String c : configurations.keySet()) {
+    private String anchorReason(Configuration anchor, double l, double margin, double hysteresis) {
+        Configuration closest = null;
+        for (Configuration c : configurations.keySet()) {
             if (!c.equals(anchor) && l * (1 + margin) <= capacity(c) && !Double.isNaN(p99(c, l))
                     && (closest == null || p99(c, l) < p99(closest, l))) {
                 closest = c;
@@ -286,7 +286,7 @@ public final class Profile {
     }
 
     /** {@code 420 µs} or, with repeats, {@code 420 µs (310–610, 3 repeats)}. */
-    private String range(String c, double l) {
+    private String range(Configuration c, double l) {
         double p = p99(c, l);
         if (repeats(c) < 2) {
             return String.format(java.util.Locale.ROOT, "%.0f µs (1 repeat)", p);
@@ -299,9 +299,9 @@ public final class Profile {
      * The peak-sustaining configuration: the highest {@link #capacity}, ties broken by the lower
      * p99 at that load. The adapter starts there (and the FM policy varies only its pool sizes).
      */
-    public String peakSustaining() {
-        String best = null;
-        for (String c : configurations.keySet()) {
+    public Configuration peakSustaining() {
+        Configuration best = null;
+        for (Configuration c : configurations.keySet()) {
             if (best == null) {
                 best = c;
                 continue;
@@ -374,8 +374,9 @@ public final class Profile {
                 throw new IllegalArgumentException(where + ": missing \"name\"");
             }
             where += " (" + n + ")";
+            Configuration config;
             try {
-                Configuration.parse(n);
+                config = Configuration.parse(n);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(where + ": " + e.getMessage(), e);
             }
@@ -405,7 +406,7 @@ public final class Profile {
                         }
                         repeats = (int) k;
                     }
-                    b.point(n, new Point(num(p, "load"), num(p, "p50_us"), p99, p.get("p999_us") == null ? Double.NaN : num(p, "p999_us"),
+                    b.point(config, new Point(num(p, "load"), num(p, "p50_us"), p99, p.get("p999_us") == null ? Double.NaN : num(p, "p999_us"),
                             num(p, "throughput"), num(p, "cpu"), bool(p, "saturated"), lo, hi, repeats));
                 } catch (IllegalArgumentException e) {
                     throw new IllegalArgumentException(pw + ": " + e.getMessage(), e);
@@ -457,10 +458,10 @@ public final class Profile {
         b.append("  \"commit\": ").append(Json.quote(metadata.commit())).append(",\n");
         b.append("  \"configurations\": [");
         boolean firstC = true;
-        for (Map.Entry<String, List<Point>> e : configurations.entrySet()) {
+        for (Map.Entry<Configuration, List<Point>> e : configurations.entrySet()) {
             b.append(firstC ? "\n" : ",\n");
             firstC = false;
-            b.append("    {\"name\": ").append(Json.quote(e.getKey())).append(", \"points\": [");
+            b.append("    {\"name\": ").append(Json.quote(e.getKey().name())).append(", \"points\": [");
             boolean firstP = true;
             for (Point p : e.getValue()) {
                 b.append(firstP ? "\n" : ",\n");
@@ -482,7 +483,7 @@ public final class Profile {
         for (Band band : bands(TuneSettings.DEFAULT_MARGIN, TuneSettings.DEFAULT_HYSTERESIS)) {
             b.append(firstB ? "\n" : ",\n");
             firstB = false;
-            b.append("    {\"load\": ").append(num(band.load())).append(", \"choice\": ").append(Json.quote(band.choice()))
+            b.append("    {\"load\": ").append(num(band.load())).append(", \"choice\": ").append(Json.quote(band.choice().name()))
                     .append(", \"reason\": ").append(Json.quote(band.reason())).append('}');
         }
         b.append("\n  ]\n}\n");
@@ -524,7 +525,7 @@ public final class Profile {
         private String machine = "";
         private String date = "";
         private String commit = "";
-        private final Map<String, List<Point>> points = new LinkedHashMap<>();
+        private final Map<Configuration, List<Point>> points = new LinkedHashMap<>();
 
         private Builder() {}
 
@@ -559,13 +560,18 @@ public final class Profile {
 
         /**
          * Adds one measured point of {@code configuration} (any name {@link Configuration#parse}
-         * accepts; stored under its canonical name).
+         * accepts), parsed here and stored as {@link #point(Configuration, Point)} does.
          *
          * @throws IllegalArgumentException if the name is not a configuration
          */
         public Builder point(String configuration, Point p) {
-            String canonical = Configuration.parse(configuration).name();
-            points.computeIfAbsent(canonical, k -> new ArrayList<>()).add(Objects.requireNonNull(p, "point"));
+            return point(Configuration.parse(configuration), p);
+        }
+
+        /** Adds one measured point of {@code configuration}. */
+        public Builder point(Configuration configuration, Point p) {
+            Objects.requireNonNull(configuration, "configuration");
+            points.computeIfAbsent(configuration, k -> new ArrayList<>()).add(Objects.requireNonNull(p, "point"));
             return this;
         }
 
@@ -579,7 +585,7 @@ public final class Profile {
             if (points.isEmpty()) {
                 throw new IllegalArgumentException("a profile needs at least one configuration with one point");
             }
-            Map<String, List<Point>> m = new LinkedHashMap<>();
+            Map<Configuration, List<Point>> m = new LinkedHashMap<>();
             points.forEach((c, l) -> {
                 List<Point> sorted = new ArrayList<>(l);
                 sorted.sort(Comparator.comparingDouble(Point::load));

@@ -1,5 +1,7 @@
 package io.doubleface.tune;
 
+import io.doubleface.model.Configuration;
+
 /**
  * μTune's decisions over a trained profile ({@link DecisionPolicy#profileDriven()}): the lowest
  * predicted p99 among the feasible configurations.
@@ -48,11 +50,11 @@ final class ProfilePolicy implements DecisionPolicy {
      * for more it stays, uncapped.
      */
     private Decision leaveSaturated(Context ctx) {
-        String current = ctx.active();
+        Configuration current = ctx.active();
         double l = ctx.load();
         Profile profile = ctx.profile();
         double cap = profile.capacity(current);
-        String to = ctx.bestFeasible(Math.max(Math.max(l, ctx.fastLoad()), cap), l);
+        Configuration to = ctx.bestFeasible(Math.max(Math.max(l, ctx.fastLoad()), cap), l);
         if (to == null && profile.capacity(ctx.anchor()) > cap) {
             to = ctx.anchor();
         }
@@ -69,7 +71,7 @@ final class ProfilePolicy implements DecisionPolicy {
     }
 
     private Decision decideOnLoad(Context ctx) {
-        String current = ctx.active();
+        Configuration current = ctx.active();
         double l = ctx.load();
         long now = ctx.now();
         if (!ctx.choices().contains(current) || !ctx.feasible(current, l)) {
@@ -77,7 +79,7 @@ final class ProfilePolicy implements DecisionPolicy {
             // estimate too (on a real step up the count lags and would lead from one too-small
             // configuration to the next); when nothing is, the peak-sustaining one copes best
             beatenSince = -1;
-            String to = target(ctx, Math.max(l, ctx.fastLoad()), l);
+            Configuration to = target(ctx, Math.max(l, ctx.fastLoad()), l);
             return new Decision(to == null ? ctx.anchor() : to, LoadAdapter.Reason.INFEASIBLE.label);
         }
         double rising = ctx.risingLoad();
@@ -87,7 +89,7 @@ final class ProfilePolicy implements DecisionPolicy {
             // builds (towards more capacity only). Past the capacity by
             // the margin, not merely within the margin of it: a short count's noise near capacity
             // would otherwise move the adapter off a configuration that carries the load
-            String to = target(ctx, Math.max(rising, ctx.fastLoad()), l);
+            Configuration to = target(ctx, Math.max(rising, ctx.fastLoad()), l);
             to = to == null ? ctx.anchor() : to;
             if (!to.equals(current) && ctx.profile().capacity(to) > ctx.profile().capacity(current)) {
                 beatenSince = -1;
@@ -95,7 +97,7 @@ final class ProfilePolicy implements DecisionPolicy {
                 return new Decision(to, LoadAdapter.Reason.RISING.label);
             }
         }
-        String best = target(ctx, l, l);
+        Configuration best = target(ctx, l, l);
         if (best == null || best.equals(current)) {
             beatenSince = -1;
             return null;
@@ -148,10 +150,10 @@ final class ProfilePolicy implements DecisionPolicy {
      * {@code feasibleAt} and {@linkplain #licensed licensed} there; {@code null} if none has a
      * prediction.
      */
-    private static String target(Context ctx, double feasibleAt, double load) {
-        String best = null;
+    private static Configuration target(Context ctx, double feasibleAt, double load) {
+        Configuration best = null;
         double bestP = Double.POSITIVE_INFINITY;
-        for (String c : ctx.choices()) {
+        for (Configuration c : ctx.choices()) {
             if (!ctx.feasible(c, feasibleAt) || !licensed(ctx, c, load)) {
                 continue;
             }
@@ -170,8 +172,8 @@ final class ProfilePolicy implements DecisionPolicy {
      * ({@link Context#beyondNoise}), or the anchor cannot be compared (not feasible there, or
      * nothing known of it).
      */
-    private static boolean licensed(Context ctx, String config, double load) {
-        String anchor = ctx.anchor();
+    private static boolean licensed(Context ctx, Configuration config, double load) {
+        Configuration anchor = ctx.anchor();
         if (config.equals(anchor) || !ctx.feasible(anchor, load) || Double.isNaN(ctx.predictedP99(anchor, load))) {
             return true;
         }

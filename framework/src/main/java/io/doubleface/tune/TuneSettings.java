@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  * @param dwell minimum time between two switches (ignored when the active configuration becomes infeasible)
  * @param minSamples live latencies per (configuration, load bucket) before they count
  * @param candidates without a profile: the configurations to explore, the first being the safe
- *     anchor (assumed peak-sustaining); with a profile: ignored
+ *     anchor (assumed peak-sustaining); with a profile: ignored. Names, kept canonical;
+ *     {@link #choices()} gives them as {@link Configuration}s
  * @param smoothing the adapter decides on the median of the detector's estimates over this window
  *     (zero: on each raw estimate)
  * @param countWindow the load the adapter acts on is at most the admissions counted over this
@@ -254,22 +255,22 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
     }
 
     /**
-     * The configurations the adapter may choose from, canonical: the profile's (FM: only the
-     * peak-sustaining configuration's family), or the candidates without a profile.
+     * The configurations the adapter may choose from: the profile's (FM: only the peak-sustaining
+     * configuration's family), or the candidates without a profile, parsed.
      */
-    public List<String> choices() {
+    public List<Configuration> choices() {
         if (profile == null) {
-            return candidates;
+            return candidates.stream().map(Configuration::parse).toList();
         }
         if (policy != TunePolicy.FM) {
             return profile.configurations();
         }
-        String family = Configuration.parse(profile.peakSustaining()).family();
-        return profile.configurations().stream().filter(c -> Configuration.parse(c).family().equals(family)).toList();
+        String family = profile.peakSustaining().family();
+        return profile.configurations().stream().filter(c -> c.family().equals(family)).toList();
     }
 
     /** Where the adapter starts: the profile's peak-sustaining configuration, or the anchor. */
-    public String initial() {
-        return profile != null ? profile.peakSustaining() : candidates.get(0);
+    public Configuration initial() {
+        return profile != null ? profile.peakSustaining() : Configuration.parse(candidates.get(0));
     }
 }

@@ -17,6 +17,7 @@ import io.doubleface.internal.engine.GeneratedShards;
 import io.doubleface.internal.engine.RequestStats;
 import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.internal.engine.ModelContext;
+import io.doubleface.model.Configuration;
 import io.doubleface.server.internal.HttpFanoutHandler;
 import io.doubleface.server.internal.HttpRouter;
 import io.doubleface.server.internal.StrictRequestDecoder;
@@ -85,7 +86,7 @@ class HttpRequestFuzzTest {
         Object owner = new Object();
         Backend<TestRead> backend = new Backend<>("echo", 0, new GeneratedShards(2), owner);
         ModelContext ctx = new ModelContext(io, List.of(backend), "completion-first", 100);
-        engine = new FanoutEngine(ctx, "thread-2", TimeUnit.SECONDS.toNanos(5));
+        engine = new FanoutEngine(ctx, Configuration.parse("thread-2"), TimeUnit.SECONDS.toNanos(5));
         EchoService service = new EchoService(backend);
         // EchoService's types differ from Refusing's: the routes below never reach the service
         @SuppressWarnings({"unchecked", "rawtypes"})

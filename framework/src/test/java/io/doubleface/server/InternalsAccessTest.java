@@ -10,6 +10,7 @@ import io.doubleface.driver.FlushPolicy;
 import io.doubleface.internal.engine.EchoService;
 import io.doubleface.internal.engine.GeneratedShards;
 import io.doubleface.internal.loop.LoopGroup;
+import io.doubleface.model.Configuration;
 import io.doubleface.server.internal.ServerRuntime;
 import io.doubleface.testing.TestRead;
 import java.lang.reflect.Method;
@@ -64,7 +65,7 @@ class InternalsAccessTest {
             assertEquals(FlushPolicy.PER_WRITE, server.flushPolicy());
             server.traceStages(3);
             assertEquals(3, parts.knobs().traceStages());
-            assertEquals("doubleface", parts.knobs().switchTo("doubleface"));
+            assertEquals("doubleface", parts.knobs().switchTo(Configuration.parse("doubleface")).name());
             assertEquals("doubleface", server.configuration().name());
             assertEquals(1, parts.stats().switches());
         }

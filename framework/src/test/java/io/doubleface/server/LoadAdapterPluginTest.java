@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.doubleface.api.Backend;
 import io.doubleface.internal.engine.EchoService;
 import io.doubleface.internal.engine.GeneratedShards;
+import io.doubleface.model.Configuration;
 import io.doubleface.testing.TestRead;
 import io.doubleface.tune.DecisionPolicy;
 import io.doubleface.tune.LoadAdapter;
@@ -82,13 +83,13 @@ class LoadAdapterPluginTest {
     /** {@code quiet} below a load threshold, {@code busy} at or above it; at most one move per dwell. */
     static final class ThresholdPolicy implements DecisionPolicy {
         private final double threshold;
-        private final String quiet;
-        private final String busy;
+        private final Configuration quiet;
+        private final Configuration busy;
 
         ThresholdPolicy(double threshold, String quiet, String busy) {
             this.threshold = threshold;
-            this.quiet = quiet;
-            this.busy = busy;
+            this.quiet = Configuration.parse(quiet); // once: decide runs every interval
+            this.busy = Configuration.parse(busy);
         }
 
         @Override
@@ -97,7 +98,7 @@ class LoadAdapterPluginTest {
                 return null; // the dwell is the policy's to apply
             }
             boolean low = ctx.load() < threshold;
-            String want = low ? quiet : busy;
+            Configuration want = low ? quiet : busy;
             return want.equals(ctx.active()) ? null : new Decision(want, low ? "quiet" : "busy");
         }
 

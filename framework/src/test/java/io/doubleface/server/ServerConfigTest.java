@@ -46,8 +46,8 @@ class ServerConfigTest {
         assertEquals(-1, c.grpcPort());
         assertEquals(0, c.adminPort());
         assertEquals(3, c.ioThreads());
-        assertEquals("type1-4", c.configuration());
-        assertEquals("type1-4", c.initialConfiguration());
+        assertEquals("type1-4", c.configuration().name());
+        assertEquals("type1-4", c.initialConfiguration().name());
         assertEquals(Duration.ofMillis(250), c.deadline());
         assertEquals(7, c.maxConnections());
         assertEquals(new ServerConfig.AdmissionLimit(true, 50, 10, 500), c.admission());
@@ -55,7 +55,7 @@ class ServerConfigTest {
         assertEquals(HttpLimits.DEFAULTS.idleTimeout(), c.idleTimeout());
         assertEquals(FlushPolicy.PER_WRITE, c.flushPolicy());
         assertEquals(4, c.traceStages());
-        assertEquals(List.of("doubleface"), c.prepare());
+        assertEquals(List.of("doubleface"), c.prepare().stream().map(Configuration::name).toList());
         assertEquals(1, c.routes().routes().size());
         assertFalse(c.tls());
         assertNull(c.tune());
@@ -70,7 +70,7 @@ class ServerConfigTest {
         assertEquals("127.0.0.1", c.host());
         assertEquals(8080, c.port());
         assertEquals(-1, c.adminPort());
-        assertEquals("doubleface", c.configuration());
+        assertEquals("doubleface", c.configuration().name());
         assertEquals(FanoutServer.DEFAULT_DEADLINE_MS, c.deadline().toMillis());
         assertEquals(FanoutServer.DEFAULT_MAX_CONNECTIONS, c.maxConnections());
         assertEquals(FanoutServer.DEFAULT_MAX_QUEUED_BYTES_TOTAL, c.maxQueuedBytesTotal());
@@ -103,15 +103,15 @@ class ServerConfigTest {
         assertEquals(List.of(echo), first.backends());
         assertEquals(List.of("GET /echo"), first.routes().routes().stream().map(Object::toString).toList());
         assertEquals(1234, first.port());
-        assertEquals("type1-4", first.configuration());
-        assertEquals(List.of("doubleface"), first.prepare());
+        assertEquals("type1-4", first.configuration().name());
+        assertEquals(List.of("doubleface"), first.prepare().stream().map(Configuration::name).toList());
         assertEquals(List.of(0), first.pinCpus());
         assertNull(first.admission());
 
         ServerConfig second = b.build();
         assertEquals(List.of(echo, other), second.backends());
         assertEquals(4321, second.port());
-        assertEquals(List.of("type2b"), second.prepare());
+        assertEquals(List.of("type2b"), second.prepare().stream().map(Configuration::name).toList());
         assertNull(second.pinCpus());
         assertEquals(List.of(echo), first.backends(), "the first is still what it was");
     }
@@ -125,7 +125,7 @@ class ServerConfigTest {
         assertThrows(UnsupportedOperationException.class, () -> c.backends().clear());
         assertThrows(UnsupportedOperationException.class, () -> c.ownedDrivers().clear());
         assertThrows(UnsupportedOperationException.class, () -> c.grpcMethods().clear());
-        assertThrows(UnsupportedOperationException.class, () -> c.prepare().add("type2b"));
+        assertThrows(UnsupportedOperationException.class, () -> c.prepare().add(Configuration.parse("type2b")));
         assertThrows(UnsupportedOperationException.class, () -> c.pinCpus().add(1));
         assertThrows(UnsupportedOperationException.class, () -> c.routes().routes().clear());
     }

@@ -106,6 +106,32 @@ class TypedConfigurationTest {
     }
 
     @Test
+    void aNameAndItsTwinRunOnOneModelAndTheNameGivenIsReported() throws Exception {
+        GeneratedShards driver = new GeneratedShards(4);
+        try (FanoutServer server = echoServer(driver).configuration("doubleface").start();
+                HttpClient http = HttpClient.newHttpClient()) {
+            // the name is parsed once and goes the typed way
+            assertEquals("sdb-1n-2w", server.switchTo("sdb-1n-2w"));
+            assertEquals(Configuration.parse("sdb-1n-2w"), server.configuration());
+            assertEquals("1:" + 2 * TestRead.REPLY_SIZE, get(http, server, "/echo?key=1&fan=2").body());
+            int models = server.internals().engine().models().size();
+            long switches = server.internals().engine().switches();
+
+            // the plain spelling of the same threads: the same model, no switch, its name reported
+            assertEquals("thread-1f-2", server.switchTo(new Configuration.ThreadPerRequest(1, 2, false, false, false,
+                    null)));
+            assertEquals("thread-1f-2", server.configuration().name());
+            assertEquals(models, server.internals().engine().models().size(), "no second model for the twin");
+            assertEquals(switches, server.internals().engine().switches(), "a twin is no switch");
+            assertEquals("2:" + 3 * TestRead.REPLY_SIZE, get(http, server, "/echo?key=2&fan=3").body());
+
+            // a name that does not parse is refused before anything changes
+            assertThrows(IllegalArgumentException.class, () -> server.switchTo("thread-1f-2-warp"));
+            assertEquals("thread-1f-2", server.configuration().name());
+        }
+    }
+
+    @Test
     void aPolicyFactoryReturningNullIsRefusedWhenTheConfigurationIsBuilt() {
         GeneratedShards driver = new GeneratedShards(2);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.model.Configuration;
 import io.doubleface.tune.LoadAdapterTest.Driver;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -115,7 +116,7 @@ class DecisionPolicyTest {
         DecisionPolicy flip = new DecisionPolicy() {
             @Override
             public Decision decide(Context ctx) {
-                String to = ctx.active().equals("sip") ? "sdb-1n-64w" : "sip";
+                String to = ctx.active().name().equals("sip") ? "sdb-1n-64w" : "sip";
                 return new Decision(to, to.equals("sip") ? "down" : "surprise");
             }
 
@@ -180,5 +181,38 @@ class DecisionPolicyTest {
         assertTrue(new LoadAdapter(new LoadAdapterTest.FakeSwitcher("sip"),
                 LoadAdapterTest.settings().withDecisionPolicy(DecisionPolicy::exploring), () -> 0L)
                 .policy() instanceof ExploringPolicy, "exploring over a profile's choices is allowed");
+    }
+
+    @Test
+    void aDecisionCarriesAConfigurationAndItsNameConstructorParses() {
+        DecisionPolicy.Decision byName = new DecisionPolicy.Decision("sdb", "busy");
+        assertEquals(new DecisionPolicy.Decision(Configuration.parse("sdb-1n-64w"), "busy"), byName);
+        assertEquals("sdb-1n-64w", byName.configuration().name());
+        assertThrows(IllegalArgumentException.class, () -> new DecisionPolicy.Decision("warp-9", "busy"));
+        assertThrows(NullPointerException.class, () -> new DecisionPolicy.Decision((String) null, "busy"));
+        assertThrows(NullPointerException.class, () -> new DecisionPolicy.Decision((Configuration) null, "busy"));
+    }
+
+    @Test
+    void aPolicyReadsAndDecidesInTypedConfigurations() {
+        Configuration quiet = Configuration.parse("sip");
+        Configuration busy = Configuration.parse("sdb-1n-64w");
+        List<Configuration> seen = new ArrayList<>();
+        // the threshold policy of DecisionPolicy's Javadoc, configurations parsed once
+        DecisionPolicy threshold = ctx -> {
+            assertEquals(ctx.choices().get(2), ctx.anchor(), "the peak-sustaining one");
+            assertTrue(ctx.choices().contains(ctx.active()), "the active one is a choice: " + ctx.active());
+            assertEquals(200, ctx.predictedP99(quiet, 100), 1e-9, "the profile's p99 of a typed choice");
+            assertTrue(ctx.feasible(busy, 10_000));
+            seen.add(ctx.active());
+            Configuration want = ctx.load() < 2000 ? quiet : busy;
+            return want.equals(ctx.active()) ? null : new DecisionPolicy.Decision(want, "threshold");
+        };
+        Driver d = new Driver(LoadAdapterTest.settings().withDecisionPolicy(() -> threshold));
+        assertEquals("sip", d.run(500, 200));
+        assertEquals(quiet, d.adapter.evaluate(d.now));
+        assertEquals("sdb-1n-64w", d.run(10_000, 200));
+        assertEquals(List.of("sip", "sdb-1n-64w"), d.engine.switches);
+        assertEquals(busy, seen.getLast());
     }
 }

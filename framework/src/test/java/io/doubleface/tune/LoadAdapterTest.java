@@ -1,8 +1,10 @@
 package io.doubleface.tune;
 
+import static io.doubleface.tune.ProfileTest.c;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.model.Configuration;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,24 +18,33 @@ class LoadAdapterTest {
 
     static final long MS = 1_000_000L;
 
+    static List<String> names(List<Configuration> configurations) {
+        return configurations.stream().map(Configuration::name).toList();
+    }
+
     /** Records switches instead of running an engine. */
     static final class FakeSwitcher implements LoadAdapter.Switcher {
-        String active;
+        Configuration active;
+        /** The names switched to. */
         final List<String> switches = new ArrayList<>();
 
         FakeSwitcher(String initial) {
+            this(Configuration.parse(initial));
+        }
+
+        FakeSwitcher(Configuration initial) {
             active = initial;
         }
 
         @Override
-        public String active() {
+        public Configuration active() {
             return active;
         }
 
         @Override
-        public void switchTo(String name) {
-            switches.add(name);
-            active = name;
+        public void switchTo(Configuration configuration) {
+            switches.add(configuration.name());
+            active = configuration;
         }
     }
 
@@ -97,7 +108,7 @@ class LoadAdapterTest {
                 meter.advance(MS);
                 adapter.evaluate(now);
             }
-            return engine.active();
+            return engine.active().name();
         }
     }
 
@@ -108,8 +119,8 @@ class LoadAdapterTest {
 
     @Test
     void startsOnThePeakSustainingConfiguration() {
-        assertEquals("sdb-1n-64w", settings().initial());
-        assertEquals(List.of("sip", "sdp-1n-64w", "sdb-1n-64w"), settings().choices());
+        assertEquals("sdb-1n-64w", settings().initial().name());
+        assertEquals(List.of("sip", "sdp-1n-64w", "sdb-1n-64w"), names(settings().choices()));
     }
 
     @Test
@@ -183,10 +194,10 @@ class LoadAdapterTest {
         assertEquals("sip", d.run(100 / Math.log(2), 300));
         // sip turns out slow at this load: 5 ms p99 measured live, against 200 µs in the profile
         for (int i = 0; i < 200; i++) {
-            d.adapter.finished("sip", 5 * MS, true);
+            d.adapter.finished(c("sip"), 5 * MS, true);
         }
         // 25× its profile: beyond what drift explains (2×), so demoted by 25 / 2
-        assertEquals(5 * 1000 / LatencyTable.DRIFT_LIMIT, d.adapter.predictedP99("sip", d.adapter.load()),
+        assertEquals(5 * 1000 / LatencyTable.DRIFT_LIMIT, d.adapter.predictedP99(c("sip"), d.adapter.load()),
                 5 * 1000 / LatencyTable.DRIFT_LIMIT * 0.25);
         assertEquals("sdp-1n-64w", d.run(100 / Math.log(2), 200), "the next best by the profile");
         // demoted to 2.5 ms against sdp's 300 µs: beaten more than 3×, so no dwell to wait for
@@ -208,9 +219,9 @@ class LoadAdapterTest {
         // sip runs live at 350 µs (histogram bin: 384), 1.9× its profiled 200 µs; sdp's profile says
         // 300 µs: compared directly (the old rule), sdp would win by more than the hysteresis
         for (int i = 0; i < 200; i++) {
-            d.adapter.finished("sip", 350_000, true);
+            d.adapter.finished(c("sip"), 350_000, true);
         }
-        assertEquals(200, d.adapter.predictedP99("sip", d.adapter.load()), 0.01, "within the drift: as profiled");
+        assertEquals(200, d.adapter.predictedP99(c("sip"), d.adapter.load()), 0.01, "within the drift: as profiled");
         assertEquals("sip", d.run(100 / Math.log(2), 1000));
         assertEquals(List.of("sip"), d.engine.switches);
     }
@@ -221,9 +232,9 @@ class LoadAdapterTest {
         assertEquals("sip", d.run(100 / Math.log(2), 300));
         // sdp measured live (inside the server) far below what the client-side profile says: no switch
         for (int i = 0; i < 200; i++) {
-            d.adapter.finished("sdp-1n-64w", 20_000, true);
+            d.adapter.finished(c("sdp-1n-64w"), 20_000, true);
         }
-        assertEquals(300, d.adapter.predictedP99("sdp-1n-64w", 100), 1e-9, "the profile's, not the live 20 µs");
+        assertEquals(300, d.adapter.predictedP99(c("sdp-1n-64w"), 100), 1e-9, "the profile's, not the live 20 µs");
         assertEquals("sip", d.run(100 / Math.log(2), 1000));
         assertEquals(List.of("sip"), d.engine.switches);
     }
@@ -242,7 +253,7 @@ class LoadAdapterTest {
             d.meter.advance(MS);
             d.adapter.evaluate(d.now);
         }
-        return d.engine.active();
+        return d.engine.active().name();
     }
 
     /** A driver (1-s dwell) after 3 s of 100 req/s: on sip. */
@@ -254,9 +265,9 @@ class LoadAdapterTest {
 
     /** Offers Poisson arrivals at {@code rate} until the active configuration changes (at most 1 s); the ms it took. */
     static long msUntilLeaving(Driver d, java.util.Random rnd, double rate) {
-        String from = d.engine.active();
+        String from = d.engine.active().name();
         long t0 = d.now;
-        while (d.engine.active().equals(from) && d.now - t0 < 1000 * MS) {
+        while (d.engine.active().name().equals(from) && d.now - t0 < 1000 * MS) {
             poisson(d, rnd, rate, 1);
         }
         return (d.now - t0) / MS;
@@ -327,7 +338,7 @@ class LoadAdapterTest {
                 d.adapter.evaluate(d.now);
             }
         }
-        return d.engine.active();
+        return d.engine.active().name();
     }
 
     @Test
@@ -359,7 +370,7 @@ class LoadAdapterTest {
         // 10 ms into the step neither reading has reached 12,000 yet: it may pass through sdp
         // (rated for 8,000), which it leaves the same way as the reading climbs on
         poisson(d, rnd, 12_000, 20);
-        assertEquals("sdb-1n-64w", d.engine.active(), "switches: " + d.adapter.switchLog());
+        assertEquals("sdb-1n-64w", d.engine.active().name(), "switches: " + d.adapter.switchLog());
         assertTrue(d.engine.switches.size() <= 3, "switches: " + d.engine.switches);
         assertTrue(d.adapter.switchLog().stream().skip(1).allMatch(e -> e.reason().equals("rising")),
                 "switches: " + d.adapter.switchLog());
@@ -385,7 +396,7 @@ class LoadAdapterTest {
         assertEquals("sip", poisson(d, rnd, 100, 3000));
         long took = msUntilLeaving(d, rnd, 2200);
         assertTrue(took <= 150, "left sip after " + took + " ms (a dwell is 1,000)");
-        assertEquals("sdb-1n-64w", d.engine.active());
+        assertEquals("sdb-1n-64w", d.engine.active().name());
         assertEquals("far-better", d.adapter.switchLog().getLast().reason());
         // the move to sip at 100 req/s (3.3× better by the profile) was not: that is a move to less
         // capacity, which waits for the dwell
@@ -430,15 +441,15 @@ class LoadAdapterTest {
         Driver d = settledOnSdp(rnd);
         d.meter.share = 0.995;
         long took = msUntilLeaving(d, rnd, 3000);
-        assertEquals("sdb-1n-64w", d.engine.active(), "the one rated for more than sdp's 8,000");
+        assertEquals("sdb-1n-64w", d.engine.active().name(), "the one rated for more than sdp's 8,000");
         assertEquals("saturated", d.adapter.switchLog().getLast().reason());
         assertTrue(took >= 150 && took <= 260, "left after " + took + " ms (window 200 ms)");
         assertTrue(d.adapter.utilization() >= 0.98, "utilization " + d.adapter.utilization());
         // sdb keeps up; sdp stays capped at the load it admitted: no way back while the load stays
         d.meter.share = 0.5;
         assertEquals("sdb-1n-64w", poisson(d, rnd, 3000, 20_000));
-        assertTrue(!d.adapter.feasible("sdp-1n-64w", 3000), "capped at the saturated load");
-        assertTrue(d.adapter.feasible("sdp-1n-64w", 2000), "below it, feasible");
+        assertTrue(!d.adapter.feasible(c("sdp-1n-64w"), 3000), "capped at the saturated load");
+        assertTrue(d.adapter.feasible(c("sdp-1n-64w"), 2000), "below it, feasible");
         // after 30 s the cap is forgotten and sdp, predicted better, is tried again
         assertEquals("sdp-1n-64w", poisson(d, rnd, 3000, 11_000));
         assertEquals(1L, d.adapter.switchesByReason().get("saturated"));
@@ -454,7 +465,7 @@ class LoadAdapterTest {
             d.meter.share = 0.5;
             poisson(d, rnd, 3000, 100);
         }
-        assertEquals("sdp-1n-64w", d.engine.active());
+        assertEquals("sdp-1n-64w", d.engine.active().name());
         assertEquals(0L, d.adapter.switchesByReason().get("saturated"));
     }
 
@@ -467,10 +478,10 @@ class LoadAdapterTest {
         assertEquals("sip", poisson(d, rnd, 100, 2000));
         d.meter.share = 1.0;
         long t0 = d.now;
-        while (!d.engine.active().equals("sdp-1n-64w") && d.now - t0 < 2000 * MS) {
+        while (!d.engine.active().name().equals("sdp-1n-64w") && d.now - t0 < 2000 * MS) {
             poisson(d, rnd, 3000, 1);
         }
-        assertEquals("sdp-1n-64w", d.engine.active());
+        assertEquals("sdp-1n-64w", d.engine.active().name());
         assertEquals("sdp-1n-64w", poisson(d, rnd, 3000, 290), "within dwell (100) + window (200) of the switch");
         d.meter.share = 0.5;
         assertEquals("sdp-1n-64w", poisson(d, rnd, 3000, 2000));
@@ -501,9 +512,9 @@ class LoadAdapterTest {
         assertEquals("sip", poisson(d, rnd, 100, 3000));
         d.meter.share = 1.0;
         msUntilLeaving(d, rnd, 2200);
-        assertEquals("sdb-1n-64w", d.engine.active());
+        assertEquals("sdb-1n-64w", d.engine.active().name());
         assertEquals("sdb-1n-64w", poisson(d, rnd, 2200, 3000), "stays on sdb through the crowd: " + d.engine.switches);
-        assertTrue(d.adapter.feasible("sdb-1n-64w", 2200), "not capped");
+        assertTrue(d.adapter.feasible(c("sdb-1n-64w"), 2200), "not capped");
         assertEquals(List.of("sip", "sdb-1n-64w"), d.engine.switches);
     }
 
@@ -540,9 +551,9 @@ class LoadAdapterTest {
         Driver d = new Driver(settings().withMinSamples(50));
         assertEquals("sip", d.run(100 / Math.log(2), 300));
         for (int i = 0; i < 100; i++) {
-            d.adapter.finished("sip", MS, i % 10 != 0); // 10% failures
+            d.adapter.finished(c("sip"), MS, i % 10 != 0); // 10% failures
         }
-        assertTrue(!d.adapter.feasible("sip", d.adapter.load()));
+        assertTrue(!d.adapter.feasible(c("sip"), d.adapter.load()));
         assertEquals("sdp-1n-64w", d.run(100 / Math.log(2), 5));
         assertEquals("infeasible", d.adapter.switchLog().get(1).reason());
     }
@@ -559,7 +570,7 @@ class LoadAdapterTest {
                 .point("sdb-1n-64w", ProfileTest.point(10_000, 900, false))
                 .build();
         TuneSettings fm = TuneSettings.of(TunePolicy.FM, p).withDwell(Duration.ofMillis(100));
-        assertEquals(List.of("sdb-1n-8w", "sdb-1n-64w"), fm.choices());
+        assertEquals(List.of("sdb-1n-8w", "sdb-1n-64w"), names(fm.choices()));
         assertEquals("window", fm.detectorName());
         Driver d = new Driver(fm);
         assertEquals("sdb-1n-8w", d.run(100, 300), "never sip, although it is best");
@@ -584,8 +595,8 @@ class LoadAdapterTest {
             d.run(rate, 1);
             int perMs = (int) Math.max(1, rate / 1000);
             for (int k = 0; k < perMs; k++) {
-                String c = d.engine.active();
-                d.adapter.finished(c, latency.applyAsLong(c), !fails.test(c));
+                String c = d.engine.active().name();
+                d.adapter.finished(d.engine.active(), latency.applyAsLong(c), !fails.test(c));
             }
         }
     }
@@ -595,14 +606,14 @@ class LoadAdapterTest {
         TuneSettings s = TuneSettings.of(TunePolicy.ADAPTIVE, null).withMinSamples(50)
                 .withCandidates(List.of("doubleface", "sip", "aip")).withDwell(Duration.ofMillis(20));
         Driver d = new Driver(s);
-        assertEquals("doubleface", d.engine.active());
+        assertEquals("doubleface", d.engine.active().name());
         // true latencies at this load: sip 100 µs, doubleface 300 µs, aip 500 µs
         serve(d, 2000, 2000, c -> switch (c) {
             case "sip" -> 100_000L;
             case "doubleface" -> 300_000L;
             default -> 500_000L;
         }, c -> false);
-        assertEquals("sip", d.engine.active());
+        assertEquals("sip", d.engine.active().name());
         assertTrue(d.engine.switches.contains("aip-1r"), "aip was probed: " + d.engine.switches);
         List<String> reasons = d.adapter.switchLog().stream().map(LoadAdapter.SwitchEvent::reason).toList();
         assertTrue(reasons.contains("probe"), reasons.toString());
@@ -614,7 +625,7 @@ class LoadAdapterTest {
                 .withCandidates(List.of("doubleface", "sip")).withDwell(Duration.ofMillis(20));
         Driver d = new Driver(s);
         serve(d, 2000, 2000, c -> 300_000L, c -> c.equals("sip"));
-        assertEquals("doubleface", d.engine.active());
+        assertEquals("doubleface", d.engine.active().name());
         long probes = d.adapter.switchLog().stream().filter(e -> e.reason().equals("probe")).count();
         assertEquals(1, probes, "sip probed once: " + d.adapter.switchLog());
         assertEquals("probe-abort", d.adapter.switchLog().get(1).reason());
@@ -626,9 +637,9 @@ class LoadAdapterTest {
                 .withCandidates(List.of("doubleface", "sip")).withDwell(Duration.ofMillis(20));
         Driver d = new Driver(s);
         serve(d, 2000, 2000, c -> c.equals("sip") ? 100_000L : 300_000L, c -> false);
-        assertEquals("sip", d.engine.active());
+        assertEquals("sip", d.engine.active().name());
         d.run(50_000, 50); // a load never seen: nothing known, back to the anchor
-        assertEquals("doubleface", d.engine.active());
+        assertEquals("doubleface", d.engine.active().name());
         assertEquals("unknown-load", d.adapter.switchLog().get(d.adapter.switchLog().size() - 1).reason());
     }
 
@@ -636,7 +647,7 @@ class LoadAdapterTest {
     void aLowerP99WithinTheRepeatsSpreadDoesNotLeaveThePeakSustainingConfiguration() {
         Driver d = new Driver(TuneSettings.of(TunePolicy.ADAPTIVE, ProfileTest.repeated()).withDetector("ring-16")
                 .withDwell(Duration.ofMillis(100)));
-        assertEquals("sdb-1n-64w", d.engine.active(), "starts on the peak-sustaining one");
+        assertEquals("sdb-1n-64w", d.engine.active().name(), "starts on the peak-sustaining one");
         // at 1,000 req/s sip's median p99 is 29% below sdb's, but the repeats overlap: noise
         assertEquals("sdb-1n-64w", d.run(1000 / Math.log(2), 2000));
         assertEquals(0, d.adapter.switches(), "switches: " + d.adapter.switchLog());

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.model.Configuration;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -13,6 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class ProfileTest {
+
+    static Configuration c(String name) {
+        return Configuration.parse(name);
+    }
 
     /** A synthetic profile: SIP best at low load, SDP in the middle, SDB the only one at peak. */
     static Profile synthetic() {
@@ -36,29 +41,29 @@ class ProfileTest {
     @Test
     void namesAreStoredCanonically() {
         Profile p = synthetic();
-        assertEquals(List.of("sip", "sdp-1n-64w", "sdb-1n-64w"), p.configurations());
+        assertEquals(List.of("sip", "sdp-1n-64w", "sdb-1n-64w"), p.configurations().stream().map(Configuration::name).toList());
     }
 
     @Test
     void p99IsPiecewiseLinearInLoad() {
         Profile p = synthetic();
-        assertEquals(200, p.p99("sip", 100), 1e-9);
-        assertEquals(250, p.p99("sip", 550), 1e-9);
-        assertEquals(1150, p.p99("sip", 2500), 1e-9);
-        assertEquals(200, p.p99("sip", 10), 1e-9, "below the first point: the first point's");
-        assertEquals(2000, p.p99("sip", 7000), 1e-9, "beyond the last unsaturated point: its value");
-        assertEquals(2500, p.p99("sdb-1n-64w", 50_000), 1e-9);
-        assertTrue(Double.isNaN(p.p99("adb-1n-4w-4r", 100)), "unknown configuration");
+        assertEquals(200, p.p99(c("sip"), 100), 1e-9);
+        assertEquals(250, p.p99(c("sip"), 550), 1e-9);
+        assertEquals(1150, p.p99(c("sip"), 2500), 1e-9);
+        assertEquals(200, p.p99(c("sip"), 10), 1e-9, "below the first point: the first point's");
+        assertEquals(2000, p.p99(c("sip"), 7000), 1e-9, "beyond the last unsaturated point: its value");
+        assertEquals(2500, p.p99(c("sdb-1n-64w"), 50_000), 1e-9);
+        assertTrue(Double.isNaN(p.p99(c("adb-1n-4w-4r"), 100)), "unknown configuration");
     }
 
     @Test
     void capacityIsTheLastUnsaturatedLoad() {
         Profile p = synthetic();
-        assertEquals(4000, p.capacity("sip"));
-        assertEquals(8000, p.capacity("sdp-1n-64w"));
-        assertEquals(12000, p.capacity("sdb-1n-64w"));
-        assertEquals(0, p.capacity("nope"));
-        assertEquals("sdb-1n-64w", p.peakSustaining());
+        assertEquals(4000, p.capacity(c("sip")));
+        assertEquals(8000, p.capacity(c("sdp-1n-64w")));
+        assertEquals(12000, p.capacity(c("sdb-1n-64w")));
+        assertEquals(0, p.capacity(c("type1-4")), "not in the profile");
+        assertEquals("sdb-1n-64w", p.peakSustaining().name());
     }
 
     @Test
@@ -69,8 +74,8 @@ class ProfileTest {
         Profile q = Profile.read(f);
         assertEquals(p.metadata(), q.metadata());
         assertEquals(p.configurations(), q.configurations());
-        for (String c : p.configurations()) {
-            assertEquals(p.points(c), q.points(c), c);
+        for (Configuration c : p.configurations()) {
+            assertEquals(p.points(c), q.points(c), c.name());
         }
         assertEquals(p.toJson(), q.toJson());
         assertTrue(Files.readString(f).contains("\"version\": 1"));
@@ -80,7 +85,7 @@ class ProfileTest {
     void pointsAreSortedByLoad() {
         Profile p = Profile.builder().point("doubleface", point(2000, 500, false))
                 .point("doubleface", point(100, 100, false)).build();
-        assertEquals(100, p.points("doubleface").get(0).load());
+        assertEquals(100, p.points(c("doubleface")).get(0).load());
     }
 
     @Test
@@ -91,7 +96,7 @@ class ProfileTest {
         Profile p = Profile.parse(json, "inline");
         assertEquals("ycsb \"kv\"", p.metadata().service());
         assertEquals("", p.metadata().commit());
-        assertEquals(120, p.p99("doubleface", 100));
+        assertEquals(120, p.p99(c("doubleface"), 100));
     }
 
     @Test
@@ -157,14 +162,14 @@ class ProfileTest {
         String json = Files.readString(f);
         assertTrue(json.contains("\"p99_range_us\": [150, 250], \"repeats\": 3"), json);
         Profile q = Profile.read(f);
-        assertEquals(p.points("sip"), q.points("sip"));
-        assertEquals(3, q.repeats("sip"));
-        assertEquals(200, q.p99Low("sip", 550), 1e-9, "halfway between 150 and 250");
-        assertEquals(350, q.p99High("sip", 550), 1e-9, "halfway between 250 and 450");
+        assertEquals(p.points(c("sip")), q.points(c("sip")));
+        assertEquals(3, q.repeats(c("sip")));
+        assertEquals(200, q.p99Low(c("sip"), 550), 1e-9, "halfway between 150 and 250");
+        assertEquals(350, q.p99High(c("sip"), 550), 1e-9, "halfway between 250 and 450");
         // a single-repeat profile reads as before: its range is the p99 itself
         Profile once = synthetic();
-        assertEquals(1, once.repeats("sip"));
-        assertEquals(once.p99("sip", 550), once.p99High("sip", 550), 1e-9);
+        assertEquals(1, once.repeats(c("sip")));
+        assertEquals(once.p99(c("sip"), 550), once.p99High(c("sip"), 550), 1e-9);
         assertTrue(!once.toJson().contains("p99_range_us"), "no range written for one repeat");
     }
 
@@ -172,18 +177,18 @@ class ProfileTest {
     void bandsTakeALowerP99OnlyBeyondTheRepeatsSpread() {
         List<Profile.Band> bands = repeated().bands(0.10, 0.10);
         assertEquals(List.of(100.0, 1000.0, 2000.0, 4000.0, 12_000.0), bands.stream().map(Profile.Band::load).toList());
-        assertEquals("sip", bands.get(0).choice(), bands.get(0).reason());
+        assertEquals("sip", bands.get(0).choice().name(), bands.get(0).reason());
         assertEquals("p99 200 µs (150–250, 3 repeats) below sdb-1n-64w's 420 µs (350–500, 3 repeats)",
                 bands.get(0).reason());
         // at 1,000 sip's median is 29% lower, but one of its repeats (450) is above one of sdb's (350)
-        assertEquals("sdb-1n-64w", bands.get(1).choice());
+        assertEquals("sdb-1n-64w", bands.get(1).choice().name());
         assertEquals("peak-sustaining; sip's lower p99 300 µs (250–450, 3 repeats) is within the noise of "
                 + "420 µs (350–500, 3 repeats)", bands.get(1).reason());
-        assertEquals("sdb-1n-64w", bands.get(3).choice());
+        assertEquals("sdb-1n-64w", bands.get(3).choice().name());
         assertTrue(bands.get(3).reason().startsWith("peak-sustaining; no other configuration has capacity"),
                 bands.get(3).reason());
         // without repeats the hysteresis alone decides, as before
-        assertEquals("sip", synthetic().bands(0.10, 0.10).get(0).choice());
+        assertEquals("sip", synthetic().bands(0.10, 0.10).get(0).choice().name());
         assertTrue(repeated().toJson().contains("\"bands\": [\n    {\"load\": 100, \"choice\": \"sip\""),
                 repeated().toJson());
     }

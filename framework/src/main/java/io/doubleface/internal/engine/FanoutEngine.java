@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,6 +44,13 @@ import org.slf4j.LoggerFactory;
  * <p>One engine serves every route of a server: each {@link #submit} names the service that runs
  * the request, and all services share the server's backends, models and configuration.
  *
+ * <p>Models are keyed by the threads a configuration runs, not by its spelling: a μTune name and
+ * the plain name of the same threads (e.g. {@code sdb-1n-8w} and {@code thread-1f-8}, see
+ * {@link Configuration}) are one model. Switching from one spelling to its twin is no switch (no
+ * park, no count, no {@link #switchLog()} entry); {@link #active()} then reports the spelling
+ * switched to last, while the model keeps the spelling it was built under
+ * ({@link ThreadingModel#configuration()}, which request contexts and traces report).
+ *
  * <p>Threading: {@link #submit} from any upstream loop; {@link #switchTo} from any thread.
  */
 public final class FanoutEngine implements AutoCloseable {
@@ -54,8 +62,11 @@ public final class FanoutEngine implements AutoCloseable {
     private final ModelContext ctx;
     private final long deadlineNanos;
     private final RequestStats stats = new RequestStats();
-    private final Map<String, ThreadingModel> models = new LinkedHashMap<>();
+    /** The models built, by {@link #threadsOf} their configuration, in creation order. */
+    private final Map<Configuration, ThreadingModel> models = new LinkedHashMap<>();
     private final AtomicReference<ThreadingModel> active = new AtomicReference<>();
+    /** The active configuration as last switched to (the active model's, or its twin's spelling). */
+    private volatile Configuration activeConfig;
     private final AtomicInteger nextFrontend = new AtomicInteger();
     private final AtomicLong switches = new AtomicLong();
     private final ArrayDeque<SwitchRecord> switchLog = new ArrayDeque<>();
@@ -92,27 +103,29 @@ public final class FanoutEngine implements AutoCloseable {
     private volatile boolean draining;
     /** Set once every client of the active configuration has connected (see {@link #isConnected()}). */
     private volatile boolean connectedOnce;
-    private final Map<String, Long> parkedAt = new HashMap<>(); // parked models: System.nanoTime() when parked
-    private final Set<String> prepared = new HashSet<>();
+    private final Map<Configuration, Long> parkedAt = new HashMap<>(); // parked models: System.nanoTime() when parked
+    private final Set<Configuration> prepared = new HashSet<>();
 
     /** One switch, for {@code /admin/stats}. */
     public record SwitchRecord(Instant at, String from, String to) {}
 
     /**
      * @param ctx the server's loops and backends; a plan may call those backends only
+     * @param initial the configuration to start in
      * @param deadlineNanos per-request deadline; a request not answered by then gets 504
      */
-    public FanoutEngine(ModelContext ctx, String initial, long deadlineNanos) {
+    public FanoutEngine(ModelContext ctx, Configuration initial, long deadlineNanos) {
         this(ctx, initial, deadlineNanos, null);
     }
 
     /**
      * @param ctx the server's loops and backends; a plan may call those backends only
+     * @param initial the configuration to start in
      * @param deadlineNanos per-request deadline; a request not answered by then gets 504
      * @param admission makes the admission limiter from the engine's own "answered" callback, or
      *     {@code null} for no limit
      */
-    public FanoutEngine(ModelContext ctx, String initial, long deadlineNanos,
+    public FanoutEngine(ModelContext ctx, Configuration initial, long deadlineNanos,
             Function<Runnable, AdmissionLimiter> admission) {
         if (deadlineNanos <= 0) {
             throw new IllegalArgumentException("deadline: " + deadlineNanos + " ns (expected: > 0)");
@@ -291,68 +304,102 @@ public final class FanoutEngine implements AutoCloseable {
     }
 
     /**
-     * Builds the configurations {@code names} now (threads started, every client opened and
-     * connecting, see {@link io.doubleface.driver.spi.LoopClient#connect()}) and leaves them parked, so that switching to them later creates no thread.
+     * Builds the configurations {@code configurations} now (threads started, every client opened and
+     * connecting, see {@link io.doubleface.driver.spi.LoopClient#connect()}) and leaves them parked, so
+     * that switching to them later creates no thread. A configuration whose twin (same threads, see
+     * the class comment) is built already is not built again.
      *
-     * @return their canonical names
-     * @throws IllegalArgumentException if a name is invalid or does not fit this server
+     * @return the configurations, as given
+     * @throws IllegalArgumentException if one does not fit this server
      */
-    public synchronized List<String> prepare(List<String> names) {
-        List<String> out = new ArrayList<>();
-        for (String name : names) {
-            Configuration config = Configuration.parse(name);
-            String canonical = config.name();
-            if (!models.containsKey(canonical)) {
+    public synchronized List<Configuration> prepare(List<? extends Configuration> configurations) {
+        List<Configuration> out = new ArrayList<>();
+        for (Configuration config : configurations) {
+            Configuration key = threadsOf(config);
+            if (!models.containsKey(key)) {
                 ThreadingModel m = create(config);
                 if (active.get() != null) {
                     m.park();
-                    parkedAt.put(canonical, System.nanoTime());
+                    parkedAt.put(key, System.nanoTime());
                 }
             }
-            prepared.add(canonical);
-            out.add(canonical);
+            prepared.add(key);
+            out.add(config);
         }
         return out;
     }
 
     /**
-     * Makes {@code name} the active configuration. Requests admitted from now on use it; requests
-     * in flight finish under theirs.
+     * Makes {@code config} the active configuration. Requests admitted from now on use it; requests
+     * in flight finish under theirs. The twin of the active configuration (the same threads spelt
+     * another way, see the class comment) is no switch: the model stays, only {@link #active()}
+     * reports the new spelling.
      *
-     * @return the canonical name of the now active configuration
-     * @throws IllegalArgumentException if the name is invalid or does not fit this server
+     * @param config the configuration, not {@code null}
+     * @return the now active configuration ({@code config})
+     * @throws IllegalArgumentException if it does not fit this server
      */
-    public synchronized String switchTo(String name) {
-        Configuration config = Configuration.parse(name);
-        String canonical = config.name();
-        ThreadingModel next = models.get(canonical);
+    public synchronized Configuration switchTo(Configuration config) {
+        Objects.requireNonNull(config, "config");
+        Configuration key = threadsOf(config);
+        ThreadingModel next = models.get(key);
         if (next == null) {
             next = create(config);
         }
         ThreadingModel prev = active.get();
+        Configuration prevConfig = activeConfig;
         if (prev == next) {
-            return canonical;
+            activeConfig = config;
+            if (!config.equals(prevConfig)) {
+                log.info("configuration {} runs the threads of {}: no switch", config.name(), prevConfig.name());
+            }
+            return config;
         }
         if (prev != null) {
             prev.park();
-            parkedAt.put(prev.configuration().name(), System.nanoTime());
+            parkedAt.put(threadsOf(prev.configuration()), System.nanoTime());
         }
         next.activate();
-        parkedAt.remove(canonical);
+        parkedAt.remove(key);
         active.set(next);
+        activeConfig = config;
         if (prev != null) {
             switches.incrementAndGet();
             synchronized (switchLog) {
                 if (switchLog.size() == SWITCH_LOG_LIMIT) {
                     switchLog.removeFirst();
                 }
-                switchLog.addLast(new SwitchRecord(Instant.now(), prev.configuration().name(), canonical));
+                switchLog.addLast(new SwitchRecord(Instant.now(), prevConfig.name(), config.name()));
             }
-            log.info("configuration switched: {} -> {}", prev.configuration().name(), canonical);
+            log.info("configuration switched: {} -> {}", prevConfig.name(), config.name());
         } else {
-            log.info("configuration: {}", canonical);
+            log.info("configuration: {}", config.name());
         }
-        return canonical;
+        return config;
+    }
+
+    /**
+     * The identity of the threads {@code config} runs: the configuration without the μTune style it
+     * was written as, so that {@code sdb-1n-8w} and {@code thread-1f-8} have the same one. The
+     * engine keys its models by it.
+     */
+    static Configuration threadsOf(Configuration config) {
+        return switch (config) {
+            case Configuration.ThreadPerRequest t when t.style() != null ->
+                    new Configuration.ThreadPerRequest(t.frontends(), t.threads(), t.virtualThreads(), t.inline(),
+                            t.busyPoll(), null);
+            case Configuration.Type2a t when t.style() != null ->
+                    new Configuration.Type2a(t.frontends(), t.backends(), t.dispatchWorkers(), t.busyPoll(), null);
+            default -> config;
+        };
+    }
+
+    /**
+     * {@return the model built for {@code config}'s threads (its own or its twin's, active or parked),
+     * or {@code null} if none is built}
+     */
+    public synchronized ThreadingModel model(Configuration config) {
+        return models.get(threadsOf(config));
     }
 
     /** Builds {@code config}, first closing a long-parked one if {@link #MAX_LIVE_CONFIGURATIONS} are live. */
@@ -360,14 +407,14 @@ public final class FanoutEngine implements AutoCloseable {
         if (models.size() >= MAX_LIVE_CONFIGURATIONS && !evictOne()) {
             throw new IllegalArgumentException("configuration '" + config.name() + "': " + models.size()
                     + " configurations are live, the most a server keeps; switch to one of them ("
-                    + String.join(", ", models.keySet()) + "), or retry once one has been parked for longer than "
+                    + liveNames() + "), or retry once one has been parked for longer than "
                     + "the deadline");
         }
         int wanted = poolThreads(config);
         while (livePoolThreads() + wanted > MAX_LIVE_POOL_THREADS) {
             if (!evictOne()) {
                 throw new IllegalArgumentException("configuration '" + config.name() + "': it starts " + wanted
-                        + " pool threads and the live configurations (" + String.join(", ", models.keySet())
+                        + " pool threads and the live configurations (" + liveNames()
                         + ") run " + livePoolThreads() + "; at most " + MAX_LIVE_POOL_THREADS
                         + " together (switch to a live one, or retry once one has been parked for longer than the "
                         + "deadline)");
@@ -382,8 +429,16 @@ public final class FanoutEngine implements AutoCloseable {
                 throw e;
             }
         }
-        models.put(config.name(), m);
+        models.put(threadsOf(config), m);
         return m;
+    }
+
+    private String liveNames() {
+        List<String> names = new ArrayList<>();
+        for (ThreadingModel m : models.values()) {
+            names.add(m.configuration().name());
+        }
+        return String.join(", ", names);
     }
 
     /** The pool threads a configuration starts (see {@link #MAX_LIVE_POOL_THREADS}). */
@@ -409,9 +464,9 @@ public final class FanoutEngine implements AutoCloseable {
     private boolean evictOne() {
         long now = System.nanoTime();
         long quiet = deadlineNanos + TimeUnit.SECONDS.toNanos(1);
-        String oldest = null;
+        Configuration oldest = null;
         long oldestAt = Long.MAX_VALUE;
-        for (Map.Entry<String, Long> e : parkedAt.entrySet()) {
+        for (Map.Entry<Configuration, Long> e : parkedAt.entrySet()) {
             if (!prepared.contains(e.getKey()) && now - e.getValue() > quiet && e.getValue() < oldestAt) {
                 oldest = e.getKey();
                 oldestAt = e.getValue();
@@ -422,7 +477,7 @@ public final class FanoutEngine implements AutoCloseable {
         }
         parkedAt.remove(oldest);
         ThreadingModel m = models.remove(oldest);
-        log.info("closing configuration {} (parked for {} s) to build another", oldest,
+        log.info("closing configuration {} (parked for {} s) to build another", m.configuration().name(),
                 TimeUnit.NANOSECONDS.toSeconds(now - oldestAt));
         try {
             m.close();
@@ -432,9 +487,12 @@ public final class FanoutEngine implements AutoCloseable {
         return true;
     }
 
-    /** The active configuration. */
+    /**
+     * The active configuration, as last switched to: the active model's, or its twin's spelling
+     * when the last switch named the twin (see the class comment).
+     */
     public Configuration active() {
-        return active.get().configuration();
+        return activeConfig;
     }
 
     /** The loop to register a newly accepted upstream connection on: round-robin over the active frontends. */
@@ -443,7 +501,7 @@ public final class FanoutEngine implements AutoCloseable {
         return f.get(Math.floorMod(nextFrontend.getAndIncrement(), f.size()));
     }
 
-    /** Configurations built so far (active or parked), in creation order. */
+    /** Configurations built so far (active or parked), in creation order; one model per distinct threads. */
     public synchronized List<ThreadingModel> models() {
         return List.copyOf(models.values());
     }

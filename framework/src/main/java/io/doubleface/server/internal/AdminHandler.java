@@ -2,6 +2,7 @@ package io.doubleface.server.internal;
 
 import io.doubleface.internal.engine.FanoutEngine;
 import io.doubleface.internal.Json;
+import io.doubleface.model.Configuration;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
@@ -165,7 +166,7 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
                     }
                     String previous = engine.active().name();
                     try {
-                        knobs.switchTo(names.get(0));
+                        knobs.switchTo(Configuration.parse(names.get(0)));
                     } catch (IllegalArgumentException e) {
                         send(ctx, req, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", e.getMessage() + "\n", false);
                         return;

@@ -58,7 +58,7 @@ import java.util.function.Supplier;
  * @param errorEncoder the bodies of the answers the framework makes itself
  * @param ioThreads the number of I/O loops
  * @param transport the transport of every loop
- * @param configuration the initial configuration's name (ignored with {@code tune})
+ * @param configuration the initial configuration (ignored with {@code tune})
  * @param prepare configurations built at start, parked
  * @param policy makes the DoubleFace scheduling policy of configurations that name none
  * @param deadline the per-request deadline
@@ -96,8 +96,8 @@ public record ServerConfig(
         ErrorEncoder errorEncoder,
         int ioThreads,
         Transport transport,
-        String configuration,
-        List<String> prepare,
+        Configuration configuration,
+        List<Configuration> prepare,
         Supplier<? extends SchedulingPolicy> policy,
         Duration deadline,
         int queueLimit,
@@ -156,7 +156,7 @@ public record ServerConfig(
     }
 
     /** {@return the configuration the server starts in: the adapter's initial one, else {@link #configuration()}} */
-    public String initialConfiguration() {
+    public Configuration initialConfiguration() {
         return tune != null ? tune.initial() : configuration;
     }
 
@@ -204,8 +204,8 @@ public record ServerConfig(
         private ErrorEncoder errorEncoder = ErrorEncoder.plainText();
         private int ioThreads = Runtime.getRuntime().availableProcessors();
         private Transport transport = Transport.AUTO;
-        private String configuration = "doubleface";
-        private List<String> prepare = List.of();
+        private Configuration configuration = Configuration.DoubleFace.of();
+        private List<Configuration> prepare = List.of();
         private Supplier<? extends SchedulingPolicy> policy = SchedulingPolicy.factory("completion-first");
         private Duration deadline = Duration.ofMillis(DEFAULT_DEADLINE_MS);
         private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
@@ -376,16 +376,12 @@ public record ServerConfig(
             return this;
         }
 
-        public Builder configuration(String name) {
-            Configuration.parse(name); // fail fast
-            this.configuration = name;
+        public Builder configuration(Configuration configuration) {
+            this.configuration = Objects.requireNonNull(configuration, "configuration");
             return this;
         }
 
-        public Builder prepare(List<String> configurations) {
-            for (String c : configurations) {
-                Configuration.parse(c); // fail fast
-            }
+        public Builder prepare(List<? extends Configuration> configurations) {
             this.prepare = List.copyOf(configurations);
             return this;
         }

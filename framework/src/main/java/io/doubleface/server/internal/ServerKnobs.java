@@ -53,12 +53,12 @@ public final class ServerKnobs {
      * Switches the active configuration ({@link FanoutEngine#switchTo}): requests admitted from now
      * on use it, requests in flight finish under theirs.
      *
-     * @param name a configuration name
-     * @return the canonical name of the now active configuration
-     * @throws IllegalArgumentException if the name is invalid or does not fit this server
+     * @param configuration the configuration, not {@code null}
+     * @return the now active configuration
+     * @throws IllegalArgumentException if it does not fit this server
      */
-    public String switchTo(String name) {
-        String active = engine.switchTo(name);
+    public Configuration switchTo(Configuration configuration) {
+        Configuration active = engine.switchTo(configuration);
         afterSwitch.run();
         return active;
     }

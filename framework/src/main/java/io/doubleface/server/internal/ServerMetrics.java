@@ -12,6 +12,7 @@ import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.internal.loop.LoopStats;
 import io.doubleface.internal.loop.ThreadStats;
 import io.doubleface.internal.engine.ThreadingModel;
+import io.doubleface.model.Configuration;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.TuneSettings;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -400,7 +401,7 @@ public final class ServerMetrics {
                 t.profile() == null ? "none" : t.profile().metadata().service() + " " + t.profile().metadata().date(),
                 adapter.load(), adapter.fastLoad(), t.countWindow().toMillis(), t.saturation(),
                 t.saturationWindow().toMillis(), adapter.utilization(), adapter.predictedActiveP99(),
-                adapter.choices(), adapter.switches(), adapter.switchesByReason(), adapter.liveTable(),
+                adapter.choices().stream().map(Configuration::name).toList(), adapter.switches(), adapter.switchesByReason(), adapter.liveTable(),
                 adapter.switchLog());
     }
 

@@ -9,6 +9,7 @@ import io.doubleface.internal.engine.GeneratedShards;
 import io.doubleface.internal.engine.ModelContext;
 import io.doubleface.internal.engine.RequestStats;
 import io.doubleface.internal.loop.LoopGroup;
+import io.doubleface.model.Configuration;
 import io.doubleface.testing.TestRead;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -49,7 +50,7 @@ public final class FrontEndFixture implements AutoCloseable {
         Object owner = new Object();
         Backend<TestRead> backend = new Backend<>("echo", 0, new GeneratedShards(2), owner);
         ModelContext ctx = new ModelContext(io, List.of(backend), "completion-first", 100);
-        engine = new FanoutEngine(ctx, "thread-2", TimeUnit.SECONDS.toNanos(5));
+        engine = new FanoutEngine(ctx, Configuration.parse("thread-2"), TimeUnit.SECONDS.toNanos(5));
         router = new HttpRouter.Builder().add(HttpMethod.GET, "/echo", new EchoService(backend), new EchoService.Binding())
                 .build();
     }

@@ -1,6 +1,7 @@
 package io.doubleface.jmh.tune;
 
 import io.doubleface.jmh.BenchmarkBase;
+import io.doubleface.model.Configuration;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.LoadDetector;
 import io.doubleface.tune.TunePolicy;
@@ -51,12 +52,12 @@ public class LoadDetectorBenchmark extends BenchmarkBase {
         shared = LoadDetector.create(detector);
         adapter = new LoadAdapter(new LoadAdapter.Switcher() {
             @Override
-            public String active() {
-                return "doubleface";
+            public Configuration active() {
+                return Configuration.DoubleFace.of();
             }
 
             @Override
-            public void switchTo(String name) {
+            public void switchTo(Configuration configuration) {
                 // never called: the adapter is not evaluated here
             }
         }, TuneSettings.of(TunePolicy.ADAPTIVE, null).withDetector(detector), System::nanoTime);

@@ -3,6 +3,7 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.doubleface.model.Configuration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -25,8 +26,9 @@ class TaxonomySwitchTest {
     @Test
     void everyTaxonomyConfigurationAnswersExactlyAndSwitchingCreatesNoThread() throws Exception {
         try (TestCluster cluster = TestCluster.start(20, "doubleface")) {
-            List<String> prepared = cluster.server.internals().engine().prepare(TAXONOMY);
-            assertEquals(TAXONOMY, prepared, "canonical names");
+            List<Configuration> prepared = cluster.server.internals().engine()
+                    .prepare(TAXONOMY.stream().map(Configuration::parse).toList());
+            assertEquals(TAXONOMY, prepared.stream().map(Configuration::name).toList(), "canonical names");
             long threadsBefore = AdaptiveSwitchingTest.serverThreads();
 
             AtomicLong sent = new AtomicLong();
