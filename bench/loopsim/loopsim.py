@@ -19,10 +19,10 @@ One loop, in iterations, as Netty 4.2's SingleThreadIoEventLoop runs them under 
 Requests never change loop, so L loops are L independent copies of this model fed with their share
 of the arrivals (connection assignment). Times are in microseconds.
 
-Policies (mirroring io.doubleface.sched): "fifo" (FifoPolicy: arrival order) and "cf"
-(CompletionFirstPolicy: requests whose last outstanding reply is in the batch first, fewest
+Policies (mirroring io.doubleface.sched): "fifo" (FifoOrder: arrival order) and "cf"
+(CompletionFirstOrder: requests whose last outstanding reply is in the batch first, fewest
 replies in the batch first, ties by first arrival; then the rest in arrival order) and "cfa"
-(CompletionFirstPolicy.arrivalOrder(): complete groups by first arrival). "tail_limit" caps the
+(CompletionFirstOrder.arrivalOrder(): complete groups by first arrival). "tail_limit" caps the
 replies one tail task processes (the rest wait for the next iteration, ahead of newer replies);
 the Java scheduler has no cap (None). A capped scheduler flushes before its tail task and reads
 what became readable before it orders (it must see what is ready each time it chooses); a cap of 1

@@ -392,7 +392,7 @@ def render_report(a, env, cal, swp, pap, pol):
     s.write("# loopsim: where completion-first reply scheduling pays (simulation)\n\n")
     s.write("A discrete-event model of the DoubleFace event loop (docs/loopsim.md): Poisson arrivals over "
             "independent loops, per-request and per-reply CPU, shard round trips, iterations whose replies a "
-            "tail task orders FIFO or completion-first exactly as `io.doubleface.sched.CompletionFirstPolicy`.\n\n")
+            "tail task orders FIFO or completion-first exactly as `io.doubleface.sched.CompletionFirstOrder`.\n\n")
     s.write(f"- command: `{env['command_line']}`\n- git commit: {env['git_commit']} (bench/loopsim dirty: "
             f"{env['git_dirty_bench_loopsim']}); Python {env['python']}; took {env['seconds']} s"
             f"{' (time budget spent: some points not run)' if env['budget_exhausted'] else ''}\n")

@@ -142,7 +142,7 @@ class Deterministic(unittest.TestCase):
 
 
 class Ordering(unittest.TestCase):
-    """The orders of io.doubleface.sched.CompletionFirstPolicy's own examples."""
+    """The orders of io.doubleface.sched.CompletionFirstOrder's own examples."""
 
     def test_javadoc_example(self):
         a, b, c = 0, 1, 2

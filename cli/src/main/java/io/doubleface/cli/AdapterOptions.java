@@ -4,7 +4,7 @@ import io.doubleface.server.FanoutServer;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.Profile;
 import io.doubleface.tune.RingBufferDetector;
-import io.doubleface.tune.TunePolicy;
+import io.doubleface.tune.TuneStrategy;
 import io.doubleface.tune.TuneSettings;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -101,8 +101,8 @@ final class AdapterOptions {
      * {@code command} (the command these options are mixed into, also through another mixin).
      */
     Choice resolve(String config, String service, CommandLine command) {
-        TunePolicy tunePolicy = TunePolicy.byLabel(config);
-        if (tunePolicy == null) {
+        TuneStrategy tuneStrategy = TuneStrategy.byLabel(config);
+        if (tuneStrategy == null) {
             if (profile != null) {
                 throw new ParameterException(command,
                         "--profile applies only to --config adaptive, adaptive-window or fm");
@@ -142,7 +142,7 @@ final class AdapterOptions {
             profileSource = p == null ? null : ProfileFiles.defaultFor(service) + " (shipped in the jar)";
         }
         try {
-            TuneSettings tune = TuneSettings.of(tunePolicy, p).withDetector(tuneDetector).withDwell(tuneDwell)
+            TuneSettings tune = TuneSettings.of(tuneStrategy, p).withDetector(tuneDetector).withDwell(tuneDwell)
                     .withSmoothing(tuneSmoothing).withCountWindow(tuneCountWindow)
                     .withSaturation(tuneSaturation).withSaturationWindow(tuneSaturationWindow)
                     .withHysteresis(tuneHysteresis).withMargin(tuneMargin);
@@ -173,7 +173,7 @@ final class AdapterOptions {
         if (adapter == null) {
             return null;
         }
-        return "  adapter  " + adapter.settings().policy().label() + ", detector "
+        return "  adapter  " + adapter.settings().strategy().label() + ", detector "
                 + adapter.detector().describe() + ", " + (profileSource == null
                 ? "no profile: exploring from " + adapter.settings().initial() + " over " + adapter.choices()
                 : "profile " + profileSource + " (" + adapter.choices().size() + " configurations)");

@@ -2,10 +2,10 @@ package io.doubleface.cli;
 
 import io.doubleface.driver.Transport;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.spi.ResiliencePolicy;
+import io.doubleface.driver.spi.Resilience;
 import io.doubleface.model.Configuration;
-import io.doubleface.sched.SchedulingPolicy;
-import io.doubleface.tune.TunePolicy;
+import io.doubleface.sched.ReplyOrder;
+import io.doubleface.tune.TuneStrategy;
 import io.doubleface.services.ycsb.Size;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,9 +52,9 @@ final class Converters {
     }
 
     /** {@code off}, {@code circuit:5:1s,retries:1:0.1:10,hedge:20ms:0.05:5} ({@link ResilienceSpecs}). */
-    static final class ResilienceConverter implements ITypeConverter<ResiliencePolicy<Command<?>>> {
+    static final class ResilienceConverter implements ITypeConverter<Resilience<Command<?>>> {
         @Override
-        public ResiliencePolicy<Command<?>> convert(String value) {
+        public Resilience<Command<?>> convert(String value) {
             try {
                 return ResilienceSpecs.parse(value);
             } catch (IllegalArgumentException e) {
@@ -92,7 +92,7 @@ final class Converters {
     static final class ConfigurationConverter implements ITypeConverter<String> {
         @Override
         public String convert(String value) {
-            TunePolicy policy = TunePolicy.byLabel(value);
+            TuneStrategy policy = TuneStrategy.byLabel(value);
             if (policy != null) {
                 return policy.label(); // the load adapter (serve ycsb)
             }
@@ -145,7 +145,7 @@ final class Converters {
         @Override
         public String convert(String value) {
             try {
-                return SchedulingPolicy.create(value).name();
+                return ReplyOrder.create(value).name();
             } catch (IllegalArgumentException e) {
                 throw bad(e);
             }

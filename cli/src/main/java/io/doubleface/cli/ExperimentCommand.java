@@ -45,7 +45,7 @@ import picocli.CommandLine.Spec;
                 + "with the configuration the adapter chose per step (μTune Fig. 14)",
             "  mutune-flash   100 req/s, 1 s at 90%% of capacity, 100 req/s: spike latency and recovery (μTune Table 2)",
             "  variability  per-stage mean, variance and C² at 30/60/90%% of capacity, Poisson and H2 arrivals, five "
-                + "models; the knob of the top-variance stage swept (flush policy, busy-poll) (WWW'19)",
+                + "models; the knob of the top-variance stage swept (flush mode, busy-poll) (WWW'19)",
             "  demo         a short tour: every model, one closed-loop and one open-loop run",
             "",
             "Starts a leaf process (--driver) and the mid-tier, each its own JVM; the mid-tier pinned to --mid-cpus, "

@@ -1,6 +1,6 @@
 package io.doubleface.cli;
 
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.internal.engine.StageStats;
 import io.doubleface.internal.loop.CpuAffinity;
 import io.doubleface.server.FanoutServer;
@@ -11,20 +11,20 @@ import picocli.CommandLine.TypeConversionException;
 
 /**
  * The loop knobs every {@code serve} mid-tier takes (a picocli mixin of
- * {@code serve ycsb} and {@link MidTierServeOptions}): {@code --flush-policy} and
+ * {@code serve ycsb} and {@link MidTierServeOptions}): {@code --flush-mode} and
  * {@code --pin-io-threads}, both changeable at run time with {@code PUT /admin/knobs}, and the
  * per-stage tracing that measures them, {@code --trace-stages}.
  */
 final class LoopKnobOptions {
 
-    @Option(names = "--flush-policy", paramLabel = "per-write|per-iteration|batch:N[:Tus]",
-            converter = FlushPolicyConverter.class, defaultValue = "per-iteration",
+    @Option(names = {"--flush-mode", "--flush-mode"}, paramLabel = "per-write|per-iteration|batch:N[:Tus]",
+            converter = FlushModeConverter.class, defaultValue = "per-iteration",
             description = {"When shard connections of the pipelined drivers (kv, redis native, the YCSB "
                     + "OP_MSG driver) are flushed: once per event-loop iteration (default), per call, or when N "
                     + "calls wait on a connection or T µs after the first (default "
-                    + FlushPolicy.DEFAULT_BATCH_DELAY_MICROS + "), whichever comes first, e.g. batch:16:50us. "
-                    + "Change it at run time: PUT /admin/knobs?flush-policy=... (docs/tracing.md, Knobs)."})
-    FlushPolicy flushPolicy;
+                    + FlushMode.DEFAULT_BATCH_DELAY_MICROS + "), whichever comes first, e.g. batch:16:50us. "
+                    + "Change it at run time: PUT /admin/knobs?flush-mode=... (docs/tracing.md, Knobs)."})
+    FlushMode flushMode;
 
     @Option(names = "--pin-io-threads", paramLabel = "CPU_LIST", converter = CpuListConverter.class,
             description = {"Pin I/O loop i (and loop i of a configuration's backend loops or reactors) to the "
@@ -44,7 +44,7 @@ final class LoopKnobOptions {
 
     /** Sets the knobs on {@code b}. */
     FanoutServer.Builder apply(FanoutServer.Builder b) {
-        return b.flushPolicy(flushPolicy).pinIoThreads(pinIoThreads == null ? null : pinIoThreads.cpus())
+        return b.flushMode(flushMode).pinIoThreads(pinIoThreads == null ? null : pinIoThreads.cpus())
                 .traceStages(traceStagesOneIn(traceStages));
     }
 
@@ -59,19 +59,19 @@ final class LoopKnobOptions {
 
     /** {@return the banner line of the knobs, or {@code null} when both are at their defaults} */
     static String bannerLine(FanoutServer server) {
-        if (server.flushPolicy().equals(FlushPolicy.PER_ITERATION) && server.pinnedCpus() == null) {
+        if (server.flushMode().equals(FlushMode.PER_ITERATION) && server.pinnedCpus() == null) {
             return null;
         }
-        return "  knobs    flush " + server.flushPolicy()
+        return "  knobs    flush " + server.flushMode()
                 + (server.pinnedCpus() == null ? "" : ", I/O loops pinned to CPUs " + server.pinnedCpus());
     }
 
-    /** Reads {@code --flush-policy}. */
-    static final class FlushPolicyConverter implements ITypeConverter<FlushPolicy> {
+    /** Reads {@code --flush-mode}. */
+    static final class FlushModeConverter implements ITypeConverter<FlushMode> {
         @Override
-        public FlushPolicy convert(String value) {
+        public FlushMode convert(String value) {
             try {
-                return FlushPolicy.parse(value);
+                return FlushMode.parse(value);
             } catch (IllegalArgumentException e) {
                 throw new TypeConversionException(e.getMessage());
             }

@@ -1,7 +1,7 @@
 package io.doubleface.cli;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.spi.ResiliencePolicy;
+import io.doubleface.driver.spi.Resilience;
 import java.time.Duration;
 
 /**
@@ -32,12 +32,12 @@ final class ResilienceSpecs {
      * @return the policy, or {@code null} for {@code off}
      * @throws IllegalArgumentException with the reason, for a malformed spec
      */
-    static ResiliencePolicy<Command<?>> parse(String spec) {
+    static Resilience<Command<?>> parse(String spec) {
         String s = spec.trim();
         if (s.equals("off") || s.isEmpty()) {
             return null;
         }
-        ResiliencePolicy<Command<?>> p = ResiliencePolicy.<Command<?>>none().idempotent(c -> true);
+        Resilience<Command<?>> p = Resilience.<Command<?>>none().idempotent(c -> true);
         for (String part : s.split(",")) {
             String[] f = part.trim().split(":");
             try {
@@ -77,10 +77,10 @@ final class ResilienceSpecs {
         }
     }
 
-    private static ResiliencePolicy.Budget budget(String part, String[] f) {
+    private static Resilience.Budget budget(String part, String[] f) {
         if (f.length == 2) {
-            return ResiliencePolicy.Budget.of(DEFAULT_RATIO, DEFAULT_FLOOR);
+            return Resilience.Budget.of(DEFAULT_RATIO, DEFAULT_FLOOR);
         }
-        return ResiliencePolicy.Budget.of(Double.parseDouble(f[2]), Integer.parseInt(f[3]));
+        return Resilience.Budget.of(Double.parseDouble(f[2]), Integer.parseInt(f[3]));
     }
 }

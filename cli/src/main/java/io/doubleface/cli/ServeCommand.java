@@ -132,8 +132,8 @@ final class ServeCommand {
         @Mixin
         AdapterOptions adapter;
 
-        @Option(names = "--policy", paramLabel = "completion-first|completion-first-arrival|fifo", converter = Converters.PolicyConverter.class,
-                description = "DoubleFace reply scheduling policy of configurations that name none.")
+        @Option(names = {"--reply-order", "--policy"}, paramLabel = "completion-first|completion-first-arrival|fifo", converter = Converters.PolicyConverter.class,
+                description = "DoubleFace reply order of configurations that name none (--policy: its old name).")
         String policy = "completion-first";
 
         @Option(names = "--io-threads", paramLabel = "N",
@@ -235,7 +235,7 @@ final class ServeCommand {
                         + "of RATIO of calls + FLOOR/s; default 0.1:10), hedge:DELAY[:RATIO:FLOOR] (a second copy "
                         + "after DELAY without reply, loop models only; DELAY pNN follows the live NNth percentile "
                         + "of reply times). E.g. circuit:5:1s,retries:1,hedge:20ms:0.05:5 or hedge:p95.")
-        io.doubleface.driver.spi.ResiliencePolicy<io.doubleface.driver.Command<?>> resilience;
+        io.doubleface.driver.spi.Resilience<io.doubleface.driver.Command<?>> resilience;
 
         @Option(names = "--tls-cert", paramLabel = "FILE", description = "Serve HTTP, gRPC and admin over TLS with "
                 + "this certificate chain (PEM); needs --tls-key. OpenSSL when netty-tcnative is on the class path, "
@@ -311,7 +311,7 @@ final class ServeCommand {
                 b.host(host).port(port).adminPort(adminPort).adminHost(adminHost).adminToken(adminToken())
                         .maxConnections(maxConnections).maxQueuedBytesTotal(maxQueuedBytesTotal).admission(admission)
                         .http2(http2).http2MaxConcurrentStreams(http2MaxStreams)
-                        .transport(transport).policy(policy).deadline(deadline)
+                        .transport(transport).replyOrder(policy).deadline(deadline)
                         .limits(new HttpLimits(HttpLimits.DEFAULT_MAX_INITIAL_LINE, maxHeaderSize, maxBodySize,
                                 HttpLimits.DEFAULT_MAX_PIPELINED, idleTimeout, maxQueuedBytes, slowReaderTimeout,
                                 requestReadTimeout));

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.driver.spi.LoopFlush;
 import io.doubleface.internal.loop.CpuAffinity;
 import io.doubleface.internal.loop.LoopGroup;
@@ -47,11 +47,11 @@ class LoopKnobsTest {
         return server.internals().loopGroups();
     }
 
-    private static void assertPolicy(FanoutServer server, FlushPolicy expected) {
-        assertEquals(expected, server.flushPolicy());
+    private static void assertPolicy(FanoutServer server, FlushMode expected) {
+        assertEquals(expected, server.flushMode());
         for (LoopGroup g : groups(server)) {
             for (EventLoop loop : g.loops()) {
-                assertEquals(expected, LoopFlush.of(loop).policy(), g.name());
+                assertEquals(expected, LoopFlush.of(loop).mode(), g.name());
             }
         }
     }
@@ -78,17 +78,17 @@ class LoopKnobsTest {
     }
 
     @Test
-    void flushPolicyAndPinningReachEveryLoopAndSwitchAtRunTime() throws Exception {
+    void flushModeAndPinningReachEveryLoopAndSwitchAtRunTime() throws Exception {
         String before = CpuAffinity.procAllowedList(); // this thread's: what unpinned loops get back
         CliRun r = new CliRun();
         CompletableFuture<Integer> exit = r.start("serve", "ycsb", "--port", "0", "--admin-port", "0",
                 "--embedded-shards", "4", "--records", "100", "--io-threads", "2", "--config", "doubleface",
-                "--flush-policy", "batch:1000:200us", "--pin-io-threads", "0");
+                "--flush-mode", "batch:1000:200us", "--pin-io-threads", "0");
         FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         URI base = URI.create("http://127.0.0.1:" + server.port());
         URI admin = URI.create("http://127.0.0.1:" + server.adminPort());
         try {
-            assertPolicy(server, FlushPolicy.batch(1000, 200));
+            assertPolicy(server, FlushMode.batch(1000, 200));
             assertEquals(List.of("0", "0"), allowed(server.internals().ioLoops()));
             assertTrue(r.out().contains("knobs    flush batch:1000:200us, I/O loops pinned to CPUs [0]"), r.out());
             // a batch larger than the load: answered by its timer
@@ -100,18 +100,18 @@ class LoopKnobsTest {
             assertEquals("{\"flush_policy\":\"batch:1000:200us\",\"pin_io_threads\":[0],\"trace_stages\":\"off\"}\n",
                     get.body());
 
-            HttpResponse<String> set = put(admin, "flush-policy=per-write&pin-io-threads=0-1");
+            HttpResponse<String> set = put(admin, "flush-mode=per-write&pin-io-threads=0-1");
             assertEquals(200, set.statusCode(), set.body());
             assertEquals("{\"flush_policy\":\"per-write\",\"pin_io_threads\":[0,1],\"trace_stages\":\"off\"}\n",
                     set.body());
-            assertPolicy(server, FlushPolicy.PER_WRITE);
+            assertPolicy(server, FlushMode.PER_WRITE);
             assertEquals(List.of("0", "1"), allowed(server.internals().ioLoops()));
 
             // a configuration with its own loops: they get the knobs when they start
             HttpResponse<String> sw = send(HttpRequest.newBuilder(admin.resolve("/admin/config?name=type2a-1f3b"))
                     .PUT(HttpRequest.BodyPublishers.noBody()));
             assertEquals(200, sw.statusCode(), sw.body());
-            assertPolicy(server, FlushPolicy.PER_WRITE);
+            assertPolicy(server, FlushMode.PER_WRITE);
             LoopGroup backends = groups(server).stream().filter(g -> g.name().equals("t2a-be")).findFirst().orElseThrow();
             assertEquals(List.of("0", "1", "0"), allowed(backends));
             q = send(HttpRequest.newBuilder(base.resolve("/query?fanout=4&size=small&key=42")));
@@ -127,7 +127,7 @@ class LoopKnobsTest {
             HttpResponse<String> badTrace = put(admin, "flush-policy=per-iteration&trace-stages=sampled:0");
             assertEquals(400, badTrace.statusCode(), badTrace.body());
             assertTrue(badTrace.body().startsWith("trace-stages: 'sampled:0' (expected"), badTrace.body());
-            assertPolicy(server, FlushPolicy.PER_WRITE);
+            assertPolicy(server, FlushMode.PER_WRITE);
             assertEquals(0, server.internals().knobs().traceStages());
 
             // stage tracing switched on at run time: the next requests are traced, off again stops it
@@ -160,25 +160,25 @@ class LoopKnobsTest {
             assertNull(server.pinnedCpus());
             assertEquals(List.of(before, before), allowed(server.internals().ioLoops()));
             assertEquals(List.of(before, before, before), allowed(backends));
-            assertPolicy(server, FlushPolicy.PER_ITERATION);
+            assertPolicy(server, FlushMode.PER_ITERATION);
         } finally {
             assertEquals(0, r.stopAndAwait(exit), r.err());
         }
     }
 
     @Test
-    void switchingTheFlushPolicyUnderConcurrentLoadAnswersEveryRequest() throws Exception {
+    void switchingTheFlushModeUnderConcurrentLoadAnswersEveryRequest() throws Exception {
         CliRun r = new CliRun();
         CompletableFuture<Integer> exit = r.start("serve", "ycsb", "--port", "0", "--admin-port", "0",
                 "--embedded-shards", "4", "--records", "100", "--io-threads", "2", "--config", "doubleface");
         FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         URI base = URI.create("http://127.0.0.1:" + server.port());
-        List<FlushPolicy> policies = List.of(FlushPolicy.PER_WRITE, FlushPolicy.batch(16, 100),
-                FlushPolicy.batch(1000, 500), FlushPolicy.PER_ITERATION, FlushPolicy.batch(3, 20));
+        List<FlushMode> policies = List.of(FlushMode.PER_WRITE, FlushMode.batch(16, 100),
+                FlushMode.batch(1000, 500), FlushMode.PER_ITERATION, FlushMode.batch(3, 20));
         AtomicInteger switches = new AtomicInteger();
         Thread switcher = new Thread(() -> {
             for (int i = 0; !Thread.currentThread().isInterrupted(); i++) {
-                server.flushPolicy(policies.get(i % policies.size()));
+                server.flushMode(policies.get(i % policies.size()));
                 switches.incrementAndGet();
                 try {
                     Thread.sleep(2);

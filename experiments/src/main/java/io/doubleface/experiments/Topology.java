@@ -141,7 +141,7 @@ final class Topology implements AutoCloseable {
     }
 
     /**
-     * The knobs a configuration may set, {@code +NAME=VALUE}: the flush policy and I/O-thread pinning
+     * The knobs a configuration may set, {@code +NAME=VALUE}: the flush mode and I/O-thread pinning
      * (run-time knobs of one mid-tier), and the mid-tier JVM's collector (a mid-tier process per value).
      */
     static final List<String> KNOBS = List.of("flush", "pin", "gc");
@@ -160,7 +160,7 @@ final class Topology implements AutoCloseable {
     /**
      * The knobs of {@code NAME[+flush=POLICY][+pin=CPUS|off][@OPTIONS]}, every knob present (the
      * default where not set): {@code doubleface+flush=batch:64:20us} runs {@code doubleface} with
-     * that downstream flush policy on the same mid-tier ({@code PUT /admin/knobs}).
+     * that downstream flush mode on the same mid-tier ({@code PUT /admin/knobs}).
      *
      * @throws IllegalArgumentException for an unknown knob, a repeated one or a bad value
      */
@@ -182,7 +182,7 @@ final class Topology implements AutoCloseable {
             }
             String v = parts[i].substring(eq + 1);
             if (k.equals("flush")) {
-                io.doubleface.driver.FlushPolicy.parse(v);
+                io.doubleface.driver.FlushMode.parse(v);
             } else if (k.equals("gc")) {
                 if (!GC_FLAGS.containsKey(v)) {
                     throw new IllegalArgumentException(config + ": +gc=" + v + " (expected one of " + gcNames() + ")");
@@ -207,7 +207,7 @@ final class Topology implements AutoCloseable {
      */
     static void check(String config) {
         String n = configOf(config);
-        if (io.doubleface.tune.TunePolicy.byLabel(n) == null) {
+        if (io.doubleface.tune.TuneStrategy.byLabel(n) == null) {
             io.doubleface.model.Configuration.parse(n);
         }
         knobsOf(config);
@@ -215,7 +215,7 @@ final class Topology implements AutoCloseable {
 
     /** Whether {@code config} names a load-adapter policy (its own mid-tier, no run-time switch). */
     static boolean isAdapter(String config) {
-        return io.doubleface.tune.TunePolicy.byLabel(configOf(config)) != null;
+        return io.doubleface.tune.TuneStrategy.byLabel(configOf(config)) != null;
     }
 
     private static String midKey(String config, String dfltOptions) {

@@ -29,7 +29,7 @@ import org.HdrHistogram.Histogram;
  * ({@code doubleface+flush=…}, {@code doubleface-poll}), the knob of its top-variance stage and its
  * settings swept, mean and p99 before and after, beside the knob the mean would have chosen.
  *
- * <p>Which knob regulates which stage: the downstream flush policy regulates the sends, so the stages
+ * <p>Which knob regulates which stage: the downstream flush mode regulates the sends, so the stages
  * from the plan's end to the replies' arrival ({@code round_trip}, {@code last_reply}); busy-polling
  * regulates the wake-ups of the thread a request hops to ({@code queue}, {@code merge},
  * {@code respond}); {@code plan} is the service's own code and {@code reply_wait} the reply
@@ -225,7 +225,7 @@ final class Variability implements Experiments.Experiment {
                 + "reply_wait (its arrival → handled: the wait for the thread that runs onReply, and onReply), "
                 + "last_reply (the fanout's spread), merge (hop to the merging thread + merge), respond (the hop "
                 + "back to the upstream connection). As in the paper, stages are ranked by "
-                + "variance; the knob of the top stage is swept (flush policy for the reply stages, busy-poll for "
+                + "variance; the knob of the top stage is swept (flush mode for the reply stages, busy-poll for "
                 + "the hops) and compared with the default, beside the knob the highest-mean stage would pick.";
     }
 

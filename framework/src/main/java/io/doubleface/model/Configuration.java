@@ -1,11 +1,11 @@
 package io.doubleface.model;
 
-import io.doubleface.sched.SchedulingPolicy;
+import io.doubleface.sched.ReplyOrder;
 import java.util.Locale;
 
 /**
  * A threading configuration: one of the five models with that model's own axes (pool sizes,
- * block/poll, scheduling policy). It is a sealed type with one record per model —
+ * block/poll, reply order). It is a sealed type with one record per model —
  * {@link ThreadPerRequest}, {@link Type1}, {@link Type2a}, {@link Type2b}, {@link DoubleFace} —
  * so a configuration built in code names exactly the fields its model has:
  *
@@ -34,7 +34,7 @@ import java.util.Locale;
  *            | virtual    a virtual thread per request (thread)
  *            | fixed | cached     worker pool kind (type2b; default cached)
  *            | poll | block       busy-poll or block in epoll_wait (loop models)
- *            | fifo | cf | cfa    reply scheduling policy (doubleface; default: the server's)
+ *            | fifo | cf | cfa    reply order (doubleface; default: the server's)
  * </pre>
  *
  * <h2>μTune's taxonomy</h2>
@@ -400,25 +400,25 @@ public sealed interface Configuration
 
     /**
      * DoubleFace: each loop serves both sides — it takes requests, calls the shards over its own
-     * connections, and processes the replies of an iteration in the scheduling policy's order.
+     * connections, and processes the replies of an iteration in the reply order.
      *
      * @param loops loops: the first N of the server's I/O loops; 0 = all
      * @param busyPoll the loops busy-poll
-     * @param policy reply scheduling policy ({@code fifo}, {@code completion-first},
+     * @param replyOrder reply order ({@code fifo}, {@code completion-first},
      *     {@code completion-first-arrival}; aliases {@code cf}, {@code cfa}), or {@code null} for the
-     *     server's default ({@code FanoutServer.Builder.policy}); stored canonical
+     *     server's default ({@code FanoutServer.Builder.replyOrder}); stored canonical
      */
-    record DoubleFace(int loops, boolean busyPoll, String policy) implements Configuration {
+    record DoubleFace(int loops, boolean busyPoll, String replyOrder) implements Configuration {
 
-        /** Checks the loop count and canonicalises the policy name. */
+        /** Checks the loop count and canonicalises the reply order's name. */
         public DoubleFace {
             check("loops", loops);
-            if (policy != null) {
-                policy = SchedulingPolicy.create(policy).name();
+            if (replyOrder != null) {
+                replyOrder = ReplyOrder.create(replyOrder).name();
             }
         }
 
-        /** {@return DoubleFace on all I/O loops, blocking, with the server's scheduling policy} */
+        /** {@return DoubleFace on all I/O loops, blocking, with the server's reply order} */
         public static DoubleFace of() {
             return new DoubleFace(0, false, null);
         }
@@ -439,7 +439,7 @@ public sealed interface Configuration
             if (loops != 0) {
                 b.append('-').append(loops);
             }
-            return suffix(b, busyPoll, policy);
+            return suffix(b, busyPoll, replyOrder);
         }
 
         @Override
@@ -472,12 +472,12 @@ public sealed interface Configuration
         }
     }
 
-    private static String suffix(StringBuilder b, boolean busyPoll, String policy) {
+    private static String suffix(StringBuilder b, boolean busyPoll, String replyOrder) {
         if (busyPoll) {
             b.append("-poll");
         }
-        if (policy != null) {
-            b.append(switch (policy) {
+        if (replyOrder != null) {
+            b.append(switch (replyOrder) {
                 case "fifo" -> "-fifo";
                 case "completion-first-arrival" -> "-cfa";
                 default -> "-cf";
@@ -583,7 +583,7 @@ public sealed interface Configuration
                     poll = p.equals("poll");
                 } else if (p.equals("fifo") || p.equals("cf") || p.equals("cfa")) {
                     if (kind != Kind.DOUBLEFACE) {
-                        throw bad(name, p, "scheduling policies apply to doubleface");
+                        throw bad(name, p, "reply orders apply to doubleface");
                     }
                     policy = switch (p) {
                         case "cf" -> "completion-first";

@@ -1,7 +1,7 @@
 package io.doubleface.sched;
 
 /**
- * The request a {@link PendingReply} belongs to, as the scheduling policies see it.
+ * The request a {@link PendingReply} belongs to, as the reply orders see it.
  *
  * <p>Threading: the scratch fields are used only by the loop that owns the request's batch; they
  * need no synchronisation because under the DoubleFace model a request never changes thread.

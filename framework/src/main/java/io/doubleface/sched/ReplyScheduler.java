@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * readable, but not processed: {@link #enqueue} parks them in this loop's batch. The first
  * enqueue of an iteration registers {@link #run()} as a tail task
  * ({@link SingleThreadEventLoop#executeAfterEventLoopIteration}), which Netty runs after the
- * iteration's I/O and tasks. The tail task asks the {@link SchedulingPolicy} for an order and
+ * iteration's I/O and tasks. The tail task asks the {@link ReplyOrder} for an order and
  * runs {@code onReply} (and merge, for a request's last reply) in that order.
  *
  * <pre>
@@ -35,7 +35,7 @@ public final class ReplyScheduler implements Runnable {
     static final int MAX_POOLED = 4096;
 
     private final SingleThreadEventLoop loop;
-    private final SchedulingPolicy policy;
+    private final ReplyOrder policy;
     private final LoopStats stats;
     private PendingReply[] batch = new PendingReply[64];
     private PendingReply[] spare = new PendingReply[64];
@@ -48,13 +48,13 @@ public final class ReplyScheduler implements Runnable {
     /**
      * @param stats counters to record batch sizes in, or {@code null}
      */
-    public ReplyScheduler(SingleThreadEventLoop loop, SchedulingPolicy policy, LoopStats stats) {
+    public ReplyScheduler(SingleThreadEventLoop loop, ReplyOrder policy, LoopStats stats) {
         this.loop = loop;
         this.policy = policy;
         this.stats = stats;
     }
 
-    public SchedulingPolicy policy() {
+    public ReplyOrder order() {
         return policy;
     }
 

@@ -8,12 +8,12 @@ import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.internal.engine.FanoutEngine;
 import io.doubleface.internal.engine.ModelContext;
 import io.doubleface.model.Configuration;
-import io.doubleface.sched.SchedulingPolicy;
+import io.doubleface.sched.ReplyOrder;
 import io.doubleface.server.internal.FrontendLoopGroup;
 import io.doubleface.server.internal.GrpcFanoutHandler;
 import io.doubleface.server.internal.GrpcListener;
@@ -153,19 +153,19 @@ public final class FanoutServer implements AutoCloseable {
     }
 
     /**
-     * Sets the downstream flush policy of every loop of this server from now on (see
-     * {@link Builder#flushPolicy}); calls waiting in a batch are flushed by its timer, so none is
+     * Sets the downstream flush mode of every loop of this server from now on (see
+     * {@link Builder#flushMode}); calls waiting in a batch are flushed by its timer, so none is
      * stranded by the switch.
      *
      * @param policy the policy, not {@code null}
      */
-    public void flushPolicy(FlushPolicy policy) {
-        runtime.knobs().flushPolicy(policy);
+    public void flushMode(FlushMode policy) {
+        runtime.knobs().flushMode(policy);
     }
 
-    /** {@return the downstream flush policy of this server's loops} */
-    public FlushPolicy flushPolicy() {
-        return runtime.knobs().flushPolicy();
+    /** {@return the downstream flush mode of this server's loops} */
+    public FlushMode flushMode() {
+        return runtime.knobs().flushMode();
     }
 
     /**
@@ -620,15 +620,15 @@ public final class FanoutServer implements AutoCloseable {
 
         /**
          * How shard connections of pipelined drivers (KV, native RESP, the YCSB OP_MSG driver) are
-         * flushed: at the end of each loop iteration (the default, {@link FlushPolicy#PER_ITERATION}),
+         * flushed: at the end of each loop iteration (the default, {@link FlushMode#PER_ITERATION}),
          * per call, or in batches bounded by a count and a delay (docs/tracing.md, "Knobs"). Switch it
-         * at run time with {@link FanoutServer#flushPolicy(FlushPolicy)}.
+         * at run time with {@link FanoutServer#flushMode(FlushMode)}.
          *
          * @param policy the policy, not {@code null}
          * @return this builder
          */
-        public Builder flushPolicy(FlushPolicy policy) {
-            options.flushPolicy(policy);
+        public Builder flushMode(FlushMode policy) {
+            options.flushMode(policy);
             return this;
         }
 
@@ -768,31 +768,43 @@ public final class FanoutServer implements AutoCloseable {
         }
 
         /**
-         * Sets the DoubleFace scheduling policy of configurations that name none; default
+         * Sets the DoubleFace reply order of configurations that name none; default
          * {@code completion-first}.
          *
-         * @param policy {@code fifo}, {@code completion-first} (alias {@code cf}) or
+         * @param order {@code fifo}, {@code completion-first} (alias {@code cf}) or
          *     {@code completion-first-arrival} (alias {@code cfa}); case-insensitive
          * @return this builder
-         * @throws IllegalArgumentException if the policy is unknown
+         * @throws IllegalArgumentException if the order is unknown
          */
-        public Builder policy(String policy) {
-            options.policy(SchedulingPolicy.factory(policy));
+        public Builder replyOrder(String order) {
+            options.replyOrder(ReplyOrder.factory(order));
             return this;
         }
 
         /**
-         * Sets your own DoubleFace scheduling policy for configurations that name none: the order in
+         * Sets your own DoubleFace reply order for configurations that name none: the order in
          * which each loop processes the replies of one iteration. The factory is called once per loop
          * (an instance is used by that loop's thread only) each time a DoubleFace configuration is
          * built, so instances may keep scratch state without synchronisation.
          *
-         * @param factory makes one policy per loop; must not return {@code null}
+         * @param factory makes one reply order per loop; must not return {@code null}
          * @return this builder
          */
-        public Builder policy(Supplier<? extends SchedulingPolicy> factory) {
-            options.policy(factory);
+        public Builder replyOrder(Supplier<? extends ReplyOrder> factory) {
+            options.replyOrder(factory);
             return this;
+        }
+
+        /**
+         * Sets the DoubleFace reply order by name.
+         *
+         * @param order as {@link #replyOrder(String)}
+         * @return this builder
+         * @deprecated "policy" names the failure policy alone; use {@link #replyOrder(String)}
+         */
+        @Deprecated(since = "0.1", forRemoval = true)
+        public Builder policy(String order) {
+            return replyOrder(order);
         }
 
         /**

@@ -7,7 +7,7 @@ import io.doubleface.internal.engine.Outcome;
 import io.doubleface.internal.loop.Threads;
 import io.doubleface.internal.engine.ThreadingModel;
 import io.doubleface.model.Configuration;
-import io.doubleface.tune.DecisionPolicy.Decision;
+import io.doubleface.tune.Decider.Decision;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The load adapter: estimates the offered load and switches the engine to the configuration its
- * decision policy chooses for that load — by default μTune's run-time adaptation (the lowest
+ * decider chooses for that load — by default μTune's run-time adaptation (the lowest
  * predicted p99), plus online refinement with live latencies and a no-profile mode that explores
  * safely.
  *
@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *   any thread ─ finished(model, latency) ─▶ LatencyTable: live p99 [config][load bucket]
  *   tune-0, every interval:
  *      monitor.sample(now)             load, fastLoad, utilization, saturated
- *      policy.decide(context)          DecisionPolicy: profile-driven, exploring, or the user's
+ *      policy.decide(context)          Decider: profile-driven, exploring, or the user's
  *        └ reads the monitor and the table (predicted p99, feasible, best feasible)
  *      a Decision naming another choice ─▶ engine.switchTo(it), switch log, counts by reason
  * </pre>
@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  * <p>Three parts, each replaceable on its own: the {@link LoadDetector} inside the monitor turns
  * arrivals into a rate ({@link TuneSettings#withDetector(java.util.function.Supplier)}); the
  * monitor turns rates, admission counts and the loops' busy time into the readings; the
- * {@link DecisionPolicy} turns readings and tables into a configuration
- * ({@link TuneSettings#withDecisionPolicy}). This class owns what they share: the thread, the
+ * {@link Decider} turns readings and tables into a configuration
+ * ({@link TuneSettings#withDecider}). This class owns what they share: the thread, the
  * switch itself with its time (the one fact every policy's dwell rule needs), the switch log and
  * the statistics. Hysteresis and dwell bookkeeping live in the policies, which apply them
  * differently. The rules and the runs that showed why: docs/tuning.md.
@@ -92,7 +92,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
      * @param to new configuration's name
      * @param predictedP99Micros the new configuration's predicted p99 at that load ({@code NaN} if unknown)
      * @param reason {@code better}, {@code far-better}, {@code infeasible}, {@code saturated}, {@code probe},
-     *     {@code probe-abort}, {@code unknown-load}, {@code noise}, {@code rising}, or a reason of your own {@link DecisionPolicy}
+     *     {@code probe-abort}, {@code unknown-load}, {@code noise}, {@code rising}, or a reason of your own {@link Decider}
      */
     public record SwitchEvent(Instant at, double load, String from, String to, double predictedP99Micros, String reason) {}
 
@@ -130,8 +130,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     private final LongSupplier clock;
     private final LoadMonitor monitor;
     private final LatencyTable table;
-    private final DecisionPolicy policy;
-    private final PolicyContext context;
+    private final Decider policy;
+    private final DeciderContext context;
 
     private volatile List<LiveCell> liveTable = List.of();
     private long liveSnapshotAt = Long.MIN_VALUE / 2;
@@ -150,7 +150,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
 
     /**
      * An adapter that is not yet running ({@link #start} / {@link #attach} run it). Creates its
-     * detector ({@link TuneSettings#newDetector()}) and policy ({@link TuneSettings#newDecisionPolicy()}).
+     * detector ({@link TuneSettings#newDetector()}) and policy ({@link TuneSettings#newDecider()}).
      *
      * @param clock {@link System#nanoTime} or a test's fake clock
      * @throws IllegalArgumentException if the profile-driven policy is asked for without a profile
@@ -162,10 +162,10 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         this.clock = clock;
         this.monitor = new LoadMonitor(settings.newDetector(), settings);
         this.table = new LatencyTable(settings);
-        this.policy = settings.newDecisionPolicy();
-        this.context = new PolicyContext(switcher, settings, monitor, table);
-        if (policy instanceof ProfilePolicy && settings.profile() == null) {
-            throw new IllegalArgumentException("decision policy: profile-driven without a profile (expected: a profile, or DecisionPolicy.exploring())");
+        this.policy = settings.newDecider();
+        this.context = new DeciderContext(switcher, settings, monitor, table);
+        if (policy instanceof ProfileDecider && settings.profile() == null) {
+            throw new IllegalArgumentException("decider: profile-driven without a profile (expected: a profile, or Decider.exploring())");
         }
         for (Reason r : Reason.values()) {
             switchesByReason.put(r.label, 0L);
@@ -316,7 +316,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         Configuration next = current;
         if (d != null && !d.configuration().equals(current)) {
             if (!choices.contains(d.configuration())) {
-                throw new IllegalStateException("decision policy " + policy.describe() + " chose '"
+                throw new IllegalStateException("decider " + policy.describe() + " chose '"
                         + d.configuration() + "' (expected: one of " + choices + ")");
             }
             next = switchTo(current, d, l, now);
@@ -367,7 +367,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         return monitor.fastLoad();
     }
 
-    /** The latest rising-load reading, requests per second ({@link DecisionPolicy.Context#risingLoad()}). */
+    /** The latest rising-load reading, requests per second ({@link Decider.Context#risingLoad()}). */
     public double risingLoad() {
         return monitor.risingLoad();
     }
@@ -394,7 +394,7 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
     /**
      * Switches by reason label: the built-in reasons (in this order: {@code better},
      * {@code far-better}, {@code infeasible}, {@code saturated}, {@code probe},
-     * {@code probe-abort}, {@code unknown-load}, {@code noise}, {@code rising}), the policy's {@link DecisionPolicy#reasons()},
+     * {@code probe-abort}, {@code unknown-load}, {@code noise}, {@code rising}), the policy's {@link Decider#reasons()},
      * then any other reason it gave, in order of first use.
      */
     public Map<String, Long> switchesByReason() {
@@ -424,8 +424,8 @@ public final class LoadAdapter implements EngineListener, AutoCloseable {
         return monitor.detector();
     }
 
-    /** The decision policy the adapter asks. */
-    public DecisionPolicy policy() {
+    /** The decider the adapter asks. */
+    public Decider decider() {
         return policy;
     }
 

@@ -4,7 +4,7 @@ package io.doubleface.tune;
  * Estimates the offered load (arrivals per second) from request arrival times: the first stage
  * of the load adapter's monitor, which smooths the estimate (median over
  * {@link TuneSettings#smoothing()}) and caps it by an admission count before a
- * {@link DecisionPolicy} sees it. A pluggable axis: {@link RingBufferDetector} (event-based,
+ * {@link Decider} sees it. A pluggable axis: {@link RingBufferDetector} (event-based,
  * μTune's) and {@link WindowDetector} (fixed time windows, the baseline), built by name with
  * {@link #create}; your own through {@link TuneSettings#withDetector(java.util.function.Supplier)},
  * one instance per adapter.

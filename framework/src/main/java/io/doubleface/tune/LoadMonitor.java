@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The load adapter's readings: turns admissions and the I/O loops' busy time into the numbers a
- * {@link DecisionPolicy} decides on.
+ * {@link Decider} decides on.
  *
  * <pre>
  *   I/O loops ─ admitted(t) ─▶ detector.arrival(t)  +  admissions.increment()

@@ -8,15 +8,15 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * Options of the load adapter. Immutable; start from {@link #of(TunePolicy, Profile)} and change
+ * Options of the load adapter. Immutable; start from {@link #of(TuneStrategy, Profile)} and change
  * with the {@code with…} methods, each of which validates its argument. Besides the built-in
  * detectors and policies chosen by name, takes your own {@link LoadDetector} and
- * {@link DecisionPolicy} as factories ({@link #withDetector(Supplier)}, {@link #withDecisionPolicy}):
- * settings are a value that may start several adapters, each with its own detector and policy.
+ * {@link Decider} as factories ({@link #withDetector(Supplier)}, {@link #withDecider}):
+ * settings are a value that may start several adapters, each with its own detector and decider.
  *
- * @param policy how to choose
+ * @param strategy how to choose
  * @param profile the trained profile, or {@code null}: explore with live measurements only
- * @param detector load detector name ({@link LoadDetector#create}); {@code null} = the policy's (or the
+ * @param detector load detector name ({@link LoadDetector#create}); {@code null} = the strategy's (or the
  *     {@code detectorFactory}'s)
  * @param interval how often the adapter re-estimates the load and decides
  * @param margin a configuration is feasible at load L if L × (1 + margin) ≤ its profiled capacity
@@ -36,14 +36,14 @@ import java.util.function.Supplier;
  * @param detectorFactory makes the load detector of each adapter started with these settings
  *     (your own {@link LoadDetector}), or {@code null}: the one named by {@code detector}; at most
  *     one of the two is set
- * @param policyFactory makes the decision policy of each adapter started with these settings
- *     (your own {@link DecisionPolicy}), or {@code null}: the built-in one
- *     ({@link #newDecisionPolicy()}); {@code policy} still sets the choices and the default detector
+ * @param deciderFactory makes the decider of each adapter started with these settings
+ *     (your own {@link Decider}), or {@code null}: the built-in one
+ *     ({@link #newDecider()}); {@code strategy} still sets the choices and the default detector
  */
-public record TuneSettings(TunePolicy policy, Profile profile, String detector, Duration interval, double margin,
+public record TuneSettings(TuneStrategy strategy, Profile profile, String detector, Duration interval, double margin,
         double hysteresis, Duration dwell, int minSamples, List<String> candidates, Duration smoothing,
         Duration countWindow, double saturation, Duration saturationWindow,
-        Supplier<? extends LoadDetector> detectorFactory, Supplier<? extends DecisionPolicy> policyFactory) {
+        Supplier<? extends LoadDetector> detectorFactory, Supplier<? extends Decider> deciderFactory) {
 
     /** Default decision interval: {@value} µs. */
     public static final long DEFAULT_INTERVAL_MICROS = 1000;
@@ -85,7 +85,7 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
             "doubleface", "doubleface-poll", "sip", "sdb", "aip", "adb");
 
     public TuneSettings {
-        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(strategy, "strategy");
         Objects.requireNonNull(interval, "interval");
         Objects.requireNonNull(dwell, "dwell");
         Objects.requireNonNull(smoothing, "smoothing");
@@ -137,9 +137,9 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
         candidates = List.copyOf(canon);
     }
 
-    /** The defaults for {@code policy} with {@code profile} (may be {@code null}). */
-    public static TuneSettings of(TunePolicy policy, Profile profile) {
-        return new TuneSettings(policy, profile, null, Duration.ofNanos(DEFAULT_INTERVAL_MICROS * 1000), DEFAULT_MARGIN,
+    /** The defaults for {@code strategy} with {@code profile} (may be {@code null}). */
+    public static TuneSettings of(TuneStrategy strategy, Profile profile) {
+        return new TuneSettings(strategy, profile, null, Duration.ofNanos(DEFAULT_INTERVAL_MICROS * 1000), DEFAULT_MARGIN,
                 DEFAULT_HYSTERESIS, Duration.ofMillis(DEFAULT_DWELL_MS), DEFAULT_MIN_SAMPLES, DEFAULT_CANDIDATES,
                 Duration.ofMillis(DEFAULT_SMOOTHING_MS), Duration.ofMillis(DEFAULT_COUNT_WINDOW_MS), DEFAULT_SATURATION,
                 Duration.ofMillis(DEFAULT_SATURATION_WINDOW_MS), null, null);
@@ -148,19 +148,19 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
     /**
      * The settings without the two factories (the shape before they existed).
      *
-     * @see #TuneSettings(TunePolicy, Profile, String, Duration, double, double, Duration, int, List, Duration,
+     * @see #TuneSettings(TuneStrategy, Profile, String, Duration, double, double, Duration, int, List, Duration,
      *     Duration, double, Duration, Supplier, Supplier)
      */
-    public TuneSettings(TunePolicy policy, Profile profile, String detector, Duration interval, double margin,
+    public TuneSettings(TuneStrategy strategy, Profile profile, String detector, Duration interval, double margin,
             double hysteresis, Duration dwell, int minSamples, List<String> candidates, Duration smoothing,
             Duration countWindow, double saturation, Duration saturationWindow) {
-        this(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
+        this(strategy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
                 countWindow, saturation, saturationWindow, null, null);
     }
 
-    /** The built-in detector named {@code d} ({@link LoadDetector#create}; {@code null}: the policy's), replacing a factory. */
+    /** The built-in detector named {@code d} ({@link LoadDetector#create}; {@code null}: the strategy's), replacing a factory. */
     public TuneSettings withDetector(String d) {
-        return new TuneSettings(policy, profile, d, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, null, policyFactory);
+        return new TuneSettings(strategy, profile, d, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, null, deciderFactory);
     }
 
     /**
@@ -172,59 +172,59 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
      */
     public TuneSettings withDetector(Supplier<? extends LoadDetector> factory) {
         Objects.requireNonNull(factory, "factory");
-        return new TuneSettings(policy, profile, null, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, factory, policyFactory);
+        return new TuneSettings(strategy, profile, null, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, factory, deciderFactory);
     }
 
     /**
-     * Your own decision policy instead of the built-in one: {@code factory} is called once per
-     * adapter (a policy keeps the state of one), e.g. {@code withDecisionPolicy(MyPolicy::new)};
-     * {@code null} goes back to the built-in one. The {@link #policy()} still sets the choices and
-     * the default detector. See {@link DecisionPolicy} for its contract.
+     * Your own decider instead of the built-in one: {@code factory} is called once per
+     * adapter (a decider keeps the state of one), e.g. {@code withDecider(MyDecider::new)};
+     * {@code null} goes back to the built-in one. The {@link #strategy()} still sets the choices and
+     * the default detector. See {@link Decider} for its contract.
      */
-    public TuneSettings withDecisionPolicy(Supplier<? extends DecisionPolicy> factory) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, factory);
+    public TuneSettings withDecider(Supplier<? extends Decider> factory) {
+        return new TuneSettings(strategy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, factory);
     }
 
     public TuneSettings withInterval(Duration d) {
-        return new TuneSettings(policy, profile, detector, d, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
+        return new TuneSettings(strategy, profile, detector, d, margin, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, deciderFactory);
     }
 
     public TuneSettings withMargin(double m) {
-        return new TuneSettings(policy, profile, detector, interval, m, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
+        return new TuneSettings(strategy, profile, detector, interval, m, hysteresis, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, deciderFactory);
     }
 
     public TuneSettings withHysteresis(double h) {
-        return new TuneSettings(policy, profile, detector, interval, margin, h, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
+        return new TuneSettings(strategy, profile, detector, interval, margin, h, dwell, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, deciderFactory);
     }
 
     public TuneSettings withDwell(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, d, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
+        return new TuneSettings(strategy, profile, detector, interval, margin, hysteresis, d, minSamples, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, deciderFactory);
     }
 
     public TuneSettings withMinSamples(int n) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, n, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
+        return new TuneSettings(strategy, profile, detector, interval, margin, hysteresis, dwell, n, candidates, smoothing, countWindow, saturation, saturationWindow, detectorFactory, deciderFactory);
     }
 
     public TuneSettings withCandidates(List<String> c) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, c, smoothing, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
+        return new TuneSettings(strategy, profile, detector, interval, margin, hysteresis, dwell, minSamples, c, smoothing, countWindow, saturation, saturationWindow, detectorFactory, deciderFactory);
     }
 
     public TuneSettings withSmoothing(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, d, countWindow, saturation, saturationWindow, detectorFactory, policyFactory);
+        return new TuneSettings(strategy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, d, countWindow, saturation, saturationWindow, detectorFactory, deciderFactory);
     }
 
     public TuneSettings withCountWindow(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, d, saturation, saturationWindow, detectorFactory, policyFactory);
+        return new TuneSettings(strategy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing, d, saturation, saturationWindow, detectorFactory, deciderFactory);
     }
 
     public TuneSettings withSaturation(double u) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
-                countWindow, u, saturationWindow, detectorFactory, policyFactory);
+        return new TuneSettings(strategy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
+                countWindow, u, saturationWindow, detectorFactory, deciderFactory);
     }
 
     public TuneSettings withSaturationWindow(Duration d) {
-        return new TuneSettings(policy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
-                countWindow, saturation, d, detectorFactory, policyFactory);
+        return new TuneSettings(strategy, profile, detector, interval, margin, hysteresis, dwell, minSamples, candidates, smoothing,
+                countWindow, saturation, d, detectorFactory, deciderFactory);
     }
 
     /** The detector name in effect; {@code null} when a {@link #detectorFactory()} makes it. */
@@ -232,7 +232,7 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
         if (detectorFactory != null) {
             return null;
         }
-        return detector != null ? detector : policy.defaultDetector();
+        return detector != null ? detector : strategy.defaultDetector();
     }
 
     /** A new load detector for one adapter: the factory's, or the named one's. */
@@ -244,14 +244,14 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
     }
 
     /**
-     * A new decision policy for one adapter: the factory's; else, with a profile,
-     * {@link DecisionPolicy#profileDriven()}, without one {@link DecisionPolicy#exploring()}.
+     * A new decider for one adapter: the factory's; else, with a profile,
+     * {@link Decider#profileDriven()}, without one {@link Decider#exploring()}.
      */
-    public DecisionPolicy newDecisionPolicy() {
-        if (policyFactory != null) {
-            return Objects.requireNonNull(policyFactory.get(), "decision policy factory returned null");
+    public Decider newDecider() {
+        if (deciderFactory != null) {
+            return Objects.requireNonNull(deciderFactory.get(), "decider factory returned null");
         }
-        return profile != null ? DecisionPolicy.profileDriven() : DecisionPolicy.exploring();
+        return profile != null ? Decider.profileDriven() : Decider.exploring();
     }
 
     /**
@@ -262,7 +262,7 @@ public record TuneSettings(TunePolicy policy, Profile profile, String detector, 
         if (profile == null) {
             return candidates.stream().map(Configuration::parse).toList();
         }
-        if (policy != TunePolicy.FM) {
+        if (strategy != TuneStrategy.FM) {
             return profile.configurations();
         }
         String family = profile.peakSustaining().family();

@@ -115,14 +115,14 @@ class ConfigurationTest {
         assertEquals(DoubleFace.of(), plain);
         assertEquals(0, plain.frontends());
         assertFalse(plain.busyPoll());
-        assertNull(plain.policy(), "no policy named: the server's default applies");
+        assertNull(plain.replyOrder(), "no policy named: the server's default applies");
         DoubleFace all = (DoubleFace) Configuration.parse("doubleface-2-poll-fifo");
         assertEquals(2, all.loops());
         assertEquals(2, all.frontends(), "DoubleFace's loops are its frontends");
         assertTrue(all.busyPoll());
-        assertEquals("fifo", all.policy());
-        assertEquals("completion-first", ((DoubleFace) Configuration.parse("doubleface-cf")).policy());
-        assertEquals("completion-first-arrival", ((DoubleFace) Configuration.parse("doubleface-cfa")).policy());
+        assertEquals("fifo", all.replyOrder());
+        assertEquals("completion-first", ((DoubleFace) Configuration.parse("doubleface-cf")).replyOrder());
+        assertEquals("completion-first-arrival", ((DoubleFace) Configuration.parse("doubleface-cfa")).replyOrder());
     }
 
     @Test
@@ -136,7 +136,7 @@ class ConfigurationTest {
                 case Type1 t -> new Type1(t.frontends(), t.workers(), t.busyPoll());
                 case Type2a t -> new Type2a(t.frontends(), t.backends(), t.dispatchWorkers(), t.busyPoll(), t.style());
                 case Type2b t -> new Type2b(t.frontends(), t.reactors(), t.fixedWorkers(), t.busyPoll());
-                case DoubleFace d -> new DoubleFace(d.loops(), d.busyPoll(), d.policy());
+                case DoubleFace d -> new DoubleFace(d.loops(), d.busyPoll(), d.replyOrder());
             };
             assertEquals(c.name(), rebuilt.name());
             assertEquals(c, rebuilt);
@@ -157,7 +157,7 @@ class ConfigurationTest {
             {(Executable) () -> new Type2a(1, 2, 0, false, Style.ADB), "style adb"},
             {(Executable) () -> new Type2b(-1, 0, 0, false), "frontends: -1"},
             {(Executable) () -> new DoubleFace(Configuration.MAX_THREADS + 1, false, null), "loops: "},
-            {(Executable) () -> new DoubleFace(0, false, "lifo"), "scheduling policy: 'lifo'"},
+            {(Executable) () -> new DoubleFace(0, false, "lifo"), "reply order: 'lifo'"},
         };
         assertAll(Arrays.stream(bad).<Executable>map(row -> () -> {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, (Executable) row[0]);

@@ -81,7 +81,7 @@ class ReplySchedulerTest {
 
     @Test
     void repliesEnqueuedByATaskAreProcessedAfterItInPolicyOrderOnTheLoop() throws Exception {
-        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new CompletionFirstPolicy(), stats);
+        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new CompletionFirstOrder(), stats);
         Recorder rec = new Recorder();
         Owner a = new Owner("a", 2, rec);
         Owner b = new Owner("b", 3, rec);
@@ -126,7 +126,7 @@ class ReplySchedulerTest {
 
     @Test
     void batchesLargerThanThePoolAreProcessedWholeAndThePoolGrowsToABound() throws Exception {
-        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new FifoPolicy(), null);
+        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new FifoOrder(), null);
         for (int size : new int[] {300, 300, ReplyScheduler.MAX_POOLED + 500}) {
             TestOwner[] owners = new TestOwner[size / 20];
             onLoop(() -> {
@@ -154,8 +154,8 @@ class ReplySchedulerTest {
 
     @Test
     void fifoSchedulerProcessesInArrivalOrder() throws Exception {
-        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new FifoPolicy(), null);
-        assertEquals("fifo", s.policy().name());
+        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new FifoOrder(), null);
+        assertEquals("fifo", s.order().name());
         Recorder rec = new Recorder();
         Owner a = new Owner("a", 2, rec);
         Owner b = new Owner("b", 1, rec);
@@ -171,7 +171,7 @@ class ReplySchedulerTest {
 
     @Test
     void replyEnqueuedWhileProcessingGoesToANewBatchAndIsProcessed() throws Exception {
-        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new CompletionFirstPolicy(), stats);
+        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new CompletionFirstOrder(), stats);
         Recorder rec = new Recorder();
         Owner late = new Owner("late", 1, rec);
         Owner first = new Owner("first", 2, rec) {
@@ -199,7 +199,7 @@ class ReplySchedulerTest {
 
     @Test
     void batchesLargerThanTheInitialArraysAreProcessedCompletelyAndRepeatedly() throws Exception {
-        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new CompletionFirstPolicy(), stats);
+        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new CompletionFirstOrder(), stats);
         Recorder rec = new Recorder();
         for (int round = 0; round < 3; round++) {
             int n = 100 + round * 150;
@@ -228,7 +228,7 @@ class ReplySchedulerTest {
 
     @Test
     void schedulerUsedOnlyOnItsLoopKeepsLoopIdentity() throws Exception {
-        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new FifoPolicy(), null);
+        ReplyScheduler s = new ReplyScheduler((SingleThreadEventLoop) loop, new FifoOrder(), null);
         Recorder rec = new Recorder();
         Owner a = new Owner("a", 1, rec);
         onLoop(() -> {

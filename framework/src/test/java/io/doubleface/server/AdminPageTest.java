@@ -8,7 +8,7 @@ import io.doubleface.api.Backend;
 import io.doubleface.internal.engine.EchoService;
 import io.doubleface.internal.engine.GeneratedShards;
 import io.doubleface.testing.TestRead;
-import io.doubleface.tune.DecisionPolicy;
+import io.doubleface.tune.Decider;
 import io.doubleface.tune.TuneSettings;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
@@ -208,7 +208,7 @@ class AdminPageTest {
     }
 
     /** Goes where the test says, with the reason {@code told}. */
-    record ToldPolicy(AtomicReference<String> want) implements DecisionPolicy {
+    record ToldPolicy(AtomicReference<String> want) implements Decider {
         @Override
         public Decision decide(Context ctx) {
             String w = want.get();
@@ -228,7 +228,7 @@ class AdminPageTest {
         // the adapter of LoadAdapterPluginTest, told by the test where to go (so that the page
         // is read while the configuration holds still), under load for the chart
         AtomicReference<String> want = new AtomicReference<>("sip");
-        TuneSettings settings = LoadAdapterPluginTest.exampleSettings().withDecisionPolicy(() -> new ToldPolicy(want));
+        TuneSettings settings = LoadAdapterPluginTest.exampleSettings().withDecider(() -> new ToldPolicy(want));
         try (FanoutServer s = echoServer(b -> b.adaptive(settings).traceStages(1)).adminToken(TOKEN).start()) {
             AtomicBoolean stop = new AtomicBoolean();
             List<Thread> load = new ArrayList<>();

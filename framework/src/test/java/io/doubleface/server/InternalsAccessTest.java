@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.internal.engine.EchoService;
 import io.doubleface.internal.engine.GeneratedShards;
 import io.doubleface.internal.loop.LoopGroup;
@@ -61,8 +61,8 @@ class InternalsAccessTest {
             assertEquals(0, parts.engine().inFlight());
 
             // one set of knobs: a change made through either side shows on both
-            parts.knobs().flushPolicy(FlushPolicy.PER_WRITE);
-            assertEquals(FlushPolicy.PER_WRITE, server.flushPolicy());
+            parts.knobs().flushMode(FlushMode.PER_WRITE);
+            assertEquals(FlushMode.PER_WRITE, server.flushMode());
             server.traceStages(3);
             assertEquals(3, parts.knobs().traceStages());
             assertEquals("doubleface", parts.knobs().switchTo(Configuration.parse("doubleface")).name());

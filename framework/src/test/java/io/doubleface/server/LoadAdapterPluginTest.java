@@ -8,10 +8,10 @@ import io.doubleface.internal.engine.EchoService;
 import io.doubleface.internal.engine.GeneratedShards;
 import io.doubleface.model.Configuration;
 import io.doubleface.testing.TestRead;
-import io.doubleface.tune.DecisionPolicy;
+import io.doubleface.tune.Decider;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.LoadDetector;
-import io.doubleface.tune.TunePolicy;
+import io.doubleface.tune.TuneStrategy;
 import io.doubleface.tune.TuneSettings;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A detector and a decision policy written outside the framework, from its public interfaces
+ * A detector and a decider written outside the framework, from its public interfaces
  * only, drive a real server: under a trickle of requests it switches to {@code sip}, under a
  * closed-loop crowd back to {@code sdb-1n-4w}, with the policy's own reasons in the switch log,
  * {@code /admin/stats} and the metrics. The two classes are the example of docs/tuning.md,
@@ -81,7 +81,7 @@ class LoadAdapterPluginTest {
     }
 
     /** {@code quiet} below a load threshold, {@code busy} at or above it; at most one move per dwell. */
-    static final class ThresholdPolicy implements DecisionPolicy {
+    static final class ThresholdPolicy implements Decider {
         private final double threshold;
         private final Configuration quiet;
         private final Configuration busy;
@@ -109,11 +109,11 @@ class LoadAdapterPluginTest {
     }
 
     static TuneSettings exampleSettings() {
-        return TuneSettings.of(TunePolicy.ADAPTIVE, null)       // no profile: the candidates are the choices
+        return TuneSettings.of(TuneStrategy.ADAPTIVE, null)       // no profile: the candidates are the choices
                 .withCandidates(List.of("sdb-1n-4w", "sip"))      // it starts on the first
                 .withDwell(Duration.ofMillis(100))
                 .withDetector(() -> new CountingDetector(Duration.ofMillis(50)))
-                .withDecisionPolicy(() -> new ThresholdPolicy(200, "sip", "sdb-1n-4w"));
+                .withDecider(() -> new ThresholdPolicy(200, "sip", "sdb-1n-4w"));
     }
 
     // ---- the test ------------------------------------------------------------------------------
@@ -131,7 +131,7 @@ class LoadAdapterPluginTest {
             LoadAdapter adapter = server.internals().adapter();
             assertEquals("sdb-1n-4w", server.configuration().name(), "starts on the first candidate");
             assertEquals("count-50ms", adapter.detector().describe());
-            assertTrue(adapter.policy() instanceof ThresholdPolicy);
+            assertTrue(adapter.decider() instanceof ThresholdPolicy);
             URI uri = URI.create("http://127.0.0.1:" + server.port() + "/echo?key=7&fan=2");
             AtomicLong sent = new AtomicLong();
             ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();

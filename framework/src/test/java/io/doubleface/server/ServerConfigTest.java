@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.api.Backend;
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.internal.engine.EchoService;
 import io.doubleface.internal.engine.GeneratedShards;
 import io.doubleface.internal.engine.Outcome;
@@ -38,7 +38,7 @@ class ServerConfigTest {
         ServerConfig c = b.host("127.0.0.2").port(0).adminPort(0).ioThreads(3).configuration("type1-4")
                 .deadline(Duration.ofMillis(250)).maxConnections(7).admission(Admission.adaptive(50, 10, 500))
                 .limits(HttpLimits.DEFAULTS.withRequestReadTimeout(Duration.ofSeconds(3)))
-                .flushPolicy(FlushPolicy.PER_WRITE).traceStages(4).prepare(List.of("doubleface")).build();
+                .flushMode(FlushMode.PER_WRITE).traceStages(4).prepare(List.of("doubleface")).build();
         assertEquals(List.of(echo), c.backends());
         assertEquals(List.of(), c.ownedDrivers(), "closeOnStop false");
         assertEquals("127.0.0.2", c.host());
@@ -53,7 +53,7 @@ class ServerConfigTest {
         assertEquals(new ServerConfig.AdmissionLimit(true, 50, 10, 500), c.admission());
         assertEquals(Duration.ofSeconds(3), c.limits().requestReadTimeout());
         assertEquals(HttpLimits.DEFAULTS.idleTimeout(), c.idleTimeout());
-        assertEquals(FlushPolicy.PER_WRITE, c.flushPolicy());
+        assertEquals(FlushMode.PER_WRITE, c.flushMode());
         assertEquals(4, c.traceStages());
         assertEquals(List.of("doubleface"), c.prepare().stream().map(Configuration::name).toList());
         assertEquals(1, c.routes().routes().size());
@@ -77,7 +77,7 @@ class ServerConfigTest {
         assertEquals(FanoutServer.DEFAULT_HTTP2_MAX_CONCURRENT_STREAMS, c.http2MaxConcurrentStreams());
         assertTrue(c.http2());
         assertNull(c.admission(), "unlimited");
-        assertEquals(FlushPolicy.PER_ITERATION, c.flushPolicy());
+        assertEquals(FlushMode.PER_ITERATION, c.flushMode());
         assertNull(c.pinCpus());
         assertEquals(HttpLimits.DEFAULTS.maxBodySize(), c.limits().maxBodySize());
         assertEquals(List.<Object>of(echo.driver()), List.<Object>copyOf(c.ownedDrivers()), "closed on stop by default");

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.api.Backend;
-import io.doubleface.driver.spi.ResiliencePolicy;
+import io.doubleface.driver.spi.Resilience;
 import io.doubleface.driver.spi.ResilientDriver;
 import io.doubleface.internal.engine.EchoService;
 import io.doubleface.internal.engine.GeneratedShards;
@@ -85,7 +85,7 @@ class ServerStatsTest {
             assertEquals(4, echo.shards());
             assertEquals("generated", echo.scheme());
             assertTrue(echo.topology().isEmpty());
-            assertNull(echo.resilience(), "no resilience policy");
+            assertNull(echo.resilience(), "no resilience settings");
             ServerStats.Backend res = s.backend("res");
             assertEquals(2, res.shards());
             assertNotNull(res.resilience());
@@ -177,7 +177,7 @@ class ServerStatsTest {
         FanoutServer.Builder b = FanoutServer.builder();
         Backend<TestRead> echo = b.backend("echo", new GeneratedShards(4), false);
         Backend<TestRead> res = b.backend("res", ResilientDriver.wrap(new GeneratedShards(2),
-                ResiliencePolicy.<TestRead>none().circuitBreaker(3, Duration.ofSeconds(30))));
+                Resilience.<TestRead>none().circuitBreaker(3, Duration.ofSeconds(30))));
         b.get("/echo", new EchoService(echo), new EchoService.Binding());
         b.get("/res", new EchoService(res), new EchoService.Binding());
         return b.port(0).adminPort(0).ioThreads(2).configuration("doubleface").admission(Admission.fixed(100))

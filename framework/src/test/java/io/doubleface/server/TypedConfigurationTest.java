@@ -8,7 +8,7 @@ import io.doubleface.internal.engine.EchoService;
 import io.doubleface.internal.engine.GeneratedShards;
 import io.doubleface.model.Configuration;
 import io.doubleface.sched.PendingReply;
-import io.doubleface.sched.SchedulingPolicy;
+import io.doubleface.sched.ReplyOrder;
 import io.doubleface.testing.TestRead;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,13 +22,13 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A server configured by type rather than by name: typed configurations at start, on a switch and
- * prepared; the user's own scheduling policy by factory; what a broken factory gets.
+ * prepared; the user's own reply order by factory; what a broken factory gets.
  */
 @Timeout(60)
 class TypedConfigurationTest {
 
     /** Reverses each batch; counts instances and the replies it ordered. */
-    static final class Reverse implements SchedulingPolicy {
+    static final class Reverse implements ReplyOrder {
         static final AtomicInteger MADE = new AtomicInteger();
         static final AtomicLong ORDERED = new AtomicLong();
 
@@ -62,12 +62,12 @@ class TypedConfigurationTest {
     }
 
     @Test
-    void typedConfigurationsStartSwitchAndRunTheUsersSchedulingPolicy() throws Exception {
+    void typedConfigurationsStartSwitchAndRunTheUsersReplyOrder() throws Exception {
         GeneratedShards driver = new GeneratedShards(4);
         Configuration.Type1 parked = new Configuration.Type1(0, 2, false);
         try (FanoutServer server = echoServer(driver)
                 .configuration(Configuration.DoubleFace.of())
-                .policy(Reverse::new)
+                .replyOrder(Reverse::new)
                 .prepare(parked)
                 .start();
                 HttpClient http = HttpClient.newHttpClient()) {
@@ -135,8 +135,8 @@ class TypedConfigurationTest {
     void aPolicyFactoryReturningNullIsRefusedWhenTheConfigurationIsBuilt() {
         GeneratedShards driver = new GeneratedShards(2);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> echoServer(driver).policy(() -> null).configuration(Configuration.DoubleFace.of()).start()
+                () -> echoServer(driver).replyOrder(() -> null).configuration(Configuration.DoubleFace.of()).start()
                         .close());
-        assertTrue(e.getMessage().contains("scheduling policy factory returned null"), e.getMessage());
+        assertTrue(e.getMessage().contains("reply order factory returned null"), e.getMessage());
     }
 }

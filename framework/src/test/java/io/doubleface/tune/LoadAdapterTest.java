@@ -113,7 +113,7 @@ class LoadAdapterTest {
     }
 
     static TuneSettings settings() {
-        return TuneSettings.of(TunePolicy.ADAPTIVE, ProfileTest.synthetic()).withDetector("ring-16")
+        return TuneSettings.of(TuneStrategy.ADAPTIVE, ProfileTest.synthetic()).withDetector("ring-16")
                 .withDwell(Duration.ofMillis(100));
     }
 
@@ -390,7 +390,7 @@ class LoadAdapterTest {
     void aConfigurationSaturatingBelowItsProfiledCapacityIsLeftWithoutWaitingForTheDwell() {
         // 6,000 req/s offered, but sip serves (and so admits) only 2,200: the estimate never
         // reaches its profiled capacity (4,000 / 1.1); far beaten by sdb, it is left anyway
-        Driver d = new Driver(TuneSettings.of(TunePolicy.ADAPTIVE, pair()).withDetector("ring-16")
+        Driver d = new Driver(TuneSettings.of(TuneStrategy.ADAPTIVE, pair()).withDetector("ring-16")
                 .withDwell(Duration.ofSeconds(1)));
         java.util.Random rnd = new java.util.Random(13);
         assertEquals("sip", poisson(d, rnd, 100, 3000));
@@ -410,7 +410,7 @@ class LoadAdapterTest {
         // around 1,200 req/s sip's profiled p99 (2.3 ms at 1,000, 18.9 at 2,000) crosses 3× sdb's
         // within the estimate's noise; far-better may take sip -> sdb at once, but sdb -> sip is a
         // move to less capacity and waits for the dwell (1 s here)
-        Driver d = new Driver(TuneSettings.of(TunePolicy.ADAPTIVE, pair()).withDetector("ring-16")
+        Driver d = new Driver(TuneSettings.of(TuneStrategy.ADAPTIVE, pair()).withDetector("ring-16")
                 .withDwell(Duration.ofSeconds(1)));
         java.util.Random rnd = new java.util.Random(21);
         poisson(d, rnd, 100, 3000);
@@ -505,7 +505,7 @@ class LoadAdapterTest {
         // busy (draining, and the crowd goes on); sdb is saturated with nowhere better to go: it must
         // stay — not be capped at 2,200 and so become "infeasible" and leave for sip (found in
         // mutune-flash-20261124T191516Z: doubleface -> sip "infeasible" mid-spike, 4 flaps)
-        Driver d = new Driver(TuneSettings.of(TunePolicy.ADAPTIVE, pair()).withDetector("ring-16")
+        Driver d = new Driver(TuneSettings.of(TuneStrategy.ADAPTIVE, pair()).withDetector("ring-16")
                 .withDwell(Duration.ofMillis(500)));
         java.util.Random rnd = new java.util.Random(14);
         d.meter.share = 0.4;
@@ -569,7 +569,7 @@ class LoadAdapterTest {
                 .point("sdb-1n-64w", ProfileTest.point(100, 500, false))
                 .point("sdb-1n-64w", ProfileTest.point(10_000, 900, false))
                 .build();
-        TuneSettings fm = TuneSettings.of(TunePolicy.FM, p).withDwell(Duration.ofMillis(100));
+        TuneSettings fm = TuneSettings.of(TuneStrategy.FM, p).withDwell(Duration.ofMillis(100));
         assertEquals(List.of("sdb-1n-8w", "sdb-1n-64w"), names(fm.choices()));
         assertEquals("window", fm.detectorName());
         Driver d = new Driver(fm);
@@ -579,7 +579,7 @@ class LoadAdapterTest {
 
     @Test
     void windowPolicyUsesTheWindowDetector() {
-        TuneSettings s = TuneSettings.of(TunePolicy.ADAPTIVE_WINDOW, ProfileTest.synthetic()).withDwell(Duration.ofMillis(100));
+        TuneSettings s = TuneSettings.of(TuneStrategy.ADAPTIVE_WINDOW, ProfileTest.synthetic()).withDwell(Duration.ofMillis(100));
         Driver d = new Driver(s);
         assertEquals("window-5ms", d.adapter.detector().describe());
         assertEquals("sip", d.run(100, 300)); // windows count exactly: no ln 2
@@ -603,7 +603,7 @@ class LoadAdapterTest {
 
     @Test
     void withoutAProfileItExploresFromTheAnchorAndKeepsTheBest() {
-        TuneSettings s = TuneSettings.of(TunePolicy.ADAPTIVE, null).withMinSamples(50)
+        TuneSettings s = TuneSettings.of(TuneStrategy.ADAPTIVE, null).withMinSamples(50)
                 .withCandidates(List.of("doubleface", "sip", "aip")).withDwell(Duration.ofMillis(20));
         Driver d = new Driver(s);
         assertEquals("doubleface", d.engine.active().name());
@@ -621,7 +621,7 @@ class LoadAdapterTest {
 
     @Test
     void withoutAProfileAFailingProbeIsAbandonedAtOnceAndNotRetried() {
-        TuneSettings s = TuneSettings.of(TunePolicy.ADAPTIVE, null).withMinSamples(50)
+        TuneSettings s = TuneSettings.of(TuneStrategy.ADAPTIVE, null).withMinSamples(50)
                 .withCandidates(List.of("doubleface", "sip")).withDwell(Duration.ofMillis(20));
         Driver d = new Driver(s);
         serve(d, 2000, 2000, c -> 300_000L, c -> c.equals("sip"));
@@ -633,7 +633,7 @@ class LoadAdapterTest {
 
     @Test
     void withoutAProfileANewLoadRunsOnTheAnchor() {
-        TuneSettings s = TuneSettings.of(TunePolicy.ADAPTIVE, null).withMinSamples(50)
+        TuneSettings s = TuneSettings.of(TuneStrategy.ADAPTIVE, null).withMinSamples(50)
                 .withCandidates(List.of("doubleface", "sip")).withDwell(Duration.ofMillis(20));
         Driver d = new Driver(s);
         serve(d, 2000, 2000, c -> c.equals("sip") ? 100_000L : 300_000L, c -> false);
@@ -645,7 +645,7 @@ class LoadAdapterTest {
 
     @Test
     void aLowerP99WithinTheRepeatsSpreadDoesNotLeaveThePeakSustainingConfiguration() {
-        Driver d = new Driver(TuneSettings.of(TunePolicy.ADAPTIVE, ProfileTest.repeated()).withDetector("ring-16")
+        Driver d = new Driver(TuneSettings.of(TuneStrategy.ADAPTIVE, ProfileTest.repeated()).withDetector("ring-16")
                 .withDwell(Duration.ofMillis(100)));
         assertEquals("sdb-1n-64w", d.engine.active().name(), "starts on the peak-sustaining one");
         // at 1,000 req/s sip's median p99 is 29% below sdb's, but the repeats overlap: noise
@@ -655,7 +655,7 @@ class LoadAdapterTest {
 
     @Test
     void aLowerP99BeyondTheSpreadIsTakenAndLeftWhereTheLoadMovesIntoTheNoise() {
-        Driver d = new Driver(TuneSettings.of(TunePolicy.ADAPTIVE, ProfileTest.repeated()).withDetector("ring-16")
+        Driver d = new Driver(TuneSettings.of(TuneStrategy.ADAPTIVE, ProfileTest.repeated()).withDetector("ring-16")
                 .withDwell(Duration.ofMillis(100)));
         assertEquals("sip", d.run(100 / Math.log(2), 1000));
         assertEquals("better", d.adapter.switchLog().getLast().reason());

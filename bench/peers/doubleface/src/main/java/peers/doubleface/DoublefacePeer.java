@@ -8,7 +8,7 @@ import io.doubleface.api.HttpBinding;
 import io.doubleface.api.HttpRequestView;
 import io.doubleface.api.Replies;
 import io.doubleface.api.CallRef;
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.redis.Redis;
 import io.doubleface.redis.RedisCommand;
 import io.doubleface.redis.RedisDriver;
@@ -149,19 +149,19 @@ public final class DoublefacePeer {
         PeerArgs args = PeerArgs.parse("doubleface", argv, " [CONFIGURATION]");
         // CONFIGURATION[+bytes][@SHARD-OPTIONS], e.g. doubleface@connection=native (the redis:// URI's
         // options); +bytes: byte[] values copied into one array in merge instead of uncopied buffers
-        // +flush=POLICY: the shard connections' flush policy (per-iteration, the default; per-write;
+        // +flush=POLICY: the shard connections' flush mode (per-iteration, the default; per-write;
         // batch:N[:MICROS]), as --flush-policy and PUT /admin/knobs?flush-policy= take it
         String spec = args.extra().length > 0 ? args.extra()[0] : "doubleface";
         int at = spec.indexOf('@');
         String[] parts = (at < 0 ? spec : spec.substring(0, at)).split("\\+");
         String config = parts[0];
         boolean copy = false;
-        FlushPolicy flush = FlushPolicy.PER_ITERATION;
+        FlushMode flush = FlushMode.PER_ITERATION;
         for (int i = 1; i < parts.length; i++) {
             if (parts[i].equals("bytes")) {
                 copy = true;
             } else if (parts[i].startsWith("flush=")) {
-                flush = FlushPolicy.parse(parts[i].substring("flush=".length()));
+                flush = FlushMode.parse(parts[i].substring("flush=".length()));
             } else {
                 throw new IllegalArgumentException("configuration suffix '+" + parts[i] + "' (expected: +bytes, +flush=POLICY)");
             }
@@ -177,7 +177,7 @@ public final class DoublefacePeer {
                 .adminPort(adminPort())
                 .ioThreads(args.ioThreads())
                 .configuration(config)
-                .flushPolicy(flush);
+                .flushMode(flush);
         Backend<RedisCommand<?>> redis = b.backend("redis", RedisDriver.of(uri));
         b.get("/", new Service(redis, copy), new Binding(args.shards()));
         try (FanoutServer server = b.start()) {

@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * only queues the command in Lettuce's command buffer and marks the connection dirty; a tail
  * task ({@link SingleThreadEventLoop#executeAfterEventLoopIteration}) flushes each dirty
  * connection once per loop iteration (as the KV driver does) — or, as the loop's
- * {@link io.doubleface.driver.FlushPolicy} says, after each command or per bounded batch
+ * {@link io.doubleface.driver.FlushMode} says, after each command or per bounded batch
  * ({@link FlushBatch}, Lettuce's {@code flushCommands}).
  *
  * <p><b>Shared</b> ({@code connection=shared}): the driver's one connection per shard on Lettuce's
@@ -84,7 +84,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         final ArrayDeque<Call> pending = new ArrayDeque<>();
         int waiting; // shared mode: calls waiting for the shared connection
         boolean dirty;
-        FlushBatch batch; // per-loop mode: flushes under a per-write or batching FlushPolicy
+        FlushBatch batch; // per-loop mode: flushes under a per-write or batching FlushMode
         List<CompletableFuture<Void>> waiters; // per-loop mode: warm-up attempts waiting for the connection
 
         /** Completes the warm-up attempts: normally if {@code failure} is null. */
@@ -168,7 +168,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
     private int dirtyCount;
     private boolean flushScheduled;
     private final Runnable flushTask = this::flushDirty;
-    private final LoopFlush flush; // the loop's flush policy (per-loop mode), read at each send
+    private final LoopFlush flush; // the loop's flush mode (per-loop mode), read at each send
     // Outstanding calls, a doubly linked list in send order. Every call of this client has the same
     // timeout, so send order is deadline order: one scheduled sweep at the oldest call's deadline
     // times out what is due and re-arms for the next, instead of a scheduled task per call (two
@@ -276,7 +276,7 @@ final class RedisLoopClient implements LoopClient<Command<?>> {
         switch (link.state) {
             case UP -> {
                 issue(link.cmds, c);
-                if (link.batch.queued(flush.policy())) {
+                if (link.batch.queued(flush.mode())) {
                     markDirty(link);
                 }
             }

@@ -1,13 +1,13 @@
 package io.doubleface.driver.spi;
 
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The flush bookkeeping of one shard connection under a {@link FlushPolicy}: a driver calls
+ * The flush bookkeeping of one shard connection under a {@link FlushMode}: a driver calls
  * {@link #queued} after each call it queued on the connection, and this flushes at once
  * ({@code per-write}), when the batch is full, or when the batch's timer is up — or answers that
  * the driver's own end-of-iteration flush is to do it ({@code per-iteration}).
@@ -46,7 +46,7 @@ public final class FlushBatch {
      * @return {@code true} if the policy is per iteration: the caller flushes at the end of the
      *     iteration; {@code false} if this has flushed or will flush
      */
-    public boolean queued(FlushPolicy policy) {
+    public boolean queued(FlushMode policy) {
         int n = policy.batchSize();
         if (n == 0) {
             return true;

@@ -3,10 +3,10 @@ package io.doubleface.driver.spi;
 import java.util.Arrays;
 
 /**
- * The live hedge delay of one loop ({@link ResiliencePolicy#hedgingAtPercentile}): reply times of
+ * The live hedge delay of one loop ({@link Resilience#hedgingAtPercentile}): reply times of
  * first attempts in a histogram of four linear buckets per octave of microseconds (about 25%
  * resolution, 4 µs to hours, 640 bytes); when a window of at least
- * {@link ResiliencePolicy#HEDGE_WINDOW_MILLIS} ms and {@link ResiliencePolicy#HEDGE_WINDOW_SAMPLES}
+ * {@link Resilience#HEDGE_WINDOW_MILLIS} ms and {@link Resilience#HEDGE_WINDOW_SAMPLES}
  * replies closes, its percentile (the bucket's upper bound) becomes the delay, never below the floor,
  * and the histogram starts again.
  *
@@ -16,7 +16,7 @@ final class LatencyWindow {
 
     private static final int OCTAVES = 40;
     private static final int BUCKETS = 4 * OCTAVES;
-    private static final long WINDOW_NANOS = ResiliencePolicy.HEDGE_WINDOW_MILLIS * 1_000_000;
+    private static final long WINDOW_NANOS = Resilience.HEDGE_WINDOW_MILLIS * 1_000_000;
 
     private final int[] counts = new int[BUCKETS];
     private final double quantile;
@@ -40,7 +40,7 @@ final class LatencyWindow {
     void record(long nanos, long now) {
         counts[bucket(Math.max(1, nanos / 1_000))]++;
         samples++;
-        if (samples >= ResiliencePolicy.HEDGE_WINDOW_SAMPLES && now - windowStart >= WINDOW_NANOS) {
+        if (samples >= Resilience.HEDGE_WINDOW_SAMPLES && now - windowStart >= WINDOW_NANOS) {
             delayNanos = Math.max(floorNanos, quantileNanos());
             Arrays.fill(counts, 0);
             samples = 0;

@@ -1,7 +1,7 @@
 package io.doubleface.driver.spi;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.driver.ShardException;
 import io.netty.channel.EventLoop;
 
@@ -26,7 +26,7 @@ public interface LoopClient<C extends Command<?>> extends AutoCloseable {
 
     /**
      * Sends {@code command} to {@code shard}. Writes may be buffered until the end of the current
-     * loop iteration (one flush per connection per iteration), or as the loop's {@link FlushPolicy}
+     * loop iteration (one flush per connection per iteration), or as the loop's {@link FlushMode}
      * says for drivers that honour it. The reply delivered to the listener
      * is of the command's reply type ({@code V} of {@code Command<V>}).
      *

@@ -1,15 +1,15 @@
 package io.doubleface.driver.spi;
 
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.netty.channel.EventLoop;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
 
 /**
- * The {@link FlushPolicy} of one event loop, read by every {@link PipelinedLoopClient} on that
- * loop at each send and set by the server for all of its loops ({@code FanoutServer.flushPolicy},
- * {@code --flush-policy}, {@code POST /admin/flush-policy}).
+ * The {@link FlushMode} of one event loop, read by every {@link PipelinedLoopClient} on that
+ * loop at each send and set by the server for all of its loops ({@code FanoutServer.flushMode},
+ * {@code --flush-mode}, {@code PUT /admin/knobs?flush-mode=}).
  *
  * <p>Why per loop: a driver's clients know their loop, not the server, and a driver of another
  * module (the YCSB service's OP_MSG driver) builds its {@code PipelinedLoopClient}s itself; keying
@@ -23,13 +23,13 @@ import java.util.WeakHashMap;
  * at each loop's next send.
  *
  * <p>Threading: {@link #of} and {@link #set} from any thread (a synchronized weak map: a loop's
- * entry goes with the loop); {@link #policy()} is a volatile read.
+ * entry goes with the loop); {@link #mode()} is a volatile read.
  */
 public final class LoopFlush {
 
     private static final Map<EventLoop, LoopFlush> BY_LOOP = new WeakHashMap<>();
 
-    private volatile FlushPolicy policy = FlushPolicy.PER_ITERATION;
+    private volatile FlushMode policy = FlushMode.PER_ITERATION;
 
     private LoopFlush() {}
 
@@ -47,17 +47,17 @@ public final class LoopFlush {
     }
 
     /**
-     * Sets the flush policy of {@code loop}: clients on it use it from their next send.
+     * Sets the flush mode of {@code loop}: clients on it use it from their next send.
      *
      * @param loop the event loop
      * @param policy the policy, not {@code null}
      */
-    public static void set(EventLoop loop, FlushPolicy policy) {
+    public static void set(EventLoop loop, FlushMode policy) {
         of(loop).policy = Objects.requireNonNull(policy, "policy");
     }
 
     /** {@return the current policy} */
-    public FlushPolicy policy() {
+    public FlushMode mode() {
         return policy;
     }
 }

@@ -1,7 +1,7 @@
 package io.doubleface.driver.spi;
 
 import io.doubleface.driver.Command;
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.driver.ShardException;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>State: no channel (idle, or after a loss) → connecting (calls are encoded into the buffer of
  * unwritten calls and wait) → connected (calls are encoded into that buffer and written as the
- * loop's {@link FlushPolicy} says: by the client's end-of-iteration flush by default, at once, or
+ * loop's {@link FlushMode} says: by the client's end-of-iteration flush by default, at once, or
  * when a batch is full or its timer is up). A lost connection fails every outstanding call with
  * {@code UNAVAILABLE}; the next send connects again. A failed connection attempt also starts the
  * reconnect backoff, during which sends fail at once.
@@ -73,7 +73,7 @@ public final class PipelinedConnection {
     private ByteBuf out;
     /** Whether this connection is in the client's dirty list. */
     boolean dirty;
-    /** Flushes under a per-write or batching {@link FlushPolicy}. */
+    /** Flushes under a per-write or batching {@link FlushMode}. */
     private final FlushBatch batch;
 
     private Call head;
@@ -170,7 +170,7 @@ public final class PipelinedConnection {
             out = channel.alloc().ioBuffer(client.protocol.initialOutputBytes());
         }
         ((PipelinedProtocol) client.protocol).encode(id, shard, command, out);
-        if (connected && batch.queued(client.flush.policy()) && !dirty) {
+        if (connected && batch.queued(client.flush.mode()) && !dirty) {
             client.markDirty(this);
         }
         if (sweep == null) {

@@ -2,7 +2,7 @@ package io.doubleface.driver.spi;
 
 import io.doubleface.driver.DriverSettings;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.driver.ShardException;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  * loop iteration registers one tail task ({@link SingleThreadEventLoop#executeAfterEventLoopIteration});
  * at the end of the iteration that task writes and flushes every dirty connection once. So a
  * request fanned out to 20 shards, or 20 requests to one shard, cost one write system call per
- * connection. That is the default {@link FlushPolicy}; the loop's {@link LoopFlush} may instead say
+ * connection. That is the default {@link FlushMode}; the loop's {@link LoopFlush} may instead say
  * to flush each call at once ({@code per-write}) or in bounded batches ({@code batch:N:Tus}: at
  * {@code N} calls waiting on a connection, or {@code T} after the first, by a timer) — read at each
  * send, so it can be switched at run time without stranding a call.
@@ -83,7 +83,7 @@ public final class PipelinedLoopClient<C extends Command<?>> implements LoopClie
     final int connectTimeoutMillis;
     final int maxOutstanding;
     final long reconnectBackoffNanos;
-    /** The loop's flush policy, read at each send. */
+    /** The loop's flush mode, read at each send. */
     final LoopFlush flush;
 
     // connections with unflushed output, flushed by the tail task

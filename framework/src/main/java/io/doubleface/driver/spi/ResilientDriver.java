@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A driver with a {@link ResiliencePolicy} around it: per-shard circuit breaking, budgeted retries
+ * A driver with a {@link Resilience} around it: per-shard circuit breaking, budgeted retries
  * and hedged calls, for any driver and under every threading model. Give it to the server in place
  * of the driver it wraps:
  *
@@ -50,7 +50,7 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
             long circuitsOpened, long rejected, int openCircuits) {}
 
     private final ShardDriver<C> inner;
-    private final ResiliencePolicy<? super C> policy;
+    private final Resilience<? super C> policy;
     private final ShardCircuit[] circuits; // null without circuit breaking
     private final TokenBudget retryBudget; // null without retries
     private final TokenBudget hedgeBudget; // null without hedging
@@ -65,7 +65,7 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
     final LongAdder circuitsOpened = new LongAdder();
     final LongAdder rejected = new LongAdder();
 
-    private ResilientDriver(ShardDriver<C> inner, ResiliencePolicy<? super C> policy) {
+    private ResilientDriver(ShardDriver<C> inner, Resilience<? super C> policy) {
         this.inner = Objects.requireNonNull(inner, "driver");
         this.policy = Objects.requireNonNull(policy, "policy");
         if (policy.consecutiveFailures() > 0) {
@@ -88,17 +88,17 @@ public final class ResilientDriver<C extends Command<?>> implements ShardDriver<
      *
      * @param driver the driver to wrap; closed with this one
      * @param policy what to do between a shard and a failure: a policy of the driver's command type,
-     *     or of a supertype (e.g. one {@code ResiliencePolicy<Command<?>>} for drivers of any kind)
+     *     or of a supertype (e.g. one {@code Resilience<Command<?>>} for drivers of any kind)
      * @param <C> the driver's command type
      * @return the wrapping driver
      */
     public static <C extends Command<?>> ResilientDriver<C> wrap(ShardDriver<C> driver,
-            ResiliencePolicy<? super C> policy) {
+            Resilience<? super C> policy) {
         return new ResilientDriver<>(driver, policy);
     }
 
     /** {@return the policy} */
-    public ResiliencePolicy<? super C> policy() {
+    public Resilience<? super C> resilience() {
         return policy;
     }
 

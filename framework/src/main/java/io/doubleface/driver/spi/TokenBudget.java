@@ -3,7 +3,7 @@ package io.doubleface.driver.spi;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The live state of a {@link ResiliencePolicy.Budget}: a balance in thousandths of a token, fed by
+ * The live state of a {@link Resilience.Budget}: a balance in thousandths of a token, fed by
  * deposits per eligible call and by the floor per second, drawn one token per extra call.
  *
  * <p>Threading: thread-safe and lock-free (CAS on two atomics); shared by every client of a driver.
@@ -19,11 +19,11 @@ final class TokenBudget {
     private final AtomicLong balance;
     private final AtomicLong lastRefill;
 
-    TokenBudget(ResiliencePolicy.Budget budget) {
+    TokenBudget(Resilience.Budget budget) {
         this.depositMilli = Math.round(budget.ratio() * MILLI);
         this.floorPerSecond = budget.minPerSecond();
-        this.capMilli = Math.max(ResiliencePolicy.Budget.MIN_CAP,
-                (long) budget.minPerSecond() * ResiliencePolicy.Budget.CAP_SECONDS) * MILLI;
+        this.capMilli = Math.max(Resilience.Budget.MIN_CAP,
+                (long) budget.minPerSecond() * Resilience.Budget.CAP_SECONDS) * MILLI;
         // Start with one second of the floor, so the first failures after start can be retried.
         this.balance = new AtomicLong(Math.min(capMilli, floorPerSecond * MILLI));
         this.lastRefill = new AtomicLong(System.nanoTime());

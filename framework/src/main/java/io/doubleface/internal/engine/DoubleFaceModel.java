@@ -5,7 +5,7 @@ import io.doubleface.driver.spi.ReplyListener;
 import io.doubleface.driver.ShardException;
 import io.doubleface.model.Configuration;
 import io.doubleface.sched.ReplyScheduler;
-import io.doubleface.sched.SchedulingPolicy;
+import io.doubleface.sched.ReplyOrder;
 import io.netty.channel.EventLoop;
 import io.netty.channel.SingleThreadEventLoop;
 import io.netty.util.ReferenceCountUtil;
@@ -23,14 +23,14 @@ import java.util.function.Supplier;
  */
 final class DoubleFaceModel extends AbstractModel {
 
-    private final Supplier<? extends SchedulingPolicy> policy;
+    private final Supplier<? extends ReplyOrder> policy;
     private final LoopClient<?>[][] clients; // [loop][backend], loop-confined lazy init
     private final ReplyScheduler[] schedulers;
 
     DoubleFaceModel(Configuration.DoubleFace config, ModelContext ctx) {
         super(config, ctx);
-        String named = config.policy();
-        this.policy = named != null ? SchedulingPolicy.factory(named) : ctx.defaultPolicy();
+        String named = config.replyOrder();
+        this.policy = named != null ? ReplyOrder.factory(named) : ctx.defaultPolicy();
         newPolicy(); // validate now, not on the first request
         int n = ctx.io().size();
         this.clients = new LoopClient<?>[n][];
@@ -38,11 +38,11 @@ final class DoubleFaceModel extends AbstractModel {
     }
 
     /** A fresh policy instance for one loop; a user's factory returning {@code null} is refused. */
-    private SchedulingPolicy newPolicy() {
-        SchedulingPolicy p = policy.get();
+    private ReplyOrder newPolicy() {
+        ReplyOrder p = policy.get();
         if (p == null) {
             throw new IllegalArgumentException("configuration '" + config.name()
-                    + "': the scheduling policy factory returned null (expected: a new policy per loop)");
+                    + "': the reply order factory returned null (expected: a new policy per loop)");
         }
         return p;
     }

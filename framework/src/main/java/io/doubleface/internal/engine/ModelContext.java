@@ -5,7 +5,7 @@ import io.doubleface.api.Backend;
 import io.doubleface.driver.spi.BlockingClient;
 import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.internal.loop.LoopGroup;
-import io.doubleface.sched.SchedulingPolicy;
+import io.doubleface.sched.ReplyOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -29,7 +29,7 @@ public final class ModelContext implements AutoCloseable {
 
     private final LoopGroup io;
     private final List<Backend<?>> backends;
-    private final Supplier<? extends SchedulingPolicy> defaultPolicy;
+    private final Supplier<? extends ReplyOrder> defaultPolicy;
     private final int queueLimit;
     private final LoopClient<?>[][] ioClients;
     private final List<AutoCloseable> owned = new ArrayList<>();
@@ -41,21 +41,21 @@ public final class ModelContext implements AutoCloseable {
 
     /**
      * @param io the server's I/O loops (upstream; DoubleFace downstream too)
-     * @param defaultPolicy the DoubleFace scheduling policy of configurations that name none (a name,
-     *     see {@link SchedulingPolicy#create})
+     * @param defaultPolicy the DoubleFace reply order of configurations that name none (a name,
+     *     see {@link ReplyOrder#create})
      * @param queueLimit bound of each worker pool's queue
      */
     public ModelContext(LoopGroup io, List<Backend<?>> backends, String defaultPolicy, int queueLimit) {
-        this(io, backends, SchedulingPolicy.factory(defaultPolicy), queueLimit);
+        this(io, backends, ReplyOrder.factory(defaultPolicy), queueLimit);
     }
 
     /**
      * @param io the server's I/O loops (upstream; DoubleFace downstream too)
-     * @param defaultPolicy makes the DoubleFace scheduling policy of configurations that name none, one
+     * @param defaultPolicy makes the DoubleFace reply order of configurations that name none, one
      *     instance per loop
      * @param queueLimit bound of each worker pool's queue
      */
-    public ModelContext(LoopGroup io, List<Backend<?>> backends, Supplier<? extends SchedulingPolicy> defaultPolicy,
+    public ModelContext(LoopGroup io, List<Backend<?>> backends, Supplier<? extends ReplyOrder> defaultPolicy,
             int queueLimit) {
         if (backends.isEmpty()) {
             throw new IllegalArgumentException("backends: none (expected: at least one)");
@@ -85,8 +85,8 @@ public final class ModelContext implements AutoCloseable {
         return backends;
     }
 
-    /** {@return the factory of the scheduling policy of DoubleFace configurations that name none} */
-    public Supplier<? extends SchedulingPolicy> defaultPolicy() {
+    /** {@return the factory of the reply order of DoubleFace configurations that name none} */
+    public Supplier<? extends ReplyOrder> defaultPolicy() {
         return defaultPolicy;
     }
 
@@ -97,7 +97,7 @@ public final class ModelContext implements AutoCloseable {
 
     /**
      * Sets what is done with each loop group a model starts ({@link #newLoopGroup}) before the
-     * model opens clients on it: the server applies its loop knobs (flush policy, CPU pinning).
+     * model opens clients on it: the server applies its loop knobs (flush mode, CPU pinning).
      *
      * @param hook called on the thread that builds the model
      */

@@ -231,7 +231,7 @@ public final class AdminHandler extends SimpleChannelInboundHandler<FullHttpRequ
         write(ctx, req, r, false);
     }
 
-    // ---- /admin/knobs (flush policy, CPU pinning); the logic is in KnobsEndpoint ----
+    // ---- /admin/knobs (flush mode, CPU pinning); the logic is in KnobsEndpoint ----
 
     private void knobs(ChannelHandlerContext ctx, FullHttpRequest req, QueryStringDecoder q) {
         if (HttpMethod.PUT.equals(req.method()) && token != null && !authorized(req)) {

@@ -1,6 +1,6 @@
 package io.doubleface.server.internal;
 
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.internal.engine.StageStats;
 import io.doubleface.internal.Json;
 import io.doubleface.internal.loop.CpuAffinity;
@@ -12,11 +12,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * {@code /admin/knobs} of the admin listener: the run-time loop knobs (flush policy, CPU pinning).
+ * {@code /admin/knobs} of the admin listener: the run-time loop knobs (flush mode, CPU pinning).
  *
  * <pre>
  *   GET /admin/knobs                                   {"flush_policy":"per-iteration","pin_io_threads":null}
- *   PUT /admin/knobs?flush-policy=batch:16:50us        (per-write, per-iteration, batch:N[:Tus])
+ *   PUT /admin/knobs?flush-mode=batch:16:50us          (per-write, per-iteration, batch:N[:Tus]; old name: flush-policy)
  *   PUT /admin/knobs?pin-io-threads=0,1                (a CPU list, or off)
  *   PUT /admin/knobs?trace-stages=all                  (off, all, sampled:N: per-stage tracing)
  *   PUT /admin/knobs?reset-stages=true                 (forget the stage figures so far: a new window)
@@ -61,19 +61,22 @@ public final class KnobsEndpoint {
         } catch (IllegalArgumentException e) {
             p = Map.of();
         }
-        String flush = single(p, "flush-policy");
+        String flush = single(p, "flush-mode");
+        if (flush == null) {
+            flush = single(p, "flush-policy"); // its old name
+        }
         String pin = single(p, "pin-io-threads");
         String trace = single(p, "trace-stages");
         String reset = single(p, "reset-stages");
         if (flush == null && pin == null && trace == null && reset == null) {
             return new Answer(HttpResponseStatus.BAD_REQUEST, "expected one or more query parameters: "
-                    + "flush-policy=per-write|per-iteration|batch:N[:Tus], pin-io-threads=CPU_LIST|off, "
+                    + "flush-mode=per-write|per-iteration|batch:N[:Tus], pin-io-threads=CPU_LIST|off, "
                     + "trace-stages=off|all|sampled:N, reset-stages=true, e.g. PUT " + PATH
-                    + "?flush-policy=batch:16:50us\n");
+                    + "?flush-mode=batch:16:50us\n");
         }
         try {
             // parse all before changing any
-            FlushPolicy f = flush == null ? null : FlushPolicy.parse(flush);
+            FlushMode f = flush == null ? null : FlushMode.parse(flush);
             List<Integer> cpus = pin == null || pin.equals("off") ? null : CpuAffinity.parseList(pin);
             if (reset != null && !reset.equals("true")) {
                 throw new IllegalArgumentException("reset-stages: '" + reset + "' (expected: true)");
@@ -87,7 +90,7 @@ public final class KnobsEndpoint {
                 }
             }
             if (f != null) {
-                knobs.flushPolicy(f);
+                knobs.flushMode(f);
             }
             if (pin != null) {
                 knobs.pinIoThreads(cpus);
@@ -111,7 +114,7 @@ public final class KnobsEndpoint {
 
     private String json() {
         Json j = new Json().begin();
-        j.field("flush_policy", knobs.flushPolicy().toString());
+        j.field("flush_policy", knobs.flushMode().toString());
         j.key("pin_io_threads").tree(knobs.pinnedCpus());
         j.field("trace_stages", StageStats.formatEvery(knobs.traceStages()));
         j.end();

@@ -7,12 +7,12 @@ import io.doubleface.api.FanoutService;
 import io.doubleface.api.GrpcBinding;
 import io.doubleface.api.HttpBinding;
 import io.doubleface.driver.Command;
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.internal.engine.AdmissionLimiter;
 import io.doubleface.internal.engine.ModelContext;
 import io.doubleface.model.Configuration;
-import io.doubleface.sched.SchedulingPolicy;
+import io.doubleface.sched.ReplyOrder;
 import io.doubleface.tune.TuneSettings;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.handler.codec.http.HttpMethod;
@@ -60,12 +60,12 @@ import java.util.function.Supplier;
  * @param transport the transport of every loop
  * @param configuration the initial configuration (ignored with {@code tune})
  * @param prepare configurations built at start, parked
- * @param policy makes the DoubleFace scheduling policy of configurations that name none
+ * @param replyOrder makes the DoubleFace reply order of configurations that name none
  * @param deadline the per-request deadline
  * @param queueLimit the bound of each worker pool's queue
  * @param admission admission control, or {@code null} for none
  * @param tune the load adapter's settings, or {@code null} for a static configuration
- * @param flushPolicy the initial downstream flush policy ({@link ServerKnobs})
+ * @param flushMode the initial downstream flush mode ({@link ServerKnobs})
  * @param pinCpus the CPUs the loops are pinned to at start, or {@code null} for none ({@link ServerKnobs})
  * @param traceStages trace one request in this many at start (0: off; {@link ServerKnobs})
  * @param meterRegistry the application's meter registry, or {@code null}
@@ -98,12 +98,12 @@ public record ServerConfig(
         Transport transport,
         Configuration configuration,
         List<Configuration> prepare,
-        Supplier<? extends SchedulingPolicy> policy,
+        Supplier<? extends ReplyOrder> replyOrder,
         Duration deadline,
         int queueLimit,
         AdmissionLimit admission,
         TuneSettings tune,
-        FlushPolicy flushPolicy,
+        FlushMode flushMode,
         List<Integer> pinCpus,
         int traceStages,
         MeterRegistry meterRegistry,
@@ -145,9 +145,9 @@ public record ServerConfig(
         Objects.requireNonNull(errorEncoder, "errorEncoder");
         Objects.requireNonNull(transport, "transport");
         Objects.requireNonNull(configuration, "configuration");
-        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(replyOrder, "replyOrder");
         Objects.requireNonNull(deadline, "deadline");
-        Objects.requireNonNull(flushPolicy, "flushPolicy");
+        Objects.requireNonNull(flushMode, "flushMode");
     }
 
     /** {@return whether the listeners serve TLS} */
@@ -206,12 +206,12 @@ public record ServerConfig(
         private Transport transport = Transport.AUTO;
         private Configuration configuration = Configuration.DoubleFace.of();
         private List<Configuration> prepare = List.of();
-        private Supplier<? extends SchedulingPolicy> policy = SchedulingPolicy.factory("completion-first");
+        private Supplier<? extends ReplyOrder> replyOrder = ReplyOrder.factory("completion-first");
         private Duration deadline = Duration.ofMillis(DEFAULT_DEADLINE_MS);
         private int queueLimit = ModelContext.DEFAULT_QUEUE_LIMIT;
         private AdmissionLimit admission;
         private TuneSettings tune;
-        private FlushPolicy flushPolicy = FlushPolicy.PER_ITERATION;
+        private FlushMode flushMode = FlushMode.PER_ITERATION;
         private List<Integer> pinCpus;
         private int traceStages;
         private MeterRegistry meterRegistry;
@@ -386,8 +386,8 @@ public record ServerConfig(
             return this;
         }
 
-        public Builder policy(Supplier<? extends SchedulingPolicy> factory) {
-            this.policy = Objects.requireNonNull(factory, "factory");
+        public Builder replyOrder(Supplier<? extends ReplyOrder> factory) {
+            this.replyOrder = Objects.requireNonNull(factory, "factory");
             return this;
         }
 
@@ -419,8 +419,8 @@ public record ServerConfig(
             return this;
         }
 
-        public Builder flushPolicy(FlushPolicy policy) {
-            this.flushPolicy = Objects.requireNonNull(policy, "flushPolicy");
+        public Builder flushMode(FlushMode mode) {
+            this.flushMode = Objects.requireNonNull(mode, "flushMode");
             return this;
         }
 
@@ -467,7 +467,7 @@ public record ServerConfig(
             return new ServerConfig(backends, ownedDrivers, routes.build(), grpcMethods, host, port, grpcPort,
                     adminHost, adminPort, adminToken, tlsCert, tlsKey, http2, http2MaxConcurrentStreams, limits,
                     idleTimeout, maxConnections, maxConnectionAge, maxQueuedBytesTotal, errorEncoder, ioThreads,
-                    transport, configuration, prepare, policy, deadline, queueLimit, admission, tune, flushPolicy,
+                    transport, configuration, prepare, replyOrder, deadline, queueLimit, admission, tune, flushMode,
                     pinCpus, traceStages, meterRegistry, openTelemetry);
         }
     }

@@ -1,6 +1,6 @@
 package io.doubleface.server.internal;
 
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.driver.spi.LoopFlush;
 import io.doubleface.internal.engine.FanoutEngine;
 import io.doubleface.internal.loop.LoopGroup;
@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
- * What a running server lets be changed: the active configuration, the downstream flush policy
+ * What a running server lets be changed: the active configuration, the downstream flush mode
  * and CPU pinning of every loop, and stage tracing. {@code FanoutServer}'s run-time methods, the
  * admin listener ({@code PUT /admin/config}, {@code /admin/knobs}) and doubleface's tools all
  * change the server through this one object, so each change has one implementation.
@@ -65,25 +65,25 @@ public final class ServerKnobs {
 
     // ---- the loop knobs ----
 
-    /** {@return the downstream flush policy of the server's loops} */
-    public FlushPolicy flushPolicy() {
-        return loops.flushPolicy;
+    /** {@return the downstream flush mode of the server's loops} */
+    public FlushMode flushMode() {
+        return loops.flushMode;
     }
 
     /**
-     * Sets the downstream flush policy of every loop of the server from now on, and of the loops
+     * Sets the downstream flush mode of every loop of the server from now on, and of the loops
      * configurations start later.
      *
      * @param policy the policy, not {@code null}
      */
-    public synchronized void flushPolicy(FlushPolicy policy) {
-        loops.flushPolicy = Objects.requireNonNull(policy, "policy");
+    public synchronized void flushMode(FlushMode policy) {
+        loops.flushMode = Objects.requireNonNull(policy, "policy");
         for (LoopGroup g : loopGroups.get()) {
             for (EventLoop loop : g.loops()) {
                 LoopFlush.set(loop, policy);
             }
         }
-        log.info("flush policy: {}", policy);
+        log.info("flush mode: {}", policy);
     }
 
     /** {@return the CPUs the loops are pinned to, or {@code null} if they are not} */
@@ -137,17 +137,17 @@ public final class ServerKnobs {
      * may start loop groups of its own, which {@link #applyTo} gets as they start.
      */
     static final class Loops {
-        private volatile FlushPolicy flushPolicy;
+        private volatile FlushMode flushMode;
         private volatile List<Integer> pinCpus;
 
-        Loops(FlushPolicy flushPolicy, List<Integer> pinCpus) {
-            this.flushPolicy = Objects.requireNonNull(flushPolicy, "flushPolicy");
+        Loops(FlushMode flushMode, List<Integer> pinCpus) {
+            this.flushMode = Objects.requireNonNull(flushMode, "flushMode");
             this.pinCpus = pinCpus == null ? null : List.copyOf(pinCpus);
         }
 
-        /** Applies the flush policy and the pinning to {@code g}'s loops (a group that has just started). */
+        /** Applies the flush mode and the pinning to {@code g}'s loops (a group that has just started). */
         void applyTo(LoopGroup g) {
-            FlushPolicy f = flushPolicy;
+            FlushMode f = flushMode;
             for (EventLoop loop : g.loops()) {
                 LoopFlush.set(loop, f);
             }

@@ -332,7 +332,7 @@ public final class ServerMetrics {
         List<ServerStats.Backend> backends = new ArrayList<>();
         for (Backend<?> be : engine.context().backends()) {
             ServerStats.Resilience resilience = be.driver() instanceof ResilientDriver<?> d
-                    ? new ServerStats.Resilience(d.policy().toString(), d.stats()) : null;
+                    ? new ServerStats.Resilience(d.resilience().toString(), d.stats()) : null;
             backends.add(new ServerStats.Backend(be.name(), be.describe(), scheme(be.describe()), be.shardCount(),
                     be.driver().topology(), resilience));
         }
@@ -395,8 +395,8 @@ public final class ServerMetrics {
 
     private ServerStats.Adapter adapterStats() {
         TuneSettings t = adapter.settings();
-        return new ServerStats.Adapter(t.policy().label(),
-                t.policyFactory() != null ? adapter.policy().describe() : null, // the user's own only
+        return new ServerStats.Adapter(t.strategy().label(),
+                t.deciderFactory() != null ? adapter.decider().describe() : null, // the user's own only
                 adapter.detector().describe(),
                 t.profile() == null ? "none" : t.profile().metadata().service() + " " + t.profile().metadata().date(),
                 adapter.load(), adapter.fastLoad(), t.countWindow().toMillis(), t.saturation(),
@@ -407,7 +407,7 @@ public final class ServerMetrics {
 
     private void resilience(String backend, ResilientDriver<?> d) {
         FunctionCounter.builder("doubleface.backend.retries", d, x -> x.stats().retries()).tag("backend", backend)
-                .tag("outcome", "sent").description("retries sent by the backend's resilience policy").register(registry);
+                .tag("outcome", "sent").description("retries sent by the backend's resilience settings").register(registry);
         FunctionCounter.builder("doubleface.backend.retries", d, x -> x.stats().retriesDenied()).tag("backend", backend)
                 .tag("outcome", "denied").description("retries not sent: the retry budget was empty").register(registry);
         FunctionCounter.builder("doubleface.backend.hedges", d, x -> x.stats().hedges()).tag("backend", backend)

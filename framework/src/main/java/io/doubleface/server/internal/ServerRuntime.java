@@ -70,9 +70,9 @@ public final class ServerRuntime implements AutoCloseable {
         HttpListener h = null;
         GrpcListener g = null;
         try {
-            ServerKnobs.Loops loopKnobs = new ServerKnobs.Loops(config.flushPolicy(), config.pinCpus());
+            ServerKnobs.Loops loopKnobs = new ServerKnobs.Loops(config.flushMode(), config.pinCpus());
             loopKnobs.applyTo(io);
-            ModelContext ctx = new ModelContext(io, config.backends(), config.policy(), config.queueLimit());
+            ModelContext ctx = new ModelContext(io, config.backends(), config.replyOrder(), config.queueLimit());
             ctx.onLoopGroupStarted(loopKnobs::applyTo);
             ServerConfig.AdmissionLimit adm = config.admission();
             Function<Runnable, AdmissionLimiter> limiter = adm == null ? null : adm::limiter;
@@ -127,7 +127,7 @@ public final class ServerRuntime implements AutoCloseable {
                 grpc == null ? "" : (http == null ? "" : " and ") + "grpc://" + config.host() + ":" + grpcPort(),
                 admin == null ? "off" : scheme + config.adminHost() + ":" + adminAddress().getPort(),
                 io.size(), io.isEpoll() ? "epoll" : "nio", engine.active().name(),
-                adapter == null ? "" : " (" + config.tune().policy().label() + ", " + adapter.detector().describe() + ", "
+                adapter == null ? "" : " (" + config.tune().strategy().label() + ", " + adapter.detector().describe() + ", "
                         + (config.tune().profile() == null ? "no profile" : "profile") + ")",
                 config.backends());
     }

@@ -132,7 +132,7 @@ public record ServerStats(
      * @param scheme the URI scheme {@code driver} starts with, or {@code null}
      * @param shards its number of shards
      * @param topology what its driver reports of its topology (empty for a fixed shard list)
-     * @param resilience its resilience counters, or {@code null} when it has no resilience policy
+     * @param resilience its resilience counters, or {@code null} when it has no resilience settings
      */
     public record Backend(String name, String driver, String scheme, int shards, Map<String, Object> topology,
             Resilience resilience) {
@@ -143,12 +143,12 @@ public record ServerStats(
     }
 
     /**
-     * A backend's resilience policy and counters ({@link ResilientDriver}).
+     * A backend's resilience settings and counters ({@link ResilientDriver}).
      *
-     * @param policy the policy, as it describes itself
+     * @param settings the resilience settings, as they describe themselves
      * @param counts its counters
      */
-    public record Resilience(String policy, ResilientDriver.Stats counts) {}
+    public record Resilience(String settings, ResilientDriver.Stats counts) {}
 
     /**
      * One HTTP route or gRPC method.
@@ -303,8 +303,8 @@ public record ServerStats(
     /**
      * The load adapter ({@link LoadAdapter}; docs/tuning.md).
      *
-     * @param policy its policy's label
-     * @param decisionPolicy the user's own decision policy, as it describes itself, or {@code null}
+     * @param strategy its strategy's label
+     * @param decider the user's own decider, as it describes itself, or {@code null}
      *     with the built-in ones
      * @param detector the load detector, as it describes itself
      * @param profile the profile's service and date, or {@code none}
@@ -321,7 +321,7 @@ public record ServerStats(
      * @param live its live latency table
      * @param switchLog its latest switches, oldest first
      */
-    public record Adapter(String policy, String decisionPolicy, String detector, String profile, double load,
+    public record Adapter(String strategy, String decider, String detector, String profile, double load,
             double fastLoad, long countWindowMs, double saturation, long saturationWindowMs, double utilization,
             double predictedP99Us, List<String> choices, long switches, Map<String, Long> switchesByReason,
             List<LoadAdapter.LiveCell> live, List<LoadAdapter.SwitchEvent> switchLog) {

@@ -130,7 +130,7 @@ final class StatsJson {
         if (b.resilience() != null) {
             ResilientDriver.Stats r = b.resilience().counts();
             j.key("resilience").begin();
-            j.field("policy", b.resilience().policy());
+            j.field("policy", b.resilience().settings()); // the field keeps its name: /admin/stats is an edge
             j.field("retries", r.retries());
             j.field("retries_denied", r.retriesDenied());
             j.field("hedges", r.hedges());
@@ -167,9 +167,9 @@ final class StatsJson {
 
     private static void adapter(Json j, ServerStats.Adapter a) {
         j.key("adapter").begin();
-        j.field("policy", a.policy());
-        if (a.decisionPolicy() != null) {
-            j.field("decision_policy", a.decisionPolicy()); // the user's own: absent with the built-in ones
+        j.field("policy", a.strategy()); // the field keeps its name: /admin/stats is an edge
+        if (a.decider() != null) {
+            j.field("decision_policy", a.decider()); // the user's own: absent with the built-in ones
         }
         j.field("detector", a.detector());
         j.field("profile", a.profile());

@@ -52,8 +52,8 @@ class ResilientDriverTest {
     private static final TestRead READ = TestRead.readRecord(7);
     private static final TestRead WRITE = TestRead.readRecord(8); // the tests' "non-idempotent" command
 
-    private static ResiliencePolicy<TestRead> base() {
-        return ResiliencePolicy.<TestRead>none().idempotent(c -> c.key() != WRITE.key());
+    private static Resilience<TestRead> base() {
+        return Resilience.<TestRead>none().idempotent(c -> c.key() != WRITE.key());
     }
 
     // ---- circuit breaking
@@ -135,7 +135,7 @@ class ResilientDriverTest {
     @Test
     void retryRepeatsAFailedIdempotentCallOnce() throws Exception {
         Scripted inner = new Scripted(1);
-        ResilientDriver<TestRead> d = ResilientDriver.wrap(inner, base().retries(1, ResiliencePolicy.Budget.of(0.5, 10)));
+        ResilientDriver<TestRead> d = ResilientDriver.wrap(inner, base().retries(1, Resilience.Budget.of(0.5, 10)));
         LoopClient<TestRead> c = d.openOn(loop);
         inner.fail(0, Kind.UNAVAILABLE, 1);
         ok(send(c, 0, READ));
@@ -150,7 +150,7 @@ class ResilientDriverTest {
     @Test
     void retryNeverRepeatsANonIdempotentCall() throws Exception {
         Scripted inner = new Scripted(1);
-        ResilientDriver<TestRead> d = ResilientDriver.wrap(inner, base().retries(3, ResiliencePolicy.Budget.of(1, 100)));
+        ResilientDriver<TestRead> d = ResilientDriver.wrap(inner, base().retries(3, Resilience.Budget.of(1, 100)));
         LoopClient<TestRead> c = d.openOn(loop);
         inner.fail(0, Kind.UNAVAILABLE, 1);
         assertEquals(Kind.UNAVAILABLE, failureOf(send(c, 0, WRITE)).kind());
@@ -162,7 +162,7 @@ class ResilientDriverTest {
     @Test
     void anEmptyBudgetDeniesRetries() throws Exception {
         Scripted inner = new Scripted(1);
-        ResilientDriver<TestRead> d = ResilientDriver.wrap(inner, base().retries(1, ResiliencePolicy.Budget.of(0.5, 0)));
+        ResilientDriver<TestRead> d = ResilientDriver.wrap(inner, base().retries(1, Resilience.Budget.of(0.5, 0)));
         LoopClient<TestRead> c = d.openOn(loop);
         // no floor, half a token per call: the first failure finds half a token, the second a whole one
         inner.fail(0, Kind.UNAVAILABLE, 1);
@@ -181,7 +181,7 @@ class ResilientDriverTest {
     void hedgeAfterTheDelayAnswersAndTheLateReplyIsReleased() throws Exception {
         Scripted inner = new Scripted(1);
         ResilientDriver<TestRead> d = ResilientDriver.wrap(inner,
-                base().hedging(Duration.ofMillis(50), ResiliencePolicy.Budget.of(0.1, 10)));
+                base().hedging(Duration.ofMillis(50), Resilience.Budget.of(0.1, 10)));
         LoopClient<TestRead> c = d.openOn(loop);
         inner.hold(0, 1); // the first copy hangs; the hedge (the next send) is answered at once
         Outcome o = send(c, 0, READ);
@@ -201,7 +201,7 @@ class ResilientDriverTest {
     void noHedgeForAFastReplyOrANonIdempotentCall() throws Exception {
         Scripted inner = new Scripted(1);
         ResilientDriver<TestRead> d = ResilientDriver.wrap(inner,
-                base().hedging(Duration.ofMillis(30), ResiliencePolicy.Budget.of(0.1, 10)));
+                base().hedging(Duration.ofMillis(30), Resilience.Budget.of(0.1, 10)));
         LoopClient<TestRead> c = d.openOn(loop);
         ((ByteBuf) replyOf(send(c, 0, READ))).release();
         inner.hold(0, 1);
@@ -218,14 +218,14 @@ class ResilientDriverTest {
     void aLivePercentileHedgesOnlyOnceItsFirstWindowHasClosed() throws Exception {
         Scripted inner = new Scripted(1);
         ResilientDriver<TestRead> d = ResilientDriver.wrap(inner,
-                base().hedgingAtPercentile(95, Duration.ofMillis(40), ResiliencePolicy.Budget.of(1, 100)));
+                base().hedgingAtPercentile(95, Duration.ofMillis(40), Resilience.Budget.of(1, 100)));
         LoopClient<TestRead> c = d.openOn(loop);
         inner.hold(0, 1);
         Outcome early = send(c, 0, READ); // held while no window has closed: never hedged
-        for (int i = 0; i < ResiliencePolicy.HEDGE_WINDOW_SAMPLES; i++) {
+        for (int i = 0; i < Resilience.HEDGE_WINDOW_SAMPLES; i++) {
             ok(send(c, 0, READ));
         }
-        Thread.sleep(ResiliencePolicy.HEDGE_WINDOW_MILLIS + 100);
+        Thread.sleep(Resilience.HEDGE_WINDOW_MILLIS + 100);
         ok(send(c, 0, READ)); // closes the first window: delay = max(40 ms, p95 of fast replies) = 40 ms
         assertEquals(0, d.stats().hedges(), "no hedge before the first window closed");
         inner.hold(0, 1);
@@ -263,7 +263,7 @@ class ResilientDriverTest {
     void blockingCallsRetryAndOpenTheCircuit() throws Exception {
         Scripted inner = new Scripted(2);
         ResilientDriver<TestRead> d = ResilientDriver.wrap(inner,
-                base().circuitBreaker(4, Duration.ofSeconds(30)).retries(1, ResiliencePolicy.Budget.of(1, 10)));
+                base().circuitBreaker(4, Duration.ofSeconds(30)).retries(1, Resilience.Budget.of(1, 10)));
         BlockingClient<TestRead> b = d.openBlocking();
         inner.fail(0, Kind.UNAVAILABLE, 1);
         ((ByteBuf) b.call(0, READ, TimeUnit.SECONDS.toNanos(1))).release();
@@ -301,15 +301,15 @@ class ResilientDriverTest {
     void policyValidatesItsSettings() {
         assertThrows(IllegalArgumentException.class, () -> base().circuitBreaker(0, Duration.ofSeconds(1)));
         assertThrows(IllegalArgumentException.class, () -> base().circuitBreaker(1, Duration.ZERO));
-        assertThrows(IllegalArgumentException.class, () -> base().retries(0, ResiliencePolicy.Budget.of(0.1, 1)));
-        assertThrows(IllegalArgumentException.class, () -> ResiliencePolicy.Budget.of(1.5, 1));
-        assertThrows(IllegalArgumentException.class, () -> ResiliencePolicy.Budget.of(0.1, -1));
+        assertThrows(IllegalArgumentException.class, () -> base().retries(0, Resilience.Budget.of(0.1, 1)));
+        assertThrows(IllegalArgumentException.class, () -> Resilience.Budget.of(1.5, 1));
+        assertThrows(IllegalArgumentException.class, () -> Resilience.Budget.of(0.1, -1));
         assertThrows(IllegalArgumentException.class,
-                () -> base().hedgingAtPercentile(100, Duration.ofMillis(1), ResiliencePolicy.Budget.of(0.1, 1)));
+                () -> base().hedgingAtPercentile(100, Duration.ofMillis(1), Resilience.Budget.of(0.1, 1)));
         assertEquals("circuit 5/1000ms, retries 1 (10% + 10/s), hedge after 20ms (5% + 5/s)",
-                base().circuitBreaker(5, Duration.ofSeconds(1)).retries(1, ResiliencePolicy.Budget.of(0.1, 10))
-                        .hedging(Duration.ofMillis(20), ResiliencePolicy.Budget.of(0.05, 5)).toString());
-        assertFalse(ResiliencePolicy.<TestRead>none().isIdempotent(READ), "nothing idempotent by default");
+                base().circuitBreaker(5, Duration.ofSeconds(1)).retries(1, Resilience.Budget.of(0.1, 10))
+                        .hedging(Duration.ofMillis(20), Resilience.Budget.of(0.05, 5)).toString());
+        assertFalse(Resilience.<TestRead>none().isIdempotent(READ), "nothing idempotent by default");
     }
 
     // ---- helpers

@@ -7,7 +7,7 @@ import io.doubleface.internal.loop.LoopGroup;
 import io.doubleface.sched.PendingReply;
 import io.doubleface.sched.ReplyOwner;
 import io.doubleface.sched.ReplyScheduler;
-import io.doubleface.sched.SchedulingPolicy;
+import io.doubleface.sched.ReplyOrder;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.SingleThreadEventLoop;
 import java.util.ArrayList;
@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * Cost of the DoubleFace reply scheduler per tail batch: {@link SchedulingPolicy#order} for
+ * Cost of the DoubleFace reply scheduler per tail batch: {@link ReplyOrder#order} for
  * {@code fifo} and {@code completion-first} over batches of 1–256 replies, and (optionally) the
  * whole {@link ReplyScheduler} path — enqueue on the loop, tail task, policy, dispatch.
  *
@@ -53,7 +53,7 @@ public class SchedulerBenchmark extends BenchmarkBase {
     @Param({"1", "4", "16", "64", "256"})
     public int batch;
 
-    private SchedulingPolicy instance;
+    private ReplyOrder instance;
     private PendingReply[][] batches;
     private BenchOwner[][] owners;
     private PendingReply[] out;
@@ -99,7 +99,7 @@ public class SchedulerBenchmark extends BenchmarkBase {
 
     @Setup(Level.Trial)
     public void setUp() {
-        instance = SchedulingPolicy.create(policy);
+        instance = ReplyOrder.create(policy);
         SplittableRandom rnd = new SplittableRandom(42 + batch);
         batches = new PendingReply[VARIANTS][];
         owners = new BenchOwner[VARIANTS][];
@@ -144,7 +144,7 @@ public class SchedulerBenchmark extends BenchmarkBase {
         public void setUp(SchedulerBenchmark b) throws Exception {
             loops = new LoopGroup("jmh-sched", 1, Transport.AUTO);
             loop = (SingleThreadEventLoop) loops.loops().get(0);
-            scheduler = loop.submit(() -> new ReplyScheduler(loop, SchedulingPolicy.create(b.policy), null)).get();
+            scheduler = loop.submit(() -> new ReplyScheduler(loop, ReplyOrder.create(b.policy), null)).get();
             counter.signal = signal;
             for (BenchOwner[] os : b.owners) {
                 for (BenchOwner o : os) {

@@ -4,7 +4,7 @@ import io.doubleface.jmh.BenchmarkBase;
 import io.doubleface.model.Configuration;
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.LoadDetector;
-import io.doubleface.tune.TunePolicy;
+import io.doubleface.tune.TuneStrategy;
 import io.doubleface.tune.TuneSettings;
 import java.util.SplittableRandom;
 import org.openjdk.jmh.annotations.AuxCounters;
@@ -60,7 +60,7 @@ public class LoadDetectorBenchmark extends BenchmarkBase {
             public void switchTo(Configuration configuration) {
                 // never called: the adapter is not evaluated here
             }
-        }, TuneSettings.of(TunePolicy.ADAPTIVE, null).withDetector(detector), System::nanoTime);
+        }, TuneSettings.of(TuneStrategy.ADAPTIVE, null).withDetector(detector), System::nanoTime);
         long t = 0;
         for (int i = 0; i < 1000; i++) {
             shared.arrival(t += 100_000);

@@ -1,6 +1,6 @@
 package io.doubleface.services.ycsb;
 
-import io.doubleface.driver.spi.ResiliencePolicy;
+import io.doubleface.driver.spi.Resilience;
 import io.doubleface.driver.spi.ResilientDriver;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.api.Backend;
@@ -86,7 +86,7 @@ public final class YcsbService implements FanoutService<YcsbQuery, byte[], YcsbS
      */
     public static <C extends Command<?>> YcsbService install(FanoutServer.Builder builder, RecordStore<C> store,
             long records, int scanRecords, long replyWorkNanos, boolean grpc,
-            ResiliencePolicy<? super C> resilience) {
+            Resilience<? super C> resilience) {
         ShardDriver<C> driver = resilience == null ? store.driver() : ResilientDriver.wrap(store.driver(), resilience);
         Backend<C> b = builder.backend("records", driver);
         YcsbService service = new YcsbService(b, store, records, scanRecords, replyWorkNanos);

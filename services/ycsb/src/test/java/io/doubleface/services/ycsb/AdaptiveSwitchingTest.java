@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.doubleface.tune.LoadAdapter;
 import io.doubleface.tune.Profile;
-import io.doubleface.tune.TunePolicy;
+import io.doubleface.tune.TuneStrategy;
 import io.doubleface.tune.TuneSettings;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -54,7 +54,7 @@ class AdaptiveSwitchingTest {
 
     @Test
     void adapterFollowsTheLoadWithoutLosingARequest() throws Exception {
-        TuneSettings settings = TuneSettings.of(TunePolicy.ADAPTIVE, syntheticProfile()).withDetector("ring-8");
+        TuneSettings settings = TuneSettings.of(TuneStrategy.ADAPTIVE, syntheticProfile()).withDetector("ring-8");
         try (TestCluster cluster = TestCluster.builder(SHARDS).tweak(b -> b.adaptive(settings)).start()) {
             LoadAdapter adapter = cluster.server.internals().adapter();
             assertEquals("sdb-1n-4w", cluster.server.configuration().name(), "starts on the peak-sustaining one");

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * End to end, the DoubleFace reply-scheduling policies change the order replies are processed in,
+ * End to end, the DoubleFace reply-reply orders change the order replies are processed in,
  * never the results: with per-reply CPU work and concurrent load, {@code fifo} and
  * {@code completion-first} answer with the exact expected bytes, and every reply went through
  * the end-of-iteration tail batches.

@@ -3,7 +3,7 @@ package io.doubleface.services.ycsb;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.spi.ResiliencePolicy;
+import io.doubleface.driver.spi.Resilience;
 import io.doubleface.kv.KvLeafServer;
 import io.doubleface.kv.KvRequest;
 import java.net.InetSocketAddress;
@@ -33,7 +33,7 @@ class ResilienceEndToEndTest {
     void killedShardOpensItsCircuitAndTheProbeClosesIt(String model) throws Exception {
         KvLeafServer shard = KvLeafServer.builder().shards(1).basePort(0).records(TestCluster.RECORDS).start();
         int port = shard.port(0);
-        ResiliencePolicy<KvRequest> policy = ResiliencePolicy.<KvRequest>none().idempotent(r -> true)
+        Resilience<KvRequest> policy = Resilience.<KvRequest>none().idempotent(r -> true)
                 .circuitBreaker(2, Duration.ofMillis(400));
         try (TestCluster cluster = TestCluster.builder(SHARDS).configuration(model).resilience(policy)
                 .shardAt(FAULTY, new InetSocketAddress("127.0.0.1", port)).start()) {

@@ -1,7 +1,7 @@
 package io.doubleface.services.ycsb;
 
 
-import io.doubleface.driver.spi.ResiliencePolicy;
+import io.doubleface.driver.spi.Resilience;
 import io.doubleface.driver.spi.ResilientDriver;
 import io.doubleface.driver.spi.ShardDriver;
 import io.doubleface.kv.KvRequest;
@@ -115,7 +115,7 @@ final class TestCluster implements AutoCloseable {
         private Function<YcsbService, FanoutService<YcsbQuery, byte[], YcsbService.Result>> wrap = s -> s;
         private UnaryOperator<FanoutServer.Builder> tweak = b -> b;
         private UnaryOperator<HttpBinding<YcsbQuery, YcsbService.Result>> binding = b -> b;
-        private ResiliencePolicy<? super KvRequest> resilience;
+        private Resilience<? super KvRequest> resilience;
 
         private Builder(int shards) {
             this.shards = shards;
@@ -170,7 +170,7 @@ final class TestCluster implements AutoCloseable {
         }
 
         /** The backend's driver wrapped in a {@link ResilientDriver} with {@code policy}. */
-        Builder resilience(ResiliencePolicy<? super KvRequest> policy) {
+        Builder resilience(Resilience<? super KvRequest> policy) {
             this.resilience = policy;
             return this;
         }

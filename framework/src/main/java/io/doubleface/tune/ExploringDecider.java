@@ -4,7 +4,7 @@ import io.doubleface.model.Configuration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Decisions without a profile ({@link DecisionPolicy#exploring()}): the adapter starts on the
+ * Decisions without a profile ({@link Decider#exploring()}): the adapter starts on the
  * anchor (the first candidate, assumed to sustain peak load) and, while the load stays in one
  * bucket, probes one unexplored candidate at a time until it has enough live samples; a probe is
  * abandoned at its first failed request, when its live p99 exceeds {@value #PROBE_ABORT_FACTOR}×
@@ -12,9 +12,9 @@ import java.util.concurrent.TimeUnit;
  * A load bucket with no live knowledge runs on the anchor. A saturated configuration is left for
  * the anchor. (docs/tuning.md, "Without a profile".)
  *
- * <p>Threading: the adapter thread only ({@link DecisionPolicy}).
+ * <p>Threading: the adapter thread only ({@link Decider}).
  */
-final class ExploringPolicy implements DecisionPolicy {
+final class ExploringDecider implements Decider {
 
     /** A probe whose live p99 exceeds this multiple of the anchor's is abandoned: {@value}. */
     static final double PROBE_ABORT_FACTOR = 2.0;

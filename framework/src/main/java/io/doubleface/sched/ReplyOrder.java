@@ -10,7 +10,7 @@ import java.util.function.Supplier;
  * <p>Threading: an instance is created per loop and used only by that loop's thread, so
  * implementations may keep scratch state without synchronisation.
  */
-public interface SchedulingPolicy {
+public interface ReplyOrder {
 
     /** The policy's name, as given on the command line. */
     String name();
@@ -25,13 +25,13 @@ public interface SchedulingPolicy {
      * Creates a fresh instance of the named policy: {@code fifo}, {@code completion-first} (alias
      * {@code cf}) or {@code completion-first-arrival} (alias {@code cfa}).
      */
-    static SchedulingPolicy create(String name) {
+    static ReplyOrder create(String name) {
         return switch (name.toLowerCase(Locale.ROOT)) {
-            case "fifo" -> new FifoPolicy();
-            case "completion-first", "cf" -> new CompletionFirstPolicy();
-            case "completion-first-arrival", "cfa" -> CompletionFirstPolicy.arrivalOrder();
+            case "fifo" -> new FifoOrder();
+            case "completion-first", "cf" -> new CompletionFirstOrder();
+            case "completion-first-arrival", "cfa" -> CompletionFirstOrder.arrivalOrder();
             default -> throw new IllegalArgumentException(
-                    "scheduling policy: '" + name + "' (expected: fifo, completion-first or completion-first-arrival)");
+                    "reply order: '" + name + "' (expected: fifo, completion-first or completion-first-arrival)");
         };
     }
 
@@ -41,7 +41,7 @@ public interface SchedulingPolicy {
      *
      * @throws IllegalArgumentException if the policy is unknown
      */
-    static Supplier<SchedulingPolicy> factory(String name) {
+    static Supplier<ReplyOrder> factory(String name) {
         String canonical = create(name).name();
         return () -> create(canonical);
     }

@@ -4,14 +4,14 @@ import io.doubleface.model.Configuration;
 import java.util.List;
 
 /**
- * What a {@link DecisionPolicy} sees at one decision of a {@link LoadAdapter}: the monitor's
+ * What a {@link Decider} sees at one decision of a {@link LoadAdapter}: the monitor's
  * readings and the latency table at {@link #now}, the active configuration and the time of the
  * adapter's last switch. One instance per adapter, reused for every decision (no allocation).
  *
  * <p>Threading: the adapter thread only; the adapter sets {@link #now} before each decision and
  * {@link #lastSwitch} at each switch.
  */
-final class PolicyContext implements DecisionPolicy.Context {
+final class DeciderContext implements Decider.Context {
 
     private final LoadAdapter.Switcher switcher;
     private final TuneSettings settings;
@@ -25,7 +25,7 @@ final class PolicyContext implements DecisionPolicy.Context {
     /** The time of the adapter's last switch; far in the past before the first. */
     long lastSwitch = Long.MIN_VALUE / 2;
 
-    PolicyContext(LoadAdapter.Switcher switcher, TuneSettings settings, LoadMonitor monitor, LatencyTable table) {
+    DeciderContext(LoadAdapter.Switcher switcher, TuneSettings settings, LoadMonitor monitor, LatencyTable table) {
         this.switcher = switcher;
         this.settings = settings;
         this.choices = settings.choices();

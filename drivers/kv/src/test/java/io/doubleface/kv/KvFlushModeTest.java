@@ -4,7 +4,7 @@ import io.doubleface.driver.Transport;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.spi.LoopFlush;
 import io.doubleface.kv.TestShards.FakeShard;
@@ -26,12 +26,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The downstream flush policy ({@link FlushPolicy}, set per loop with {@link LoopFlush}) of the
+ * The downstream flush mode ({@link FlushMode}, set per loop with {@link LoopFlush}) of the
  * pipelined loop client, with the KV driver on real sockets: every policy answers every call; when
  * the bytes leave is observed at a shard that counts what it reads; a switch under load loses no
  * call.
  */
-class KvFlushPolicyTest {
+class KvFlushModeTest {
 
     private static final int RECORDS = 100;
 
@@ -62,7 +62,7 @@ class KvFlushPolicyTest {
     void everyPolicyAnswersEveryCallWithItsOwnReply(String spec) throws Exception {
         KvLeafServer leaf = closeLater(KvLeafServer.builder().shards(3).records(RECORDS).start());
         EventLoop loop = clientLoop();
-        LoopFlush.set(loop, FlushPolicy.parse(spec));
+        LoopFlush.set(loop, FlushMode.parse(spec));
         KvDriver driver = closeLater(KvDriver.of(leaf.addresses()));
         LoopClient<KvRequest> client = driver.openOn(loop);
         int n = 300; // 1 to 7 calls per loop task: full batches, partial ones, single calls
@@ -138,7 +138,7 @@ class KvFlushPolicyTest {
         assertTrue(within(5_000, () -> received.get() > before), "per-iteration: flushed at the end");
 
         // per write: each call leaves inside the task that sent it
-        LoopFlush.set(loop, FlushPolicy.PER_WRITE);
+        LoopFlush.set(loop, FlushMode.PER_WRITE);
         onLoop(client, c -> {
             long b0 = received.get();
             c.send(0, KvRequest.readRecord(3), never, 2);
@@ -149,7 +149,7 @@ class KvFlushPolicyTest {
         });
 
         // batch of 3 (long delay): two wait, the third sends all three
-        LoopFlush.set(loop, FlushPolicy.batch(3, 1_000_000));
+        LoopFlush.set(loop, FlushMode.batch(3, 1_000_000));
         onLoop(client, c -> {
             long b0 = received.get();
             c.send(0, KvRequest.readRecord(5), never, 4);
@@ -167,7 +167,7 @@ class KvFlushPolicyTest {
         EventLoop loop = clientLoop();
         LoopClient<KvRequest> client = connectedTo(shard, received, loop);
         Outcomes never = new Outcomes(loop, 1);
-        LoopFlush.set(loop, FlushPolicy.batch(1000, 20_000)); // 20 ms
+        LoopFlush.set(loop, FlushMode.batch(1000, 20_000)); // 20 ms
         long before = received.get();
         long[] sentAt = new long[1];
         onLoop(client, c -> {
@@ -200,8 +200,8 @@ class KvFlushPolicyTest {
         LoopClient<KvRequest> client = driver.openOn(loop);
         int n = 20_000;
         Outcomes out = new Outcomes(loop, n);
-        List<FlushPolicy> policies = List.of(FlushPolicy.PER_ITERATION, FlushPolicy.batch(8, 100),
-                FlushPolicy.PER_WRITE, FlushPolicy.batch(5000, 2_000), FlushPolicy.batch(3, 10));
+        List<FlushMode> policies = List.of(FlushMode.PER_ITERATION, FlushMode.batch(8, 100),
+                FlushMode.PER_WRITE, FlushMode.batch(5000, 2_000), FlushMode.batch(3, 10));
         Thread switcher = new Thread(() -> {
             for (int i = 0; !Thread.currentThread().isInterrupted(); i++) {
                 LoopFlush.set(loop, policies.get(i % policies.size()));

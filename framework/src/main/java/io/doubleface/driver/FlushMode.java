@@ -24,13 +24,13 @@ import java.util.concurrent.TimeUnit;
  *     waiting calls
  * @param maxDelayNanos for a batch, the longest a call waits to be flushed; {@code 0} otherwise
  */
-public record FlushPolicy(int batchSize, long maxDelayNanos) {
+public record FlushMode(int batchSize, long maxDelayNanos) {
 
     /** Flush every dirty connection once at the end of the loop iteration (the default). */
-    public static final FlushPolicy PER_ITERATION = new FlushPolicy(0, 0);
+    public static final FlushMode PER_ITERATION = new FlushMode(0, 0);
 
     /** Flush each call as soon as it is encoded. */
-    public static final FlushPolicy PER_WRITE = new FlushPolicy(1, 0);
+    public static final FlushMode PER_WRITE = new FlushMode(1, 0);
 
     /** Longest wait of a batched call when {@code batch:N} names none: {@value} µs. */
     public static final long DEFAULT_BATCH_DELAY_MICROS = 50;
@@ -48,7 +48,7 @@ public record FlushPolicy(int batchSize, long maxDelayNanos) {
      *     {@code (1, 0)} or a batch with a size in {@code 2..}{@value #MAX_BATCH_SIZE} and a delay in
      *     {@code 1 ns..}{@value #MAX_BATCH_DELAY_MICROS} µs
      */
-    public FlushPolicy {
+    public FlushMode {
         if (batchSize < 0 || batchSize > MAX_BATCH_SIZE) {
             throw new IllegalArgumentException("flush batch size: " + batchSize
                     + " (expected: 0 = per iteration, 1 = per write, 2.." + MAX_BATCH_SIZE + ")");
@@ -72,7 +72,7 @@ public record FlushPolicy(int batchSize, long maxDelayNanos) {
      * @return the policy
      * @throws IllegalArgumentException if a bound is out of range
      */
-    public static FlushPolicy batch(int size, long maxDelayMicros) {
+    public static FlushMode batch(int size, long maxDelayMicros) {
         if (size < 2 || size > MAX_BATCH_SIZE) {
             throw new IllegalArgumentException("flush batch size: " + size + " (expected: 2.." + MAX_BATCH_SIZE
                     + "; per-write is a batch of 1)");
@@ -81,18 +81,18 @@ public record FlushPolicy(int batchSize, long maxDelayNanos) {
             throw new IllegalArgumentException("flush batch delay: " + maxDelayMicros + " µs (expected: 1.."
                     + MAX_BATCH_DELAY_MICROS + ")");
         }
-        return new FlushPolicy(size, TimeUnit.MICROSECONDS.toNanos(maxDelayMicros));
+        return new FlushMode(size, TimeUnit.MICROSECONDS.toNanos(maxDelayMicros));
     }
 
     /**
      * Reads {@code per-write}, {@code per-iteration}, {@code batch:N} or {@code batch:N:Tus} (the
      * delay in microseconds, the {@code us} optional; default {@value #DEFAULT_BATCH_DELAY_MICROS}).
      *
-     * @param spec the policy as the {@code --flush-policy} option and {@code /admin/knobs} take it
+     * @param spec the policy as the {@code --flush-mode} option and {@code /admin/knobs} take it
      * @return the policy
      * @throws IllegalArgumentException if {@code spec} is none of these, saying what was expected
      */
-    public static FlushPolicy parse(String spec) {
+    public static FlushMode parse(String spec) {
         String s = spec == null ? "" : spec.trim();
         if (s.equals("per-write")) {
             return PER_WRITE;
@@ -103,7 +103,7 @@ public record FlushPolicy(int batchSize, long maxDelayNanos) {
         String expected = " (expected: per-write, per-iteration, batch:N or batch:N:Tus, e.g. batch:16:50us)";
         String[] parts = s.startsWith("batch:") ? s.substring("batch:".length()).split(":", -1) : null;
         if (parts == null || parts.length > 2) {
-            throw new IllegalArgumentException("flush policy: '" + spec + "'" + expected);
+            throw new IllegalArgumentException("flush mode: '" + spec + "'" + expected);
         }
         int n;
         long us = DEFAULT_BATCH_DELAY_MICROS;
@@ -114,7 +114,7 @@ public record FlushPolicy(int batchSize, long maxDelayNanos) {
                 us = Long.parseLong(t);
             }
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("flush policy: '" + spec + "'" + expected, e);
+            throw new IllegalArgumentException("flush mode: '" + spec + "'" + expected, e);
         }
         return batch(n, us);
     }

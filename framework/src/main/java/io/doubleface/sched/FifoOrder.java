@@ -1,7 +1,7 @@
 package io.doubleface.sched;
 
 /** The baseline: replies in the order they were decoded. */
-public final class FifoPolicy implements SchedulingPolicy {
+public final class FifoOrder implements ReplyOrder {
 
     @Override
     public String name() {

@@ -6,7 +6,7 @@ import java.util.Locale;
  * How the load adapter chooses: μTune's policy and the two baselines it was compared with. Each
  * is selectable as a server configuration name ({@code --config adaptive} etc.).
  */
-public enum TunePolicy {
+public enum TuneStrategy {
     /**
      * μTune, plus live refinement: event-based load monitor ({@link RingBufferDetector}), any
      * configuration of the profile.
@@ -23,7 +23,7 @@ public enum TunePolicy {
     private final String label;
     private final String defaultDetector;
 
-    TunePolicy(String label, String defaultDetector) {
+    TuneStrategy(String label, String defaultDetector) {
         this.label = label;
         this.defaultDetector = defaultDetector;
     }
@@ -39,12 +39,12 @@ public enum TunePolicy {
     }
 
     /** The policy named {@code name} ({@code adaptive}, {@code adaptive-window}, {@code fm}), or {@code null}. */
-    public static TunePolicy byLabel(String name) {
+    public static TuneStrategy byLabel(String name) {
         if (name == null) {
             return null;
         }
         String n = name.strip().toLowerCase(Locale.ROOT);
-        for (TunePolicy p : values()) {
+        for (TuneStrategy p : values()) {
             if (p.label.equals(n)) {
                 return p;
             }

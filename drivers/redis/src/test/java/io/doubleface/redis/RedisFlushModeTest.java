@@ -4,7 +4,7 @@ import io.doubleface.driver.Transport;
 import static io.doubleface.redis.TestData.B;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 
-import io.doubleface.driver.FlushPolicy;
+import io.doubleface.driver.FlushMode;
 import io.doubleface.driver.spi.LoopClient;
 import io.doubleface.driver.spi.LoopFlush;
 import io.doubleface.internal.loop.LoopGroup;
@@ -18,12 +18,12 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The downstream flush policy ({@link FlushPolicy}) with the Redis driver's loop clients that
+ * The downstream flush mode ({@link FlushMode}) with the Redis driver's loop clients that
  * honour it — {@code per-loop} (Lettuce, {@code flushCommands}) and {@code native} (the pipelined
  * loop client) — against real redis-server processes: every policy answers every call with its own
  * value, a batch larger than the load is flushed by its timer, a switch under load loses nothing.
  */
-class RedisFlushPolicyTest {
+class RedisFlushModeTest {
 
     static RedisServers servers;
 
@@ -62,7 +62,7 @@ class RedisFlushPolicyTest {
         try (LoopGroup group = new LoopGroup("redis-fl", 1, Transport.AUTO);
                 RedisDriver driver = RedisDriver.of(servers.uri() + "?connection=" + mode, RedisDriverTest.SETTINGS)) {
             EventLoop loop = group.loops().get(0);
-            LoopFlush.set(loop, FlushPolicy.parse(policy));
+            LoopFlush.set(loop, FlushMode.parse(policy));
             LoopClient<RedisCommand<?>> client = driver.openOn(loop);
             int n = 200;
             Outcomes out = new Outcomes(loop, n);
@@ -83,8 +83,8 @@ class RedisFlushPolicyTest {
                 RedisDriver driver = RedisDriver.of(servers.uri() + "?connection=" + mode, RedisDriverTest.SETTINGS)) {
             EventLoop loop = group.loops().get(0);
             LoopClient<RedisCommand<?>> client = driver.openOn(loop);
-            List<FlushPolicy> policies = List.of(FlushPolicy.PER_WRITE, FlushPolicy.batch(8, 100),
-                    FlushPolicy.PER_ITERATION, FlushPolicy.batch(2000, 1_000), FlushPolicy.batch(3, 10));
+            List<FlushMode> policies = List.of(FlushMode.PER_WRITE, FlushMode.batch(8, 100),
+                    FlushMode.PER_ITERATION, FlushMode.batch(2000, 1_000), FlushMode.batch(3, 10));
             int n = 3000;
             Outcomes out = new Outcomes(loop, n);
             for (int i = 0, s = 0; i < n; s++) {

@@ -25,7 +25,7 @@ import java.util.Arrays;
  * <p>Cost: O(n + g log g) for n replies in g requests (O(n + g) in arrival order), no
  * allocation once the scratch arrays have grown to the largest batch seen.
  */
-public final class CompletionFirstPolicy implements SchedulingPolicy {
+public final class CompletionFirstOrder implements ReplyOrder {
 
     private final boolean shortestFirst;
     private int epoch;
@@ -33,17 +33,17 @@ public final class CompletionFirstPolicy implements SchedulingPolicy {
     private long[] keys = new long[64];
 
     /** Complete requests first, shortest remaining work first ({@code completion-first}). */
-    public CompletionFirstPolicy() {
+    public CompletionFirstOrder() {
         this(true);
     }
 
-    private CompletionFirstPolicy(boolean shortestFirst) {
+    private CompletionFirstOrder(boolean shortestFirst) {
         this.shortestFirst = shortestFirst;
     }
 
     /** Complete requests first, in the order of their first reply ({@code completion-first-arrival}). */
-    public static CompletionFirstPolicy arrivalOrder() {
-        return new CompletionFirstPolicy(false);
+    public static CompletionFirstOrder arrivalOrder() {
+        return new CompletionFirstOrder(false);
     }
 
     @Override

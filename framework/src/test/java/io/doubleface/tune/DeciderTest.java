@@ -16,11 +16,11 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /**
- * Detectors and decision policies plugged in by type ({@link TuneSettings#withDetector(Supplier)},
- * {@link TuneSettings#withDecisionPolicy}), with the fake clock and fake engine of
+ * Detectors and deciders plugged in by type ({@link TuneSettings#withDetector(Supplier)},
+ * {@link TuneSettings#withDecider}), with the fake clock and fake engine of
  * {@link LoadAdapterTest}.
  */
-class DecisionPolicyTest {
+class DeciderTest {
 
     /** A detector that reads whatever rate the test sets. */
     static final class FixedRateDetector implements LoadDetector {
@@ -44,8 +44,8 @@ class DecisionPolicyTest {
     }
 
     /** Asks μTune's policy and records what it saw and said: a decorator a user might write. */
-    static final class Recording implements DecisionPolicy {
-        final DecisionPolicy inner = DecisionPolicy.profileDriven();
+    static final class Recording implements Decider {
+        final Decider inner = Decider.profileDriven();
         final List<String> decisions = new ArrayList<>();
         long calls;
 
@@ -64,7 +64,7 @@ class DecisionPolicyTest {
     @Test
     void aPolicyDecoratingTheBuiltInOneMakesTheSameSwitches() {
         List<Recording> made = new ArrayList<>();
-        TuneSettings s = LoadAdapterTest.settings().withDecisionPolicy(() -> {
+        TuneSettings s = LoadAdapterTest.settings().withDecider(() -> {
             Recording r = new Recording();
             made.add(r);
             return r;
@@ -78,7 +78,7 @@ class DecisionPolicyTest {
         assertEquals(List.of("sip", "sdp-1n-64w", "sdb-1n-64w", "sip"), decorated.engine.switches);
         assertEquals(builtIn.engine.switches, decorated.engine.switches);
         assertEquals(1, made.size(), "one policy per adapter");
-        assertSame(made.get(0), decorated.adapter.policy());
+        assertSame(made.get(0), decorated.adapter.decider());
         assertEquals(List.of("sip:better", "sdp-1n-64w:better", "sdb-1n-64w:rising", "sip:better"),
                 made.get(0).decisions);
         assertTrue(made.get(0).calls > 1000, "asked every interval: " + made.get(0).calls);
@@ -113,7 +113,7 @@ class DecisionPolicyTest {
 
     @Test
     void reasonsOfAPolicyAreCountedAfterTheBuiltInOnes() {
-        DecisionPolicy flip = new DecisionPolicy() {
+        Decider flip = new Decider() {
             @Override
             public Decision decide(Context ctx) {
                 String to = ctx.active().name().equals("sip") ? "sdb-1n-64w" : "sip";
@@ -125,7 +125,7 @@ class DecisionPolicyTest {
                 return List.of("down", "better");
             }
         };
-        Driver d = new Driver(LoadAdapterTest.settings().withDecisionPolicy(() -> flip));
+        Driver d = new Driver(LoadAdapterTest.settings().withDecider(() -> flip));
         assertEquals(List.of("better", "far-better", "infeasible", "saturated", "probe", "probe-abort", "unknown-load", "noise", "rising",
                 "down"), List.copyOf(d.adapter.switchesByReason().keySet()), "declared ones from the start");
         d.run(1000, 40);
@@ -138,7 +138,7 @@ class DecisionPolicyTest {
     @Test
     void aDecisionOutsideTheChoicesIsRefusedAndNothingSwitches() {
         Driver d = new Driver(LoadAdapterTest.settings()
-                .withDecisionPolicy(() -> ctx -> new DecisionPolicy.Decision("thread-2", "mine")));
+                .withDecider(() -> ctx -> new Decider.Decision("thread-2", "mine")));
         d.now += LoadAdapterTest.MS;
         for (int i = 0; i < 20; i++) {
             d.adapter.admitted(d.now + i);
@@ -148,7 +148,7 @@ class DecisionPolicyTest {
         assertTrue(e.getMessage().contains("thread-2"), e.getMessage());
         assertEquals(List.of(), d.engine.switches);
         assertEquals(0, d.adapter.switches());
-        assertThrows(IllegalArgumentException.class, () -> new DecisionPolicy.Decision("sip", " "));
+        assertThrows(IllegalArgumentException.class, () -> new Decider.Decision("sip", " "));
     }
 
     @Test
@@ -163,7 +163,7 @@ class DecisionPolicyTest {
         TuneSettings back = made.withDetector("window");
         assertNull(back.detectorFactory());
         assertEquals("window-5ms", back.newDetector().describe());
-        assertThrows(IllegalArgumentException.class, () -> new TuneSettings(named.policy(), named.profile(), "ring",
+        assertThrows(IllegalArgumentException.class, () -> new TuneSettings(named.strategy(), named.profile(), "ring",
                 named.interval(), named.margin(), named.hysteresis(), named.dwell(), named.minSamples(),
                 named.candidates(), named.smoothing(), named.countWindow(), named.saturation(),
                 named.saturationWindow(), f, null));
@@ -173,24 +173,24 @@ class DecisionPolicyTest {
 
     @Test
     void theBuiltInPolicyFollowsTheProfileAndTheProfileDrivenOneNeedsOne() {
-        assertTrue(LoadAdapterTest.settings().newDecisionPolicy() instanceof ProfilePolicy);
-        TuneSettings none = TuneSettings.of(TunePolicy.ADAPTIVE, null);
-        assertTrue(none.newDecisionPolicy() instanceof ExploringPolicy);
+        assertTrue(LoadAdapterTest.settings().newDecider() instanceof ProfileDecider);
+        TuneSettings none = TuneSettings.of(TuneStrategy.ADAPTIVE, null);
+        assertTrue(none.newDecider() instanceof ExploringDecider);
         assertThrows(IllegalArgumentException.class, () -> new LoadAdapter(new LoadAdapterTest.FakeSwitcher("doubleface"),
-                none.withDecisionPolicy(DecisionPolicy::profileDriven), () -> 0L));
+                none.withDecider(Decider::profileDriven), () -> 0L));
         assertTrue(new LoadAdapter(new LoadAdapterTest.FakeSwitcher("sip"),
-                LoadAdapterTest.settings().withDecisionPolicy(DecisionPolicy::exploring), () -> 0L)
-                .policy() instanceof ExploringPolicy, "exploring over a profile's choices is allowed");
+                LoadAdapterTest.settings().withDecider(Decider::exploring), () -> 0L)
+                .decider() instanceof ExploringDecider, "exploring over a profile's choices is allowed");
     }
 
     @Test
     void aDecisionCarriesAConfigurationAndItsNameConstructorParses() {
-        DecisionPolicy.Decision byName = new DecisionPolicy.Decision("sdb", "busy");
-        assertEquals(new DecisionPolicy.Decision(Configuration.parse("sdb-1n-64w"), "busy"), byName);
+        Decider.Decision byName = new Decider.Decision("sdb", "busy");
+        assertEquals(new Decider.Decision(Configuration.parse("sdb-1n-64w"), "busy"), byName);
         assertEquals("sdb-1n-64w", byName.configuration().name());
-        assertThrows(IllegalArgumentException.class, () -> new DecisionPolicy.Decision("warp-9", "busy"));
-        assertThrows(NullPointerException.class, () -> new DecisionPolicy.Decision((String) null, "busy"));
-        assertThrows(NullPointerException.class, () -> new DecisionPolicy.Decision((Configuration) null, "busy"));
+        assertThrows(IllegalArgumentException.class, () -> new Decider.Decision("warp-9", "busy"));
+        assertThrows(NullPointerException.class, () -> new Decider.Decision((String) null, "busy"));
+        assertThrows(NullPointerException.class, () -> new Decider.Decision((Configuration) null, "busy"));
     }
 
     @Test
@@ -198,17 +198,17 @@ class DecisionPolicyTest {
         Configuration quiet = Configuration.parse("sip");
         Configuration busy = Configuration.parse("sdb-1n-64w");
         List<Configuration> seen = new ArrayList<>();
-        // the threshold policy of DecisionPolicy's Javadoc, configurations parsed once
-        DecisionPolicy threshold = ctx -> {
+        // the threshold policy of Decider's Javadoc, configurations parsed once
+        Decider threshold = ctx -> {
             assertEquals(ctx.choices().get(2), ctx.anchor(), "the peak-sustaining one");
             assertTrue(ctx.choices().contains(ctx.active()), "the active one is a choice: " + ctx.active());
             assertEquals(200, ctx.predictedP99(quiet, 100), 1e-9, "the profile's p99 of a typed choice");
             assertTrue(ctx.feasible(busy, 10_000));
             seen.add(ctx.active());
             Configuration want = ctx.load() < 2000 ? quiet : busy;
-            return want.equals(ctx.active()) ? null : new DecisionPolicy.Decision(want, "threshold");
+            return want.equals(ctx.active()) ? null : new Decider.Decision(want, "threshold");
         };
-        Driver d = new Driver(LoadAdapterTest.settings().withDecisionPolicy(() -> threshold));
+        Driver d = new Driver(LoadAdapterTest.settings().withDecider(() -> threshold));
         assertEquals("sip", d.run(500, 200));
         assertEquals(quiet, d.adapter.evaluate(d.now));
         assertEquals("sdb-1n-64w", d.run(10_000, 200));

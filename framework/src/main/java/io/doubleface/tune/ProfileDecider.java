@@ -3,7 +3,7 @@ package io.doubleface.tune;
 import io.doubleface.model.Configuration;
 
 /**
- * μTune's decisions over a trained profile ({@link DecisionPolicy#profileDriven()}): the lowest
+ * μTune's decisions over a trained profile ({@link Decider#profileDriven()}): the lowest
  * predicted p99 among the feasible configurations.
  *
  * <p>A configuration other than the anchor (the peak-sustaining one) is a candidate at a load
@@ -22,9 +22,9 @@ import io.doubleface.model.Configuration;
  *
  * <p>Why each rule, with the runs that showed it: docs/tuning.md, "Decisions" and "Saturation".
  *
- * <p>Threading: the adapter thread only ({@link DecisionPolicy}).
+ * <p>Threading: the adapter thread only ({@link Decider}).
  */
-final class ProfilePolicy implements DecisionPolicy {
+final class ProfileDecider implements Decider {
 
     /**
      * An active configuration predicted this many times the best one's p99 is left after one

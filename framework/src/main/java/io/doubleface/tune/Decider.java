@@ -10,7 +10,7 @@ import java.util.Objects;
  * next and why. A pluggable axis of the adapter; the built-in ones are
  * {@link #profileDriven()} (μTune's, for {@code adaptive}, {@code adaptive-window} and
  * {@code fm}, which differ only in detector and choice set) and {@link #exploring()} (no
- * profile). {@link TuneSettings#withDecisionPolicy} plugs in your own.
+ * profile). {@link TuneSettings#withDecider} plugs in your own.
  *
  * <p>The adapter measures and switches; the policy only decides. Switching, the switch log, the
  * counts by reason and the metrics are the adapter's: a policy returns a {@link Decision} and the
@@ -48,7 +48,7 @@ import java.util.Objects;
  * }
  * }</pre>
  */
-public interface DecisionPolicy {
+public interface Decider {
 
     /**
      * One decision, at {@link Context#now()}. Called only once there is a load estimate
@@ -84,8 +84,8 @@ public interface DecisionPolicy {
      * (docs/tuning.md, "Decisions"). The built-in policy whenever {@link TuneSettings#profile()}
      * is set; a new instance each call (a policy keeps per-adapter state).
      */
-    static DecisionPolicy profileDriven() {
-        return new ProfilePolicy();
+    static Decider profileDriven() {
+        return new ProfileDecider();
     }
 
     /**
@@ -94,8 +94,8 @@ public interface DecisionPolicy {
      * "Without a profile"). The built-in policy when {@link TuneSettings#profile()} is
      * {@code null}; a new instance each call.
      */
-    static DecisionPolicy exploring() {
-        return new ExploringPolicy();
+    static Decider exploring() {
+        return new ExploringDecider();
     }
 
     /**
@@ -131,7 +131,7 @@ public interface DecisionPolicy {
      * live latencies, with the saturation caps). Loads are requests per second, latencies
      * microseconds, times {@link System#nanoTime()} values (or a test's fake clock).
      *
-     * <p>Threading: the adapter's thread, during {@link DecisionPolicy#decide} only.
+     * <p>Threading: the adapter's thread, during {@link Decider#decide} only.
      */
     interface Context {
 

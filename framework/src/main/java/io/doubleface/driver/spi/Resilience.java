@@ -12,11 +12,11 @@ import java.util.function.Predicate;
  * want:
  *
  * <pre>{@code
- * ResiliencePolicy<RedisCommand<?>> policy = ResiliencePolicy.<RedisCommand<?>>none()
+ * Resilience<RedisCommand<?>> policy = Resilience.<RedisCommand<?>>none()
  *         .idempotent(c -> c.readOnly())                       // which commands may be sent twice
  *         .circuitBreaker(5, Duration.ofSeconds(1))            // 5 failures in a row: fail fast for 1 s
- *         .retries(1, ResiliencePolicy.Budget.of(0.1, 10))     // 1 retry, at most 10% of calls + 10/s
- *         .hedging(Duration.ofMillis(20), ResiliencePolicy.Budget.of(0.05, 5));
+ *         .retries(1, Resilience.Budget.of(0.1, 10))     // 1 retry, at most 10% of calls + 10/s
+ *         .hedging(Duration.ofMillis(20), Resilience.Budget.of(0.05, 5));
  * builder.backend("cache", ResilientDriver.wrap(RedisDriver.of(uri), policy));
  * }</pre>
  *
@@ -40,7 +40,7 @@ import java.util.function.Predicate;
  *
  * @param <C> the driver's command type
  */
-public final class ResiliencePolicy<C extends Command<?>> {
+public final class Resilience<C extends Command<?>> {
 
     /**
      * A budget of extra calls (Finagle's retry-budget shape): every call eligible for an extra one
@@ -97,7 +97,7 @@ public final class ResiliencePolicy<C extends Command<?>> {
     private final Budget hedgeBudget;
     private final double hedgePercentile; // 0: a fixed delay
 
-    private ResiliencePolicy(Predicate<? super C> idempotent, int consecutiveFailures, Duration openFor,
+    private Resilience(Predicate<? super C> idempotent, int consecutiveFailures, Duration openFor,
             int maxRetries, Budget retryBudget, Duration hedgeDelay, Budget hedgeBudget, double hedgePercentile) {
         this.idempotent = idempotent;
         this.consecutiveFailures = consecutiveFailures;
@@ -115,8 +115,8 @@ public final class ResiliencePolicy<C extends Command<?>> {
      *
      * @param <C> the driver's command type
      */
-    public static <C extends Command<?>> ResiliencePolicy<C> none() {
-        return new ResiliencePolicy<>(NOTHING, 0, Duration.ZERO, 0, null, null, null, 0);
+    public static <C extends Command<?>> Resilience<C> none() {
+        return new Resilience<>(NOTHING, 0, Duration.ZERO, 0, null, null, null, 0);
     }
 
     /**
@@ -127,8 +127,8 @@ public final class ResiliencePolicy<C extends Command<?>> {
      *     thread, so keep it cheap
      * @return a new policy
      */
-    public ResiliencePolicy<C> idempotent(Predicate<? super C> idempotent) {
-        return new ResiliencePolicy<>(Objects.requireNonNull(idempotent, "idempotent"), consecutiveFailures, openFor,
+    public Resilience<C> idempotent(Predicate<? super C> idempotent) {
+        return new Resilience<>(Objects.requireNonNull(idempotent, "idempotent"), consecutiveFailures, openFor,
                 maxRetries, retryBudget, hedgeDelay, hedgeBudget, hedgePercentile);
     }
 
@@ -141,12 +141,12 @@ public final class ResiliencePolicy<C extends Command<?>> {
      *     {@code > 0}
      * @return a new policy
      */
-    public ResiliencePolicy<C> circuitBreaker(int consecutiveFailures, Duration openFor) {
+    public Resilience<C> circuitBreaker(int consecutiveFailures, Duration openFor) {
         if (consecutiveFailures < 1) {
             throw new IllegalArgumentException("consecutiveFailures: " + consecutiveFailures + " (expected: > 0)");
         }
         positive("openFor", openFor);
-        return new ResiliencePolicy<>(idempotent, consecutiveFailures, openFor, maxRetries, retryBudget,
+        return new Resilience<>(idempotent, consecutiveFailures, openFor, maxRetries, retryBudget,
                 hedgeDelay, hedgeBudget, hedgePercentile);
     }
 
@@ -157,11 +157,11 @@ public final class ResiliencePolicy<C extends Command<?>> {
      * @param budget the budget all retries of the driver share
      * @return a new policy
      */
-    public ResiliencePolicy<C> retries(int maxRetries, Budget budget) {
+    public Resilience<C> retries(int maxRetries, Budget budget) {
         if (maxRetries < 1) {
             throw new IllegalArgumentException("maxRetries: " + maxRetries + " (expected: > 0)");
         }
-        return new ResiliencePolicy<>(idempotent, consecutiveFailures, openFor, maxRetries,
+        return new Resilience<>(idempotent, consecutiveFailures, openFor, maxRetries,
                 Objects.requireNonNull(budget, "budget"), hedgeDelay, hedgeBudget, hedgePercentile);
     }
 
@@ -172,9 +172,9 @@ public final class ResiliencePolicy<C extends Command<?>> {
      * @param budget the budget all hedges of the driver share
      * @return a new policy
      */
-    public ResiliencePolicy<C> hedging(Duration delay, Budget budget) {
+    public Resilience<C> hedging(Duration delay, Budget budget) {
         positive("delay", delay);
-        return new ResiliencePolicy<>(idempotent, consecutiveFailures, openFor, maxRetries, retryBudget, delay,
+        return new Resilience<>(idempotent, consecutiveFailures, openFor, maxRetries, retryBudget, delay,
                 Objects.requireNonNull(budget, "budget"), 0);
     }
 
@@ -192,12 +192,12 @@ public final class ResiliencePolicy<C extends Command<?>> {
      * @param budget the budget all hedges of the driver share
      * @return a new policy
      */
-    public ResiliencePolicy<C> hedgingAtPercentile(double percentile, Duration floor, Budget budget) {
+    public Resilience<C> hedgingAtPercentile(double percentile, Duration floor, Budget budget) {
         if (!(percentile > 0 && percentile < 100)) {
             throw new IllegalArgumentException("percentile: " + percentile + " (expected: > 0 and < 100)");
         }
         positive("floor", floor);
-        return new ResiliencePolicy<>(idempotent, consecutiveFailures, openFor, maxRetries, retryBudget, floor,
+        return new Resilience<>(idempotent, consecutiveFailures, openFor, maxRetries, retryBudget, floor,
                 Objects.requireNonNull(budget, "budget"), percentile);
     }
 

@@ -19,9 +19,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-class CompletionFirstPolicyTest {
+class CompletionFirstOrderTest {
 
-    private final CompletionFirstPolicy policy = new CompletionFirstPolicy();
+    private final CompletionFirstOrder policy = new CompletionFirstOrder();
 
     /** Builds a batch from "owner:call" tokens, e.g. "a:1 b:1". */
     private static PendingReply[] batch(Map<String, TestOwner> owners, String spec) {
@@ -43,7 +43,7 @@ class CompletionFirstPolicyTest {
         return m;
     }
 
-    private static String order(SchedulingPolicy p, PendingReply[] b) {
+    private static String order(ReplyOrder p, PendingReply[] b) {
         PendingReply[] out = new PendingReply[b.length];
         p.order(b, b.length, out);
         return java.util.Arrays.stream(out).map(r -> r.owner() + ":" + r.call()).collect(Collectors.joining(" "));
@@ -63,7 +63,7 @@ class CompletionFirstPolicyTest {
 
     @Test
     void arrivalVariantRunsCompletingRequestsInFirstArrivalOrderNotShortestFirst() {
-        SchedulingPolicy cfa = SchedulingPolicy.create("cfa");
+        ReplyOrder cfa = ReplyOrder.create("cfa");
         assertEquals("completion-first-arrival", cfa.name());
         Map<String, TestOwner> o = owners("big", 3, "small", 1, "partial", 4);
         assertEquals("big:0 big:1 big:2 small:0 partial:0",
@@ -173,7 +173,7 @@ class CompletionFirstPolicyTest {
     }
 
     /** Checks the permutation and the ordering rules of completion-first. */
-    private static void checkOrder(SchedulingPolicy p, PendingReply[] b, int size, String where) {
+    private static void checkOrder(ReplyOrder p, PendingReply[] b, int size, String where) {
         PendingReply[] out = new PendingReply[size];
         p.order(b, size, out);
         Set<PendingReply> in = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -236,7 +236,7 @@ class CompletionFirstPolicyTest {
     @Test
     void fifoKeepsArrivalOrder() {
         Map<String, TestOwner> o = owners("a", 2, "b", 3, "c", 2);
-        FifoPolicy fifo = new FifoPolicy();
+        FifoOrder fifo = new FifoOrder();
         assertEquals("fifo", fifo.name());
         assertEquals("a:1 b:1 c:1 a:2 c:2", order(fifo, batch(o, "a:1 b:1 c:1 a:2 c:2")));
     }
@@ -244,29 +244,29 @@ class CompletionFirstPolicyTest {
     @Test
     void createMakesFifo() {
         for (String name : new String[] {"fifo", "FIFO"}) {
-            assertInstanceOf(FifoPolicy.class, SchedulingPolicy.create(name), name);
+            assertInstanceOf(FifoOrder.class, ReplyOrder.create(name), name);
         }
     }
 
     @Test
     void createMakesCompletionFirst() {
         for (String name : new String[] {"completion-first", "cf", "CF"}) {
-            SchedulingPolicy p = SchedulingPolicy.create(name);
-            assertInstanceOf(CompletionFirstPolicy.class, p, name);
+            ReplyOrder p = ReplyOrder.create(name);
+            assertInstanceOf(CompletionFirstOrder.class, p, name);
             assertEquals("completion-first", p.name());
         }
     }
 
     @Test
     void createReturnsAFreshInstanceEachTime() {
-        assertTrue(SchedulingPolicy.create("cf") != SchedulingPolicy.create("cf"));
+        assertTrue(ReplyOrder.create("cf") != ReplyOrder.create("cf"));
     }
 
     @Test
     void createRejectsUnknownPolicyNamingIt() {
         for (String name : new String[] {"lifo", "", "completion", "deadline"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> SchedulingPolicy.create(name));
+                    () -> ReplyOrder.create(name));
             assertTrue(e.getMessage().contains("'" + name + "'"), e.getMessage());
             assertTrue(e.getMessage().contains("fifo") && e.getMessage().contains("completion-first"), e.getMessage());
         }
