@@ -61,6 +61,10 @@ import java.util.Locale;
  * <p>Frontend loops are the first N of the server's I/O loops ({@code --io-threads}); a
  * configuration asking for more than the server has is rejected when it is activated.
  * Immutable; {@link #name()} is canonical (parsing it again gives an equal configuration).
+ *
+ * <p>Why one file of this length: the five records, their names and the name grammar's parser
+ * are one sealed type, so a switch over a configuration is checked for exhaustiveness and the
+ * grammar, its printer and this documentation change together.
  */
 public sealed interface Configuration
         permits Configuration.ThreadPerRequest, Configuration.Type1, Configuration.Type2a, Configuration.Type2b,

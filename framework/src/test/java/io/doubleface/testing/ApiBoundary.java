@@ -44,7 +44,7 @@ import java.util.stream.Stream;
 public final class ApiBoundary {
 
     private static final Pattern INCLUDE = Pattern.compile("<include>(io\\.doubleface[\\w.]*)</include>");
-    private static final Pattern EDGE = Pattern.compile("^\\s+(io\\.doubleface\\S*)\\s+->\\s+(io\\.doubleface\\S*)\\s");
+    private static final Pattern EDGE = Pattern.compile("^\\s+([\\w.$]+)\\s+->\\s+([\\w.$]+)\\s");
 
     private ApiBoundary() {
     }
@@ -245,6 +245,9 @@ public final class ApiBoundary {
             }
             edges++;
             String target = m.group(2);
+            if (!target.startsWith("io.doubleface")) {
+                continue;
+            }
             Class<?> c;
             try {
                 c = Class.forName(target, false, ApiBoundary.class.getClassLoader());
