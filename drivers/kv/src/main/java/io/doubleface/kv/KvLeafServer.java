@@ -1,5 +1,6 @@
 package io.doubleface.kv;
 
+import io.doubleface.driver.spi.LeafServer;
 import io.doubleface.driver.Transport;
 import io.doubleface.driver.spi.LeafServerBuilder;
 import io.doubleface.driver.spi.DriverLoops;
@@ -42,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * own loops; the accessors are thread-safe. The server owns its loop group and shuts it down in
  * {@link #close()}.
  */
-public final class KvLeafServer implements AutoCloseable {
+public final class KvLeafServer extends LeafServer {
 
     private static final Logger log = LoggerFactory.getLogger(KvLeafServer.class);
 
@@ -58,29 +59,26 @@ public final class KvLeafServer implements AutoCloseable {
     /** Most shards one leaf hosts: {@value}. */
     public static final int MAX_SHARDS = 4096;
 
-    private final String host;
     private final int records;
     private final DriverLoops loops;
     private final List<Channel> listeners;
-    private final int[] ports;
     /** Accepted connections, so {@link #close} can close them before the loops stop. */
     private final Set<Channel> children = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private KvLeafServer(Builder b) {
-        this.host = b.host();
+        super(b);
         this.records = b.records;
         KvStore store = new KvStore(b.records);
         this.loops = DriverLoops.open(LOOP_GROUP_NAME, b.loops, b.transport);
         this.listeners = new ArrayList<>(b.shards());
-        this.ports = new int[b.shards()];
         try {
             for (int shard = 0; shard < b.shards(); shard++) {
                 int port = b.basePort() == 0 ? 0 : b.basePort() + shard;
                 boolean slow = shard == b.slowShard;
                 Channel ch = bind(store, shard, port, slow ? b.slowFraction : 0, slow ? b.slowDelay.toNanos() : 0);
                 listeners.add(ch);
-                ports[shard] = ((InetSocketAddress) ch.localAddress()).getPort();
+                bound(shard, ((InetSocketAddress) ch.localAddress()).getPort());
             }
         } catch (RuntimeException e) {
             close();
@@ -103,9 +101,9 @@ public final class KvLeafServer implements AutoCloseable {
                         ch.pipeline().addLast(new KvServerHandler(store, shard, slowFraction, slowDelayNanos));
                     }
                 });
-        ChannelFuture f = b.bind(host, port).awaitUninterruptibly();
+        ChannelFuture f = b.bind(host(), port).awaitUninterruptibly();
         if (!f.isSuccess()) {
-            throw new IllegalStateException("kv shard " + shard + ": cannot listen on " + host + ":" + port
+            throw new IllegalStateException("kv shard " + shard + ": cannot listen on " + host() + ":" + port
                     + ": " + f.cause(), f.cause());
         }
         return f.channel();
@@ -133,33 +131,6 @@ public final class KvLeafServer implements AutoCloseable {
         return builder().shards(shards).basePort(basePort).records(records).start();
     }
 
-    /** {@return the number of shards} */
-    public int shardCount() {
-        return ports.length;
-    }
-
-    /**
-     * The port shard {@code shard} listens on.
-     *
-     * @param shard the shard, {@code 0 .. shardCount()-1}
-     * @return the bound port (the one the OS chose, with a base port of 0)
-     * @throws IndexOutOfBoundsException if there is no such shard
-     */
-    public int port(int shard) {
-        Objects.checkIndex(shard, ports.length);
-        return ports[shard];
-    }
-
-    /** {@return the bound ports, indexed by shard (a copy)} */
-    public int[] ports() {
-        return ports.clone();
-    }
-
-    /** {@return the address the shards are bound to} */
-    public String host() {
-        return host;
-    }
-
     /** {@return the records per shard: keys {@code 0 .. records()-1}} */
     public int records() {
         return records;
@@ -170,15 +141,6 @@ public final class KvLeafServer implements AutoCloseable {
         return loops;
     }
 
-    /** {@return the shards' addresses, indexed by shard (a new list): what {@link KvDriver} takes} */
-    public List<InetSocketAddress> addresses() {
-        List<InetSocketAddress> a = new ArrayList<>(ports.length);
-        for (int p : ports) {
-            a.add(new InetSocketAddress(host, p));
-        }
-        return a;
-    }
-
     /** {@return the shard list as {@link KvDriver#parse} reads it, e.g. {@code kv://127.0.0.1:7101-7120}} */
     public String uri() {
         return KvDriver.describe(addresses());
@@ -186,8 +148,8 @@ public final class KvLeafServer implements AutoCloseable {
 
     /** {@return the startup line, e.g. {@code listening on 127.0.0.1:7101-7120 (20 shards, 1000 records)}} */
     public String listeningMessage() {
-        return "listening on " + uri().substring((KvDriver.SCHEME + "://").length()) + " (" + ports.length
-                + (ports.length == 1 ? " shard, " : " shards, ") + records + " records)";
+        return "listening on " + uri().substring((KvDriver.SCHEME + "://").length()) + " (" + shardsLabel()
+                + ", " + records + " records)";
     }
 
     /**
@@ -218,7 +180,7 @@ public final class KvLeafServer implements AutoCloseable {
             ch.close().awaitUninterruptibly();
         }
         loops.close();
-        log.debug("kv leaf on {} stopped", host);
+        log.debug("kv leaf on {} stopped", host());
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.doubleface.mongo;
 
+import io.doubleface.driver.spi.LeafServer;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import io.doubleface.driver.spi.LeafServerBuilder;
@@ -30,7 +31,7 @@ import java.util.Objects;
  *
  * <p>Threading: all methods are thread-safe (synchronized); {@link #close} is idempotent.
  */
-public final class MongoLeafServer implements AutoCloseable {
+public final class MongoLeafServer extends LeafServer {
 
     /** Default host to bind: {@value}. */
     public static final String DEFAULT_HOST = LeafServerBuilder.DEFAULT_HOST;
@@ -38,19 +39,16 @@ public final class MongoLeafServer implements AutoCloseable {
     /** Most shards one leaf hosts: {@value} (two threads each). */
     public static final int MAX_SHARDS = 1024;
 
-    private final String host;
     private final MongoServer[] servers;
-    private final int[] ports;
     private boolean closed;
 
     private MongoLeafServer(Builder b) {
-        this.host = b.host();
+        super(b);
         this.servers = new MongoServer[b.shards()];
-        this.ports = new int[b.shards()];
         try {
             for (int shard = 0; shard < b.shards(); shard++) {
                 servers[shard] = bind(shard, b.basePort() == 0 ? 0 : b.basePort() + shard);
-                ports[shard] = servers[shard].getLocalAddress().getPort();
+                bound(shard, servers[shard].getLocalAddress().getPort());
             }
         } catch (RuntimeException e) {
             close();
@@ -61,9 +59,9 @@ public final class MongoLeafServer implements AutoCloseable {
     private MongoServer bind(int shard, int port) {
         MongoServer s = new MongoServer(new MemoryBackend());
         try {
-            s.bind(new InetSocketAddress(host, port), 1, 1);
+            s.bind(new InetSocketAddress(host(), port), 1, 1);
         } catch (RuntimeException e) {
-            throw new IllegalStateException("mongo shard " + shard + ": cannot listen on " + host + ":" + port + ": " + e, e);
+            throw new IllegalStateException("mongo shard " + shard + ": cannot listen on " + host() + ":" + port + ": " + e, e);
         }
         return s;
     }
@@ -75,42 +73,6 @@ public final class MongoLeafServer implements AutoCloseable {
         return new Builder();
     }
 
-    /** {@return the number of shards} */
-    public int shardCount() {
-        return ports.length;
-    }
-
-    /**
-     * The port shard {@code shard} listens on (also while it is stopped).
-     *
-     * @param shard the shard, {@code 0 .. shardCount()-1}
-     * @return the bound port (the one the OS chose, with a base port of 0)
-     * @throws IndexOutOfBoundsException if there is no such shard
-     */
-    public int port(int shard) {
-        Objects.checkIndex(shard, ports.length);
-        return ports[shard];
-    }
-
-    /** {@return the ports, indexed by shard (a copy)} */
-    public int[] ports() {
-        return ports.clone();
-    }
-
-    /** {@return the address the shards are bound to} */
-    public String host() {
-        return host;
-    }
-
-    /** {@return the shards' addresses, indexed by shard (a new list)} */
-    public List<InetSocketAddress> addresses() {
-        List<InetSocketAddress> a = new ArrayList<>(ports.length);
-        for (int p : ports) {
-            a.add(new InetSocketAddress(host, p));
-        }
-        return a;
-    }
-
     /** {@return the shard list, e.g. {@code mongodb://127.0.0.1:7301-7320}, for {@link MongoDriver#open}} */
     public String uri() {
         return ShardAddresses.describe(MongoDriver.SCHEME, addresses());
@@ -118,8 +80,8 @@ public final class MongoLeafServer implements AutoCloseable {
 
     /** {@return the startup line, e.g. {@code listening on 127.0.0.1:7301-7320 (20 shards)}} */
     public String listeningMessage() {
-        return "listening on " + uri().substring((MongoDriver.SCHEME + "://").length()) + " (" + ports.length
-                + (ports.length == 1 ? " shard)" : " shards)");
+        return "listening on " + uri().substring((MongoDriver.SCHEME + "://").length()) + " (" + shardsLabel()
+                + ")";
     }
 
     /**
@@ -159,7 +121,7 @@ public final class MongoLeafServer implements AutoCloseable {
             throw new IllegalStateException("mongo leaf is closed");
         }
         stop(shard);
-        servers[shard] = bind(shard, ports[shard]);
+        servers[shard] = bind(shard, port(shard));
     }
 
     /** Stops every shard. Idempotent. */

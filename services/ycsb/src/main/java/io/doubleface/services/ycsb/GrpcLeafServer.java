@@ -1,5 +1,6 @@
 package io.doubleface.services.ycsb;
 
+import io.doubleface.driver.spi.LeafServer;
 import io.doubleface.driver.Transport;
 import com.google.protobuf.UnsafeByteOperations;
 import io.doubleface.driver.spi.LeafServerBuilder;
@@ -50,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: {@link Builder#start}, {@link #close} and the accessors are thread-safe ({@code close}
  * not from the leaf's own loops). The leaf owns its loop group and shuts it down in {@link #close()}.
  */
-public final class GrpcLeafServer implements AutoCloseable {
+public final class GrpcLeafServer extends LeafServer {
 
     private static final Logger log = LoggerFactory.getLogger(GrpcLeafServer.class);
 
@@ -72,25 +73,22 @@ public final class GrpcLeafServer implements AutoCloseable {
     /** Longest {@link #close()} waits for each shard's server to terminate: {@value} ms. */
     static final long CLOSE_WAIT_MILLIS = 5_000;
 
-    private final String host;
     private final int records;
     private final DriverLoops loops;
     private final List<Server> servers;
-    private final int[] ports;
     private volatile boolean closed;
 
     private GrpcLeafServer(Builder b) {
-        this.host = b.host();
+        super(b);
         this.records = b.records;
         this.loops = DriverLoops.open(LOOP_GROUP_NAME, b.loops, b.transport);
         this.servers = new ArrayList<>(b.shards());
-        this.ports = new int[b.shards()];
         try {
             for (int shard = 0; shard < b.shards(); shard++) {
                 int port = b.basePort() == 0 ? 0 : b.basePort() + shard;
                 Server s = bind(shard, port);
                 servers.add(s);
-                ports[shard] = s.getPort();
+                bound(shard, s.getPort());
             }
         } catch (RuntimeException e) {
             close();
@@ -99,7 +97,7 @@ public final class GrpcLeafServer implements AutoCloseable {
     }
 
     private Server bind(int shard, int port) {
-        Server s = NettyServerBuilder.forAddress(new InetSocketAddress(host, port))
+        Server s = NettyServerBuilder.forAddress(new InetSocketAddress(host(), port))
                 .bossEventLoopGroup(loops.group())
                 .workerEventLoopGroup(loops.group())
                 .channelType(loops.serverChannelClass())
@@ -112,7 +110,7 @@ public final class GrpcLeafServer implements AutoCloseable {
             return s.start();
         } catch (IOException e) {
             s.shutdownNow();
-            throw new IllegalStateException("grpc shard " + shard + ": cannot listen on " + host + ":" + port + ": "
+            throw new IllegalStateException("grpc shard " + shard + ": cannot listen on " + host() + ":" + port + ": "
                     + e.getMessage(), e);
         }
     }
@@ -180,26 +178,6 @@ public final class GrpcLeafServer implements AutoCloseable {
         return new Builder();
     }
 
-    /** {@return the number of shards} */
-    public int shardCount() {
-        return ports.length;
-    }
-
-    /**
-     * The bound port of a shard.
-     *
-     * @param shard a shard index, {@code 0 .. shardCount()-1}
-     * @return the bound port of {@code shard}
-     */
-    public int port(int shard) {
-        return ports[shard];
-    }
-
-    /** {@return the bound address} */
-    public String host() {
-        return host;
-    }
-
     /** {@return the records per shard} */
     public int records() {
         return records;
@@ -210,15 +188,6 @@ public final class GrpcLeafServer implements AutoCloseable {
         return loops;
     }
 
-    /** {@return the shard addresses, indexed by shard} */
-    public List<InetSocketAddress> addresses() {
-        List<InetSocketAddress> out = new ArrayList<>(ports.length);
-        for (int p : ports) {
-            out.add(new InetSocketAddress(host, p));
-        }
-        return out;
-    }
-
     /** {@return the shard list, e.g. {@code grpc://127.0.0.1:7401-7420}} */
     public String uri() {
         return ShardAddresses.describe("grpc", addresses());
@@ -226,8 +195,8 @@ public final class GrpcLeafServer implements AutoCloseable {
 
     /** {@return e.g. {@code listening on 127.0.0.1:7401-7420 (20 shards, 1000 records)}} */
     public String listeningMessage() {
-        return "listening on " + uri().substring((GrpcDriver.SCHEME + "://").length()) + " (" + ports.length
-                + (ports.length == 1 ? " shard, " : " shards, ") + records + " records)";
+        return "listening on " + uri().substring((GrpcDriver.SCHEME + "://").length()) + " (" + shardsLabel()
+                + ", " + records + " records)";
     }
 
     /**
@@ -260,7 +229,7 @@ public final class GrpcLeafServer implements AutoCloseable {
             }
         }
         loops.close();
-        log.debug("grpc leaf on {} stopped", host);
+        log.debug("grpc leaf on {} stopped", host());
     }
 
     @Override
