@@ -128,7 +128,7 @@ final class ProfileDecider implements Decider {
         // serves, so the load estimate never reaches that capacity: leave once it has lasted a
         // smoothing window. Only towards more capacity: a move down (to a low-load specialist)
         // waits for the dwell like any other, else the estimate's noise on a steep profile curve
-        // flaps between the two every 50-200 ms (docs/tuning.md, "Decisions")
+        // flaps between the two (docs/tuning.md, "Decisions")
         Profile profile = ctx.profile();
         if (!Double.isNaN(pc) && pb * FAR_FACTOR <= pc && profile.capacity(best) > profile.capacity(current)) {
             if (farSince < 0) {

@@ -26,7 +26,7 @@ import java.util.Map;
 import peers.PeerArgs;
 
 /**
- * The hand-written ceiling (issue 18): Netty 4.2 and nothing else, as fast as we can make it.
+ * The hand-written ceiling (docs/benchmarks.md, "Peers and the ceiling"): Netty 4.2 and nothing else, as fast as we can make it.
  *
  * <ul>
  *   <li>One loop group (epoll) for HTTP and Redis. Each loop owns one connection to each shard,

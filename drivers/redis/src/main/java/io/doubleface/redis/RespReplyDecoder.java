@@ -40,8 +40,8 @@ final class RespReplyDecoder extends ByteToMessageDecoder {
         // Replies are handed on as retained slices of the received buffers, so the cumulation is
         // usually shared when a read ends inside a reply; the default (merging) cumulator then copies
         // the unparsed rest and the whole new read into a freshly allocated buffer on every such read
-        // (half of the loop's time at 20 x 20 kB values, most of it allocating new direct memory). A
-        // composite cumulation appends the new read without a copy.
+        // (with large values, much of the loop's time, most of it allocating new direct memory;
+        // docs/benchmarks.md). A composite cumulation appends the new read without a copy.
         setCumulator(COMPOSITE_CUMULATOR);
     }
 
@@ -56,7 +56,7 @@ final class RespReplyDecoder extends ByteToMessageDecoder {
         // framed and decoded there.
         // Only up to COPY_LIMIT readable bytes: a large reply arriving in many reads would otherwise be
         // copied again on each, and a large value is better sliced than copied once more (its framing
-        // reads a few header bytes; measured: copying reads of up to 64 KiB cost 10% at 5 x 20 kB), and
+        // reads a few header bytes; copying larger reads cost throughput, docs/benchmarks.md), and
         // not when a large bulk string comes first (copyToHeap).
         ByteBuf heap = copyToHeap(in) ? Unpooled.wrappedBuffer(ByteBufUtil.getBytes(in)) : in.retain();
         int base = in.readerIndex() - heap.readerIndex(); // index in 'in' = index in 'heap' + base
