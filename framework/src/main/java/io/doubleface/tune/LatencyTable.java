@@ -100,21 +100,28 @@ final class LatencyTable {
 
     /**
      * How much the live p99 raised {@code config}'s profile prediction at {@code load}
-     * ({@link #predictedP99}); 1 when it did not or there is no profile.
+     * ({@link #predictedP99}): 1 when it did not, NaN when there is no live p99 (or no profile
+     * point) to tell.
      */
-    double lift(Configuration config, double load) {
+    private double lift(Configuration config, double load) {
         if (profile == null) {
-            return 1;
+            return Double.NaN;
         }
         double p = profile.p99(config, load);
         double l = live.p99(live.index(config), LiveLatency.bucket(load));
-        return Double.isNaN(p) || Double.isNaN(l) || !(p > 0) ? 1 : Math.max(1, (l / p) / DRIFT_LIMIT);
+        return Double.isNaN(p) || Double.isNaN(l) || !(p > 0) ? Double.NaN : Math.max(1, (l / p) / DRIFT_LIMIT);
     }
 
     /**
      * Whether {@code x} beats {@code than} at {@code load} beyond the profile's noise
      * ({@link Profile#beyondNoise}), both raised by their live latencies; without a profile, by
      * the predicted p99s and the hysteresis alone.
+     *
+     * <p>Live numbers raise both sides alike: where only one of the two has run at this load, the
+     * other is raised by the same factor. Only the active configuration gathers live latencies,
+     * so raising it alone would make every idle alternative look better than the profile says
+     * whenever the machine runs slower than the one trained on (docs/tuning.md, "When live
+     * numbers contradict the profile").
      */
     boolean beyondNoise(Configuration x, Configuration than, double load, double hysteresis) {
         if (profile == null) {
@@ -122,7 +129,15 @@ final class LatencyTable {
             double pt = predictedP99(than, load);
             return px < pt * (1 - hysteresis);
         }
-        return profile.beyondNoise(x, lift(x, load), than, lift(than, load), load, hysteresis);
+        double liftX = lift(x, load);
+        double liftThan = lift(than, load);
+        if (Double.isNaN(liftX)) {
+            liftX = Double.isNaN(liftThan) ? 1 : liftThan;
+        }
+        if (Double.isNaN(liftThan)) {
+            liftThan = liftX;
+        }
+        return profile.beyondNoise(x, liftX, than, liftThan, load, hysteresis);
     }
 
     /**
