@@ -134,8 +134,14 @@ final class LoadCommand implements Callable<Integer> {
     Long seed;
 
     @Option(names = "--hlog", paramLabel = "FILE",
-            description = "Write the per-second latency (and send-lag) histograms to FILE, HdrHistogram log format.")
+            description = "Write the per-interval latency histograms to FILE, HdrHistogram log format: every "
+                    + "response (untagged), the successful ones (tag ok: status below 400) and the send lag "
+                    + "(tag send_lag).")
     Path hlog;
+
+    @Option(names = "--interval", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "Length of one --hlog interval, 1ms to 60s (progress stays per second). Default: 1s")
+    Duration interval;
 
     @Option(names = "--lag-log", paramLabel = "FILE",
             description = "Open loop: write each measured send that left 1 ms or more after its intended time to FILE "
@@ -225,6 +231,9 @@ final class LoadCommand implements Callable<Integer> {
             }
             if (seed != null) {
                 b.seed(seed);
+            }
+            if (interval != null) {
+                b.interval(interval);
             }
             return b.build();
         } catch (IllegalArgumentException e) {

@@ -188,9 +188,11 @@ public final class ExperimentRunner {
                         }
                         MidTierSample after = t.sample();
                         Map<String, Object> adapter = null;
-                        if (Topology.isAdapter(c) && t.adminStats().get("adapter") instanceof Map<?, ?> a) {
+                        Map<String, Object> stats = Topology.isAdapter(c) ? t.adminStats() : Map.of();
+                        if (stats.get("adapter") instanceof Map<?, ?> a) {
                             @SuppressWarnings("unchecked")
-                            Map<String, Object> am = (Map<String, Object>) a;
+                            Map<String, Object> am = new java.util.LinkedHashMap<>((Map<String, Object>) a);
+                            am.put("active", stats.get("config")); // where it ended (its start, without switches)
                             adapter = am;
                         }
                         Row r = new Row(p, c, rep, lr, MidTierSample.delta(before[0], after), adapter);

@@ -409,14 +409,20 @@ final class Report {
         return c;
     }
 
-    /** The configuration an adapter run started with, from its switch log. */
+    /**
+     * The configuration an adapter run started with: from its switch log, or, when it never
+     * switched, the one active at the end ({@code start} in runs recorded before that was kept).
+     */
     static String initialOf(ExperimentRunner.Row r) {
         if (r.adapter() != null && r.adapter().get("switch_log") instanceof List<?> log && !log.isEmpty()
                 && log.get(0) instanceof Map<?, ?> m) {
             return String.valueOf(m.get("from"));
         }
+        if (r.adapter() != null && r.adapter().get("active") instanceof String active) {
+            return active;
+        }
         return r.adapter() != null && r.adapter().get("choices") instanceof List<?> ch && !ch.isEmpty()
-                ? "(start)" : "?";
+                ? "start" : "?";
     }
 
     /** Errors, requests and switches per configuration: nothing may be lost across switches. */

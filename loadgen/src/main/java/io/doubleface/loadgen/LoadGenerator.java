@@ -58,7 +58,7 @@ import org.HdrHistogram.HistogramLogWriter;
  * ({@link GrpcConnection}). Requests whose intended time is
  * in the warm-up run but are not recorded; a request counts for the interval in which its
  * response ended. Recording: HdrHistogram, µs, {@value RunStats#DIGITS} significant digits, one
- * interval per second (optionally written to an interval log). With a mix of two or more
+ * interval per second or per {@link Builder#interval} (optionally written to an interval log). With a mix of two or more
  * templates, each measured response is also recorded in its template's own histogram (its
  * <em>class</em>: {@link LoadResult#classes()}), read once at the end of the run; a single-URL run
  * keeps none.
@@ -114,6 +114,7 @@ public final class LoadGenerator {
     final Transport transport;
     final long seed;
     final Path hlog;
+    final Duration interval;
     final Path lagLog;
     final boolean busyPoll;
     final Runnable onMeasureStart;
@@ -145,6 +146,7 @@ public final class LoadGenerator {
         this.transport = b.transport;
         this.seed = b.seed;
         this.hlog = b.hlog;
+        this.interval = b.interval;
         this.lagLog = b.lagLog;
         this.busyPoll = b.busyPoll;
         this.onMeasureStart = b.onMeasureStart;
@@ -300,7 +302,8 @@ public final class LoadGenerator {
                 w.start();
             }
             Intervals intervals = new Intervals(this, log, start, showProgress);
-            long nextTick = start + TimeUnit.SECONDS.toNanos(1);
+            long tickNanos = g.interval.toNanos();
+            long nextTick = start + tickNanos;
             boolean measuring = g.onMeasureStart == null;
             while (!stopping && System.nanoTime() < measureEnd) {
                 long now = System.nanoTime();
@@ -311,7 +314,7 @@ public final class LoadGenerator {
                 }
                 if (now >= nextTick) {
                     intervals.roll(now);
-                    nextTick += TimeUnit.SECONDS.toNanos(1);
+                    nextTick += tickNanos;
                     continue;
                 }
                 LockSupport.parkNanos(this, Math.min(measuring ? measureEnd : measureStart, Math.min(nextTick,
@@ -331,7 +334,7 @@ public final class LoadGenerator {
                 long now = System.nanoTime();
                 if (now >= nextTick) {
                     intervals.roll(now);
-                    nextTick += TimeUnit.SECONDS.toNanos(1);
+                    nextTick += tickNanos;
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
             }
@@ -340,9 +343,9 @@ public final class LoadGenerator {
             // first, so a response racing this end is in both or in the total only (the classes
             // never count a request the total lacks; after a full drain they add up to it exactly).
             Histogram[] classes = stats.classTotals();
-            Histogram ok = stats.okLatency.getIntervalHistogram();
             Histogram failed = stats.failedLatency.getIntervalHistogram();
             intervals.roll(System.nanoTime());
+            Histogram ok = intervals.ok;
             finished = true;
             if (log != null) {
                 log.close();
@@ -422,7 +425,10 @@ public final class LoadGenerator {
         }
     }
 
-    /** The coordinator's per-second work: interval histograms, totals, log, progress and warnings. */
+    /**
+     * The coordinator's per-interval work: interval histograms, totals, log; and, per second
+     * whatever the interval, progress and warnings.
+     */
     private static final class Intervals {
         final Run run;
         final HistogramLogWriter log;
@@ -430,9 +436,18 @@ public final class LoadGenerator {
         final boolean progress;
         final Histogram latency = new Histogram(RunStats.DIGITS);
         final Histogram sendLag = new Histogram(RunStats.DIGITS);
+        /** Successful responses (status below 400) of the whole run. */
+        final Histogram ok = new Histogram(RunStats.DIGITS);
+        /** Latency and send lag since the last progress second (progress line, warnings). */
+        final Histogram secondLatency = new Histogram(RunStats.DIGITS);
+        final Histogram secondLag = new Histogram(RunStats.DIGITS);
         Histogram latencyInterval;
         Histogram sendLagInterval;
+        Histogram okInterval;
+        /** Progress and warnings run at the first roll at least this long after the last (ns). */
+        final long secondGate;
         long last;
+        long lastSecond;
         long lastSent;
         long lastWaits;
         boolean warnedLag;
@@ -444,32 +459,48 @@ public final class LoadGenerator {
             this.start = start;
             this.progress = progress;
             this.last = start;
+            this.lastSecond = start;
+            // a second has passed when the next interval would end past it (ticks are late at times)
+            long second = TimeUnit.SECONDS.toNanos(1);
+            this.secondGate = second - Math.min(run.generator.interval.toNanos(), second) / 2;
         }
 
         void roll(long now) {
+            // ok before the total: a worker records the total first, so ok never counts a response
+            // the total lacks
+            okInterval = run.stats.okLatency.getIntervalHistogram(okInterval);
             latencyInterval = run.stats.latency.getIntervalHistogram(latencyInterval);
             sendLagInterval = run.stats.sendLag.getIntervalHistogram(sendLagInterval);
             latency.add(latencyInterval);
             sendLag.add(sendLagInterval);
+            ok.add(okInterval);
+            secondLatency.add(latencyInterval);
+            secondLag.add(sendLagInterval);
             if (log != null) {
                 double from = (last - start) / 1e9;
                 double to = (now - start) / 1e9;
                 latencyInterval.setStartTimeStamp(0);
                 log.outputIntervalHistogram(from, to, latencyInterval, 1000.0);
+                okInterval.setTag("ok");
+                log.outputIntervalHistogram(from, to, okInterval, 1000.0);
                 sendLagInterval.setTag("send_lag");
                 log.outputIntervalHistogram(from, to, sendLagInterval, 1000.0);
+            }
+            last = now;
+            if (now - lastSecond < secondGate) {
+                return;
             }
             PrintWriter msg = run.generator.messages;
             long sent = run.stats.allSent.sum();
             long waits = run.stats.connectionWaits.sum();
-            double secs = (now - last) / 1e9;
+            double secs = (now - lastSecond) / 1e9;
             if (msg != null && !run.closedLoop()) {
-                if (!warnedLag && sendLagInterval.getTotalCount() >= 100
-                        && sendLagInterval.getValueAtPercentile(99) / 1000.0 > SEND_LAG_WARN_MILLIS) {
+                if (!warnedLag && secondLag.getTotalCount() >= 100
+                        && secondLag.getValueAtPercentile(99) / 1000.0 > SEND_LAG_WARN_MILLIS) {
                     warnedLag = true;
                     msg.printf(Locale.ROOT, "load: warning: p99 send lag %.2f ms (over %.0f ms): the generator is late "
                             + "on its schedule (CPU-bound? pin it to its own core, or add --loops)%n",
-                            sendLagInterval.getValueAtPercentile(99) / 1000.0, SEND_LAG_WARN_MILLIS);
+                            secondLag.getValueAtPercentile(99) / 1000.0, SEND_LAG_WARN_MILLIS);
                 }
                 if (!warnedWaits && waits > lastWaits) {
                     warnedWaits = true;
@@ -482,14 +513,16 @@ public final class LoadGenerator {
                 boolean warm = now < run.measureStart;
                 msg.printf(Locale.ROOT, "load %5.0fs %-8s %8.0f req/s  p99 %s  errors %d%n", (now - start) / 1e9,
                         warm ? "warm-up" : "measure", (sent - lastSent) / secs,
-                        latencyInterval.getTotalCount() >= 100
-                                ? String.format(Locale.ROOT, "%.2f ms", latencyInterval.getValueAtPercentile(99) / 1000.0)
+                        secondLatency.getTotalCount() >= 100
+                                ? String.format(Locale.ROOT, "%.2f ms", secondLatency.getValueAtPercentile(99) / 1000.0)
                                 : "n/a", errorsSoFar());
                 msg.flush();
             }
             lastSent = sent;
             lastWaits = waits;
-            last = now;
+            lastSecond = now;
+            secondLatency.reset();
+            secondLag.reset();
         }
 
         private long errorsSoFar() {
@@ -535,6 +568,7 @@ public final class LoadGenerator {
         private Transport transport = Transport.AUTO;
         private long seed = System.nanoTime();
         private Path hlog;
+        private Duration interval = Duration.ofSeconds(1);
         private Path lagLog;
         private boolean busyPoll;
         private Runnable onMeasureStart;
@@ -652,9 +686,27 @@ public final class LoadGenerator {
             return this;
         }
 
-        /** Writes the per-second interval histograms to {@code file} (HdrHistogram log format). */
+        /**
+         * Writes the interval histograms to {@code file} (HdrHistogram log format): per
+         * {@link #interval}, the latency of every response (untagged), of the successful ones
+         * (tag {@code ok}: status below 400) and the send lag (tag {@code send_lag}).
+         */
         public Builder hlog(Path file) {
             this.hlog = file;
+            return this;
+        }
+
+        /**
+         * The length of one interval of the {@link #hlog} (default 1 s; 1 ms to 60 s). Progress
+         * lines and the generator's warnings stay per second whatever the interval.
+         *
+         * @throws IllegalArgumentException outside 1 ms to 60 s
+         */
+        public Builder interval(Duration d) {
+            if (d == null || d.compareTo(Duration.ofMillis(1)) < 0 || d.compareTo(Duration.ofSeconds(60)) > 0) {
+                throw new IllegalArgumentException("interval: expected 1ms to 60s, got " + d);
+            }
+            this.interval = d;
             return this;
         }
 

@@ -27,7 +27,10 @@ final class RunStats {
      * split, nothing to pay).
      */
     final Recorder[] classLatency;
-    /** The same latencies split by answer: status below 400 ({@code ok}) or 400 and above ({@code failed}). */
+    /**
+     * The same latencies split by answer: status below 400 ({@code ok}, read per interval, before
+     * {@link #latency}) or 400 and above ({@code failed}, read once at the end).
+     */
     final Recorder okLatency = new Recorder(DIGITS);
     final Recorder failedLatency = new Recorder(DIGITS);
     /** Actual dispatch time minus intended send time, µs; measured requests only. */

@@ -261,24 +261,48 @@ class LoadGeneratorTest {
     }
 
     @Test
-    void intervalLogHasOneLatencyAndOneSendLagHistogramPerSecond(@TempDir Path dir) throws Exception {
+    void intervalLogHasOneLatencyOneOkAndOneSendLagHistogramPerSecond(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("run.hlog");
         LoadResult r = open(300).duration(Duration.ofSeconds(2)).hlog(log).build().run();
-        HistogramLogReader reader = new HistogramLogReader(log.toFile());
-        long latencyCount = 0;
-        int lag = 0;
-        int latency = 0;
-        EncodableHistogram h;
-        while ((h = reader.nextIntervalHistogram()) != null) {
-            if ("send_lag".equals(h.getTag())) {
-                lag++;
-            } else {
-                latency++;
-                latencyCount += ((org.HdrHistogram.Histogram) h).getTotalCount();
+        long[] counts = new long[3];
+        int[] intervals = tagged(log, counts);
+        assertTrue(intervals[0] >= 2 && intervals[0] == intervals[1] && intervals[0] == intervals[2],
+                java.util.Arrays.toString(intervals) + " latency, ok, send-lag intervals");
+        assertEquals(r.requests(), counts[0]);
+        assertEquals(r.requests(), counts[1], "every answer was a 200");
+    }
+
+    @Test
+    void intervalsOfTenMillisecondsSplitTheOkAnswersFromTheRefusals(@TempDir Path dir) throws Exception {
+        Path log = dir.resolve("run.hlog");
+        LoadResult r = LoadGenerator.builder(server.uri()).mix(RequestMix.parse("1:/ok,1:/status/503")).rate(400)
+                .warmup(Duration.ZERO).seed(1).duration(Duration.ofSeconds(1)).interval(Duration.ofMillis(10))
+                .hlog(log).build().run();
+        long[] counts = new long[3];
+        int[] intervals = tagged(log, counts);
+        // a second of 10-ms intervals (the coordinator may fall behind, never ahead), plus the drain's
+        assertTrue(intervals[0] >= 50 && intervals[0] <= 102, intervals[0] + " intervals");
+        assertEquals(r.requests(), counts[0]);
+        assertEquals(r.ok().requests(), counts[1], "the ok tag holds exactly the 2xx answers");
+        assertTrue(counts[1] > 0 && counts[1] < counts[0], counts[1] + " ok of " + counts[0]);
+        assertEquals(counts[0] - counts[1], r.errorsByKind().get(ErrorKind.STATUS_5XX).longValue());
+        assertThrows(IllegalArgumentException.class, () -> open(1).interval(Duration.ofNanos(999_999)));
+        assertThrows(IllegalArgumentException.class, () -> open(1).interval(Duration.ofSeconds(61)));
+    }
+
+    /** Counts a log's intervals (untagged, ok, send_lag) and sums their counts into {@code counts}. */
+    private static int[] tagged(Path log, long[] counts) throws Exception {
+        int[] n = new int[3];
+        try (HistogramLogReader reader = new HistogramLogReader(log.toFile())) {
+            EncodableHistogram h;
+            while ((h = reader.nextIntervalHistogram()) != null) {
+                int i = h.getTag() == null ? 0 : "ok".equals(h.getTag()) ? 1 : "send_lag".equals(h.getTag()) ? 2 : -1;
+                assertTrue(i >= 0, "unknown tag " + h.getTag());
+                n[i]++;
+                counts[i] += ((org.HdrHistogram.Histogram) h).getTotalCount();
             }
         }
-        assertTrue(latency >= 2 && latency == lag, latency + " latency, " + lag + " send-lag intervals");
-        assertEquals(r.requests(), latencyCount);
+        return n;
     }
 
     @Test
