@@ -16,16 +16,16 @@
 #      workload, configurations doubleface and sip, loads 0.25C, 0.5C, 0.8C, 1.1C, 3 repeats;
 #   3. N repeats, interleaved: for each setting -- fixed (limit C x 10 ms, at least 8), gradient2
 #      (--admission adaptive), gradient2+adapter (the same, --config adaptive --profile FILE) -- a
-#      fresh server, then for each step one run: 0.5C for the warm-up and --calm seconds, then the
-#      step for --overload seconds;
+#      fresh server, 10 s at 0.5C not recorded (JIT), then for each step one run: 0.5C for the
+#      warm-up and --calm seconds, then the step for --overload seconds;
 #   4. bench/OverloadSteps.java: the repeats merged per 10-ms interval, aligned on the step.
 # Every run is bounded and stops by itself. Writes DIR (default docs/results/overload-step-<UTC>):
 # capacity.json, profile.json, run-*.hlog and run-*.json (the generator's), stats-*.json (the
-# server's /admin/stats after each run), intervals.csv, report.md.
+# server's /admin/stats after each run), prewarm-*.json, intervals.csv, report.md.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-FANOUT=5; WORK=50; REPEATS=5; STEPS=1.4,4; CALM=3; OVERLOAD=3; WARMUP=5; PROFILE=""; OUT=""
+FANOUT=5; WORK=50; REPEATS=5; STEPS=1.4,4; CALM=3; OVERLOAD=3; WARMUP=5; PREWARM=10; PROFILE=""; OUT=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --fanout) FANOUT=$2; shift 2;;
@@ -99,6 +99,8 @@ for ((r = 1; r <= REPEATS; r++)); do
       gradient2) start_server "$s-r$r" --config doubleface --admission adaptive;;
       gradient2+adapter) start_server "$s-r$r" --config adaptive --profile "$PROFILE" --admission adaptive;;
     esac
+    # JIT and pools warm at the calm rate first, so that every step's calm phase is a warm server's
+    load --rate "$LOW" --warmup 0s --duration "${PREWARM}s" --seed 99 > "$OUT/prewarm-$s-r$r.json" || true
     for m in "${MULTS[@]}"; do
       high=$(python3 -c "print(int($CAP * $m))")
       log "repeat $r/$REPEATS, $s: $LOW req/s, then ${m}x = $high req/s"

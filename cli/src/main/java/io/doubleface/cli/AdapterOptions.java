@@ -45,6 +45,13 @@ final class AdapterOptions {
                 + "two switches are this far apart (not applied when the active configuration becomes infeasible).")
     Duration tuneDwell;
 
+    @Option(names = "--tune-interval", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            defaultValue = TuneSettings.DEFAULT_INTERVAL_MICROS / 1000 + "ms",
+            description = "How often the adapter thread wakes to estimate the load and decide (1ms to 1s). Each "
+                + "wake-up is a context switch; on a server whose I/O loop has the adapter's core to itself it is "
+                + "cheap, on one pinned core it competes with the loop (docs/tuning.md).")
+    Duration tuneInterval;
+
     @Option(names = "--tune-smoothing", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
             defaultValue = TuneSettings.DEFAULT_SMOOTHING_MS + "ms",
             description = "The adapter decides on the median of the load estimates of this window (0ms: on each "
@@ -145,7 +152,7 @@ final class AdapterOptions {
             TuneSettings tune = TuneSettings.of(tuneStrategy, p).withDetector(tuneDetector).withDwell(tuneDwell)
                     .withSmoothing(tuneSmoothing).withCountWindow(tuneCountWindow)
                     .withSaturation(tuneSaturation).withSaturationWindow(tuneSaturationWindow)
-                    .withHysteresis(tuneHysteresis).withMargin(tuneMargin);
+                    .withHysteresis(tuneHysteresis).withMargin(tuneMargin).withInterval(tuneInterval);
             if (tuneCandidates != null) {
                 tune = tune.withCandidates(tuneCandidates);
             }

@@ -36,10 +36,12 @@ class ServeAdaptiveTest {
                 .point("adb", new Profile.Point(5000, 90, 400, 800, 5000, 1.0, false))
                 .build().write(file);
         CliRun r = new CliRun();
-        CompletableFuture<Integer> exit = r.start(args("--config", "adaptive", "--profile", file.toString()));
+        CompletableFuture<Integer> exit = r.start(args("--config", "adaptive", "--profile", file.toString(),
+                "--tune-interval", "10ms"));
         FanoutServer server = r.server.get(30, TimeUnit.SECONDS);
         try {
             assertNotNull(server.internals().adapter());
+            assertEquals(java.time.Duration.ofMillis(10), server.internals().adapter().settings().interval());
             assertEquals("adb-1n-4w-4r", server.configuration().name());
             assertTrue(r.out().contains("adapter  adaptive, detector ring-16, profile " + file + " (2 configurations)"),
                     r.out());
@@ -93,6 +95,10 @@ class ServeAdaptiveTest {
         CliRun stat = new CliRun();
         assertEquals(2, stat.run(args("--config", "doubleface", "--profile", bad.toString())));
         assertTrue(stat.err().contains("--profile applies only to --config adaptive, adaptive-window or fm"), stat.err());
+
+        CliRun interval = new CliRun();
+        assertEquals(2, interval.run(args("--config", "adaptive", "--tune-interval", "2s")));
+        assertTrue(interval.err().contains("tune interval: 2000000 µs (expected: 100 µs .. 1 s)"), interval.err());
 
         CliRun det = new CliRun();
         assertEquals(2, det.run(args("--config", "adaptive", "--tune-detector", "ewma")));
