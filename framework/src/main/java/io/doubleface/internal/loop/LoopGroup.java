@@ -36,6 +36,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class LoopGroup implements AutoCloseable {
 
+    /** Quiet period of {@link #close()}: {@value} ms. */
+    static final long QUIET_MILLIS = 20;
+
+
     private static final Logger log = LoggerFactory.getLogger(LoopGroup.class);
 
     private final String name;
@@ -203,10 +207,17 @@ public final class LoopGroup implements AutoCloseable {
         return pinned;
     }
 
+    /**
+     * Shuts the loops down, waiting up to 2 s. A loop ends only after {@value #QUIET_MILLIS} ms
+     * without a new task: a channel registered during the shutdown (a client library's reconnect
+     * attempt) is then closed and unregistered like the others, so its handlers release their
+     * buffers. With no quiet period the loop could end right after running such a registration,
+     * before closing that channel, and Lettuce's command buffer leaked.
+     */
     @Override
     public void close() {
         busyPoll = false;
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        group.shutdownGracefully(QUIET_MILLIS, 2000, TimeUnit.MILLISECONDS).syncUninterruptibly();
     }
 
     @Override
