@@ -211,8 +211,7 @@ public final class LoopGroup implements AutoCloseable {
      * Shuts the loops down, waiting up to 2 s. A loop ends only after {@value #QUIET_MILLIS} ms
      * without a new task: a channel registered during the shutdown (a client library's reconnect
      * attempt) is then closed and unregistered like the others, so its handlers release their
-     * buffers. With no quiet period the loop could end right after running such a registration,
-     * before closing that channel, and Lettuce's command buffer leaked.
+     * buffers; without a quiet period the loop may end right after running that registration.
      */
     @Override
     public void close() {
