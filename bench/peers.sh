@@ -23,7 +23,8 @@
 # repeat and cell, runs every system in rotated order: start it pinned to CPU 0 with 1 I/O thread, warm up
 # (wrk -t1 -cN -dW, discarded), measure (wrk -t1 -cN -dD --latency; wrk pinned to CPU 1 with the shards),
 # stop it. Writes into DIR (default docs/results/peers-<UTC date>): raw.csv (one row per run, with the
-# server process's CPU time (user + system, /proc) per request over the measured window),
+# server process's CPU time (user + system, /proc) per request over the measured window and the
+# req/s of the discarded warm-up, which shows how far a fresh JVM is from its steady state),
 # environment.json (JDK, kernel, CPU, pinning, versions of every peer), report.md (per cell: median
 # req/s, p50, p99 per system and its ratio to the ceiling with min-max over repeats), runs/ (logs; packed
 # into raw.tar.xz by bench/results-pack.py when DIR is under docs/results).
@@ -247,7 +248,7 @@ run_one() { # repeat cell system
   "${PIN_LOAD[@]}" wrk -t$wt -c"$conns" -d"${DURATION}s" --latency "$url" > "$OUT/runs/$tag.wrk.txt" 2>&1 || true
   echo $(( $(cpu_ticks "$SERVER_PID") - cpu0 )) "$(getconf CLK_TCK)" > "$OUT/runs/$tag.cpu"
   stop "$SERVER_PID"; SERVER_PID=""
-  python3 bench/peers_report.py row "$1" "$2" "$3" "$OUT/runs/$tag.wrk.txt" "$OUT/runs/$tag.cpu" >> "$OUT/raw.csv"
+  python3 bench/peers_report.py row "$1" "$2" "$3" "$OUT/runs/$tag.wrk.txt" "$OUT/runs/$tag.cpu" "$OUT/runs/$tag.warmup.txt" >> "$OUT/raw.csv"
   log "repeat $1 cell $2 $3: $(tail -1 "$OUT/raw.csv" | cut -d, -f4-) (req/s,p50,p99,errors,server CPU µs/request)"
 }
 

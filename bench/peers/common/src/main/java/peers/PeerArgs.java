@@ -34,8 +34,11 @@ public record PeerArgs(int port, int ioThreads, int redisBasePort, int shards, S
      * distinct keys where the cluster keeps them ({@link Workload.Query#keyName(int)}).
      */
     public static boolean cluster() {
-        return "1".equals(System.getenv("PEER_CLUSTER"));
+        return CLUSTER;
     }
+
+    /** Read once: every peer asks per request ({@link Workload#maxFanout}), and a lookup in the environment is not free. */
+    private static final boolean CLUSTER = "1".equals(System.getenv("PEER_CLUSTER"));
 
     /** The port of shard {@code i}. */
     public int shardPort(int i) {

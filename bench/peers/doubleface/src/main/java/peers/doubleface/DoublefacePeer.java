@@ -70,12 +70,18 @@ public final class DoublefacePeer {
                 }
                 return;
             }
+            // one command for every shard: a RedisCommand is immutable and reusable, and it encodes
+            // its RESP bytes once, when it is built
             byte[] key = q.keyName().getBytes(StandardCharsets.US_ASCII);
-            for (int shard = 0; shard < q.fanout(); shard++) {
-                if (copy) {
-                    plan.call(redis, shard, REDIS.get(key), BYTES);
-                } else {
-                    plan.call(redis, shard, REDIS.getBuffer(key), BUFFER);
+            if (copy) {
+                RedisCommand<byte[]> get = REDIS.get(key);
+                for (int shard = 0; shard < q.fanout(); shard++) {
+                    plan.call(redis, shard, get, BYTES);
+                }
+            } else {
+                RedisCommand<ByteBuf> get = REDIS.getBuffer(key);
+                for (int shard = 0; shard < q.fanout(); shard++) {
+                    plan.call(redis, shard, get, BUFFER);
                 }
             }
         }

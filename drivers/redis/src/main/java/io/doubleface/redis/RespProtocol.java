@@ -151,6 +151,12 @@ enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
     /**
      * The bulk string {@code $n\r\n…\r\n} that {@code frame} holds (framed and checked by
      * {@link RespReplyDecoder}) as a retained slice of it, without a copy; {@code null} for nil.
+     *
+     * <p>The framing has checked the whole frame, so the value's length follows from the frame's:
+     * {@code 1 + d + 2 + n + 2} bytes, where {@code d} is the number of digits of {@code n}. Only one
+     * {@code d} fits a given length; the byte after the digits must then be the header's {@code \r}.
+     * That reads two bytes of the frame instead of scanning its header a second time. A header the
+     * arithmetic does not explain (leading zeros: valid RESP, never sent by Redis) is parsed.
      */
     private static ByteBuf bulkSlice(RedisCommand<?> command, ByteBuf frame) {
         int at = frame.readerIndex();
@@ -158,14 +164,40 @@ enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
             throw new IllegalStateException("reply to " + command.type() + ": type byte '" + (char) frame.getByte(at)
                     + "' (expected a bulk string, '$')");
         }
-        int lf = frame.indexOf(at + 1, frame.writerIndex(), (byte) '\n');
-        if (frame.getByte(at + 1) == '-') {
-            return null; // $-1: no such key (the decoder admits no other negative length)
+        int length = frame.readableBytes();
+        if (length == NIL_LENGTH) {
+            return null; // $-1\r\n, no such key: the shortest bulk string with a value is $0\r\n\r\n
         }
+        int digits = lengthDigits(length);
+        if (digits > 0 && frame.getByte(at + 1 + digits) == '\r') {
+            return frame.retainedSlice(at + 3 + digits, length - 5 - digits);
+        }
+        int lf = frame.indexOf(at + 1, frame.writerIndex(), (byte) '\n');
         int n = 0;
         for (int i = at + 1; i < lf - 1; i++) {
             n = n * 10 + (frame.getByte(i) - '0');
         }
         return frame.retainedSlice(lf + 1, n);
+    }
+
+    /** The length of the nil bulk string {@code $-1\r\n}. */
+    private static final int NIL_LENGTH = 5;
+
+    /**
+     * The number of length digits {@code d} of a bulk string frame of {@code length} bytes
+     * ({@code length = 5 + d + n}, {@code n} having {@code d} decimal digits), or 0 if none fits.
+     */
+    static int lengthDigits(int length) {
+        long bound = 10; // 10^d
+        for (int d = 1; d <= 10; d++, bound *= 10) {
+            long n = (long) length - 5 - d;
+            if (n < 0) {
+                return 0;
+            }
+            if (n < bound && (d == 1 || n >= bound / 10)) {
+                return d;
+            }
+        }
+        return 0;
     }
 }
