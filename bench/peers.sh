@@ -5,6 +5,7 @@
 #                  [--cells "1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"]
 #                  [--repeats 3] [--duration 15] [--warmup 10] [--layout pinned|unpinned] [--out DIR]
 #                  [--open-fraction F [--open-from DIR] [--open-warmup S] [--trace-stages | --kernel-stages]]
+#                  [--profile]
 #
 # Workload, identical in every system (bench/peers/, one shaded jar each): GET /?fanout=K&size=small|large
 # sends K Redis GETs of one random key (s:<i>, 100 B, or l:<i>, 20,000 B; i in 0..999) to shards 0..K-1 and
@@ -63,6 +64,13 @@
 # server with as many I/O threads (loops, verticles, carriers) as the machine has cores, wrk with as
 # many threads (each with its share of the connections); the shards and the generator share the cores
 # with the server. Ratios compare systems within one layout only (environment.json records it).
+# --profile (closed loop; a diagnostic): async-profiler (fetched once from Maven Central into
+# ~/.cache/doubleface/async-profiler, and attached with jcmd) samples each server's CPU, every system
+# alike, over the measured window only: started after the warm-up, stopped when wrk ends, so the JIT
+# compiling the warm-up's code is out of it. runs/<run>.collapsed (collapsed stacks) and profile.md
+# (bench/profile_summary.py: per request, kernel time by system call, user time by package, the
+# JIT and the collector, the hottest methods). The sampling costs CPU: the figures of profiled runs
+# are not for the ratios.
 # Bounded: every wrk run has a duration, every wait a timeout; every process is killed on exit.
 # Environment: JAVA_HOME (or JAVA), JAVA_OPTS (extra JVM options for every system, default none),
 # PORT (8480), ADMIN_PORT (8481, --trace-stages), REDIS_BASE_PORT (6400).
@@ -79,7 +87,7 @@ cd "$(dirname "$SELF")/.."
 ROOT=$PWD
 SYSTEMS="vertx reactor helidon ceiling doubleface"; CONFIGS="doubleface type2a-1f1b"
 CELLS="1:small:100 5:small:100 20:small:100 5:large:100 20:large:100"
-REPEATS=3; DURATION=15; WARMUP=10; LAYOUT=pinned; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""; OPEN_WARMUP=""; TRACE=""; KSTAGES=""
+REPEATS=3; DURATION=15; WARMUP=10; LAYOUT=pinned; OUT=""; OPEN_FRACTION=""; OPEN_FROM=""; OPEN_WARMUP=""; TRACE=""; KSTAGES=""; PROFILE=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --systems) SYSTEMS=$2; shift 2;;
@@ -95,6 +103,7 @@ while [[ $# -gt 0 ]]; do
     --open-warmup) OPEN_WARMUP=$2; shift 2;;
     --trace-stages) TRACE=1; shift;;
     --kernel-stages) KSTAGES=1; shift;;
+    --profile) PROFILE=1; shift;;
     -h|--help) sed -n '2,/^set -euo/p' "$SELF" | sed '$d; s/^# \{0,1\}//'; exit 0;;
     *) echo "peers.sh: unknown option $1 (see --help)" >&2; exit 2;;
   esac
@@ -128,6 +137,22 @@ if [[ -n $KSTAGES ]]; then
   [[ -d /sys/kernel/tracing/events/sock/sock_send_length ]] || die "--kernel-stages: no sock tracepoints in /sys/kernel/tracing"
 fi
 for t in taskset python3 curl; do command -v $t >/dev/null || die "$t not found"; done
+ASYNC_PROFILER=""
+if [[ -n $PROFILE ]]; then
+  AP_VERSION=4.2; AP_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/doubleface/async-profiler-$AP_VERSION
+  case $(uname -m) in x86_64) AP_ARCH=linux-x64;; aarch64) AP_ARCH=linux-arm64;; *) die "--profile: no async-profiler build for $(uname -m)";; esac
+  ASYNC_PROFILER=$AP_DIR/$AP_ARCH/libasyncProfiler.so
+  if [[ ! -f $ASYNC_PROFILER ]]; then
+    log "fetching async-profiler $AP_VERSION from Maven Central into $AP_DIR"
+    mkdir -p "$AP_DIR"
+    curl -sSf -m 120 -o "$AP_DIR/ap.jar" "https://repo1.maven.org/maven2/tools/profiler/async-profiler/$AP_VERSION/async-profiler-$AP_VERSION.jar" \
+      || die "--profile: cannot download async-profiler $AP_VERSION"
+    (cd "$AP_DIR" && python3 -c "import sys, zipfile; zipfile.ZipFile('ap.jar').extract(sys.argv[1])" "$AP_ARCH/libasyncProfiler.so") \
+      || die "--profile: no $AP_ARCH/libasyncProfiler.so in the async-profiler jar"
+    rm -f "$AP_DIR/ap.jar"
+  fi
+  JCMD=$(dirname "$JAVA")/jcmd; [[ -x $JCMD ]] || JCMD=$(command -v jcmd) || die "--profile: no jcmd beside $JAVA"
+fi
 
 # --- the systems (doubleface -> one per configuration) -----------------------------------------
 RUN_SYSTEMS=()
@@ -244,9 +269,14 @@ run_one() { # repeat cell system
   local url="http://127.0.0.1:$PORT/?fanout=$fan&size=$size"
   local wt=$((conns < WRK_THREADS ? conns : WRK_THREADS))
   "${PIN_LOAD[@]}" wrk -t$wt -c"$conns" -d"${WARMUP}s" "$url" > "$OUT/runs/$tag.warmup.txt" 2>&1 || true
+  # the profiler's options reach it through jcmd's parser, which splits at '=' unless the string is quoted
+  [[ -z $PROFILE ]] || "$JCMD" "$SERVER_PID" JVMTI.agent_load "$ASYNC_PROFILER" '"start,event=cpu,interval=997us"' \
+    > "$OUT/runs/$tag.profiler.txt" 2>&1 || die "--profile: cannot attach async-profiler to $3 (see $OUT/runs/$tag.profiler.txt)"
   local cpu0; cpu0=$(cpu_ticks "$SERVER_PID")
   "${PIN_LOAD[@]}" wrk -t$wt -c"$conns" -d"${DURATION}s" --latency "$url" > "$OUT/runs/$tag.wrk.txt" 2>&1 || true
   echo $(( $(cpu_ticks "$SERVER_PID") - cpu0 )) "$(getconf CLK_TCK)" > "$OUT/runs/$tag.cpu"
+  [[ -z $PROFILE ]] || "$JCMD" "$SERVER_PID" JVMTI.agent_load "$ASYNC_PROFILER" "\"stop,collapsed,file=$(realpath "$OUT/runs")/$tag.collapsed\"" \
+    >> "$OUT/runs/$tag.profiler.txt" 2>&1 || die "--profile: cannot stop async-profiler in $3 (see $OUT/runs/$tag.profiler.txt)"
   stop "$SERVER_PID"; SERVER_PID=""
   python3 bench/peers_report.py row "$1" "$2" "$3" "$OUT/runs/$tag.wrk.txt" "$OUT/runs/$tag.cpu" "$OUT/runs/$tag.warmup.txt" >> "$OUT/raw.csv"
   log "repeat $1 cell $2 $3: $(tail -1 "$OUT/raw.csv" | cut -d, -f4-) (req/s,p50,p99,errors,server CPU µs/request)"
@@ -446,6 +476,7 @@ json.dump({"script": "bench/peers.sh", "git_commit": run("git", "rev-parse", "HE
           open(os.path.join(out, "environment.json"), "w"), indent=2)
 PY
 python3 bench/peers_report.py report "$OUT"
+[[ -z $PROFILE ]] || python3 bench/profile_summary.py "$OUT" || log "warning: bench/profile_summary.py failed"
 if [[ $(realpath "$OUT") == "$ROOT"/docs/results/* ]]; then
   # keep docs/results light (docs/results/README.md): the logs of runs/ go into raw.tar.xz, the run into the index
   python3 bench/results-pack.py "$OUT" >&2 || log "warning: bench/results-pack.py failed; pack $OUT before committing it"
