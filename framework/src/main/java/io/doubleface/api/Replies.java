@@ -12,8 +12,9 @@ import java.util.List;
  *
  * <p>Reference-counted processed replies (a {@code ByteBuf} a {@link ReplyHandler} returned) are
  * released by the framework when {@code merge} returns. A response that keeps their bytes without
- * copying them retains them, e.g. {@code Unpooled.wrappedBuffer(replies.get(0).retain(), …)}, and
- * the written response then releases them.
+ * copying them takes them ({@link #take}: the framework's reference passes to the caller), e.g.
+ * {@code Unpooled.wrappedBuffer(replies.take(0), …)}, or retains them ({@code get(0).retain()}),
+ * and the written response then releases them.
  *
  * @param <P> the processed reply
  */
@@ -139,6 +140,49 @@ public interface Replies<P> {
                     + (ref == null ? null : ref.name()) + "'");
         }
         return (T) get(call);
+    }
+
+    /**
+     * Hands call {@code call}'s processed reply over to the caller with a reference of its own: what
+     * {@code get(call)} and then {@code retain()} give, without touching the reference count. The
+     * first {@code take} of a call moves the framework's own reference (which it would otherwise
+     * release when {@code merge} returns), so a response that keeps a reference-counted reply, a
+     * {@code ByteBuf} value say, costs no atomic update of its count; a later {@code take} of the same
+     * call retains. The caller releases what it took, usually by writing it in the response. Not
+     * reference-counted replies are returned as they are.
+     *
+     * <pre>{@code
+     * CompositeByteBuf body = Unpooled.compositeBuffer(replies.size());
+     * for (int i = 0; i < replies.size(); i++) {
+     *     body.addComponent(true, replies.take(i, VALUE));
+     * }
+     * return body;
+     * }</pre>
+     *
+     * @param call the call number, {@code 0 .. size()-1}
+     * @return the reply, the caller's to release if it is reference-counted; {@code null} if the
+     *     call failed or its handler returned {@code null}
+     * @throws IndexOutOfBoundsException if there is no such call
+     */
+    @SuppressWarnings("unchecked")
+    default P take(int call) {
+        return (P) io.netty.util.ReferenceCountUtil.retain(get(call));
+    }
+
+    /**
+     * {@link #take(int)}, typed by the reference call {@code call} was planned with.
+     *
+     * @param <T> the reference's type
+     * @param call the call number, {@code 0 .. size()-1}
+     * @param ref the reference call {@code call} was planned with
+     * @return the reply, the caller's to release if it is reference-counted; {@code null} if the
+     *     call failed or its handler returned {@code null}
+     * @throws IllegalArgumentException if call {@code call} was planned with another reference, or none
+     */
+    @SuppressWarnings("unchecked")
+    default <T> T take(int call, CallRef<T> ref) {
+        get(call, ref); // checks the reference
+        return (T) take(call);
     }
 
     /**

@@ -38,7 +38,7 @@ public final class DoublefacePeer {
      * K GETs of one key, the values in shard order, as the response body. By default the values are
      * never copied: {@link Redis#getBuffer} hands each over as a slice of the bytes read from its
      * shard (on {@code connection=native}), the handler keeps it, and merge answers a composite of
-     * the retained slices. With {@code +bytes} the form most users write first: {@link Redis#get}
+     * the slices, taken over from the framework ({@code Replies.take}). With {@code +bytes} the form most users write first: {@link Redis#get}
      * to {@code byte[]} values, copied into one array in merge.
      */
     static final class Service implements FanoutService<Workload.Query, Object, ByteBuf> {
@@ -107,9 +107,10 @@ public final class DoublefacePeer {
                 }
                 return Unpooled.wrappedBuffer(body);
             }
+            // each value taken over from the framework (its reference, not a retain) into the body
             CompositeByteBuf body = Unpooled.compositeBuffer(replies.size());
             for (int i = 0; i < replies.size(); i++) {
-                body.addComponent(true, replies.get(i, BUFFER).retain());
+                body.addComponent(true, replies.take(i, BUFFER));
             }
             return body;
         }

@@ -36,9 +36,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Values handed on without a copy ({@link Redis#getBuffer}): the handler keeps each reply buffer,
- * merge answers a composite of them retained, under every model, over native and Lettuce
- * connections, with requests in flight at once — every byte right and nothing leaked (the tests run
- * with Netty's leak detection at {@code paranoid}).
+ * merge answers a composite of them, retained or taken ({@link Replies#take}), under every model,
+ * over native and Lettuce connections, with requests in flight at once — every byte right and
+ * nothing leaked (the tests run with Netty's leak detection at {@code paranoid}).
  */
 @Timeout(180)
 class ZeroCopyValuesTest {
@@ -50,9 +50,12 @@ class ZeroCopyValuesTest {
     static final class Values implements FanoutService<String, ByteBuf, ByteBuf> {
         static final ReplyHandler<String, ByteBuf, ByteBuf> KEEP = (key, call, value) -> value;
         private final Backend<RedisCommand<?>> redis;
+        /** Merge takes the values instead of retaining them (and takes the first one twice). */
+        private final boolean take;
 
-        Values(Backend<RedisCommand<?>> redis) {
+        Values(Backend<RedisCommand<?>> redis, boolean take) {
             this.redis = redis;
+            this.take = take;
         }
 
         @Override
@@ -70,6 +73,17 @@ class ZeroCopyValuesTest {
                 }
             }
             CompositeByteBuf body = Unpooled.compositeBuffer(replies.size());
+            if (take) {
+                for (int i = 0; i < replies.size(); i++) {
+                    body.addComponent(true, replies.take(i));
+                }
+                ByteBuf again = replies.take(0); // a second take: a reference of its own, to release
+                if (again.refCnt() < 2) {
+                    throw new IllegalStateException("a second take did not retain: refCnt " + again.refCnt());
+                }
+                again.release();
+                return body;
+            }
             for (ByteBuf v : replies.values()) {
                 body.addComponent(true, v.retain());
             }
@@ -120,13 +134,15 @@ class ZeroCopyValuesTest {
             FanoutServer.Builder b = FanoutServer.builder().port(0).ioThreads(2);
             Backend<RedisCommand<?>> nativeRedis = b.backend("native", RedisDriver.of(servers.uri() + "?connection=native"));
             Backend<RedisCommand<?>> lettuce = b.backend("lettuce", RedisDriver.of(servers.uri()));
-            b.get("/native", new Values(nativeRedis), new Binding());
-            b.get("/lettuce", new Values(lettuce), new Binding());
+            b.get("/native", new Values(nativeRedis, false), new Binding());
+            b.get("/lettuce", new Values(lettuce, false), new Binding());
+            b.get("/native-take", new Values(nativeRedis, true), new Binding());
+            b.get("/lettuce-take", new Values(lettuce, true), new Binding());
             HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             try (FanoutServer server = b.configuration("doubleface").start()) {
                 for (String model : List.of("doubleface", "type2a-1f2b", "type2b", "type1-4", "thread-4")) {
                     server.switchTo(model);
-                    for (String conn : List.of("native", "lettuce")) {
+                    for (String conn : List.of("native", "lettuce", "native-take", "lettuce-take")) {
                         List<CompletableFuture<HttpResponse<byte[]>>> inFlight = new ArrayList<>();
                         List<String> asked = new ArrayList<>();
                         for (int i = 0; i < 24; i++) {

@@ -813,13 +813,30 @@ public final class FanoutExchange<Q, P, R> extends ReplyOwner {
         @SuppressWarnings("unchecked")
         public P get(int call) {
             Objects.checkIndex(call, cur.calls);
-            return cur.status[call] == Round.OK ? (P) cur.processed[call] : null;
+            return Round.ok(cur.status[call]) ? (P) cur.processed[call] : null;
         }
 
         @Override
         public boolean ok(int call) {
             Objects.checkIndex(call, cur.calls);
-            return cur.status[call] == Round.OK;
+            return Round.ok(cur.status[call]);
+        }
+
+        /**
+         * The first take of a reply moves the round's reference to the caller: its slot becomes
+         * {@code TAKEN}, which the sweep after merge leaves alone. A slot is no longer written
+         * while merge runs, so the compare-and-set only guards against a second take.
+         */
+        @Override
+        @SuppressWarnings("unchecked")
+        public P take(int call) {
+            Objects.checkIndex(call, cur.calls);
+            Round r = cur;
+            if (STATUS.compareAndSet(r.status, call, Round.OK, Round.TAKEN)) {
+                return (P) r.processed[call];
+            }
+            return (byte) STATUS.getAcquire(r.status, call) == Round.TAKEN
+                    ? (P) ReferenceCountUtil.retain(r.processed[call]) : null;
         }
 
         @Override

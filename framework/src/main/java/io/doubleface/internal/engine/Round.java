@@ -26,6 +26,12 @@ final class Round {
     static final byte FAILED = 2;
     static final byte RELEASED = 3; // OK, and its reference-counted processed reply released
     static final byte CLAIMED = 4; // a round with call time limits: the call's outcome is being taken
+    static final byte TAKEN = 5; // OK, and its processed reply handed over by merge (Replies#take): never released here
+
+    /** {@return whether a slot of this status holds a reply (OK, or OK and taken by merge)} */
+    static boolean ok(byte status) {
+        return status == OK || status == TAKEN;
+    }
 
     int calls;
     Backend<?> backend0;
@@ -209,7 +215,7 @@ final class Round {
      */
     ShardException failure(int call, long deadlineNanos) {
         Objects.checkIndex(call, calls);
-        if (status[call] == OK) {
+        if (ok(status[call])) {
             return null;
         }
         ShardException e = failures == null ? null : failures[call];

@@ -838,8 +838,11 @@ class FanoutExchangeTest {
         final Consumer<FanoutPlan<String, ByteBuf>> planner;
         final List<Integer> refCntsInMerge = new CopyOnWriteArrayList<>();
         final List<ByteBuf> retained = new CopyOnWriteArrayList<>();
+        final List<Integer> refCntsTaken = new CopyOnWriteArrayList<>();
         volatile java.util.function.BiConsumer<Integer, FanoutPlan<String, ByteBuf>> nextRound;
         volatile boolean retainAll;
+        /** Merge takes every reply (Replies#take) instead of retaining it; call 0 twice. */
+        volatile boolean takeAll;
         final AtomicInteger merges = new AtomicInteger();
 
         Keeping(Consumer<FanoutPlan<String, ByteBuf>> planner) {
@@ -861,6 +864,20 @@ class FanoutExchangeTest {
                 b.append(i == 0 ? "[" : ",").append(v == null ? "!" : String.valueOf(v.readableBytes()));
                 if (v != null && retainAll) {
                     retained.add(v.retain());
+                }
+                if (takeAll) {
+                    ByteBuf t = replies.take(i);
+                    if (t != null) {
+                        retained.add(t);
+                        refCntsTaken.add(t.refCnt());
+                    }
+                    if (i == 0 && t != null) {
+                        retained.add(replies.take(0)); // a second take: a reference of its own
+                        refCntsTaken.add(t.refCnt());
+                    }
+                    if (replies.get(i) != v || replies.ok(i) != (v != null)) {
+                        throw new AssertionError("get/ok changed by take, call " + i);
+                    }
                 }
             }
             if (nextRound != null && m == 1) {
@@ -904,6 +921,41 @@ class FanoutExchangeTest {
         for (ByteBuf b : List.of(p0, p1, p2)) {
             assertEquals(0, b.refCnt(), "released once the response let go: " + b);
         }
+    }
+
+    @Test
+    void takenRepliesPassToMergeWithoutAReferenceCountUpdateAndAreNotReleasedAfterIt() {
+        Keeping[] k = new Keeping[1];
+        k[0] = new Keeping(p -> {
+            p.failurePolicy(FailurePolicy.bestEffort());
+            p.call(BACKEND, 0, TestRead.readField(0, 0), k[0].keep);
+            p.call(BACKEND, 1, TestRead.readField(1, 0), k[0].keep);
+            p.call(BACKEND, 2, TestRead.readField(2, 0), k[0].keep);
+        });
+        k[0].takeAll = true;
+        Sink sink = new Sink();
+        FanoutExchange<String, ByteBuf, String> ex = new FanoutExchange<>(k[0], "q", loop, sink, BACKENDS, LONG_DEADLINE,
+                null);
+        ex.model(new RoundRecorder());
+        assertTrue(ex.plan());
+        ByteBuf p0 = payload(10);
+        ByteBuf p1 = payload(20);
+        assertFalse(ex.processReply(0, p0));
+        assertFalse(ex.processReply(1, p1));
+        assertTrue(ex.failCall(2, new ShardException(ShardException.Kind.UNAVAILABLE, 2, "down")));
+        ex.completeRound();
+        assertEquals(List.of("OK q[10,20,!]"), sink.all());
+        assertEquals(List.of(1, 1, -1), k[0].refCntsInMerge, "a failed call takes nothing");
+        assertEquals(List.of(1, 2, 1), k[0].refCntsTaken, "a first take leaves the count alone, a second retains");
+        // p0 taken twice (its reference, then a retain), p1 once: the framework released none of them
+        assertEquals(List.of(p0, p0, p1), k[0].retained);
+        assertEquals(2, p0.refCnt(), "the first take moved the framework's reference, the second retained");
+        assertEquals(1, p1.refCnt(), "taken: the framework's reference is the caller's now");
+        for (ByteBuf b : k[0].retained) {
+            b.release();
+        }
+        assertEquals(0, p0.refCnt());
+        assertEquals(0, p1.refCnt());
     }
 
     @Test
