@@ -49,6 +49,7 @@ public final class DoubleFaceCli {
 
     /** Runs the command line and exits the JVM with the command's exit code. */
     public static void main(String[] args) {
+        io.doubleface.server.internal.NettyDefaults.apply(); // before any command touches Netty
         System.exit(run(CliEnv.system(), args));
     }
 

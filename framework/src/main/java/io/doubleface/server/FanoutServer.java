@@ -17,6 +17,7 @@ import io.doubleface.sched.ReplyOrder;
 import io.doubleface.server.internal.FrontendLoopGroup;
 import io.doubleface.server.internal.GrpcFanoutHandler;
 import io.doubleface.server.internal.GrpcListener;
+import io.doubleface.server.internal.NettyDefaults;
 import io.doubleface.server.internal.ServerConfig;
 import io.doubleface.server.internal.ServerRuntime;
 import io.doubleface.tune.LoadAdapter;
@@ -72,6 +73,10 @@ import java.util.function.Supplier;
  * <p>Threading: thread-safe.
  */
 public final class FanoutServer implements AutoCloseable {
+
+    static {
+        NettyDefaults.apply(); // before Netty's allocator reads its settings (NettyDefaults)
+    }
 
     /** Most concurrent calls on one gRPC upstream connection (HTTP/2 streams): {@value}. */
     public static final int GRPC_MAX_CONCURRENT_CALLS = GrpcListener.MAX_CONCURRENT_CALLS;
