@@ -15,7 +15,7 @@ package io.doubleface.server.internal;
  *       the response is written, so more chunks are in use at once and fall free together; with the
  *       default queue, most were freed and new ones allocated, and on JDK 25 freeing a direct chunk
  *       closes its memory segment's shared arena, a handshake with every thread. Idle chunks in the
- *       queue are still purged by the allocator (docs/tuning.md, "Netty's allocator").</li>
+ *       queue are still purged by the allocator (docs/tracing.md, "Netty's direct-memory allocator").</li>
  * </ul>
  */
 public final class NettyDefaults {
