@@ -156,7 +156,8 @@ enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
      * {@code 1 + d + 2 + n + 2} bytes, where {@code d} is the number of digits of {@code n}. Only one
      * {@code d} fits a given length; the byte after the digits must then be the header's {@code \r}.
      * That reads two bytes of the frame instead of scanning its header a second time. A header the
-     * arithmetic does not explain (leading zeros: valid RESP, never sent by Redis) is parsed.
+     * arithmetic does not explain (leading zeros, {@code -0}: valid to the framing, never sent by
+     * Redis) is parsed, and a negative one is nil, as before.
      */
     private static ByteBuf bulkSlice(RedisCommand<?> command, ByteBuf frame) {
         int at = frame.readerIndex();
@@ -171,6 +172,9 @@ enum RespProtocol implements PipelinedProtocol<RedisCommand<?>> {
         int digits = lengthDigits(length);
         if (digits > 0 && frame.getByte(at + 1 + digits) == '\r') {
             return frame.retainedSlice(at + 3 + digits, length - 5 - digits);
+        }
+        if (frame.getByte(at + 1) == '-') {
+            return null; // $-0 and the like: the decoder admits no negative length but -1, and reads -0 as 0
         }
         int lf = frame.indexOf(at + 1, frame.writerIndex(), (byte) '\n');
         int n = 0;

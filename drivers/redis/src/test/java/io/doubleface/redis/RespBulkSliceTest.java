@@ -70,6 +70,8 @@ class RespBulkSliceTest {
             in.release();
         }
         assertEquals("", decode("$0\r\n", none), "the empty value is not nil");
+        assertNull(decode("$-0\r\n", none), "-0 (framed as a length of 0; the fuzzer's find): nil, as before");
+        assertNull(decode("$-00\r\n", none));
     }
 
     @Test
