@@ -830,7 +830,8 @@ public final class Redis<K, V> {
         @Override
         public void multi(int count) {
             if (!initialized) {
-                output = new java.util.ArrayList<>(count);
+                // the count comes from the shard's bytes: never size an allocation by it
+                output = new java.util.ArrayList<>(Math.min(Math.max(count, 0), 1024));
                 initialized = true;
             }
         }
