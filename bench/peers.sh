@@ -13,8 +13,9 @@
 # `doubleface` stands for one system per configuration of --configs (named doubleface/<config>); a
 # configuration may carry redis:// URI options after @, e.g. doubleface@connection=native, and
 # +bytes for the byte[] form of the service, +flush=POLICY for the shard connections' flush policy
-# (per-iteration by default, per-write, batch:N[:MICROS]; docs/tracing.md "Knobs"). `ceiling/composite` is the ceiling joining a read that
-# ends inside a value with the next as a composite buffer instead of merging them (a copy).
+# (per-iteration by default, per-write, batch:N[:MICROS]; docs/tracing.md "Knobs"), +loops=N for N I/O
+# threads instead of the layout's count. `ceiling/composite` is the ceiling joining a read that ends
+# inside a value with the next as a composite buffer instead of merging them (a copy).
 #
 # What it does: builds the peers if a jar is missing or older than its sources (./mvnw -f
 # bench/peers/pom.xml; doubleface's own SNAPSHOT artifacts are installed to ~/.m2 first if absent);
@@ -25,7 +26,9 @@
 # (wrk -t1 -cN -dW, discarded), measure (wrk -t1 -cN -dD --latency; wrk pinned to CPU 1 with the shards),
 # stop it. Writes into DIR (default docs/results/peers-<UTC date>): raw.csv (one row per run, with the
 # server process's CPU time (user + system, /proc) per request over the measured window and the
-# req/s of the discarded warm-up, which shows how far a fresh JVM is from its steady state),
+# req/s of the discarded warm-up, which shows how far a fresh JVM is from its steady state, and the
+# shards' CPU time per request (all 20 redis-servers together: how much work the system's shard
+# traffic costs them, which on one machine comes out of the same cores)),
 # environment.json (JDK, kernel, CPU, pinning, versions of every peer), report.md (per cell: median
 # req/s, p50, p99 per system and its ratio to the ceiling with min-max over repeats), runs/ (logs; packed
 # into raw.tar.xz by bench/results-pack.py when DIR is under docs/results).
@@ -262,6 +265,8 @@ check() { # system: the bodies, byte for byte, with a fixed key
 cpu_ticks() { # pid: its user + system CPU time so far, in clock ticks (/proc/PID/stat fields 14 and 15)
   local f; f=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
   f=${f##*) }; set -- $f; echo $(( ${12} + ${13} )); }
+shard_ticks() { # the 20 redis-server shards' CPU time so far, together
+  local t=0 p; for p in "${SHARD_PIDS[@]}"; do t=$(( t + $(cpu_ticks "$p") )); done; echo $t; }
 run_one() { # repeat cell system
   local fan size conns; IFS=: read -r fan size conns <<<"$2"
   local tag="r$1-$fan-$size-$conns-${3//\//-}"
@@ -272,14 +277,15 @@ run_one() { # repeat cell system
   # the profiler's options reach it through jcmd's parser, which splits at '=' unless the string is quoted
   [[ -z $PROFILE ]] || "$JCMD" "$SERVER_PID" JVMTI.agent_load "$ASYNC_PROFILER" '"start,event=cpu,interval=997us"' \
     > "$OUT/runs/$tag.profiler.txt" 2>&1 || die "--profile: cannot attach async-profiler to $3 (see $OUT/runs/$tag.profiler.txt)"
-  local cpu0; cpu0=$(cpu_ticks "$SERVER_PID")
+  local cpu0 shards0; cpu0=$(cpu_ticks "$SERVER_PID"); shards0=$(shard_ticks)
   "${PIN_LOAD[@]}" wrk -t$wt -c"$conns" -d"${DURATION}s" --latency "$url" > "$OUT/runs/$tag.wrk.txt" 2>&1 || true
   echo $(( $(cpu_ticks "$SERVER_PID") - cpu0 )) "$(getconf CLK_TCK)" > "$OUT/runs/$tag.cpu"
+  echo $(( $(shard_ticks) - shards0 )) "$(getconf CLK_TCK)" > "$OUT/runs/$tag.shardcpu"
   [[ -z $PROFILE ]] || "$JCMD" "$SERVER_PID" JVMTI.agent_load "$ASYNC_PROFILER" "\"stop,collapsed,file=$(realpath "$OUT/runs")/$tag.collapsed\"" \
     >> "$OUT/runs/$tag.profiler.txt" 2>&1 || die "--profile: cannot stop async-profiler in $3 (see $OUT/runs/$tag.profiler.txt)"
   stop "$SERVER_PID"; SERVER_PID=""
-  python3 bench/peers_report.py row "$1" "$2" "$3" "$OUT/runs/$tag.wrk.txt" "$OUT/runs/$tag.cpu" "$OUT/runs/$tag.warmup.txt" >> "$OUT/raw.csv"
-  log "repeat $1 cell $2 $3: $(tail -1 "$OUT/raw.csv" | cut -d, -f4-) (req/s,p50,p99,errors,server CPU µs/request)"
+  python3 bench/peers_report.py row "$1" "$2" "$3" "$OUT/runs/$tag.wrk.txt" "$OUT/runs/$tag.cpu" "$OUT/runs/$tag.warmup.txt" "$OUT/runs/$tag.shardcpu" >> "$OUT/raw.csv"
+  log "repeat $1 cell $2 $3: $(tail -1 "$OUT/raw.csv" | cut -d, -f4-) (req/s,p50,p99,errors,server CPU µs/request,warm-up req/s,shards' CPU µs/request)"
 }
 
 admin_put() { # QUERY: PUT /admin/knobs?QUERY on the admin listener, the answer on stdout. bash's own

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from models_wrk import parse_wrk  # noqa: E402
 
 SMALL, LARGE = 100, 20_000
-HEADER = "repeat,cell,system,requests_per_s,p50_ms,p99_ms,errors,server_cpu_us_per_request,warmup_requests_per_s"
+HEADER = "repeat,cell,system,requests_per_s,p50_ms,p99_ms,errors,server_cpu_us_per_request,warmup_requests_per_s,shards_cpu_us_per_request"
 OPEN_HEADER = "repeat,cell,system,offered_rps,achieved_rps,p50_ms,p99_ms,p999_ms,errors,send_lag_p99_ms"
 STAGE_HEADER = "repeat,cell,system,offered_rps,stage,count,mean_us,p50_us,p99_us,p999_us"
 KERNEL_HEADER = "repeat,cell,system,offered_rps,measure,count,mean_us,p50_us,p99_us,p999_us"
@@ -68,18 +68,20 @@ def check(body_path, fanout, size, key):
         sys.exit(1)
 
 
-def row(repeat, cell, system, wrk_out, cpu_file=None, warmup_out=None):
+def row(repeat, cell, system, wrk_out, cpu_file=None, warmup_out=None, shard_cpu_file=None):
     r = parse_wrk(open(wrk_out).read())
     warm = ""
     if warmup_out and os.path.exists(warmup_out):  # the discarded warm-up's own rate: how far from its steady state a fresh JVM starts
         w = parse_wrk(open(warmup_out).read())
         warm = f"{w['rps']:.0f}" if w["requests"] > 0 else ""
     errors = r["errors_socket"] + r["non2xx"]
-    cpu = ""
-    if cpu_file and r["requests"] > 0:  # "TICKS CLK_TCK": the server's CPU time over the measured window
-        ticks, hz = (int(x) for x in open(cpu_file).read().split())
-        cpu = f"{ticks / hz * 1e6 / r['requests']:.1f}"
-    print(f"{repeat},{cell},{system},{r['rps']:.0f},{r['p50_ms']:.3f},{r['p99_ms']:.3f},{errors},{cpu},{warm}")
+    def per_request(path):  # "TICKS CLK_TCK": CPU time over the measured window, in µs per request
+        if not path or not os.path.exists(path) or r["requests"] == 0:
+            return ""
+        ticks, hz = (int(x) for x in open(path).read().split())
+        return f"{ticks / hz * 1e6 / r['requests']:.1f}"
+    print(f"{repeat},{cell},{system},{r['rps']:.0f},{r['p50_ms']:.3f},{r['p99_ms']:.3f},{errors},"
+          f"{per_request(cpu_file)},{warm},{per_request(shard_cpu_file)}")
 
 
 def open_rate(raw_csv, cell, fraction, systems):
@@ -343,8 +345,8 @@ def report(out):
         fanout, size, conns = cell.split(":")
         lines += [f"## fanout {fanout}, {size} ({SMALL if size == 'small' else LARGE} B values), {conns} connections", "",
                   "| system | req/s (median) | p50 ms | p99 ms | / ceiling (median, min–max over repeats) "
-                  "| / best framework peer (same) | server CPU µs/request | warm-up req/s / ceiling's | errors | runs |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+                  "| / best framework peer (same) | server CPU µs/request | shards' CPU µs/request | warm-up req/s / ceiling's | errors | runs |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for s in systems:
             mine = [r for r in rows if r["cell"] == cell and r["system"] == s]
             if not mine:
@@ -363,13 +365,15 @@ def report(out):
             name = f"**{s}**" if s == "ceiling" else s
             cpus = [float(r["server_cpu_us_per_request"]) for r in mine if r.get("server_cpu_us_per_request")]
             cpu = f"{statistics.median(cpus):.1f}" if cpus else "n/a"
+            shard_cpus = [float(r["shards_cpu_us_per_request"]) for r in mine if r.get("shards_cpu_us_per_request")]
+            shard_cpu = f"{statistics.median(shard_cpus):.1f}" if shard_cpus else "n/a"
             warm = []
             for r in mine:
                 c = runs.get((cell, "ceiling", r["repeat"]))
                 if r.get("warmup_requests_per_s") and c and c.get("warmup_requests_per_s"):
                     warm.append(float(r["warmup_requests_per_s"]) / float(c["warmup_requests_per_s"]))
             warm = spread(warm) if warm else "n/a"
-            lines.append(f"| {name} | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {ratio} | {peer} | {cpu} | {warm} | "
+            lines.append(f"| {name} | {rps:,.0f} | {p50:.2f} | {p99:.2f} | {ratio} | {peer} | {cpu} | {shard_cpu} | {warm} | "
                          f"{sum(int(r['errors']) for r in mine)} | {len(mine)} |")
         lines.append("")
     layout = (f"Each server pinned to CPU 0 with 1 I/O thread; the 20 redis-server shards and wrk share CPU 1."

@@ -131,7 +131,9 @@ final class ExperimentCommand implements Callable<Integer> {
                 + "NAME+pin=CPUS|off set a run-time knob (PUT /admin/knobs) on the same mid-tier, e.g. "
                 + "doubleface+flush=per-write, doubleface+flush=batch:64:20us; without one the knobs are the "
                 + "defaults (per-iteration, off). NAME+gc=serial|parallel|g1|zgc runs NAME on a mid-tier JVM of "
-                + "its own with that collector (default: none named, the JVM's choice).")
+                + "its own with that collector (default: none named, the JVM's choice). POLICY+tune=DURATION, "
+                + "for a load-adapter policy, runs it with serve's --tune-interval DURATION on a mid-tier of its "
+                + "own, e.g. adaptive,adaptive+tune=10ms compares two wake-up intervals in one run.")
     List<String> configs;
 
     @Option(names = "--shard-options", paramLabel = "OPTS",

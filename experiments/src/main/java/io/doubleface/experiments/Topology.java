@@ -142,13 +142,18 @@ final class Topology implements AutoCloseable {
 
     /**
      * The knobs a configuration may set, {@code +NAME=VALUE}: the flush mode and I/O-thread pinning
-     * (run-time knobs of one mid-tier), and the mid-tier JVM's collector (a mid-tier process per value).
+     * (run-time knobs of one mid-tier), the mid-tier JVM's collector (a mid-tier process per value),
+     * and a load-adapter policy's tune interval ({@code adaptive+tune=10ms}: {@code --tune-interval},
+     * a mid-tier process per value).
      */
-    static final List<String> KNOBS = List.of("flush", "pin", "gc");
+    static final List<String> KNOBS = List.of("flush", "pin", "gc", "tune");
 
-    /** Each knob's value when a configuration does not set it (the mid-tier's defaults; gc: the JVM's choice). */
+    /**
+     * Each knob's value when a configuration does not set it (the mid-tier's defaults; gc: the JVM's
+     * choice; tune: the server's own default interval).
+     */
     private static final Map<String, String> KNOB_DEFAULTS = Map.of("flush", "per-iteration", "pin", "off", "gc",
-            "default");
+            "default", "tune", "default");
 
     /** {@link #KNOB_DEFAULTS} of the knobs set at run time ({@code PUT /admin/knobs}). */
     private static final Map<String, String> RUNTIME_DEFAULTS = Map.of("flush", "per-iteration", "pin", "off");
@@ -175,7 +180,8 @@ final class Topology implements AutoCloseable {
             String k = eq < 0 ? parts[i] : parts[i].substring(0, eq);
             if (eq < 0 || !KNOBS.contains(k) || eq == parts[i].length() - 1) {
                 throw new IllegalArgumentException(config + ": +" + parts[i] + " (expected +flush=per-write|"
-                        + "per-iteration|batch:N[:Tus], +pin=CPU_LIST|off or +gc=" + String.join("|", gcNames()) + ")");
+                        + "per-iteration|batch:N[:Tus], +pin=CPU_LIST|off, +gc=" + String.join("|", gcNames())
+                        + " or, on a load-adapter policy, +tune=DURATION)");
             }
             if (!seen.add(k)) {
                 throw new IllegalArgumentException(config + ": knob " + k + " given twice");
@@ -186,6 +192,15 @@ final class Topology implements AutoCloseable {
             } else if (k.equals("gc")) {
                 if (!GC_FLAGS.containsKey(v)) {
                     throw new IllegalArgumentException(config + ": +gc=" + v + " (expected one of " + gcNames() + ")");
+                }
+            } else if (k.equals("tune")) {
+                if (io.doubleface.tune.TuneStrategy.byLabel(parts[0]) == null) {
+                    throw new IllegalArgumentException(config + ": +tune= is the load adapter's tune interval; "
+                            + parts[0] + " is a static configuration (it applies to adaptive, adaptive-window, fm)");
+                }
+                if (!v.matches("[1-9][0-9]*(us|ms|s)")) {
+                    throw new IllegalArgumentException(config + ": +tune=" + v
+                            + " (expected a duration such as 1ms, 10ms, 500us; the server accepts 100us to 1s)");
                 }
             } else if (!v.equals("off")) {
                 io.doubleface.internal.loop.CpuAffinity.parseList(v);
@@ -220,9 +235,11 @@ final class Topology implements AutoCloseable {
 
     private static String midKey(String config, String dfltOptions) {
         String options = optionsOf(config, dfltOptions);
-        String gc = knobsOf(config).get("gc");
+        Map<String, String> k = knobsOf(config);
         String key = isAdapter(config) ? configOf(config) + "@" + options : options;
-        return gc.equals("default") ? key : key + " gc=" + gc; // a collector is a process of its own
+        // a collector and a tune interval are start options: a process of their own
+        key = k.get("gc").equals("default") ? key : key + " gc=" + k.get("gc");
+        return k.get("tune").equals("default") ? key : key + " tune=" + k.get("tune");
     }
 
     /** The shard-URI options of {@code NAME[@OPTIONS]}, else {@code dflt}. */
@@ -355,6 +372,11 @@ final class Topology implements AutoCloseable {
         args.add("--ready-file");
         args.add(ready.toString());
         args.addAll(isAdapter(config) ? settings.adapterArgs() : settings.extraServeArgs());
+        String tune = knobsOf(fullConfig).get("tune");
+        if (!tune.equals("default")) {
+            args.addAll(List.of("--tune-interval", tune));
+            progress.printf("experiment: this mid-tier's adapter wakes every %s%n", tune);
+        }
         progress.printf("experiment: starting the mid-tier (%d I/O loop%s, cpus %s) over %s%n", settings.ioThreads(),
                 settings.ioThreads() == 1 ? "" : "s", cpus(settings.midCpus()), uri);
         List<String> jvm = settings.midJvm();
@@ -430,9 +452,10 @@ final class Topology implements AutoCloseable {
                 throw new IOException("switch to " + config + ": HTTP " + r.statusCode() + ": " + r.body().strip());
             }
         }
-        // the run-time knobs only: a collector is the mid-tier process itself (its key)
+        // the run-time knobs only: a collector and a tune interval are the mid-tier process itself (its key)
         Map<String, String> want = new java.util.TreeMap<>(knobsOf(config));
         want.remove("gc");
+        want.remove("tune");
         Map<String, String> have = knobs.getOrDefault(key, RUNTIME_DEFAULTS);
         if (!want.equals(have)) {
             String q = "flush-policy=" + enc(want.get("flush")) + "&pin-io-threads=" + enc(want.get("pin"));

@@ -23,19 +23,26 @@ class VariabilityTest {
     void knobsAreParsedBetweenTheNameAndTheShardOptions() {
         assertEquals("doubleface", Topology.configOf("doubleface+flush=batch:64:20us@connection=native"));
         assertEquals("connection=native", Topology.optionsOf("doubleface+flush=batch:64:20us@connection=native", ""));
-        assertEquals(Map.of("flush", "batch:64:20us", "pin", "off", "gc", "default"),
+        assertEquals(Map.of("flush", "batch:64:20us", "pin", "off", "gc", "default", "tune", "default"),
                 Topology.knobsOf("doubleface+flush=batch:64:20us@connection=native"));
-        assertEquals(Map.of("flush", "per-write", "pin", "0,1", "gc", "default"),
+        assertEquals(Map.of("flush", "per-write", "pin", "0,1", "gc", "default", "tune", "default"),
                 Topology.knobsOf("type2a-1f1b+pin=0,1+flush=per-write"));
-        assertEquals(Map.of("flush", "per-iteration", "pin", "off", "gc", "zgc"), Topology.knobsOf("doubleface+gc=zgc"));
-        assertEquals(Map.of("flush", "per-iteration", "pin", "off", "gc", "default"), Topology.knobsOf("doubleface"));
+        assertEquals(Map.of("flush", "per-iteration", "pin", "off", "gc", "zgc", "tune", "default"),
+                Topology.knobsOf("doubleface+gc=zgc"));
+        assertEquals(Map.of("flush", "per-iteration", "pin", "off", "gc", "default", "tune", "default"),
+                Topology.knobsOf("doubleface"));
         for (String bad : List.of("doubleface+flush=sometimes", "doubleface+color=red", "doubleface+flush",
                 "doubleface+flush=", "doubleface+flush=per-write+flush=per-iteration", "doubleface+pin=x", "doubleface+gc=cms",
-                "type9+flush=per-write")) {
+                "type9+flush=per-write", "doubleface+tune=10ms", "adaptive+tune=10", "adaptive+tune=0ms",
+                "adaptive+tune=fast")) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Topology.check(bad), bad);
             assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), bad);
         }
         Topology.check("doubleface+flush=per-write+pin=0@connection=native");
+        assertEquals(Map.of("flush", "per-iteration", "pin", "off", "gc", "default", "tune", "10ms"),
+                Topology.knobsOf("adaptive+tune=10ms"));
+        assertTrue(Topology.isAdapter("adaptive+tune=10ms"));
+        assertEquals("adaptive", Topology.configOf("adaptive+tune=500us@connection=native"));
     }
 
     @Test

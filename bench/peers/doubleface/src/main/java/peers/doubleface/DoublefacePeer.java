@@ -157,20 +157,27 @@ public final class DoublefacePeer {
         // CONFIGURATION[+bytes][@SHARD-OPTIONS], e.g. doubleface@connection=native (the redis:// URI's
         // options); +bytes: byte[] values copied into one array in merge instead of uncopied buffers
         // +flush=POLICY: the shard connections' flush mode (per-iteration, the default; per-write;
-        // batch:N[:MICROS]), as --flush-policy and PUT /admin/knobs?flush-policy= take it
+        // batch:N[:MICROS]), as --flush-policy and PUT /admin/knobs?flush-policy= take it; +loops=N: N I/O
+        // threads instead of the harness's (its layout's) count
         String spec = args.extra().length > 0 ? args.extra()[0] : "doubleface";
         int at = spec.indexOf('@');
         String[] parts = (at < 0 ? spec : spec.substring(0, at)).split("\\+");
         String config = parts[0];
         boolean copy = false;
         FlushMode flush = FlushMode.PER_ITERATION;
+        int ioThreads = args.ioThreads();
         for (int i = 1; i < parts.length; i++) {
             if (parts[i].equals("bytes")) {
                 copy = true;
             } else if (parts[i].startsWith("flush=")) {
                 flush = FlushMode.parse(parts[i].substring("flush=".length()));
+            } else if (parts[i].startsWith("loops=")) {
+                ioThreads = Integer.parseInt(parts[i].substring("loops=".length()));
+                if (ioThreads < 1) {
+                    throw new IllegalArgumentException("+loops=" + ioThreads + ": at least 1");
+                }
             } else {
-                throw new IllegalArgumentException("configuration suffix '+" + parts[i] + "' (expected: +bytes, +flush=POLICY)");
+                throw new IllegalArgumentException("configuration suffix '+" + parts[i] + "' (expected: +bytes, +flush=POLICY, +loops=N)");
             }
         }
         String uri = (PeerArgs.cluster() ? "redis-cluster://127.0.0.1:" + args.shardPort(0) + ",127.0.0.1:"
@@ -182,7 +189,7 @@ public final class DoublefacePeer {
                 // off, as in every measurement; bench/peers.sh --trace-stages sets PEER_ADMIN_PORT to read
                 // the per-stage tracing of an open-loop window (docs/tracing.md)
                 .adminPort(adminPort())
-                .ioThreads(args.ioThreads())
+                .ioThreads(ioThreads)
                 .configuration(config)
                 .flushMode(flush);
         Backend<RedisCommand<?>> redis = b.backend("redis", RedisDriver.of(uri));
@@ -190,7 +197,7 @@ public final class DoublefacePeer {
         try (FanoutServer server = b.start()) {
             args.ready("doubleface " + PeerArgs.version("io.doubleface", "doubleface-framework") + " " + config
                     + (copy ? " (byte[] values, copied in merge)" : " (values as buffers, uncopied)")
-                    + ", flush " + flush + ", netty " + PeerArgs.version("io.netty", "netty-transport") + ", lettuce " + PeerArgs.version("io.lettuce", "lettuce-core") + ", " + args.ioThreads() + " I/O threads, " + uri);
+                    + ", flush " + flush + ", netty " + PeerArgs.version("io.netty", "netty-transport") + ", lettuce " + PeerArgs.version("io.lettuce", "lettuce-core") + ", " + ioThreads + " I/O threads, " + uri);
             Thread.currentThread().join();
         }
     }
