@@ -46,7 +46,7 @@ public record TuneSettings(TuneStrategy strategy, Profile profile, String detect
         Supplier<? extends LoadDetector> detectorFactory, Supplier<? extends Decider> deciderFactory) {
 
     /** Default decision interval: {@value} µs. */
-    public static final long DEFAULT_INTERVAL_MICROS = 1000;
+    public static final long DEFAULT_INTERVAL_MICROS = 10_000;
     /** Default feasibility margin: {@value}. */
     public static final double DEFAULT_MARGIN = 0.10;
     /** Default hysteresis: {@value}. */
