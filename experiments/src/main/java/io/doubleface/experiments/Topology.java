@@ -194,7 +194,7 @@ final class Topology implements AutoCloseable {
                     throw new IllegalArgumentException(config + ": +gc=" + v + " (expected one of " + gcNames() + ")");
                 }
             } else if (k.equals("tune")) {
-                if (io.doubleface.tune.TuneStrategy.byLabel(parts[0]) == null) {
+                if (!isAdapter(config)) {
                     throw new IllegalArgumentException(config + ": +tune= is the load adapter's tune interval; "
                             + parts[0] + " is a static configuration (it applies to adaptive, adaptive-window, fm)");
                 }
