@@ -96,7 +96,7 @@ public final class DriverClients {
 
     /**
      * Closes each loop client of {@code clients} on its own loop ({@link ShardDrivers#closeOnLoop}),
-     * waiting up to {@code wait} for each, then empties the registry.
+     * waiting up to {@code wait} for each, forgetting each one closed.
      *
      * @param clients the loop clients
      * @param wait longest to wait for each client's close task
@@ -170,7 +170,7 @@ public final class DriverClients {
         }
 
         /**
-         * Closes the clients registered now, each with {@code closer}, then empties the registry.
+         * Closes the clients registered now, each with {@code closer}, and forgets each one closed.
          * For a driver's {@code close()}, after {@link DriverClients#close()}.
          *
          * @param closer closes one client
@@ -178,8 +178,8 @@ public final class DriverClients {
         public void closeAll(Consumer<? super T> closer) {
             for (T c : List.copyOf(clients)) {
                 closer.accept(c);
+                clients.remove(c); // one by one: a clear() racing an add's resize can miss entries
             }
-            clients.clear();
         }
     }
 }
