@@ -64,10 +64,11 @@ def category(frames):
 
 def load(path):
     stacks = []
-    for line in open(path):
-        st, _, n = line.rstrip("\n").rpartition(" ")
-        if st and n.isdigit():
-            stacks.append((st.split(";"), int(n)))
+    with open(path) as f:
+        for line in f:
+            st, _, n = line.rstrip("\n").rpartition(" ")
+            if st and n.isdigit():
+                stacks.append((st.split(";"), int(n)))
     return stacks
 
 
@@ -101,7 +102,10 @@ def main():
         if not m:
             continue
         wrk = path[: -len(".collapsed")] + ".wrk.txt"
-        requests = parse_wrk(open(wrk).read())["requests"] if os.path.exists(wrk) else 0
+        requests = 0
+        if os.path.exists(wrk):
+            with open(wrk) as f:
+                requests = parse_wrk(f.read())["requests"]
         if requests <= 0:
             continue
         cats, self_user, own, total = summarize(path)
@@ -134,7 +138,8 @@ def main():
         lines += ["", "| ns/request | own code, outermost frame > its next own callee (inclusive) |", "|---|---|"]
         lines += [f"| {v * per:,.0f} | `{k[:150]}` |" for k, v in own.most_common(12)]
         lines.append("")
-    open(os.path.join(out, "profile.md"), "w").write("\n".join(lines))
+    with open(os.path.join(out, "profile.md"), "w") as f:
+        f.write("\n".join(lines))
     print(f"profile summary: {os.path.join(out, 'profile.md')}")
 
 
