@@ -172,7 +172,12 @@ public final class DoublefacePeer {
             } else if (parts[i].startsWith("flush=")) {
                 flush = FlushMode.parse(parts[i].substring("flush=".length()));
             } else if (parts[i].startsWith("loops=")) {
-                ioThreads = Integer.parseInt(parts[i].substring("loops=".length()));
+                String n = parts[i].substring("loops=".length());
+                try {
+                    ioThreads = Integer.parseInt(n);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("+loops=" + n + ": not a number of I/O threads");
+                }
                 if (ioThreads < 1) {
                     throw new IllegalArgumentException("+loops=" + ioThreads + ": at least 1");
                 }
