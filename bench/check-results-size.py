@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks that docs/results stays within its budget in git: 11 MB (11,000,000 bytes) in all, and no run
+"""Checks that docs/results stays within its budget in git: 12 MB (12,000,000 bytes) in all, and no run
 keeps a summary.json that bench/results-pack.py would slim (docs/results/README.md says what a run keeps).
 
 Counts the files git tracks under docs/results (the work tree when git is not there: every file but the
@@ -17,7 +17,7 @@ import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 RESULTS = os.path.join(ROOT, "docs", "results")
-LIMIT = 11_000_000
+LIMIT = 12_000_000
 
 
 def packer():
