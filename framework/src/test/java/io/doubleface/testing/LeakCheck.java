@@ -62,6 +62,11 @@ public final class LeakCheck implements BeforeAllCallback, AfterEachCallback {
 
         @Override
         protected void reportTracedLeak(String resourceType, String records) {
+            if (isMongoDriverWriteRace(records)) {
+                System.err.println("LeakCheck: not failing on the MongoDB driver's own leak (NettyStream.writeAsync "
+                        + "racing NettyStream.close; docs/testing.md):" + records);
+                return;
+            }
             LEAKS.add(resourceType + " leaked:" + records);
             super.reportTracedLeak(resourceType, records);
         }
@@ -71,6 +76,53 @@ public final class LeakCheck implements BeforeAllCallback, AfterEachCallback {
             LEAKS.add(resourceType + " leaked (untraced)");
             super.reportUntracedLeak(resourceType);
         }
+    }
+
+    private static final String MONGO_WRITE = "com.mongodb.internal.connection.netty.NettyStream.writeAsync(";
+    private static final String ADD_COMPONENT = "io.netty.buffer.AdvancedLeakAwareCompositeByteBuf.addComponent(";
+
+    /**
+     * Whether a leak report is the one leak of the MongoDB driver this check forgives: the composite
+     * buffer {@code NettyStream.writeAsync} allocates, lost because a concurrent
+     * {@code NettyStream.close} nulled the stream's channel before the write reached it (the driver
+     * reads the field without its lock). Such a buffer was created in {@code writeAsync} and touched
+     * only by {@code addComponent} calls in {@code writeAsync}: it never reached a channel. A leak
+     * with any other creation site or any other access is not this one.
+     *
+     * @param records the detector's report: access records ({@code #N:}), then {@code Created at:}
+     * @return true only for that exact shape
+     */
+    static boolean isMongoDriverWriteRace(String records) {
+        int created = records.indexOf("Created at:");
+        if (created < 0 || records.contains("leak record count is targeted")) { // dropped records could be other accesses
+            return false;
+        }
+        List<String> createdFrames = frames(records.substring(created + "Created at:".length()));
+        String firstOwn = createdFrames.stream().filter(f -> !f.startsWith("io.netty.")).findFirst().orElse("");
+        if (!firstOwn.startsWith(MONGO_WRITE)) {
+            return false;
+        }
+        String[] accesses = records.substring(0, created).split("\\R#\\d+:");
+        int seen = 0;
+        for (int i = 1; i < accesses.length; i++) {
+            List<String> f = frames(accesses[i]);
+            if (f.size() < 2 || !f.get(0).startsWith(ADD_COMPONENT) || !f.get(1).startsWith(MONGO_WRITE)) {
+                return false;
+            }
+            seen++;
+        }
+        return seen > 0 && !records.substring(0, created).contains("Hint:");
+    }
+
+    private static List<String> frames(String block) {
+        List<String> out = new ArrayList<>();
+        for (String line : block.split("\\R")) {
+            String t = line.strip();
+            if (!t.isEmpty()) {
+                out.add(t);
+            }
+        }
+        return out;
     }
 
     @Override
