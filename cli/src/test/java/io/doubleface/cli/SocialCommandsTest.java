@@ -68,6 +68,20 @@ class SocialCommandsTest {
                 assertTrue(mid.out().contains("config   type2a-1f2b"), mid.out());
                 assertTrue(mid.out().contains("posts    ids sequence << 10 | server 5"), mid.out());
                 assertTrue(mid.out().contains(", loaded"), mid.out());
+
+                // load-data social puts the seeded data back: the composed post leaves the timelines
+                assertTrue(d.followers(7).length > 0, "user 7 has followers in this data");
+                int follower = d.followers(7)[0];
+                String path = "/social/timeline?user=" + follower;
+                String id = posted.body().replaceAll("(?s)^\\{\"id\":(\\d+),.*", "$1");
+                String before = send(server, HttpRequest.newBuilder(), path).body();
+                assertTrue(before.contains("\"id\":" + id + ","), "post " + id + " on follower " + follower + "'s timeline: "
+                        + before);
+                CliRun load = new CliRun();
+                assertEquals(0, load.run(MuSuiteCommandsTest.concat(new String[] {"load-data", "social", "--redis",
+                    (String) uris.get("redis"), "--mongo", (String) uris.get("mongo")}, DATA)), load.err());
+                assertTrue(load.out().contains("load-data: social: "), load.out());
+                assertEquals(ref.timeline(follower, 10).toJson(), send(server, HttpRequest.newBuilder(), path).body());
             } finally {
                 assertEquals(0, mid.stopAndAwait(midExit), mid.err());
             }
@@ -97,9 +111,14 @@ class SocialCommandsTest {
             {"leaf", "social", "--redis-shards", "0"},
             {"leaf", "social", "--followees", "0"},
             {"leaf", "social", "--ready-file", dir.resolve("missing/ready.json").toString()},
+            {"load-data", "social", "--mongo", "mongodb://127.0.0.1:1"},
+            {"load-data", "social", "--redis", "redis://127.0.0.1:1", "--mongo", "mongodb://127.0.0.1:1", "--records", "5"},
+            {"load-data", "redis://127.0.0.1:1", "--users", "5"},
+            {"load-data", "social", "--redis", "redis://127.0.0.1:1", "--mongo", "mongodb://127.0.0.1:1", "--users", "1"},
         };
         String[] reasons = {"--redis", "--users: 1", "server-id: 1023", "redis", "--redis-shards: 0",
-            "--followees: 0", "does not exist"};
+            "--followees: 0", "does not exist", "needs --redis URI and --mongo URI", "--records is for",
+            "--users is for load-data social", "--users: 1"};
         for (int i = 0; i < bad.length; i++) {
             CliRun r = new CliRun();
             assertEquals(DoubleFaceCli.EXIT_USAGE, r.run(bad[i]), String.join(" ", bad[i]) + ": " + r.err());
