@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
             "",
             "With SHARDS the word social: loads the social graph's seeded data (the same data options as leaf "
                 + "social's) into the shards of --redis and --mongo, replacing what they hold: the posts composed "
-                + "since are gone. The experiments do this between runs of the social service.",
+                + "since are gone.",
             ""},
         footer = {"", "Examples:",
             "  doubleface load-data redis://127.0.0.1:7201-7220 --records 1000",
@@ -76,10 +76,9 @@ final class LoadDataCommand implements Callable<Integer> {
             }
             return loadSocial();
         }
-        for (String o : new String[] {"--redis", "--mongo", "--users", "--followees", "--posts-per-user", "--popularity",
-                "--seed"}) {
-            if (parsed.hasMatchedOption(o)) {
-                throw new ParameterException(spec.commandLine(), o + " is for load-data social");
+        for (var o : parsed.matchedOptions()) {
+            if (!o.longestName().equals("--records") && !o.usageHelp() && !o.versionHelp()) {
+                throw new ParameterException(spec.commandLine(), o.longestName() + " is for load-data social");
             }
         }
         if (records < 1) {

@@ -111,7 +111,7 @@ public final class LeakCheck implements BeforeAllCallback, AfterEachCallback {
             }
             seen++;
         }
-        return seen > 0 && !records.substring(0, created).contains("Hint:");
+        return seen > 0; // a channel's touch is a record starting with "Hint:", refused above
     }
 
     private static List<String> frames(String block) {
